@@ -1,0 +1,179 @@
+//! The TOML handover config: agent-handover 0.5.1's schema (`[handover]`,
+//! `[note]`, `[backend]`), plus `[[command]]` steps and an explicit step order.
+//!
+//! Unknown keys are tolerated (0.5.1 ignored them) but reported as warnings,
+//! so a typo such as `memroy_dir` does not pass silently.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::fsx;
+
+/// Largest config file we read.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// A parsed handover config.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Config {
+    /// `[handover]`: where things live.
+    #[serde(default)]
+    pub handover: HandoverSection,
+    /// `[note]`: the texts a `run` writes, unless given on the command line.
+    #[serde(default)]
+    pub note: NoteSection,
+    /// `[backend]`: where `publish` sends the memory.
+    #[serde(default)]
+    pub backend: BackendSection,
+    /// `[[command]]`: extra steps that run a program.
+    #[serde(default, rename = "command")]
+    pub commands: Vec<CommandSection>,
+}
+
+/// `[handover]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct HandoverSection {
+    /// Root of the Markdown memory store (default `memory`).
+    pub memory_dir: Option<String>,
+    /// Tag of layer-1 notes (default `general`).
+    pub tag: Option<String>,
+    /// Checkpoint file (default `.agent-handover/checkpoint.json`).
+    pub checkpoint: Option<String>,
+    /// The project's PAUSE file; `~` is expanded.
+    pub pause_file: Option<String>,
+    /// Explicit step order, naming built-in steps and `[[command]]` names.
+    pub steps: Option<Vec<String>>,
+}
+
+/// `[note]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NoteSection {
+    /// The layer-1 session note.
+    pub session: Option<String>,
+    /// The layer-2 current state (defaults to the session note).
+    pub current_state: Option<String>,
+}
+
+/// `[backend]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct BackendSection {
+    /// `git` (0.5.1's default) or `null`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Repository directory for `git`.
+    pub repo_dir: Option<String>,
+    /// Paths to stage for `git` (default: the memory dir).
+    pub paths: Option<Vec<String>>,
+    /// Whether `git` pushes after committing.
+    pub push: Option<bool>,
+    /// Branch to push.
+    pub branch: Option<String>,
+    /// Remote to push to.
+    pub remote: Option<String>,
+    /// Commit message.
+    pub message: Option<String>,
+}
+
+/// One `[[command]]` step.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CommandSection {
+    /// Step name, unique in the plan.
+    pub name: String,
+    /// Program and arguments; no shell is involved.
+    pub argv: Vec<String>,
+    /// Whether re-running it after a crash is harmless (default false).
+    #[serde(default)]
+    pub idempotent: bool,
+    /// Kill it after this many seconds (default 600).
+    pub timeout_secs: Option<u64>,
+}
+
+impl Config {
+    /// Read and parse a config file; returns the config and warnings about
+    /// keys that were ignored.
+    pub fn load(path: &Path) -> Result<(Config, Vec<String>)> {
+        let text = fsx::read_text_bounded(path, MAX_CONFIG_BYTES, "a handover config is small; check the path")?
+            .ok_or_else(|| {
+                Error::config(
+                    Some(path),
+                    "no such file\n  fix: create one with `agent-handover init`",
+                )
+            })?;
+        Self::parse(&text, Some(path))
+    }
+
+    /// Parse config text (`path` is only used in messages).
+    pub fn parse(text: &str, path: Option<&Path>) -> Result<(Config, Vec<String>)> {
+        let mut warnings = Vec::new();
+        let de = toml::Deserializer::parse(text).map_err(|e| Error::config(path, e.to_string()))?;
+        let config: Config = serde_ignored::deserialize(de, |ignored| {
+            warnings.push(format!("unknown config key `{ignored}` ignored"));
+        })
+        .map_err(|e| Error::config(path, e.to_string()))?;
+        Ok((config, warnings))
+    }
+}
+
+/// Expand a leading `~` or `~/` to `home`.
+pub fn expand_tilde(raw: &str, home: Option<&Path>) -> PathBuf {
+    match (raw.strip_prefix('~'), home) {
+        (Some(""), Some(h)) => h.to_path_buf(),
+        (Some(rest), Some(h)) if rest.starts_with('/') => h.join(&rest[1..]),
+        _ => PathBuf::from(raw),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_0_5_1_schema_and_commands() {
+        let (c, warnings) = Config::parse(
+            r#"
+            [handover]
+            memory_dir = "mem"
+            tag = "codex"
+            [note]
+            session = "s"
+            [backend]
+            type = "null"
+            [[command]]
+            name = "tests"
+            argv = ["cargo", "test"]
+            idempotent = true
+            "#,
+            None,
+        )
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(c.handover.memory_dir.as_deref(), Some("mem"));
+        assert_eq!(c.note.session.as_deref(), Some("s"));
+        assert_eq!(c.backend.kind.as_deref(), Some("null"));
+        assert_eq!(c.commands[0].argv, ["cargo", "test"]);
+        assert!(c.commands[0].idempotent);
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings_not_errors() {
+        let (_, warnings) = Config::parse("[handover]\nmemroy_dir = \"x\"\n", None).unwrap();
+        assert_eq!(warnings, ["unknown config key `handover.memroy_dir` ignored"]);
+    }
+
+    #[test]
+    fn wrong_types_are_errors_naming_the_key() {
+        let err = Config::parse("[backend]\npush = \"yes\"\n", Some(Path::new("h.toml"))).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("h.toml:") && msg.contains("push"), "{msg}");
+    }
+
+    #[test]
+    fn tilde_expands_only_at_the_start() {
+        let home = Path::new("/home/u");
+        assert_eq!(expand_tilde("~/.x/PAUSE", Some(home)), PathBuf::from("/home/u/.x/PAUSE"));
+        assert_eq!(expand_tilde("~", Some(home)), PathBuf::from("/home/u"));
+        assert_eq!(expand_tilde("a/~/b", Some(home)), PathBuf::from("a/~/b"));
+        assert_eq!(expand_tilde("~other/x", Some(home)), PathBuf::from("~other/x"));
+    }
+}

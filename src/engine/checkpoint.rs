@@ -1,0 +1,386 @@
+//! The on-disk checkpoint: agent-handover 0.5.1's schema, extended.
+//!
+//! 0.5.1 reads `status`, `steps` (`name -> "pending" | "done"`), `started_at`
+//! and `finished_at`. We write those exactly as it expects and add
+//! `schema_version`, `run_id`, `plan`, `step_records` and `abandoned`, which
+//! 0.5.1 ignores (and preserves when it rewrites the file). Files 0.5.1 wrote
+//! have no `schema_version` and load as version 1.
+//!
+//! A checkpoint that cannot be understood is reported and never overwritten.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::plan::StepSpec;
+use crate::error::{Error, Result};
+use crate::fsx;
+
+/// The schema version we write.
+pub const SCHEMA_VERSION: u32 = 2;
+/// Largest checkpoint we read.
+pub const MAX_CHECKPOINT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Status of the last run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// No run has been recorded.
+    None,
+    /// A run started and has not finished.
+    InProgress,
+    /// The last run finished every step.
+    Completed,
+    /// A human gave the last run up; its record and files are kept.
+    Abandoned,
+}
+
+/// State of one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepState {
+    /// Not started.
+    Pending,
+    /// Started by its owner, which may still be alive.
+    Running,
+    /// Finished; never reverts.
+    Done,
+    /// Returned an error; re-run on resume.
+    Failed,
+    /// Found running with no live owner.
+    Interrupted,
+}
+
+impl StepState {
+    /// The lowercase name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepState::Pending => "pending",
+            StepState::Running => "running",
+            StepState::Done => "done",
+            StepState::Failed => "failed",
+            StepState::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// The process that executes (or executed) a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owner {
+    /// Process id.
+    pub pid: u32,
+    /// Host name.
+    pub host: String,
+}
+
+impl Owner {
+    /// This process.
+    pub fn current() -> Self {
+        Owner {
+            pid: std::process::id(),
+            host: host_name(),
+        }
+    }
+
+    /// Whether the owner is still running (only knowable on this host).
+    pub fn is_alive(&self) -> Option<bool> {
+        if self.host != host_name() {
+            return None;
+        }
+        let pid = rustix::process::Pid::from_raw(self.pid as i32)?;
+        Some(rustix::process::test_kill_process(pid).is_ok())
+    }
+}
+
+/// This machine's host name.
+pub fn host_name() -> String {
+    rustix::system::uname().nodename().to_string_lossy().into_owned()
+}
+
+/// Everything we know about one step of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// Current state.
+    pub state: StepState,
+    /// How many times it was started.
+    #[serde(default)]
+    pub attempts: u32,
+    /// The error of the last failed attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// When the last attempt started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it finished (done or failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Who ran the last attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+    /// What the step produced (e.g. the note's path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+impl StepRecord {
+    /// A step that has not started.
+    pub fn pending() -> Self {
+        StepRecord {
+            state: StepState::Pending,
+            attempts: 0,
+            last_error: None,
+            started_at: None,
+            finished_at: None,
+            owner: None,
+            output: None,
+        }
+    }
+
+    /// The state to show: `running` with an owner known to be dead reads `interrupted`.
+    pub fn effective_state(&self) -> StepState {
+        match (self.state, self.owner.as_ref().and_then(Owner::is_alive)) {
+            (StepState::Running, Some(false)) => StepState::Interrupted,
+            (state, _) => state,
+        }
+    }
+}
+
+/// Who gave a run up, when and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Abandonment {
+    /// `user@host (pid N)`.
+    pub by: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Why, if said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The checkpoint file's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Run status (0.5.1 key).
+    pub status: RunStatus,
+    /// `name -> "pending" | "done"` in plan order (0.5.1 key; derived from `step_records` on save).
+    #[serde(default)]
+    pub steps: IndexMap<String, String>,
+    /// When the run started (0.5.1 key).
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// When it completed (0.5.1 key).
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// Schema version; absent (1) in files 0.5.1 wrote.
+    #[serde(default = "legacy_version")]
+    pub schema_version: u32,
+    /// The run's id; absent in files 0.5.1 wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The run's staged plan; empty in files 0.5.1 wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<StepSpec>,
+    /// Per-step records, in plan order.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub step_records: IndexMap<String, StepRecord>,
+    /// Set when the run was abandoned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<Abandonment>,
+    /// Keys we do not know, kept as they are.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+fn legacy_version() -> u32 {
+    1
+}
+
+impl Default for Checkpoint {
+    fn default() -> Self {
+        Checkpoint {
+            status: RunStatus::None,
+            steps: IndexMap::new(),
+            started_at: None,
+            finished_at: None,
+            schema_version: SCHEMA_VERSION,
+            run_id: None,
+            plan: Vec::new(),
+            step_records: IndexMap::new(),
+            abandoned: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
+impl Checkpoint {
+    /// Load the checkpoint at `path`; a missing file is a fresh (`none`) one.
+    ///
+    /// Corrupt, non-UTF-8, oversized and future-version files are errors that
+    /// name the file and the fix.
+    pub fn load(path: &Path) -> Result<Self> {
+        let Some(text) = fsx::read_text_bounded(
+            path,
+            MAX_CHECKPOINT_BYTES,
+            "a checkpoint is small; move this file aside and run `agent-handover check` again",
+        )?
+        else {
+            return Ok(Checkpoint::default());
+        };
+        Self::parse(&text, path)
+    }
+
+    /// Parse checkpoint text read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let corrupt = |detail: String| Error::Corrupt {
+            path: path.into(),
+            detail,
+            fix: format!(
+                "inspect it; if it cannot be repaired, move it aside (mv {0} {0}.bad) and start a new handover. agent-handover left it untouched",
+                path.display()
+            ),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| corrupt(format!("invalid JSON ({e})")))?;
+        let version = match value.get("schema_version") {
+            None => 1,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| corrupt("schema_version is not a number".into()))?,
+        };
+        if version > u64::from(SCHEMA_VERSION) {
+            return Err(Error::FutureVersion {
+                path: path.into(),
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        let mut cp: Checkpoint = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        cp.reconcile_legacy_steps();
+        Ok(cp)
+    }
+
+    /// Merge the 0.5.1 `steps` map into `step_records`: a step 0.5.1 (or an
+    /// older file) marked done is done; steps without a record get one.
+    fn reconcile_legacy_steps(&mut self) {
+        for (name, legacy) in &self.steps {
+            let record = self
+                .step_records
+                .entry(name.clone())
+                .or_insert_with(StepRecord::pending);
+            if legacy == "done" {
+                record.state = StepState::Done;
+            }
+        }
+    }
+
+    /// Write the checkpoint atomically and durably (0.5.1 keys derived first).
+    pub fn save(&mut self, path: &Path) -> Result<()> {
+        self.schema_version = SCHEMA_VERSION;
+        self.steps = self
+            .step_records
+            .iter()
+            .map(|(name, r)| {
+                let legacy = if r.state == StepState::Done { "done" } else { "pending" };
+                (name.clone(), legacy.to_string())
+            })
+            .collect();
+        let mut json = serde_json::to_vec_pretty(self).expect("checkpoint serializes");
+        json.push(b'\n');
+        fsx::write_atomic(path, &json)
+    }
+
+    /// Steps not done yet, in plan order (0.5.1's `pending_steps`).
+    pub fn pending_steps(&self) -> Vec<&str> {
+        self.step_records
+            .iter()
+            .filter(|(_, r)| r.state != StepState::Done)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    /// The `check` answer of 0.5.1: 0 nothing in progress, 1 resume needed, 2 completed.
+    pub fn resume_code(&self) -> i32 {
+        match self.status {
+            RunStatus::Completed => 2,
+            RunStatus::InProgress if self.pending_steps().is_empty() => 2,
+            RunStatus::InProgress => 1,
+            RunStatus::None | RunStatus::Abandoned => 0,
+        }
+    }
+
+    /// Whether this file came from 0.5.1 (no staged plan to resume from).
+    pub fn is_legacy(&self) -> bool {
+        self.plan.is_empty() && self.run_id.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("/x/checkpoint.json")
+    }
+
+    #[test]
+    fn reads_a_file_written_by_0_5_1() {
+        let text = r#"{"status": "in_progress", "steps": {"session_note": "done", "current_state": "pending", "publish": "pending"}, "started_at": "2026-11-20T10:00:00.123456+00:00", "finished_at": null}"#;
+        let cp = Checkpoint::parse(text, p()).unwrap();
+        assert_eq!(cp.schema_version, 1);
+        assert!(cp.is_legacy());
+        assert_eq!(cp.pending_steps(), ["current_state", "publish"]);
+        assert_eq!(cp.resume_code(), 1);
+        assert_eq!(cp.step_records["session_note"].state, StepState::Done);
+    }
+
+    #[test]
+    fn saved_file_keeps_0_5_1_keys_and_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp.json");
+        let mut cp = Checkpoint::parse(r#"{"status":"in_progress","steps":{"a":"done","b":"pending"},"someone_elses":42}"#, p()).unwrap();
+        cp.step_records.get_mut("b").unwrap().state = StepState::Failed;
+        cp.save(&path).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["status"], "in_progress");
+        assert_eq!(v["steps"], serde_json::json!({"a": "done", "b": "pending"}));
+        assert_eq!(v["step_records"]["b"]["state"], "failed");
+        assert_eq!(v["schema_version"], 2);
+        assert_eq!(v["someone_elses"], 42);
+    }
+
+    #[test]
+    fn corrupt_and_future_files_are_errors_naming_the_file() {
+        let err = Checkpoint::parse("{\"status\": \"in_prog", p()).unwrap_err();
+        assert!(err.to_string().contains("/x/checkpoint.json") && err.to_string().contains("fix:"));
+        let err = Checkpoint::parse(r#"{"status":"in_progress","schema_version":99}"#, p()).unwrap_err();
+        assert!(matches!(err, Error::FutureVersion { found: 99, .. }), "{err}");
+        let err = Checkpoint::parse(r#"{"status":"exploded"}"#, p()).unwrap_err();
+        assert!(err.is_unreadable_state());
+        let err = Checkpoint::parse("[]", p()).unwrap_err();
+        assert!(err.is_unreadable_state());
+    }
+
+    #[test]
+    fn resume_codes_match_0_5_1() {
+        let parse = |s| Checkpoint::parse(s, p()).unwrap().resume_code();
+        assert_eq!(parse(r#"{"status":"none","steps":{}}"#), 0);
+        assert_eq!(parse(r#"{"status":"completed","steps":{"a":"done"}}"#), 2);
+        assert_eq!(parse(r#"{"status":"in_progress","steps":{"a":"done"}}"#), 2);
+        assert_eq!(parse(r#"{"status":"in_progress","steps":{"a":"pending"}}"#), 1);
+        assert_eq!(parse(r#"{"status":"abandoned","steps":{"a":"pending"}}"#), 0);
+    }
+
+    #[test]
+    fn a_running_step_of_a_dead_owner_reads_interrupted() {
+        let mut r = StepRecord::pending();
+        r.state = StepState::Running;
+        r.owner = Some(Owner::current());
+        assert_eq!(r.effective_state(), StepState::Running);
+        r.owner = Some(Owner { pid: i32::MAX as u32, host: host_name() });
+        assert_eq!(r.effective_state(), StepState::Interrupted);
+        r.owner = Some(Owner { pid: 1, host: "elsewhere".into() });
+        assert_eq!(r.effective_state(), StepState::Running);
+    }
+}

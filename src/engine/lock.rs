@@ -1,0 +1,104 @@
+//! One executor at a time: an OS advisory lock (`flock`) on a file that is
+//! never deleted, held for the whole execution of a run and released by the
+//! kernel when the holder dies, so a crash can never leave a stale lock.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use chrono::Utc;
+
+use super::checkpoint::host_name;
+use crate::error::{Error, Result};
+use crate::fsx;
+
+/// A held run lock; dropping it releases the lock (the file stays).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+impl RunLock {
+    /// Take the lock at `path` or fail with [`Error::Busy`] naming the holder.
+    pub fn acquire(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            fsx::create_dir_durable(dir)?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io("open lock file", path, e))?;
+        match try_lock_briefly(&file) {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                return Err(Error::Busy {
+                    holder: if holder.is_empty() {
+                        "another process".into()
+                    } else {
+                        holder.into()
+                    },
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
+        }
+        // Who holds it is informational only; the flock is the truth.
+        let who = format!(
+            "pid {} on {} since {}",
+            std::process::id(),
+            host_name(),
+            Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+        );
+        let _ = file
+            .set_len(0)
+            .and_then(|()| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| file.write_all(who.as_bytes()));
+        Ok(RunLock { _file: file })
+    }
+
+    /// Who holds the lock at `path` right now, if anyone (reads without locking).
+    pub fn holder(path: &Path) -> Option<String> {
+        let file = File::open(path).ok()?;
+        match file.try_lock_shared() {
+            Ok(()) => None,
+            Err(_) => std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()),
+        }
+    }
+}
+
+/// Try the exclusive lock a few times over ~50 ms, so a reader's momentary
+/// shared probe ([`RunLock::holder`]) is not mistaken for a running executor.
+fn try_lock_briefly(file: &File) -> std::result::Result<(), TryLockError> {
+    for _ in 0..5 {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            other => return other,
+        }
+    }
+    file.try_lock()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_acquire_is_busy_and_names_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.lock");
+        let held = RunLock::acquire(&path).unwrap();
+        let err = RunLock::acquire(&path).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("pid {}", std::process::id())), "{msg}");
+        assert!(RunLock::holder(&path).is_some());
+        drop(held);
+        assert!(RunLock::holder(&path).is_none());
+        RunLock::acquire(&path).unwrap();
+        assert!(path.exists(), "the lock file is never deleted");
+    }
+}

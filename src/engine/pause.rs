@@ -1,0 +1,123 @@
+//! The PAUSE brake: while any of the workspace's PAUSE files exists, nothing
+//! runs. It is checked before a run and before every step; a paused run stays
+//! resumable. `~/.agent_handover/PAUSE` (global) and the project's pause file
+//! are both honoured. A PAUSE file's text, if any, is its reason.
+
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+
+use crate::error::{Error, Result};
+use crate::fsx;
+use crate::workspace::Workspace;
+
+const MAX_REASON_BYTES: u64 = 4096;
+
+/// An active PAUSE file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PauseInfo {
+    /// The file.
+    pub file: PathBuf,
+    /// Its first line, if it has text.
+    pub reason: Option<String>,
+}
+
+/// The first PAUSE file present among `files`, if any.
+pub fn active_pause(files: &[PathBuf]) -> Option<PauseInfo> {
+    files.iter().find(|f| f.exists()).map(|file| PauseInfo {
+        reason: read_reason(file),
+        file: file.clone(),
+    })
+}
+
+/// Fail with [`Error::Paused`] when a PAUSE file is present.
+pub fn ensure_not_paused(files: &[PathBuf]) -> Result<()> {
+    match active_pause(files) {
+        Some(p) => Err(Error::Paused {
+            file: p.file,
+            reason: p.reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn read_reason(file: &Path) -> Option<String> {
+    let text = fsx::read_text_bounded(file, MAX_REASON_BYTES, "").ok()??;
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| line.to_string())
+}
+
+/// Pause the workspace (its project PAUSE file, or the global one); returns the file.
+///
+/// The file's first line is the reason, the second who paused and when.
+pub fn pause(ws: &Workspace, global: bool, reason: Option<&str>) -> Result<PathBuf> {
+    let file = target(ws, global)?;
+    let reason = reason.unwrap_or("").replace(['\n', '\r'], " ");
+    let body = format!(
+        "{reason}\npaused by {} at {}\n",
+        super::executor::who(),
+        Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+    );
+    fsx::write_atomic(&file, body.as_bytes())?;
+    Ok(file)
+}
+
+/// Remove the workspace's PAUSE file (or the global one); returns it if it existed.
+pub fn unpause(ws: &Workspace, global: bool) -> Result<Option<PathBuf>> {
+    let file = target(ws, global)?;
+    match std::fs::remove_file(&file) {
+        Ok(()) => {
+            fsx::sync_parent(&file)?;
+            Ok(Some(file))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("remove", file, e)),
+    }
+}
+
+fn target(ws: &Workspace, global: bool) -> Result<PathBuf> {
+    if global {
+        ws.global_pause_file
+            .clone()
+            .ok_or_else(|| Error::config(None, "no home directory known for the global PAUSE file; set $HOME"))
+    } else {
+        Ok(ws.project_pause_file.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::WorkspaceOptions;
+
+    #[test]
+    fn pause_and_unpause_round_trip_with_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(dir.path().join("home")),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(active_pause(&ws.pause_files()).is_none());
+        let file = pause(&ws, false, Some("reviewing")).unwrap();
+        let info = active_pause(&ws.pause_files()).unwrap();
+        assert_eq!((info.file, info.reason.as_deref()), (file.clone(), Some("reviewing")));
+        assert!(ensure_not_paused(&ws.pause_files()).unwrap_err().to_string().contains("reviewing"));
+        assert_eq!(unpause(&ws, false).unwrap(), Some(file));
+        assert_eq!(unpause(&ws, false).unwrap(), None);
+
+        pause(&ws, true, None).unwrap();
+        let info = active_pause(&ws.pause_files()).unwrap();
+        assert_eq!(info.file, dir.path().join("home/.agent_handover/PAUSE"));
+        assert_eq!(info.reason, None);
+    }
+
+    #[test]
+    fn an_empty_touched_file_pauses_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("PAUSE");
+        std::fs::write(&f, "").unwrap();
+        assert_eq!(active_pause(std::slice::from_ref(&f)).unwrap().reason, None);
+    }
+}

@@ -1,0 +1,276 @@
+//! Filesystem primitives with the house's durability rules.
+//!
+//! * [`write_atomic`] replaces a file so that a reader (or a crash) sees either
+//!   the old or the new content, never a torn one: temp file in the same
+//!   directory, `fsync`, `rename`, `fsync` of the directory.
+//! * [`create_new`] does the same but never replaces an existing file
+//!   (link-then-unlink, like maildir delivery).
+//! * [`read_text_bounded`] refuses huge and non-UTF-8 files with a clear error.
+//! * [`check_name`] and [`ensure_within`] keep names and paths inside their tree.
+
+use std::fs::{self, File};
+use std::io::{ErrorKind, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+
+static DURABLE_WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// How many durable file writes this process has made (for benchmarks and
+/// tests that keep the fsync budget of a run honest).
+pub fn durable_write_count() -> u64 {
+    DURABLE_WRITES.load(Ordering::Relaxed)
+}
+
+/// Atomically and durably replace `path` with `bytes`.
+///
+/// The parent directory is created if missing. A symlink at `path` is refused.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    refuse_symlink(path)?;
+    let tmp = write_temp_beside(path, bytes)?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("rename into place", path, e.error))?;
+    sync_parent(path)
+}
+
+/// Durably create `path` with `bytes` unless it already exists.
+///
+/// Returns `Ok(false)` (and writes nothing) when a file is already there, so
+/// two writers never clobber each other.
+pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
+    let tmp = write_temp_beside(path, bytes)?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => {
+            sync_parent(path)?;
+            Ok(true)
+        }
+        Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io("link into place", path, e.error)),
+    }
+}
+
+fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+    let dir = parent_of(path);
+    create_dir_durable(dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("create temp file in", dir, e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
+    DURABLE_WRITES.fetch_add(1, Ordering::Relaxed);
+    Ok(tmp)
+}
+
+/// Create `dir` (and missing parents), making each new entry durable.
+pub fn create_dir_durable(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dir_durable(parent)?;
+    }
+    match fs::create_dir(dir) {
+        Ok(()) => sync_parent(dir),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(Error::io("create directory", dir, e)),
+    }
+}
+
+/// `fsync` the directory holding `path`, so a rename or create in it is durable.
+pub fn sync_parent(path: &Path) -> Result<()> {
+    let dir = parent_of(path);
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io("sync directory", dir, e))
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn refuse_symlink(path: &Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(Error::Symlink { path: path.into() }),
+        _ => Ok(()),
+    }
+}
+
+/// Read a UTF-8 text file of at most `limit` bytes; `Ok(None)` if it does not exist.
+///
+/// `fix` tells the user what to do when the file is too large.
+pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<Option<String>> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io("open", path, e)),
+    };
+    let size = file.metadata().map_err(|e| Error::io("stat", path, e))?.len();
+    if size > limit {
+        return Err(Error::TooLarge {
+            path: path.into(),
+            size,
+            limit,
+            fix,
+        });
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    String::from_utf8(bytes).map(Some).map_err(|e| Error::Corrupt {
+        path: path.into(),
+        detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        fix: "re-save it as UTF-8, or move it aside; agent-handover left it untouched".into(),
+    })
+}
+
+/// Check that `name` is safe to use as one path component: no separators,
+/// no `..`, no control characters, not hidden, not empty, at most 128 bytes.
+pub fn check_name<'a>(what: &'static str, name: &'a str) -> Result<&'a str> {
+    let why = if name.is_empty() {
+        Some("it is empty")
+    } else if name.len() > 128 {
+        Some("it is longer than 128 bytes")
+    } else if name.contains("..") {
+        Some("it contains `..`")
+    } else if name.contains(['/', '\\']) {
+        Some("it contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character")
+    } else if name.starts_with('.') || name.starts_with('-') {
+        Some("it starts with `.` or `-`")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(Error::UnsafeName {
+            what,
+            name: name.into(),
+            why,
+        }),
+        None => Ok(name),
+    }
+}
+
+/// Make `path` absolute against `base` and drop `.` components, without
+/// touching the filesystem.
+pub fn absolutize(base: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
+    joined
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+/// Check that the existing directory `dir` really lies inside `root` once
+/// symlinks are resolved; refuse with [`Error::OutsideRoot`] otherwise.
+pub fn ensure_within(root: &Path, dir: &Path) -> Result<()> {
+    let real_root = fs::canonicalize(root).map_err(|e| Error::io("resolve", root, e))?;
+    let real_dir = fs::canonicalize(dir).map_err(|e| Error::io("resolve", dir, e))?;
+    if real_dir.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(Error::OutsideRoot {
+            path: dir.into(),
+            root: root.into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/state.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
+        let entries: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
+        assert_eq!(entries.len(), 1, "temp files left behind: {entries:?}");
+    }
+
+    #[test]
+    fn write_atomic_refuses_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real");
+        fs::write(&target, "keep").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(matches!(write_atomic(&link, b"x"), Err(Error::Symlink { .. })));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+    }
+
+    #[test]
+    fn create_new_never_clobbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("note.md");
+        assert!(create_new(&path, b"first").unwrap());
+        assert!(!create_new(&path, b"second").unwrap());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn read_text_bounded_reports_size_and_encoding() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        assert!(read_text_bounded(&path, 10, "x").unwrap().is_none());
+        fs::write(&path, "0123456789A").unwrap();
+        assert!(matches!(
+            read_text_bounded(&path, 10, "x"),
+            Err(Error::TooLarge { size: 11, .. })
+        ));
+        fs::write(&path, [0xff, 0xfe]).unwrap();
+        let err = read_text_bounded(&path, 10, "x").unwrap_err();
+        assert!(err.to_string().contains("UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn check_name_rejects_escapes() {
+        for bad in ["", "..", "../x", "a/b", "a\\b", ".hidden", "-flag", "a\nb", "x\0"] {
+            assert!(check_name("tag", bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["codex", "team-a_1", "my tag", "v1.2"] {
+            assert!(check_name("tag", good).is_ok(), "{good:?} refused");
+        }
+    }
+
+    #[test]
+    fn ensure_within_sees_through_symlinks() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let inside = root.path().join("in");
+        fs::create_dir(&inside).unwrap();
+        ensure_within(root.path(), &inside).unwrap();
+        let link = root.path().join("escape");
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        assert!(matches!(
+            ensure_within(root.path(), &link),
+            Err(Error::OutsideRoot { .. })
+        ));
+    }
+
+    #[test]
+    fn absolutize_joins_relative_paths() {
+        assert_eq!(
+            absolutize(Path::new("/p"), Path::new("./a/b")),
+            PathBuf::from("/p/a/b")
+        );
+        assert_eq!(absolutize(Path::new("/p"), Path::new("/x")), PathBuf::from("/x"));
+    }
+}

@@ -1,0 +1,135 @@
+//! Every version of `current-state.md`, kept as plain files named
+//! `<UTC time>--<label>--<hash>.md` (label: the run that wrote it, or
+//! `external` for a version found on disk). A version is stored once, keyed
+//! by its content hash, so retrying a write never duplicates it.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::fsx;
+
+/// Label of a version that agent-handover did not write itself.
+pub const EXTERNAL_LABEL: &str = "external";
+const TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
+
+/// One stored version of current-state.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateVersion {
+    /// The snapshot file.
+    pub path: PathBuf,
+    /// When it was written (or last modified, for `external`).
+    pub at: DateTime<Utc>,
+    /// The run that wrote it, or `external`.
+    pub label: String,
+    /// First 16 hex digits of its SHA-256.
+    pub hash: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// The history folder of current-state.md.
+#[derive(Debug, Clone)]
+pub struct StateHistory {
+    dir: PathBuf,
+}
+
+impl StateHistory {
+    /// A history kept in `dir` (created on first save).
+    pub fn new(dir: PathBuf) -> Self {
+        StateHistory { dir }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Store `content` unless a version with the same content is already
+    /// there; returns the new file, or `None` when it was already kept.
+    pub fn save(&self, content: &str, label: &str, at: Option<DateTime<Utc>>) -> Result<Option<PathBuf>> {
+        let hash = content_hash(content);
+        if self.list()?.iter().any(|v| v.hash == hash) {
+            return Ok(None);
+        }
+        let at = at.unwrap_or_else(Utc::now);
+        let path = self.dir.join(format!("{}--{label}--{hash}.md", at.format(TIME_FORMAT)));
+        fsx::create_new(&path, content.as_bytes())?;
+        Ok(Some(path))
+    }
+
+    /// All versions, newest first.
+    pub fn list(&self) -> Result<Vec<StateVersion>> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("list", &self.dir, e)),
+        };
+        let mut versions: Vec<StateVersion> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let (at, label, hash) = parse_name(&name)?;
+                let size = e.metadata().ok()?.len();
+                Some(StateVersion {
+                    path: e.path(),
+                    at,
+                    label,
+                    hash,
+                    size,
+                })
+            })
+            .collect();
+        versions.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.path.cmp(&a.path)));
+        Ok(versions)
+    }
+
+    /// The text of one version.
+    pub fn read(&self, version: &StateVersion) -> Result<String> {
+        fsx::read_text_bounded(&version.path, super::MAX_MEMORY_FILE_BYTES, "move the oversized snapshot aside")?
+            .ok_or_else(|| Error::io("read", &version.path, std::io::ErrorKind::NotFound.into()))
+    }
+}
+
+fn content_hash(content: &str) -> String {
+    let digest = Sha256::digest(content.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn parse_name(name: &str) -> Option<(DateTime<Utc>, String, String)> {
+    let stem = name.strip_suffix(".md")?;
+    let (time, rest) = stem.split_once("--")?;
+    let (label, hash) = rest.rsplit_once("--")?;
+    let at = NaiveDateTime::parse_from_str(time, TIME_FORMAT).ok()?.and_utc();
+    Some((at, label.to_string(), hash.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_is_keyed_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        assert!(h.list().unwrap().is_empty());
+        assert!(h.save("a", "run-1", None).unwrap().is_some());
+        assert!(h.save("a", "run-2", None).unwrap().is_none());
+        assert!(h.save("b", "run-2", None).unwrap().is_some());
+        let v = h.list().unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].label, "run-2");
+        assert_eq!(h.read(&v[1]).unwrap(), "a");
+        assert_eq!(v[1].size, 1);
+    }
+
+    #[test]
+    fn unrelated_files_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+        std::fs::write(dir.path().join(".tmp--x--y.md"), "x").unwrap();
+        assert!(StateHistory::new(dir.path().into()).list().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,211 @@
+//! The three-layer Markdown memory store, at agent-handover 0.5.1's paths and
+//! with its headers, minus its defects:
+//!
+//! * a second layer-1 note with the same tag on the same day gets its own file
+//!   (`<tag>-<date>-2.md`) instead of overwriting the first;
+//! * every version of `current-state.md` is kept in a local history
+//!   ([`history::StateHistory`]) before it is replaced;
+//! * tags that would escape the memory root are refused, and writes never
+//!   follow a symlink out of it.
+
+pub mod history;
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use crate::error::{Error, Result};
+use crate::fsx;
+use crate::workspace::MemoryLayout;
+use history::StateHistory;
+
+/// Largest note or state text accepted (and largest memory file read back).
+pub const MAX_MEMORY_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The header line every memory file starts with: `<!-- agent-handover | layerN | YYYY-MM-DD -->`.
+pub fn header(layer: u8, date: NaiveDate) -> String {
+    format!("<!-- agent-handover | layer{layer} | {} -->\n", date.format("%Y-%m-%d"))
+}
+
+/// Turn a tag into its file-name form as 0.5.1 does (`/` becomes `-`, a space
+/// `_`), refusing tags that could escape the memory root.
+pub fn file_tag(tag: &str) -> Result<String> {
+    if tag.contains("..") || tag.starts_with(['/', '\\']) {
+        return Err(Error::UnsafeName {
+            what: "tag",
+            name: tag.into(),
+            why: "it could escape the memory directory",
+        });
+    }
+    let mapped = tag.replace('/', "-").replace(' ', "_");
+    fsx::check_name("tag", &mapped)?;
+    Ok(mapped)
+}
+
+/// Writes and reads the memory layers under one root.
+#[derive(Debug, Clone)]
+pub struct MemoryStore {
+    layout: MemoryLayout,
+    history: StateHistory,
+}
+
+impl MemoryStore {
+    /// A store over `layout`, keeping current-state versions in `history_dir`.
+    pub fn new(layout: MemoryLayout, history_dir: PathBuf) -> Self {
+        MemoryStore {
+            layout,
+            history: StateHistory::new(history_dir),
+        }
+    }
+
+    /// The store's layout.
+    pub fn layout(&self) -> &MemoryLayout {
+        &self.layout
+    }
+
+    /// The current-state history.
+    pub fn history(&self) -> &StateHistory {
+        &self.history
+    }
+
+    /// Write a layer-1 session note for `tag` on `date`; never overwrites.
+    ///
+    /// Idempotent: if a note of that tag and day already holds exactly this
+    /// text (an earlier attempt of the same step), its path is returned and
+    /// nothing is written.
+    pub fn write_session_note(&self, tag: &str, date: NaiveDate, content: &str) -> Result<PathBuf> {
+        let tag = file_tag(tag)?;
+        let body = header(1, date) + content;
+        let dir = self.layout.layer1_month_dir(date);
+        self.prepare_dir(&dir)?;
+        let mut n = 1;
+        while n <= 10_000 {
+            let path = self.layout.layer1_note(&tag, date, n);
+            match read_memory_file(&path)? {
+                Some(existing) if existing == body => return Ok(path),
+                Some(_) => n += 1,
+                None => {
+                    if fsx::create_new(&path, body.as_bytes())? {
+                        return Ok(path);
+                    } // else: someone created it meanwhile; look at it again
+                }
+            }
+        }
+        Err(Error::NoSuchRun(format!(
+            "{} already holds 10,000 notes tagged {tag:?} for {date}; compact or move some",
+            dir.display()
+        )))
+    }
+
+    /// Replace `layer2/current-state.md`, keeping every version in the history.
+    ///
+    /// A version that is on disk but not yet in the history (edited by hand,
+    /// or written by 0.5.1) is saved there first, so nothing is lost.
+    /// Idempotent: writing the text already in place writes nothing.
+    pub fn write_current_state(&self, date: NaiveDate, content: &str, run_id: &str) -> Result<PathBuf> {
+        let body = header(2, date) + content;
+        let path = self.layout.current_state();
+        self.prepare_dir(path.parent().expect("layer2 has a parent"))?;
+        let existing = read_memory_file(&path)?;
+        if let Some(old) = &existing {
+            let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+            self.history.save(old, history::EXTERNAL_LABEL, mtime.map(Into::into))?;
+        }
+        self.history.save(&body, run_id, None)?;
+        if existing.as_deref() != Some(body.as_str()) {
+            fsx::write_atomic(&path, body.as_bytes())?;
+        }
+        Ok(path)
+    }
+
+    /// Read `current-state.md` (`None` if there is none yet).
+    pub fn read_current_state(&self) -> Result<Option<String>> {
+        read_memory_file(&self.layout.current_state())
+    }
+
+    fn prepare_dir(&self, dir: &Path) -> Result<()> {
+        fsx::create_dir_durable(dir)?;
+        fsx::ensure_within(&self.layout.root, dir)
+    }
+}
+
+fn read_memory_file(path: &Path) -> Result<Option<String>> {
+    fsx::read_text_bounded(
+        path,
+        MAX_MEMORY_FILE_BYTES,
+        "memory files are briefings, not dumps: move the file aside and write a shorter one",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(dir: &Path) -> MemoryStore {
+        MemoryStore::new(MemoryLayout { root: dir.join("memory") }, dir.join("hist"))
+    }
+
+    fn day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+    }
+
+    #[test]
+    fn second_note_same_tag_same_day_gets_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = s.write_session_note("codex", day(), "first").unwrap();
+        let b = s.write_session_note("codex", day(), "second").unwrap();
+        assert_eq!(a, dir.path().join("memory/layer1/2026-11/codex-2026-11-21.md"));
+        assert_eq!(b, dir.path().join("memory/layer1/2026-11/codex-2026-11-21-2.md"));
+        assert_eq!(
+            std::fs::read_to_string(&a).unwrap(),
+            "<!-- agent-handover | layer1 | 2026-11-21 -->\nfirst"
+        );
+        assert!(std::fs::read_to_string(&b).unwrap().ends_with("second"));
+    }
+
+    #[test]
+    fn rewriting_the_same_note_is_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = s.write_session_note("codex", day(), "same").unwrap();
+        let b = s.write_session_note("codex", day(), "same").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(std::fs::read_dir(a.parent().unwrap()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn tags_are_mapped_like_0_5_1_and_escapes_refused() {
+        assert_eq!(file_tag("team/codex run").unwrap(), "team-codex_run");
+        for bad in ["../x", "/etc", "a/../b", "\\x", "x\ny", ""] {
+            assert!(file_tag(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn current_state_keeps_every_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        s.write_current_state(day(), "v1", "run-a").unwrap();
+        // A hand edit between handovers is kept too.
+        std::fs::write(s.layout().current_state(), "edited by hand").unwrap();
+        s.write_current_state(day(), "v2", "run-b").unwrap();
+        s.write_current_state(day(), "v2", "run-b").unwrap();
+        let versions = s.history().list().unwrap();
+        let labels: Vec<_> = versions.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(labels, ["run-b", "external", "run-a"]);
+        assert_eq!(s.history().read(&versions[1]).unwrap(), "edited by hand");
+        assert!(s.read_current_state().unwrap().unwrap().ends_with("v2"));
+    }
+
+    #[test]
+    fn symlinked_layer_dir_out_of_the_tree_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("memory")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("memory/layer2")).unwrap();
+        let err = store(dir.path()).write_current_state(day(), "x", "r").unwrap_err();
+        assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+}

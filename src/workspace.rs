@@ -1,0 +1,236 @@
+//! The one place that knows where every file lives.
+//!
+//! A [`Workspace`] is resolved once, from the working directory, the config
+//! file and the flags; everyone else asks it for paths instead of joining
+//! strings. Relative paths in the config resolve against the working
+//! directory, as in agent-handover 0.5.1.
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use crate::config::{Config, expand_tilde};
+use crate::error::Result;
+use crate::fsx;
+
+/// Default checkpoint path, relative to the working directory.
+pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
+/// Config file picked up from the working directory when `--config` is absent.
+pub const DEFAULT_CONFIG: &str = "handover.toml";
+/// Default memory directory.
+pub const DEFAULT_MEMORY_DIR: &str = "memory";
+/// Default layer-1 tag.
+pub const DEFAULT_TAG: &str = "general";
+
+/// How to resolve a workspace.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceOptions {
+    /// Working directory (the project root); defaults to the process's.
+    pub cwd: Option<PathBuf>,
+    /// Explicit config file; otherwise `handover.toml` in `cwd` if present.
+    pub config: Option<PathBuf>,
+    /// Explicit checkpoint (flag or `$AGENT_HANDOVER_CHECKPOINT`); beats the config.
+    pub checkpoint: Option<PathBuf>,
+    /// Home directory for `~` and the global PAUSE file; defaults to `$HOME`.
+    pub home: Option<PathBuf>,
+}
+
+/// Every path of one project, resolved.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The project root (absolute).
+    pub root: PathBuf,
+    /// The config file read, if any.
+    pub config_path: Option<PathBuf>,
+    /// The parsed config (defaults when there is no file).
+    pub config: Config,
+    /// Warnings from reading the config.
+    pub warnings: Vec<String>,
+    /// The checkpoint file.
+    pub checkpoint: PathBuf,
+    /// Layout of the Markdown memory store.
+    pub memory: MemoryLayout,
+    /// The layer-1 tag.
+    pub tag: String,
+    /// The project's PAUSE file (configured, or `PAUSE` beside the checkpoint).
+    pub project_pause_file: PathBuf,
+    /// The global PAUSE file, `~/.agent_handover/PAUSE`, when a home is known.
+    pub global_pause_file: Option<PathBuf>,
+}
+
+impl Workspace {
+    /// Resolve a workspace from options, reading the config file if there is one.
+    pub fn resolve(opts: WorkspaceOptions) -> Result<Self> {
+        let cwd = match opts.cwd {
+            Some(c) => c,
+            None => std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e))?,
+        };
+        let root = fsx::absolutize(Path::new("/"), &cwd);
+        let home = opts.home.or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let config_path = match opts.config {
+            Some(p) => Some(fsx::absolutize(&root, &p)),
+            None => Some(root.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
+        };
+        let (config, warnings) = match &config_path {
+            Some(p) => Config::load(p)?,
+            None => (Config::default(), Vec::new()),
+        };
+        let h = &config.handover;
+        let checkpoint = opts
+            .checkpoint
+            .or_else(|| h.checkpoint.as_ref().map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CHECKPOINT));
+        let checkpoint = fsx::absolutize(&root, &checkpoint);
+        let memory_root = fsx::absolutize(&root, Path::new(h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR)));
+        let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
+        let state_dir = checkpoint.parent().unwrap_or(&root).to_path_buf();
+        let project_pause_file = match &h.pause_file {
+            Some(raw) => fsx::absolutize(&root, &expand_tilde(raw, home.as_deref())),
+            None => state_dir.join("PAUSE"),
+        };
+        let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));
+        Ok(Workspace {
+            root,
+            config_path,
+            config,
+            warnings,
+            checkpoint,
+            memory: MemoryLayout { root: memory_root },
+            tag,
+            project_pause_file,
+            global_pause_file,
+        })
+    }
+
+    /// Directory holding the checkpoint, the run lock and the run archive.
+    pub fn state_dir(&self) -> &Path {
+        self.checkpoint.parent().unwrap_or(&self.root)
+    }
+
+    /// The advisory lock file held by whoever executes a run (never deleted).
+    pub fn lock_file(&self) -> PathBuf {
+        self.state_dir().join("run.lock")
+    }
+
+    /// Directory of staged run inputs and final run records.
+    pub fn runs_dir(&self) -> PathBuf {
+        self.state_dir().join("runs")
+    }
+
+    /// The staged inputs (note texts) of a run.
+    pub fn run_inputs_file(&self, run_id: &str) -> PathBuf {
+        self.runs_dir().join(format!("{run_id}.inputs.json"))
+    }
+
+    /// The final record (checkpoint copy) of a finished or abandoned run.
+    pub fn run_record_file(&self, run_id: &str) -> PathBuf {
+        self.runs_dir().join(format!("{run_id}.record.json"))
+    }
+
+    /// Every version of `current-state.md` ever written, kept locally (not published).
+    pub fn state_history_dir(&self) -> PathBuf {
+        self.state_dir().join("history").join("current-state")
+    }
+
+    /// Every PAUSE file that stops automation, project first, without duplicates.
+    pub fn pause_files(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.project_pause_file.clone()];
+        if let Some(g) = &self.global_pause_file
+            && *g != self.project_pause_file
+        {
+            files.push(g.clone());
+        }
+        files
+    }
+}
+
+/// Where the three memory layers and the current-state history live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryLayout {
+    /// The memory root (`memory/` by default).
+    pub root: PathBuf,
+}
+
+impl MemoryLayout {
+    /// `layer1/YYYY-MM/`, the month folder of session notes.
+    pub fn layer1_month_dir(&self, date: NaiveDate) -> PathBuf {
+        self.root.join("layer1").join(date.format("%Y-%m").to_string())
+    }
+
+    /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.
+    pub fn layer1_note(&self, tag: &str, date: NaiveDate, n: u32) -> PathBuf {
+        let day = date.format("%Y-%m-%d");
+        let name = if n <= 1 {
+            format!("{tag}-{day}.md")
+        } else {
+            format!("{tag}-{day}-{n}.md")
+        };
+        self.layer1_month_dir(date).join(name)
+    }
+
+    /// `layer2/current-state.md`.
+    pub fn current_state(&self) -> PathBuf {
+        self.root.join("layer2").join("current-state.md")
+    }
+
+    /// `layer3/YYYY-MM-<tag>-archive.md`.
+    pub fn layer3_archive(&self, month: &str, tag: &str) -> PathBuf {
+        self.root.join("layer3").join(format!("{month}-{tag}-archive.md"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(dir: &Path) -> WorkspaceOptions {
+        WorkspaceOptions {
+            cwd: Some(dir.to_path_buf()),
+            home: Some(dir.join("home")),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn defaults_without_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.checkpoint, dir.path().join(".agent-handover/checkpoint.json"));
+        assert_eq!(ws.lock_file(), dir.path().join(".agent-handover/run.lock"));
+        assert_eq!(ws.memory.current_state(), dir.path().join("memory/layer2/current-state.md"));
+        assert_eq!(ws.tag, "general");
+        assert_eq!(
+            ws.pause_files(),
+            [dir.path().join(".agent-handover/PAUSE"), dir.path().join("home/.agent_handover/PAUSE")]
+        );
+    }
+
+    #[test]
+    fn flag_beats_config_which_beats_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("handover.toml"),
+            "[handover]\ncheckpoint = \"cfg/cp.json\"\npause_file = \"~/P\"\nmemory_dir = \"m\"\n",
+        )
+        .unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.checkpoint, dir.path().join("cfg/cp.json"));
+        assert_eq!(ws.project_pause_file, dir.path().join("home/P"));
+        assert_eq!(ws.memory.root, dir.path().join("m"));
+        let ws = Workspace::resolve(WorkspaceOptions {
+            checkpoint: Some("flag.json".into()),
+            ..opts(dir.path())
+        })
+        .unwrap();
+        assert_eq!(ws.checkpoint, dir.path().join("flag.json"));
+    }
+
+    #[test]
+    fn layer_paths_match_0_5_1() {
+        let m = MemoryLayout { root: "/m".into() };
+        let d = NaiveDate::from_ymd_opt(2026, 3, 9).unwrap();
+        assert_eq!(m.layer1_note("codex", d, 1), PathBuf::from("/m/layer1/2026-03/codex-2026-03-09.md"));
+        assert_eq!(m.layer1_note("codex", d, 3), PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md"));
+        assert_eq!(m.layer3_archive("2026-03", "codex"), PathBuf::from("/m/layer3/2026-03-codex-archive.md"));
+    }
+}
