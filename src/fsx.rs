@@ -10,6 +10,7 @@
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -54,11 +55,20 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
     let dir = parent_of(path);
     create_dir_durable(dir)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
+    // 0o666 minus the umask, like any new file; a replaced file keeps its mode.
+    let mode = match fs::metadata(path) {
+        Ok(m) => m.permissions(),
+        Err(_) => fs::Permissions::from_mode(0o666),
+    };
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
+        .permissions(fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(|e| Error::io("create temp file in", dir, e))?;
+    if fs::metadata(path).is_ok() {
+        fs::set_permissions(tmp.path(), mode).map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
+    }
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
@@ -202,6 +212,19 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "two");
         let entries: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
         assert_eq!(entries.len(), 1, "temp files left behind: {entries:?}");
+    }
+
+    #[test]
+    fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        write_atomic(&path, b"1").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o600, 0o600);
+        assert_ne!(mode, 0o600, "new files must not be private-only");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"2").unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
     }
 
     #[test]

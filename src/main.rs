@@ -1,1 +1,8 @@
-fn main() {}
+//! The `agent-handover` binary: parse arguments, dispatch, exit.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    let _ = color_eyre::install();
+    cli::main()
+}

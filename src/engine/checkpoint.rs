@@ -336,6 +336,12 @@ mod tests {
     }
 
     #[test]
+    fn step_order_is_the_file_order_not_alphabetical() {
+        let cp = Checkpoint::parse(r#"{"status":"in_progress","steps":{"zeta":"pending","alpha":"pending"}}"#, p()).unwrap();
+        assert_eq!(cp.pending_steps(), ["zeta", "alpha"]);
+    }
+
+    #[test]
     fn saved_file_keeps_0_5_1_keys_and_unknown_keys() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp.json");

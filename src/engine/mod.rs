@@ -8,7 +8,9 @@ pub mod history;
 pub mod lock;
 pub mod pause;
 pub mod plan;
+pub mod snapshot;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
 pub use executor::{Engine, RunReport, StepContext};
 pub use plan::{Inputs, RunOverrides, RunRequest, StepAction, StepSpec, plan_from_config};
+pub use snapshot::{RunSnapshot, StepView};

@@ -14,7 +14,7 @@ use crate::workspace::Workspace;
 const MAX_REASON_BYTES: u64 = 4096;
 
 /// An active PAUSE file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PauseInfo {
     /// The file.
     pub file: PathBuf,

@@ -1,0 +1,139 @@
+//! Read-only commands: `check`, `status`, `history`.
+
+use agent_handover::engine::history::{RunSummary, list_runs};
+use agent_handover::engine::{Checkpoint, RunSnapshot, StepState};
+use agent_handover::{Result, RunStatus};
+use serde_json::json;
+
+use super::Target;
+use super::exit;
+use super::output::Output;
+
+/// `check`: prints nothing on stdout (as 0.5.1); the answer is the exit code.
+pub fn check(target: &Target, out: Output) -> Result<u8> {
+    let ws = target.workspace()?;
+    let cp = Checkpoint::load(&ws.checkpoint)?;
+    let code = cp.resume_code() as u8;
+    if out.json {
+        let snap = RunSnapshot::of(&ws, &cp);
+        out.emit(&json!({ "code": code, "snapshot": snap }), || {});
+    } else if code == exit::FAILED {
+        let run = cp.run_id.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+        eprintln!(
+            "agent-handover: the last handover{run} was interrupted; pending: {}\n  run `agent-handover resume` to finish it (done steps are not redone)",
+            cp.pending_steps().join(", ")
+        );
+    }
+    Ok(code)
+}
+
+/// `status`: 0.5.1's exact lines, then details with `--verbose`.
+pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
+    let ws = target.workspace()?;
+    let snap = RunSnapshot::load(&ws)?;
+    out.emit(&snap, || {
+        println!("status: {}", status_name(snap.status));
+        for step in &snap.steps {
+            let mark = if step.state == StepState::Done { "x" } else { " " };
+            println!("  [{mark}] {}", step.name);
+        }
+        if snap.status == RunStatus::InProgress && !snap.pending.is_empty() {
+            println!("pending: {}", snap.pending.join(", "));
+        }
+        if verbose {
+            print_details(&snap);
+        }
+    });
+    Ok(exit::OK)
+}
+
+fn print_details(snap: &RunSnapshot) {
+    println!();
+    if let Some(id) = &snap.run_id {
+        println!("run {id}, started {}", snap.started_at.as_deref().unwrap_or("?"));
+    }
+    let width = snap.steps.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for s in &snap.steps {
+        let attempts = match s.attempts {
+            1 => "1 attempt".to_string(),
+            n => format!("{n} attempts"),
+        };
+        let mut line = format!("  {:width$}  {:<11}  {attempts}", s.name, s.state.as_str());
+        if let Some(ms) = s.duration_ms {
+            line += &format!(", {ms} ms");
+        }
+        if s.state == StepState::Running
+            && let Some(o) = &s.owner
+        {
+            line += &format!(", pid {} on {}", o.pid, o.host);
+        }
+        if s.idempotent == Some(false) {
+            line += ", not idempotent";
+        }
+        println!("{line}");
+        if let Some(e) = &s.last_error {
+            println!("  {:width$}  error: {}", "", e.lines().next().unwrap_or(""));
+        }
+    }
+    if let Some(a) = &snap.abandoned {
+        println!("abandoned by {} at {}{}", a.by, a.at, a.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default());
+    }
+    match &snap.paused {
+        Some(p) => println!(
+            "PAUSED: {}{}",
+            p.file.display(),
+            p.reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+        ),
+        None => println!("not paused"),
+    }
+    if let Some(h) = &snap.lock_holder {
+        println!("being executed by {h}");
+    }
+}
+
+/// The lowercase name of a status, as in the file.
+pub fn status_name(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::None => "none",
+        RunStatus::InProgress => "in_progress",
+        RunStatus::Completed => "completed",
+        RunStatus::Abandoned => "abandoned",
+    }
+}
+
+/// `history`: past runs, newest first.
+pub fn history(target: &Target, limit: usize, out: Output) -> Result<u8> {
+    let ws = target.workspace()?;
+    let runs = list_runs(&ws, limit)?;
+    out.emit(&runs, || {
+        if runs.is_empty() {
+            println!("no handovers yet");
+        }
+        for r in &runs {
+            println!("{}", history_line(r));
+        }
+    });
+    Ok(exit::OK)
+}
+
+fn history_line(r: &RunSummary) -> String {
+    let mut line = format!(
+        "{}  {:<11}  {}/{} steps  started {}",
+        r.run_id,
+        status_name(r.status),
+        r.steps_done,
+        r.steps_total,
+        r.started_at.as_deref().map(short_time).unwrap_or("?")
+    );
+    if !r.problem_steps.is_empty() {
+        line += &format!("  problems: {}", r.problem_steps.join(", "));
+    }
+    if let Some(a) = &r.abandoned {
+        line += &format!("  abandoned {a}");
+    }
+    line
+}
+
+fn short_time(rfc3339: &str) -> &str {
+    rfc3339.get(..16).unwrap_or(rfc3339)
+}

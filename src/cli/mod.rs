@@ -1,0 +1,157 @@
+//! The command line: argument parsing and dispatch. Each command family lives
+//! in its own file and only formats what the library returns.
+
+mod demo;
+mod exit;
+mod inspect;
+mod manage;
+mod output;
+mod running;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use agent_handover::{Workspace, WorkspaceOptions};
+use output::Output;
+
+/// agent-handover: crash-safe session handovers for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent-handover",
+    version,
+    about = "Crash-safe session handovers for AI coding agents",
+    long_about = "Crash-safe session handovers for AI coding agents.\n\n\
+        At session end, `run` writes a dated session note (layer 1), replaces \
+        memory/layer2/current-state.md (layer 2) and publishes, one checkpointed \
+        step at a time. At session start, `check` exits 1 if that handover was \
+        interrupted; `resume` finishes it without redoing finished steps. A PAUSE \
+        file (`pause`) stops all automation.",
+    after_help = exit::HELP_TABLE
+)]
+pub struct Cli {
+    /// Print one JSON object on stdout instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the workspace's files are.
+#[derive(Debug, Clone, Args)]
+pub struct Target {
+    /// Checkpoint file [default: .agent-handover/checkpoint.json, or [handover].checkpoint of the config].
+    #[arg(long, env = "AGENT_HANDOVER_CHECKPOINT", value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Handover config [default: ./handover.toml if it exists].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl Target {
+    fn workspace(&self) -> agent_handover::Result<Workspace> {
+        let ws = Workspace::resolve(WorkspaceOptions {
+            config: self.config.clone(),
+            checkpoint: self.checkpoint.clone(),
+            ..Default::default()
+        })?;
+        for w in &ws.warnings {
+            eprintln!("warning: {w}");
+        }
+        Ok(ws)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Session-start guard: exit 0 no handover in progress, 1 interrupted (resume it), 2 completed.
+    Check(Target),
+    /// Show the checkpoint: status, [x]/[ ] per step, pending steps.
+    Status {
+        #[command(flatten)]
+        target: Target,
+        /// Also show each step's state, attempts, error, timing and owner, and PAUSE.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Run a handover from a TOML config (resumes an interrupted one first).
+    Run(running::RunArgs),
+    /// Finish an interrupted handover from its staged plan, skipping done steps.
+    Resume(Target),
+    /// Run a failed or interrupted step again (also a non-idempotent one), then continue.
+    Retry {
+        /// The step to run again.
+        step: String,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Give up an interrupted handover; its record and files are kept.
+    Abandon {
+        /// Why (kept in the record).
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Create the PAUSE file: nothing runs until `unpause`.
+    Pause {
+        /// Why (written into the PAUSE file).
+        #[arg(long)]
+        reason: Option<String>,
+        /// Pause every project: ~/.agent_handover/PAUSE.
+        #[arg(long)]
+        global: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Remove the PAUSE file.
+    Unpause {
+        /// Remove the global ~/.agent_handover/PAUSE instead.
+        #[arg(long)]
+        global: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// List past handovers, newest first.
+    History {
+        /// How many to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Write a commented handover.toml to start from.
+    Init(manage::InitArgs),
+    /// Walk through a handover, a crash and its recovery on a throwaway workspace.
+    Demo(demo::DemoArgs),
+}
+
+/// Parse the command line and run it; returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
+        }
+    };
+    let out = Output { json: cli.json };
+    let result = match cli.command {
+        Command::Check(target) => inspect::check(&target, out),
+        Command::Status { target, verbose } => inspect::status(&target, verbose, out),
+        Command::Run(args) => running::run(&args, out),
+        Command::Resume(target) => running::resume(&target, out),
+        Command::Retry { step, target } => running::retry(&target, &step, out),
+        Command::Abandon { reason, target } => manage::abandon(&target, reason.as_deref(), out),
+        Command::Pause { reason, global, target } => manage::pause(&target, global, reason.as_deref(), out),
+        Command::Unpause { global, target } => manage::unpause(&target, global, out),
+        Command::History { limit, target } => inspect::history(&target, limit, out),
+        Command::Init(args) => manage::init(&args, out),
+        Command::Demo(args) => demo::demo(&args),
+    };
+    ExitCode::from(match result {
+        Ok(code) => code,
+        Err(e) => out.fail(&e),
+    })
+}

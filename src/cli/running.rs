@@ -1,0 +1,124 @@
+//! Commands that execute steps: `run`, `resume`, `retry`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use agent_handover::{Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions, plan_from_config};
+use clap::Args;
+
+use super::Target;
+use super::exit;
+use super::inspect::status_name;
+use super::output::Output;
+
+/// Arguments of `run` (0.5.1's flags, plus note files).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The handover config (TOML).
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// Session note; overrides [note].session.
+    #[arg(long, conflicts_with = "note_file")]
+    note: Option<String>,
+    /// Read the session note from a file (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    note_file: Option<PathBuf>,
+    /// Current state; overrides [note].current_state (default: the session note).
+    #[arg(long, conflicts_with = "current_state_file")]
+    current_state: Option<String>,
+    /// Read the current state from a file (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    current_state_file: Option<PathBuf>,
+    /// Local only: do not push, whatever [backend].push says.
+    #[arg(long)]
+    no_push: bool,
+    /// Checkpoint file; overrides [handover].checkpoint.
+    #[arg(long, env = "AGENT_HANDOVER_CHECKPOINT", value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+}
+
+/// `run`: execute the handover the config describes.
+pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
+    let ws = Workspace::resolve(WorkspaceOptions {
+        config: Some(args.config.clone()),
+        checkpoint: args.checkpoint.clone(),
+        ..Default::default()
+    })?;
+    for w in &ws.warnings {
+        eprintln!("warning: {w}");
+    }
+    let overrides = RunOverrides {
+        note: text_arg(&args.note, &args.note_file)?,
+        current_state: text_arg(&args.current_state, &args.current_state_file)?,
+        no_push: args.no_push,
+    };
+    let request = plan_from_config(&ws, &overrides, chrono::Local::now().date_naive())?;
+    let report = Engine::new(ws).start(request)?;
+    out.emit(&report, || {
+        if let Some(prev) = &report.finished_previous {
+            println!(
+                "finished interrupted handover {}: {}",
+                prev.run_id.as_deref().unwrap_or("?"),
+                joined(&prev.executed)
+            );
+        }
+        println!("handover steps executed: {}", joined(&report.executed));
+    });
+    Ok(exit::OK)
+}
+
+/// `resume`: finish the interrupted handover.
+pub fn resume(target: &Target, out: Output) -> Result<u8> {
+    let report = Engine::new(target.workspace()?).resume()?;
+    out.emit(&report, || print_report("resumed", &report));
+    Ok(exit::OK)
+}
+
+/// `retry STEP`: run one failed or interrupted step again, then continue.
+pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
+    let report = Engine::new(target.workspace()?).retry(step)?;
+    out.emit(&report, || print_report("retried", &report));
+    Ok(exit::OK)
+}
+
+fn print_report(verb: &str, report: &RunReport) {
+    if report.executed.is_empty() && report.status != RunStatus::InProgress {
+        println!("nothing to resume (last handover: {})", status_name(report.status));
+    } else {
+        println!(
+            "{verb} handover {}: steps executed: {}",
+            report.run_id.as_deref().unwrap_or("?"),
+            joined(&report.executed)
+        );
+    }
+}
+
+fn joined(steps: &[String]) -> String {
+    if steps.is_empty() {
+        "(none)".into()
+    } else {
+        steps.join(", ")
+    }
+}
+
+/// A text given inline or as a file (`-` = stdin).
+fn text_arg(inline: &Option<String>, file: &Option<PathBuf>) -> Result<Option<String>> {
+    match (inline, file) {
+        (Some(text), _) => Ok(Some(text.clone())),
+        (None, Some(path)) if path == Path::new("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::io("read", "stdin", e))?;
+            Ok(Some(text))
+        }
+        (None, Some(path)) => agent_handover::fsx::read_text_bounded(
+            path,
+            agent_handover::memory::MAX_MEMORY_FILE_BYTES,
+            "a handover is a briefing, not a dump: write a shorter note",
+        )?
+        .map(Some)
+        .ok_or_else(|| Error::io("read", path, std::io::ErrorKind::NotFound.into())),
+        (None, None) => Ok(None),
+    }
+}

@@ -1,0 +1,112 @@
+//! A read-only view of a workspace's handover for display: the checkpoint
+//! with each step's effective state, whether PAUSE is on and who holds the
+//! run lock. `status`, `check --json` and the dashboard all show this.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::checkpoint::{Abandonment, Checkpoint, Owner, RunStatus, StepState};
+use super::lock::RunLock;
+use super::pause::{PauseInfo, active_pause};
+use crate::error::Result;
+use crate::workspace::Workspace;
+
+/// Everything worth showing about the current handover.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSnapshot {
+    /// The checkpoint file.
+    pub checkpoint: PathBuf,
+    /// 0.5.1's `check` code: 0 none, 1 resume needed, 2 completed.
+    pub resume_code: i32,
+    /// Run status.
+    pub status: RunStatus,
+    /// Run id (absent for 0.5.1 files).
+    pub run_id: Option<String>,
+    /// When the run started.
+    pub started_at: Option<String>,
+    /// When it completed.
+    pub finished_at: Option<String>,
+    /// Steps in plan order.
+    pub steps: Vec<StepView>,
+    /// Names of the steps not done.
+    pub pending: Vec<String>,
+    /// The active PAUSE file, if any.
+    pub paused: Option<PauseInfo>,
+    /// Who executes the run right now, if anyone.
+    pub lock_holder: Option<String>,
+    /// Who abandoned the run, when and why.
+    pub abandoned: Option<Abandonment>,
+}
+
+/// One step, for display.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepView {
+    /// Name.
+    pub name: String,
+    /// Kind (`session_note`, `command`, ...), unknown for 0.5.1 files.
+    pub kind: Option<&'static str>,
+    /// Whether an interrupted attempt is simply re-run.
+    pub idempotent: Option<bool>,
+    /// Effective state (`running` with a dead owner reads `interrupted`).
+    pub state: StepState,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// Error of the last failed attempt.
+    pub last_error: Option<String>,
+    /// Start of the last attempt.
+    pub started_at: Option<DateTime<Utc>>,
+    /// End of the last attempt.
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Duration of the last finished attempt.
+    pub duration_ms: Option<i64>,
+    /// Who ran the last attempt.
+    pub owner: Option<Owner>,
+    /// What it produced.
+    pub output: Option<String>,
+}
+
+impl RunSnapshot {
+    /// Build the view of a loaded checkpoint in `ws`.
+    pub fn of(ws: &Workspace, cp: &Checkpoint) -> Self {
+        let steps = cp
+            .step_records
+            .iter()
+            .map(|(name, r)| {
+                let spec = cp.plan.iter().find(|s| &s.name == name);
+                StepView {
+                    name: name.clone(),
+                    kind: spec.map(|s| s.action.kind()),
+                    idempotent: spec.map(|s| s.action.is_idempotent()),
+                    state: r.effective_state(),
+                    attempts: r.attempts,
+                    last_error: r.last_error.clone(),
+                    started_at: r.started_at,
+                    finished_at: r.finished_at,
+                    duration_ms: r.started_at.zip(r.finished_at).map(|(s, f)| (f - s).num_milliseconds()),
+                    owner: r.owner.clone(),
+                    output: r.output.clone(),
+                }
+            })
+            .collect();
+        RunSnapshot {
+            checkpoint: ws.checkpoint.clone(),
+            resume_code: cp.resume_code(),
+            status: cp.status,
+            run_id: cp.run_id.clone(),
+            started_at: cp.started_at.clone(),
+            finished_at: cp.finished_at.clone(),
+            steps,
+            pending: cp.pending_steps().into_iter().map(String::from).collect(),
+            paused: active_pause(&ws.pause_files()),
+            lock_holder: RunLock::holder(&ws.lock_file()),
+            abandoned: cp.abandoned.clone(),
+        }
+    }
+
+    /// Load the checkpoint of `ws` and build its view.
+    pub fn load(ws: &Workspace) -> Result<Self> {
+        Ok(Self::of(ws, &Checkpoint::load(&ws.checkpoint)?))
+    }
+}
