@@ -1,0 +1,488 @@
+//! The CLI contract, driving the real binary: 0.5.1's behaviours first, then
+//! ours (resume, retry, abandon, pause, history, init, --json, bad input).
+
+mod common;
+
+use common::{Project, config, header, json, stderr, stdout};
+
+const FAILING_LAYER2: &str = "memory/layer2";
+
+/// Make the current_state step fail: layer2 is a file, not a directory.
+fn block_layer2(p: &Project) {
+    std::fs::create_dir_all(p.path("memory")).unwrap();
+    std::fs::write(p.path(FAILING_LAYER2), "not a directory").unwrap();
+}
+
+fn unblock_layer2(p: &Project) {
+    std::fs::remove_file(p.path(FAILING_LAYER2)).unwrap();
+}
+
+// ---- agent-handover 0.5.1's behaviours ----
+
+#[test]
+fn fresh_workspace_checks_0_and_status_none() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stdout(&p.run(&["status"])), "status: none\n");
+}
+
+#[test]
+fn completed_run_writes_both_layers_and_checks_2() {
+    let p = Project::new(&config(""));
+    let o = p.handover("shipped the parser");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "handover steps executed: session_note, current_state, publish\n");
+    assert_eq!(p.check(), 2);
+    let notes = p.notes();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].0, format!("t-{}.md", chrono::Local::now().format("%Y-%m-%d")));
+    assert_eq!(notes[0].1, header(1) + "shipped the parser");
+    assert_eq!(p.current_state().unwrap(), header(2) + "shipped the parser");
+    assert_eq!(
+        stdout(&p.run(&["status"])),
+        "status: completed\n  [x] session_note\n  [x] current_state\n  [x] publish\n"
+    );
+}
+
+#[test]
+fn failing_step_stays_pending_and_rerun_skips_done_steps() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    let o = p.handover("note");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("step 'current_state' failed"), "{}", stderr(&o));
+
+    let check = p.run(&["check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(stderr(&check).contains("pending: current_state, publish"), "{}", stderr(&check));
+    assert_eq!(
+        stdout(&p.run(&["status"])),
+        "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n"
+    );
+
+    // Still failing: attempts are counted, the note is not written twice.
+    assert_eq!(p.handover("note").status.code(), Some(1));
+    let cp = p.checkpoint_json();
+    assert_eq!(cp["step_records"]["current_state"]["attempts"], 2);
+    assert_eq!(cp["step_records"]["session_note"]["attempts"], 1);
+
+    unblock_layer2(&p);
+    let o = p.handover("note");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "handover steps executed: current_state, publish\n");
+    assert_eq!(p.notes().len(), 1, "restart must keep progress, not redo the note");
+    assert_eq!(p.check(), 2);
+}
+
+#[test]
+fn pause_blocks_everything_and_nothing_is_written() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path("home/.agent_handover")).unwrap();
+    std::fs::write(p.path("home/.agent_handover/PAUSE"), "").unwrap();
+    let o = p.handover("note");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("automation paused"), "{}", stderr(&o));
+    assert!(!p.path("memory").exists());
+    assert!(!p.checkpoint_path().exists());
+    assert_eq!(p.run(&["resume"]).status.code(), Some(4));
+}
+
+#[test]
+fn configured_pause_file_with_tilde_is_honoured() {
+    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\npause_file = \"~/my-pause\""));
+    std::fs::write(p.path("home/my-pause"), "deploy freeze").unwrap();
+    let o = p.handover("note");
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stderr(&o).contains("deploy freeze"), "{}", stderr(&o));
+    // `pause`/`unpause` act on the configured file.
+    let o = p.run(&["unpause"]);
+    assert!(stdout(&o).contains("my-pause"), "{}", stdout(&o));
+    assert!(p.handover("note").status.success());
+}
+
+#[test]
+fn pause_between_steps_stops_the_run_and_it_stays_resumable() {
+    // The command step pulls the brake itself; the next step must not run.
+    let p = Project::new(&config(
+        "[[command]]\nname = \"brake\"\nargv = [\"sh\", \"-c\", \"touch .agent-handover/PAUSE\"]\nidempotent = true\n",
+    ));
+    let o = p.handover("note");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(p.check(), 1);
+    let cp = p.checkpoint_json();
+    assert_eq!(cp["step_records"]["brake"]["state"], "done");
+    assert_eq!(cp["step_records"]["publish"]["state"], "pending");
+    assert_eq!(p.run(&["resume"]).status.code(), Some(4));
+    assert!(p.run(&["unpause"]).status.success());
+    let o = p.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("steps executed: publish\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn pause_and_unpause_commands_toggle_the_project_file() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["pause", "--reason", "reviewing handoff"]);
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(p.path(".agent-handover/PAUSE")).unwrap();
+    assert!(text.starts_with("reviewing handoff\npaused by "), "{text}");
+    let o = p.run(&["status", "--verbose"]);
+    assert!(stdout(&o).contains("PAUSED:") && stdout(&o).contains("reviewing handoff"), "{}", stdout(&o));
+    assert_eq!(p.handover("x").status.code(), Some(4));
+    p.run(&["unpause"]);
+    assert!(!p.path(".agent-handover/PAUSE").exists());
+    assert!(p.handover("x").status.success());
+    // Global pause.
+    p.run(&["pause", "--global"]);
+    assert!(p.path("home/.agent_handover/PAUSE").exists());
+    let o = p.run(&["unpause"]);
+    assert!(stdout(&o).contains("still paused by"), "{}", stdout(&o));
+    p.run(&["unpause", "--global"]);
+    assert!(p.handover("y").status.success());
+}
+
+#[test]
+fn cli_note_overrides_config_note_and_current_state_flag() {
+    let p = Project::new(&config("[note]\nsession = \"from config\"\ncurrent_state = \"state from config\"\n"));
+    let o = p.run(&["run", "--config", "handover.toml", "--note", "from cli"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.notes()[0].1, header(1) + "from cli");
+    assert_eq!(p.current_state().unwrap(), header(2) + "state from config");
+    let o = p.run(&["run", "--config", "handover.toml", "--current-state", "state from cli"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.current_state().unwrap(), header(2) + "state from cli");
+}
+
+#[test]
+fn note_files_and_stdin() {
+    let p = Project::new(&config(""));
+    std::fs::write(p.path("note.md"), "## Goal\nfrom a file").unwrap();
+    let o = p
+        .cmd()
+        .args(["run", "--config", "handover.toml", "--note-file", "note.md", "--current-state-file", "-"])
+        .write_stdin("state from stdin")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.notes()[0].1, header(1) + "## Goal\nfrom a file");
+    assert_eq!(p.current_state().unwrap(), header(2) + "state from stdin");
+}
+
+#[test]
+fn missing_note_and_unknown_backend_are_config_errors() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["run", "--config", "handover.toml"]);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(stderr(&o).contains("no session note") && stderr(&o).contains("--note"), "{}", stderr(&o));
+
+    let p = Project::new("[backend]\ntype = \"s3\"\n[note]\nsession = \"x\"\n");
+    let o = p.run(&["run", "--config", "handover.toml"]);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(stderr(&o).contains("unknown backend type: \"s3\""), "{}", stderr(&o));
+    assert!(!p.checkpoint_path().exists());
+
+    let o = p.run(&["run", "--config", "nope.toml", "--note", "x"]);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(stderr(&o).contains("agent-handover init"), "{}", stderr(&o));
+}
+
+#[test]
+fn checkpoint_env_var_and_flag_precedence() {
+    let p = Project::new(&config(""));
+    let o = p.cmd().args(["run", "--config", "handover.toml", "--note", "x"]).env("AGENT_HANDOVER_CHECKPOINT", "env.json").output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(p.path("env.json").exists() && !p.checkpoint_path().exists());
+    let code = |args: &[&str], env: Option<&str>| {
+        let mut c = p.cmd();
+        c.args(args);
+        if let Some(e) = env {
+            c.env("AGENT_HANDOVER_CHECKPOINT", e);
+        }
+        c.output().unwrap().status.code().unwrap()
+    };
+    assert_eq!(code(&["check"], Some("env.json")), 2);
+    assert_eq!(code(&["check"], None), 0);
+    assert_eq!(code(&["check", "--checkpoint", "other.json"], Some("env.json")), 0, "--checkpoint beats the env var");
+    assert_eq!(code(&["check", "--checkpoint", "env.json"], None), 2);
+}
+
+// ---- bad input never destroys data ----
+
+#[test]
+fn corrupt_checkpoint_exits_3_names_the_file_and_is_never_overwritten() {
+    for (what, bytes) in [
+        ("truncated", br#"{"status": "in_progr"#.to_vec()),
+        ("future", br#"{"status": "in_progress", "steps": {}, "schema_version": 7}"#.to_vec()),
+        ("non-utf8", vec![b'{', 0xff, 0xfe, b'}']),
+        ("wrong shape", br#"{"status": 12}"#.to_vec()),
+    ] {
+        let p = Project::new(&config(""));
+        std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+        std::fs::write(p.checkpoint_path(), &bytes).unwrap();
+        let o = p.run(&["check"]);
+        assert_eq!(o.status.code(), Some(3), "{what}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(".agent-handover/checkpoint.json") && err.contains("fix:"), "{what}: {err}");
+        for args in [&["run", "--config", "handover.toml", "--note", "x"][..], &["resume"], &["abandon"], &["status"]] {
+            assert_eq!(p.run(args).status.code(), Some(3), "{what}: {args:?}");
+        }
+        assert_eq!(std::fs::read(p.checkpoint_path()).unwrap(), bytes, "{what}: file was modified");
+        assert!(!p.path("memory").exists(), "{what}: a step ran");
+        let o = p.run(&["check", "--json"]);
+        assert_eq!(json(&o)["exit_code"], 3);
+    }
+}
+
+#[test]
+fn oversized_checkpoint_is_refused() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+    let big = format!("{{\"status\":\"none\",\"pad\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));
+    std::fs::write(p.checkpoint_path(), &big).unwrap();
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("limit"), "{}", stderr(&o));
+}
+
+#[test]
+fn escaping_tag_and_symlinked_memory_are_refused() {
+    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"../../etc\""));
+    let o = p.handover("x");
+    assert_eq!(o.status.code(), Some(78), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tag"), "{}", stderr(&o));
+
+    let p = Project::new(&config(""));
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.path("memory")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), p.path("memory/layer2")).unwrap();
+    let o = p.handover("x");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("resolves outside"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+// ---- our additions ----
+
+#[test]
+fn second_handover_same_day_keeps_both_notes_and_state_history() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("morning").status.success());
+    assert!(p.handover("evening").status.success());
+    let notes = p.notes();
+    assert_eq!(notes.len(), 2);
+    assert!(notes.iter().any(|(_, c)| c.ends_with("morning")));
+    assert!(notes.iter().any(|(_, c)| c.ends_with("evening")));
+    let history: Vec<_> = common::read_dir_sorted(&p.path(".agent-handover/history/current-state"));
+    assert_eq!(history.len(), 2);
+    assert!(std::fs::read_to_string(&history[0]).unwrap().ends_with("morning"));
+}
+
+#[test]
+fn different_note_while_interrupted_finishes_the_old_run_first() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    assert_eq!(p.handover("first").status.code(), Some(1));
+    unblock_layer2(&p);
+    let o = p.handover("second");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("finished interrupted handover "), "{out}");
+    assert!(out.ends_with(": current_state, publish\nhandover steps executed: session_note, current_state, publish\n"), "{out}");
+    assert_eq!(p.notes().len(), 2);
+    assert_eq!(p.current_state().unwrap(), header(2) + "second");
+}
+
+#[test]
+fn resume_finishes_from_the_staged_plan_without_the_config() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    p.handover("staged note");
+    unblock_layer2(&p);
+    std::fs::remove_file(p.path("handover.toml")).unwrap();
+    let o = p.run(&["resume", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = json(&o);
+    assert_eq!(report["executed"], serde_json::json!(["current_state", "publish"]));
+    assert_eq!(report["status"], "completed");
+    assert_eq!(p.current_state().unwrap(), header(2) + "staged note");
+    let o = p.run(&["resume"]);
+    assert_eq!(stdout(&o), "nothing to resume (last handover: completed)\n");
+}
+
+#[test]
+fn interrupted_non_idempotent_step_waits_for_a_human() {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"deploy\"\nargv = [\"sh\", \"-c\", \"echo ran >> deploy.log; sleep ${SLOW:-0}\"]\n",
+    ));
+    let mut child = p.std_cmd().args(["run", "--config", "handover.toml", "--note", "n"]).env("SLOW", "30").spawn().unwrap();
+    wait_until(|| p.path("deploy.log").exists());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(p.check(), 1);
+    let status = stdout(&p.run(&["status", "--verbose"]));
+    assert!(status.contains("deploy") && status.contains("interrupted"), "{status}");
+
+    let o = p.run(&["resume"]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(stderr(&o).contains("agent-handover retry deploy"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(p.path("deploy.log")).unwrap(), "ran\n", "must not re-run blindly");
+
+    let o = p.run(&["retry", "deploy"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("steps executed: deploy, publish\n"), "{}", stdout(&o));
+    assert_eq!(std::fs::read_to_string(p.path("deploy.log")).unwrap(), "ran\nran\n");
+    assert_eq!(p.check(), 2);
+    let o = p.run(&["retry", "deploy"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn retry_of_unknown_or_done_step_is_refused() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    p.handover("n");
+    let o = p.run(&["retry", "nope"]);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(stderr(&o).contains("steps: session_note, current_state, publish"), "{}", stderr(&o));
+    let o = p.run(&["retry", "session_note"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("already done"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_second_executor_is_told_who_runs_the_handover() {
+    let p = Project::new(&config("[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"touch started; sleep 3\"]\nidempotent = true\n"));
+    let mut child = p.std_cmd().args(["run", "--config", "handover.toml", "--note", "n"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    wait_until(|| p.path("started").exists());
+    for args in [&["resume"][..], &["run", "--config", "handover.toml", "--note", "n"], &["abandon"]] {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("being executed by pid {}", child.id())), "{}", stderr(&o));
+    }
+    let status = stdout(&p.run(&["status", "--verbose"]));
+    assert!(status.contains("slow") && status.contains("running"), "{status}");
+    assert!(child.wait().unwrap().success());
+    assert_eq!(p.check(), 2);
+}
+
+#[test]
+fn abandon_keeps_the_record_and_the_files() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    p.handover("given up");
+    let o = p.run(&["abandon", "--reason", "superseded by a new plan"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("not done: current_state, publish"), "{}", stdout(&o));
+    assert_eq!(p.check(), 0);
+    assert_eq!(
+        stdout(&p.run(&["status"])),
+        "status: abandoned\n  [x] session_note\n  [ ] current_state\n  [ ] publish\n"
+    );
+    let cp = p.checkpoint_json();
+    assert_eq!(cp["abandoned"]["reason"], "superseded by a new plan");
+    assert!(cp["abandoned"]["by"].as_str().unwrap().contains("pid"));
+    assert_eq!(p.notes().len(), 1, "abandon deletes nothing");
+    let history = stdout(&p.run(&["history"]));
+    assert!(history.contains("abandoned") && history.contains("superseded by a new plan"), "{history}");
+    assert_eq!(p.run(&["abandon"]).status.code(), Some(1), "nothing left to abandon");
+    unblock_layer2(&p);
+    assert!(p.handover("fresh start").status.success());
+    assert_eq!(stdout(&p.run(&["history"])).lines().count(), 2);
+}
+
+#[test]
+fn history_lists_runs_newest_first_with_json() {
+    let p = Project::new(&config(""));
+    assert_eq!(stdout(&p.run(&["history"])), "no handovers yet\n");
+    for n in ["one", "two", "three"] {
+        assert!(p.handover(n).status.success());
+    }
+    let runs = json(&p.run(&["history", "--json"]));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let ids: Vec<&str> = runs.iter().map(|r| r["run_id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(ids, sorted);
+    assert!(runs.iter().all(|r| r["status"] == "completed" && r["steps_done"] == 3));
+    assert_eq!(json(&p.run(&["history", "--json", "--limit", "1"])).as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn json_output_for_every_command() {
+    let p = Project::new(&config(""));
+    let check = json(&p.run(&["check", "--json"]));
+    assert_eq!(check["code"], 0);
+    let run = json(&p.run(&["--json", "run", "--config", "handover.toml", "--note", "n"]));
+    assert_eq!(run["executed"], serde_json::json!(["session_note", "current_state", "publish"]));
+    let status = json(&p.run(&["status", "--json"]));
+    assert_eq!(status["status"], "completed");
+    assert_eq!(status["steps"][0]["kind"], "session_note");
+    assert_eq!(status["steps"][0]["state"], "done");
+    assert!(status["steps"][0]["duration_ms"].is_number());
+    assert_eq!(json(&p.run(&["check", "--json"]))["code"], 2);
+    assert_eq!(json(&p.run(&["pause", "--json"]))["paused"], true);
+    assert!(json(&p.run(&["unpause", "--json"]))["removed"].is_string());
+    assert_eq!(json(&p.run(&["resume", "--json"]))["executed"], serde_json::json!([]));
+    let err = p.run(&["abandon", "--json"]);
+    assert_eq!(json(&err)["kind"], "no_such_run");
+}
+
+#[test]
+fn init_writes_a_working_config_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Project { dir };
+    std::fs::create_dir(p.path("home")).unwrap();
+    let o = p.run(&["init", "--tag", "codex"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(p.path("handover.toml")).unwrap();
+    assert!(written.contains("tag = \"codex\""));
+    let o = p.run(&["init"]);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(stderr(&o).contains("never overwrites"));
+    assert_eq!(std::fs::read_to_string(p.path("handover.toml")).unwrap(), written);
+    let o = p.handover("first session");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(p.notes()[0].0.starts_with("codex-"));
+}
+
+#[test]
+fn usage_errors_exit_64_and_help_documents_exit_codes() {
+    let p = Project::new(&config(""));
+    assert_eq!(p.run(&["frobnicate"]).status.code(), Some(64));
+    assert_eq!(p.run(&["run"]).status.code(), Some(64), "--config is required");
+    let help = p.run(&["--help"]);
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("Exit codes:") && stdout(&help).contains("busy"), "{}", stdout(&help));
+}
+
+#[test]
+fn unknown_config_keys_warn() {
+    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\nmemroy_dir = \"x\""));
+    let o = p.handover("n");
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("unknown config key `handover.memroy_dir`"), "{}", stderr(&o));
+}
+
+#[test]
+fn demo_runs_the_whole_story() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("demo");
+    let o = assert_cmd::Command::cargo_bin("agent-handover").unwrap().args(["demo", "--dir"]).arg(&ws).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("agent-handover check -> exit 1"), "{out}");
+    assert!(out.contains("resume refused: automation paused"), "{out}");
+    assert!(out.contains("resumed; steps executed: tests, publish"), "{out}");
+    assert!(out.contains("agent-handover check -> exit 2"), "{out}");
+}
+
+fn wait_until(cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !cond() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
