@@ -113,6 +113,28 @@ fn refuse_symlink(path: &Path) -> Result<()> {
     }
 }
 
+/// Remove temp files that a crashed writer left in `dir` (our `.<name>.XXXXXX.tmp`
+/// pattern), if at least `min_age` old. Only call this on a directory whose
+/// writers are excluded (e.g. under the run lock); returns how many were removed.
+pub fn remove_orphan_temps(dir: &Path, min_age: std::time::Duration) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let now = std::time::SystemTime::now();
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with('.') && name.ends_with(".tmp")
+        })
+        .filter(|e| {
+            e.metadata().is_ok_and(|m| {
+                m.is_file() && m.modified().is_ok_and(|t| now.duration_since(t).unwrap_or_default() >= min_age)
+            })
+        })
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 /// Read a UTF-8 text file of at most `limit` bytes; `Ok(None)` if it does not exist.
 ///
 /// `fix` tells the user what to do when the file is too large.
@@ -246,6 +268,19 @@ mod tests {
         assert!(!create_new(&path, b"second").unwrap());
         assert_eq!(fs::read_to_string(&path).unwrap(), "first");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn orphan_temps_are_swept_but_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [".note.md.Ab12Cd.tmp", "note.md", ".hidden", "checkpoint.tmp"] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        assert_eq!(remove_orphan_temps(dir.path(), std::time::Duration::from_secs(3600)), 0);
+        assert_eq!(remove_orphan_temps(dir.path(), std::time::Duration::ZERO), 1);
+        let mut left: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        left.sort();
+        assert_eq!(left, [".hidden", "checkpoint.tmp", "note.md"]);
     }
 
     #[test]

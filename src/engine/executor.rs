@@ -291,8 +291,32 @@ impl Engine {
         Ok(staged.inputs)
     }
 
+    /// Sweep temp files left by a crashed writer from the directories this
+    /// run writes. Only lock holders write there, so any temp file is an
+    /// orphan (the state dir also gets PAUSE writes, so only old ones go).
+    fn sweep_orphans(&self, plan: &[StepSpec]) {
+        let mut dirs = vec![self.ws.runs_dir(), self.ws.state_history_dir()];
+        for spec in plan {
+            match &spec.action {
+                StepAction::SessionNote { memory_dir, date, .. } => {
+                    dirs.push(MemoryLayout { root: memory_dir.clone() }.layer1_month_dir(*date));
+                }
+                StepAction::CurrentState { memory_dir, .. } => {
+                    let layout = MemoryLayout { root: memory_dir.clone() };
+                    dirs.extend(layout.current_state().parent().map(Into::into));
+                }
+                _ => {}
+            }
+        }
+        for dir in dirs {
+            fsx::remove_orphan_temps(&dir, Duration::ZERO);
+        }
+        fsx::remove_orphan_temps(self.ws.state_dir(), Duration::from_secs(60));
+    }
+
     /// Execute every step that is not done, in plan order.
     fn execute(&mut self, mut cp: Checkpoint, inputs: &Inputs, retry: Option<&str>) -> Result<RunReport> {
+        self.sweep_orphans(&cp.plan);
         let run_id = cp.run_id.clone().unwrap_or_default();
         let mut executed = Vec::new();
         let plan = cp.plan.clone();

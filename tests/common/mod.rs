@@ -72,17 +72,36 @@ impl Project {
         self.run(&["check"]).status.code().unwrap()
     }
 
-    /// Every layer-1 note's content, sorted by file name.
+    /// Every layer-1 note's content, sorted by file name (dotfiles are not notes).
     pub fn notes(&self) -> Vec<(String, String)> {
         let mut notes = Vec::new();
         let root = self.path("memory/layer1");
         for month in read_dir_sorted(&root) {
             for f in read_dir_sorted(&month) {
                 let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                if name.starts_with('.') {
+                    continue;
+                }
                 notes.push((name, std::fs::read_to_string(&f).unwrap()));
             }
         }
         notes
+    }
+
+    /// Hidden temp files anywhere under `memory/`.
+    pub fn memory_litter(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut stack = vec![self.path("memory")];
+        while let Some(d) = stack.pop() {
+            for e in read_dir_sorted(&d) {
+                if e.is_dir() {
+                    stack.push(e);
+                } else if e.file_name().unwrap().to_string_lossy().starts_with('.') {
+                    found.push(e);
+                }
+            }
+        }
+        found
     }
 
     pub fn current_state(&self) -> Option<String> {
