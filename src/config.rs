@@ -93,13 +93,17 @@ impl Config {
     /// Read and parse a config file; returns the config and warnings about
     /// keys that were ignored.
     pub fn load(path: &Path) -> Result<(Config, Vec<String>)> {
-        let text = fsx::read_text_bounded(path, MAX_CONFIG_BYTES, "a handover config is small; check the path")?
-            .ok_or_else(|| {
-                Error::config(
-                    Some(path),
-                    "no such file\n  fix: create one with `agent-handover init`",
-                )
-            })?;
+        let text = fsx::read_text_bounded(
+            path,
+            MAX_CONFIG_BYTES,
+            "a handover config is small; check the path",
+        )?
+        .ok_or_else(|| {
+            Error::config(
+                Some(path),
+                "no such file\n  fix: create one with `agent-handover init`",
+            )
+        })?;
         Self::parse(&text, Some(path))
     }
 
@@ -158,12 +162,16 @@ mod tests {
     #[test]
     fn unknown_keys_are_warnings_not_errors() {
         let (_, warnings) = Config::parse("[handover]\nmemroy_dir = \"x\"\n", None).unwrap();
-        assert_eq!(warnings, ["unknown config key `handover.memroy_dir` ignored"]);
+        assert_eq!(
+            warnings,
+            ["unknown config key `handover.memroy_dir` ignored"]
+        );
     }
 
     #[test]
     fn wrong_types_are_errors_naming_the_key() {
-        let err = Config::parse("[backend]\npush = \"yes\"\n", Some(Path::new("h.toml"))).unwrap_err();
+        let err =
+            Config::parse("[backend]\npush = \"yes\"\n", Some(Path::new("h.toml"))).unwrap_err();
         let msg = err.to_string();
         assert!(msg.starts_with("h.toml:") && msg.contains("push"), "{msg}");
     }
@@ -171,9 +179,15 @@ mod tests {
     #[test]
     fn tilde_expands_only_at_the_start() {
         let home = Path::new("/home/u");
-        assert_eq!(expand_tilde("~/.x/PAUSE", Some(home)), PathBuf::from("/home/u/.x/PAUSE"));
+        assert_eq!(
+            expand_tilde("~/.x/PAUSE", Some(home)),
+            PathBuf::from("/home/u/.x/PAUSE")
+        );
         assert_eq!(expand_tilde("~", Some(home)), PathBuf::from("/home/u"));
         assert_eq!(expand_tilde("a/~/b", Some(home)), PathBuf::from("a/~/b"));
-        assert_eq!(expand_tilde("~other/x", Some(home)), PathBuf::from("~other/x"));
+        assert_eq!(
+            expand_tilde("~other/x", Some(home)),
+            PathBuf::from("~other/x")
+        );
     }
 }

@@ -104,7 +104,9 @@ pub enum Error {
         reason: Option<String>,
     },
     /// Another process holds the run lock.
-    #[error("the handover is being executed by {holder}\n  fix: wait for it to finish (agent-handover status shows progress)")]
+    #[error(
+        "the handover is being executed by {holder}\n  fix: wait for it to finish (agent-handover status shows progress)"
+    )]
     Busy {
         /// Who holds the lock, e.g. "pid 42 on host since 2026-11-21T10:00:00Z".
         holder: String,

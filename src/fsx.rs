@@ -67,7 +67,8 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
         .tempfile_in(dir)
         .map_err(|e| Error::io("create temp file in", dir, e))?;
     if fs::metadata(path).is_ok() {
-        fs::set_permissions(tmp.path(), mode).map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
+        fs::set_permissions(tmp.path(), mode)
+            .map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
     }
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
@@ -117,7 +118,9 @@ fn refuse_symlink(path: &Path) -> Result<()> {
 /// pattern), if at least `min_age` old. Only call this on a directory whose
 /// writers are excluded (e.g. under the run lock); returns how many were removed.
 pub fn remove_orphan_temps(dir: &Path, min_age: std::time::Duration) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
     let now = std::time::SystemTime::now();
     entries
         .filter_map(|e| e.ok())
@@ -128,7 +131,9 @@ pub fn remove_orphan_temps(dir: &Path, min_age: std::time::Duration) -> usize {
         })
         .filter(|e| {
             e.metadata().is_ok_and(|m| {
-                m.is_file() && m.modified().is_ok_and(|t| now.duration_since(t).unwrap_or_default() >= min_age)
+                m.is_file()
+                    && m.modified()
+                        .is_ok_and(|t| now.duration_since(t).unwrap_or_default() >= min_age)
             })
         })
         .filter(|e| fs::remove_file(e.path()).is_ok())
@@ -144,7 +149,10 @@ pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<O
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("open", path, e)),
     };
-    let size = file.metadata().map_err(|e| Error::io("stat", path, e))?.len();
+    let size = file
+        .metadata()
+        .map_err(|e| Error::io("stat", path, e))?
+        .len();
     if size > limit {
         return Err(Error::TooLarge {
             path: path.into(),
@@ -157,11 +165,13 @@ pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<O
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
-    String::from_utf8(bytes).map(Some).map_err(|e| Error::Corrupt {
-        path: path.into(),
-        detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-        fix: "re-save it as UTF-8, or move it aside; agent-handover left it untouched".into(),
-    })
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| Error::Corrupt {
+            path: path.into(),
+            detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            fix: "re-save it as UTF-8, or move it aside; agent-handover left it untouched".into(),
+        })
 }
 
 /// Check that `name` is safe to use as one path component: no separators,
@@ -246,7 +256,10 @@ mod tests {
         assert_ne!(mode, 0o600, "new files must not be private-only");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&path, b"2").unwrap();
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 
     #[test]
@@ -256,7 +269,10 @@ mod tests {
         fs::write(&target, "keep").unwrap();
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        assert!(matches!(write_atomic(&link, b"x"), Err(Error::Symlink { .. })));
+        assert!(matches!(
+            write_atomic(&link, b"x"),
+            Err(Error::Symlink { .. })
+        ));
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
     }
 
@@ -273,12 +289,26 @@ mod tests {
     #[test]
     fn orphan_temps_are_swept_but_nothing_else() {
         let dir = tempfile::tempdir().unwrap();
-        for name in [".note.md.Ab12Cd.tmp", "note.md", ".hidden", "checkpoint.tmp"] {
+        for name in [
+            ".note.md.Ab12Cd.tmp",
+            "note.md",
+            ".hidden",
+            "checkpoint.tmp",
+        ] {
             fs::write(dir.path().join(name), "x").unwrap();
         }
-        assert_eq!(remove_orphan_temps(dir.path(), std::time::Duration::from_secs(3600)), 0);
-        assert_eq!(remove_orphan_temps(dir.path(), std::time::Duration::ZERO), 1);
-        let mut left: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(
+            remove_orphan_temps(dir.path(), std::time::Duration::from_secs(3600)),
+            0
+        );
+        assert_eq!(
+            remove_orphan_temps(dir.path(), std::time::Duration::ZERO),
+            1
+        );
+        let mut left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         left.sort();
         assert_eq!(left, [".hidden", "checkpoint.tmp", "note.md"]);
     }
@@ -300,7 +330,9 @@ mod tests {
 
     #[test]
     fn check_name_rejects_escapes() {
-        for bad in ["", "..", "../x", "a/b", "a\\b", ".hidden", "-flag", "a\nb", "x\0"] {
+        for bad in [
+            "", "..", "../x", "a/b", "a\\b", ".hidden", "-flag", "a\nb", "x\0",
+        ] {
             assert!(check_name("tag", bad).is_err(), "{bad:?} accepted");
         }
         for good in ["codex", "team-a_1", "my tag", "v1.2"] {
@@ -329,6 +361,9 @@ mod tests {
             absolutize(Path::new("/p"), Path::new("./a/b")),
             PathBuf::from("/p/a/b")
         );
-        assert_eq!(absolutize(Path::new("/p"), Path::new("/x")), PathBuf::from("/x"));
+        assert_eq!(
+            absolutize(Path::new("/p"), Path::new("/x")),
+            PathBuf::from("/x")
+        );
     }
 }

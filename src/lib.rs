@@ -25,8 +25,8 @@ pub mod memory;
 pub mod workspace;
 
 pub use engine::{
-    Checkpoint, Engine, Inputs, RunOverrides, RunReport, RunRequest, RunStatus, StepAction, StepContext, StepRecord,
-    StepSpec, StepState, plan_from_config,
+    Checkpoint, Engine, Inputs, RunOverrides, RunReport, RunRequest, RunStatus, StepAction,
+    StepContext, StepRecord, StepSpec, StepState, plan_from_config,
 };
 pub use error::{Error, Result};
 pub use memory::MemoryStore;

@@ -66,7 +66,9 @@ impl Workspace {
             None => std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e))?,
         };
         let root = fsx::absolutize(Path::new("/"), &cwd);
-        let home = opts.home.or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let home = opts
+            .home
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
         let config_path = match opts.config {
             Some(p) => Some(fsx::absolutize(&root, &p)),
             None => Some(root.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
@@ -81,7 +83,10 @@ impl Workspace {
             .or_else(|| h.checkpoint.as_ref().map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CHECKPOINT));
         let checkpoint = fsx::absolutize(&root, &checkpoint);
-        let memory_root = fsx::absolutize(&root, Path::new(h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR)));
+        let memory_root = fsx::absolutize(
+            &root,
+            Path::new(h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR)),
+        );
         let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
         let state_dir = checkpoint.parent().unwrap_or(&root).to_path_buf();
         let project_pause_file = match &h.pause_file {
@@ -154,7 +159,9 @@ pub struct MemoryLayout {
 impl MemoryLayout {
     /// `layer1/YYYY-MM/`, the month folder of session notes.
     pub fn layer1_month_dir(&self, date: NaiveDate) -> PathBuf {
-        self.root.join("layer1").join(date.format("%Y-%m").to_string())
+        self.root
+            .join("layer1")
+            .join(date.format("%Y-%m").to_string())
     }
 
     /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.
@@ -175,7 +182,9 @@ impl MemoryLayout {
 
     /// `layer3/YYYY-MM-<tag>-archive.md`.
     pub fn layer3_archive(&self, month: &str, tag: &str) -> PathBuf {
-        self.root.join("layer3").join(format!("{month}-{tag}-archive.md"))
+        self.root
+            .join("layer3")
+            .join(format!("{month}-{tag}-archive.md"))
     }
 }
 
@@ -195,13 +204,22 @@ mod tests {
     fn defaults_without_config() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::resolve(opts(dir.path())).unwrap();
-        assert_eq!(ws.checkpoint, dir.path().join(".agent-handover/checkpoint.json"));
+        assert_eq!(
+            ws.checkpoint,
+            dir.path().join(".agent-handover/checkpoint.json")
+        );
         assert_eq!(ws.lock_file(), dir.path().join(".agent-handover/run.lock"));
-        assert_eq!(ws.memory.current_state(), dir.path().join("memory/layer2/current-state.md"));
+        assert_eq!(
+            ws.memory.current_state(),
+            dir.path().join("memory/layer2/current-state.md")
+        );
         assert_eq!(ws.tag, "general");
         assert_eq!(
             ws.pause_files(),
-            [dir.path().join(".agent-handover/PAUSE"), dir.path().join("home/.agent_handover/PAUSE")]
+            [
+                dir.path().join(".agent-handover/PAUSE"),
+                dir.path().join("home/.agent_handover/PAUSE")
+            ]
         );
     }
 
@@ -229,8 +247,17 @@ mod tests {
     fn layer_paths_match_0_5_1() {
         let m = MemoryLayout { root: "/m".into() };
         let d = NaiveDate::from_ymd_opt(2026, 3, 9).unwrap();
-        assert_eq!(m.layer1_note("codex", d, 1), PathBuf::from("/m/layer1/2026-03/codex-2026-03-09.md"));
-        assert_eq!(m.layer1_note("codex", d, 3), PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md"));
-        assert_eq!(m.layer3_archive("2026-03", "codex"), PathBuf::from("/m/layer3/2026-03-codex-archive.md"));
+        assert_eq!(
+            m.layer1_note("codex", d, 1),
+            PathBuf::from("/m/layer1/2026-03/codex-2026-03-09.md")
+        );
+        assert_eq!(
+            m.layer1_note("codex", d, 3),
+            PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md")
+        );
+        assert_eq!(
+            m.layer3_archive("2026-03", "codex"),
+            PathBuf::from("/m/layer3/2026-03-codex-archive.md")
+        );
     }
 }

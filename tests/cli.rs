@@ -33,11 +33,17 @@ fn completed_run_writes_both_layers_and_checks_2() {
     let p = Project::new(&config(""));
     let o = p.handover("shipped the parser");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "handover steps executed: session_note, current_state, publish\n");
+    assert_eq!(
+        stdout(&o),
+        "handover steps executed: session_note, current_state, publish\n"
+    );
     assert_eq!(p.check(), 2);
     let notes = p.notes();
     assert_eq!(notes.len(), 1);
-    assert_eq!(notes[0].0, format!("t-{}.md", chrono::Local::now().format("%Y-%m-%d")));
+    assert_eq!(
+        notes[0].0,
+        format!("t-{}.md", chrono::Local::now().format("%Y-%m-%d"))
+    );
     assert_eq!(notes[0].1, header(1) + "shipped the parser");
     assert_eq!(p.current_state().unwrap(), header(2) + "shipped the parser");
     assert_eq!(
@@ -52,11 +58,19 @@ fn failing_step_stays_pending_and_rerun_skips_done_steps() {
     block_layer2(&p);
     let o = p.handover("note");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("step 'current_state' failed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("step 'current_state' failed"),
+        "{}",
+        stderr(&o)
+    );
 
     let check = p.run(&["check"]);
     assert_eq!(check.status.code(), Some(1));
-    assert!(stderr(&check).contains("pending: current_state, publish"), "{}", stderr(&check));
+    assert!(
+        stderr(&check).contains("pending: current_state, publish"),
+        "{}",
+        stderr(&check)
+    );
     assert_eq!(
         stdout(&p.run(&["status"])),
         "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n"
@@ -71,8 +85,15 @@ fn failing_step_stays_pending_and_rerun_skips_done_steps() {
     unblock_layer2(&p);
     let o = p.handover("note");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "handover steps executed: current_state, publish\n");
-    assert_eq!(p.notes().len(), 1, "restart must keep progress, not redo the note");
+    assert_eq!(
+        stdout(&o),
+        "handover steps executed: current_state, publish\n"
+    );
+    assert_eq!(
+        p.notes().len(),
+        1,
+        "restart must keep progress, not redo the note"
+    );
     assert_eq!(p.check(), 2);
 }
 
@@ -91,7 +112,9 @@ fn pause_blocks_everything_and_nothing_is_written() {
 
 #[test]
 fn configured_pause_file_with_tilde_is_honoured() {
-    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\npause_file = \"~/my-pause\""));
+    let p = Project::new(
+        &config("").replace("tag = \"t\"", "tag = \"t\"\npause_file = \"~/my-pause\""),
+    );
     std::fs::write(p.path("home/my-pause"), "deploy freeze").unwrap();
     let o = p.handover("note");
     assert_eq!(o.status.code(), Some(4));
@@ -118,7 +141,11 @@ fn pause_between_steps_stops_the_run_and_it_stays_resumable() {
     assert!(p.run(&["unpause"]).status.success());
     let o = p.run(&["resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).ends_with("steps executed: publish\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).ends_with("steps executed: publish\n"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -129,7 +156,11 @@ fn pause_and_unpause_commands_toggle_the_project_file() {
     let text = std::fs::read_to_string(p.path(".agent-handover/PAUSE")).unwrap();
     assert!(text.starts_with("reviewing handoff\npaused by "), "{text}");
     let o = p.run(&["status", "--verbose"]);
-    assert!(stdout(&o).contains("PAUSED:") && stdout(&o).contains("reviewing handoff"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("PAUSED:") && stdout(&o).contains("reviewing handoff"),
+        "{}",
+        stdout(&o)
+    );
     assert_eq!(p.handover("x").status.code(), Some(4));
     p.run(&["unpause"]);
     assert!(!p.path(".agent-handover/PAUSE").exists());
@@ -145,12 +176,20 @@ fn pause_and_unpause_commands_toggle_the_project_file() {
 
 #[test]
 fn cli_note_overrides_config_note_and_current_state_flag() {
-    let p = Project::new(&config("[note]\nsession = \"from config\"\ncurrent_state = \"state from config\"\n"));
+    let p = Project::new(&config(
+        "[note]\nsession = \"from config\"\ncurrent_state = \"state from config\"\n",
+    ));
     let o = p.run(&["run", "--config", "handover.toml", "--note", "from cli"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(p.notes()[0].1, header(1) + "from cli");
     assert_eq!(p.current_state().unwrap(), header(2) + "state from config");
-    let o = p.run(&["run", "--config", "handover.toml", "--current-state", "state from cli"]);
+    let o = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--current-state",
+        "state from cli",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(p.current_state().unwrap(), header(2) + "state from cli");
 }
@@ -161,7 +200,15 @@ fn note_files_and_stdin() {
     std::fs::write(p.path("note.md"), "## Goal\nfrom a file").unwrap();
     let o = p
         .cmd()
-        .args(["run", "--config", "handover.toml", "--note-file", "note.md", "--current-state-file", "-"])
+        .args([
+            "run",
+            "--config",
+            "handover.toml",
+            "--note-file",
+            "note.md",
+            "--current-state-file",
+            "-",
+        ])
         .write_stdin("state from stdin")
         .output()
         .unwrap();
@@ -175,12 +222,20 @@ fn missing_note_and_unknown_backend_are_config_errors() {
     let p = Project::new(&config(""));
     let o = p.run(&["run", "--config", "handover.toml"]);
     assert_eq!(o.status.code(), Some(78));
-    assert!(stderr(&o).contains("no session note") && stderr(&o).contains("--note"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no session note") && stderr(&o).contains("--note"),
+        "{}",
+        stderr(&o)
+    );
 
     let p = Project::new("[backend]\ntype = \"s3\"\n[note]\nsession = \"x\"\n");
     let o = p.run(&["run", "--config", "handover.toml"]);
     assert_eq!(o.status.code(), Some(78));
-    assert!(stderr(&o).contains("unknown backend type: \"s3\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown backend type: \"s3\""),
+        "{}",
+        stderr(&o)
+    );
     assert!(!p.checkpoint_path().exists());
 
     let o = p.run(&["run", "--config", "nope.toml", "--note", "x"]);
@@ -191,7 +246,12 @@ fn missing_note_and_unknown_backend_are_config_errors() {
 #[test]
 fn checkpoint_env_var_and_flag_precedence() {
     let p = Project::new(&config(""));
-    let o = p.cmd().args(["run", "--config", "handover.toml", "--note", "x"]).env("AGENT_HANDOVER_CHECKPOINT", "env.json").output().unwrap();
+    let o = p
+        .cmd()
+        .args(["run", "--config", "handover.toml", "--note", "x"])
+        .env("AGENT_HANDOVER_CHECKPOINT", "env.json")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(p.path("env.json").exists() && !p.checkpoint_path().exists());
     let code = |args: &[&str], env: Option<&str>| {
@@ -204,7 +264,11 @@ fn checkpoint_env_var_and_flag_precedence() {
     };
     assert_eq!(code(&["check"], Some("env.json")), 2);
     assert_eq!(code(&["check"], None), 0);
-    assert_eq!(code(&["check", "--checkpoint", "other.json"], Some("env.json")), 0, "--checkpoint beats the env var");
+    assert_eq!(
+        code(&["check", "--checkpoint", "other.json"], Some("env.json")),
+        0,
+        "--checkpoint beats the env var"
+    );
     assert_eq!(code(&["check", "--checkpoint", "env.json"], None), 2);
 }
 
@@ -214,7 +278,10 @@ fn checkpoint_env_var_and_flag_precedence() {
 fn corrupt_checkpoint_exits_3_names_the_file_and_is_never_overwritten() {
     for (what, bytes) in [
         ("truncated", br#"{"status": "in_progr"#.to_vec()),
-        ("future", br#"{"status": "in_progress", "steps": {}, "schema_version": 7}"#.to_vec()),
+        (
+            "future",
+            br#"{"status": "in_progress", "steps": {}, "schema_version": 7}"#.to_vec(),
+        ),
         ("non-utf8", vec![b'{', 0xff, 0xfe, b'}']),
         ("wrong shape", br#"{"status": 12}"#.to_vec()),
     ] {
@@ -224,11 +291,23 @@ fn corrupt_checkpoint_exits_3_names_the_file_and_is_never_overwritten() {
         let o = p.run(&["check"]);
         assert_eq!(o.status.code(), Some(3), "{what}: {}", stderr(&o));
         let err = stderr(&o);
-        assert!(err.contains(".agent-handover/checkpoint.json") && err.contains("fix:"), "{what}: {err}");
-        for args in [&["run", "--config", "handover.toml", "--note", "x"][..], &["resume"], &["abandon"], &["status"]] {
+        assert!(
+            err.contains(".agent-handover/checkpoint.json") && err.contains("fix:"),
+            "{what}: {err}"
+        );
+        for args in [
+            &["run", "--config", "handover.toml", "--note", "x"][..],
+            &["resume"],
+            &["abandon"],
+            &["status"],
+        ] {
             assert_eq!(p.run(args).status.code(), Some(3), "{what}: {args:?}");
         }
-        assert_eq!(std::fs::read(p.checkpoint_path()).unwrap(), bytes, "{what}: file was modified");
+        assert_eq!(
+            std::fs::read(p.checkpoint_path()).unwrap(),
+            bytes,
+            "{what}: file was modified"
+        );
         assert!(!p.path("memory").exists(), "{what}: a step ran");
         let o = p.run(&["check", "--json"]);
         assert_eq!(json(&o)["exit_code"], 3);
@@ -239,7 +318,10 @@ fn corrupt_checkpoint_exits_3_names_the_file_and_is_never_overwritten() {
 fn oversized_checkpoint_is_refused() {
     let p = Project::new(&config(""));
     std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
-    let big = format!("{{\"status\":\"none\",\"pad\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));
+    let big = format!(
+        "{{\"status\":\"none\",\"pad\":\"{}\"}}",
+        "x".repeat(17 * 1024 * 1024)
+    );
     std::fs::write(p.checkpoint_path(), &big).unwrap();
     let o = p.run(&["check"]);
     assert_eq!(o.status.code(), Some(3));
@@ -276,7 +358,11 @@ fn second_handover_same_day_keeps_both_notes_and_state_history() {
     assert!(notes.iter().any(|(_, c)| c.ends_with("evening")));
     let history: Vec<_> = common::read_dir_sorted(&p.path(".agent-handover/history/current-state"));
     assert_eq!(history.len(), 2);
-    assert!(std::fs::read_to_string(&history[0]).unwrap().ends_with("morning"));
+    assert!(
+        std::fs::read_to_string(&history[0])
+            .unwrap()
+            .ends_with("morning")
+    );
 }
 
 #[test]
@@ -304,7 +390,10 @@ fn resume_finishes_from_the_staged_plan_without_the_config() {
     let o = p.run(&["resume", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report = json(&o);
-    assert_eq!(report["executed"], serde_json::json!(["current_state", "publish"]));
+    assert_eq!(
+        report["executed"],
+        serde_json::json!(["current_state", "publish"])
+    );
     assert_eq!(report["status"], "completed");
     assert_eq!(p.current_state().unwrap(), header(2) + "staged note");
     let o = p.run(&["resume"]);
@@ -316,23 +405,46 @@ fn interrupted_non_idempotent_step_waits_for_a_human() {
     let p = Project::new(&config(
         "[[command]]\nname = \"deploy\"\nargv = [\"sh\", \"-c\", \"echo ran >> deploy.log; sleep ${SLOW:-0}\"]\n",
     ));
-    let mut child = p.std_cmd().args(["run", "--config", "handover.toml", "--note", "n"]).env("SLOW", "30").spawn().unwrap();
+    let mut child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "n"])
+        .env("SLOW", "30")
+        .spawn()
+        .unwrap();
     wait_until(|| p.path("deploy.log").exists());
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(p.check(), 1);
     let status = stdout(&p.run(&["status", "--verbose"]));
-    assert!(status.contains("deploy") && status.contains("interrupted"), "{status}");
+    assert!(
+        status.contains("deploy") && status.contains("interrupted"),
+        "{status}"
+    );
 
     let o = p.run(&["resume"]);
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
-    assert!(stderr(&o).contains("agent-handover retry deploy"), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(p.path("deploy.log")).unwrap(), "ran\n", "must not re-run blindly");
+    assert!(
+        stderr(&o).contains("agent-handover retry deploy"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("deploy.log")).unwrap(),
+        "ran\n",
+        "must not re-run blindly"
+    );
 
     let o = p.run(&["retry", "deploy"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).ends_with("steps executed: deploy, publish\n"), "{}", stdout(&o));
-    assert_eq!(std::fs::read_to_string(p.path("deploy.log")).unwrap(), "ran\nran\n");
+    assert!(
+        stdout(&o).ends_with("steps executed: deploy, publish\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("deploy.log")).unwrap(),
+        "ran\nran\n"
+    );
     assert_eq!(p.check(), 2);
     let o = p.run(&["retry", "deploy"]);
     assert_eq!(o.status.code(), Some(1));
@@ -345,7 +457,11 @@ fn retry_of_unknown_or_done_step_is_refused() {
     p.handover("n");
     let o = p.run(&["retry", "nope"]);
     assert_eq!(o.status.code(), Some(64));
-    assert!(stderr(&o).contains("steps: session_note, current_state, publish"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("steps: session_note, current_state, publish"),
+        "{}",
+        stderr(&o)
+    );
     let o = p.run(&["retry", "session_note"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("already done"), "{}", stderr(&o));
@@ -353,16 +469,34 @@ fn retry_of_unknown_or_done_step_is_refused() {
 
 #[test]
 fn a_second_executor_is_told_who_runs_the_handover() {
-    let p = Project::new(&config("[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"touch started; sleep 3\"]\nidempotent = true\n"));
-    let mut child = p.std_cmd().args(["run", "--config", "handover.toml", "--note", "n"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    let p = Project::new(&config(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"touch started; sleep 3\"]\nidempotent = true\n",
+    ));
+    let mut child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "n"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     wait_until(|| p.path("started").exists());
-    for args in [&["resume"][..], &["run", "--config", "handover.toml", "--note", "n"], &["abandon"]] {
+    for args in [
+        &["resume"][..],
+        &["run", "--config", "handover.toml", "--note", "n"],
+        &["abandon"],
+    ] {
         let o = p.run(args);
         assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains(&format!("being executed by pid {}", child.id())), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("being executed by pid {}", child.id())),
+            "{}",
+            stderr(&o)
+        );
     }
     let status = stdout(&p.run(&["status", "--verbose"]));
-    assert!(status.contains("slow") && status.contains("running"), "{status}");
+    assert!(
+        status.contains("slow") && status.contains("running"),
+        "{status}"
+    );
     assert!(child.wait().unwrap().success());
     assert_eq!(p.check(), 2);
 }
@@ -374,7 +508,11 @@ fn abandon_keeps_the_record_and_the_files() {
     p.handover("given up");
     let o = p.run(&["abandon", "--reason", "superseded by a new plan"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("not done: current_state, publish"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not done: current_state, publish"),
+        "{}",
+        stdout(&o)
+    );
     assert_eq!(p.check(), 0);
     assert_eq!(
         stdout(&p.run(&["status"])),
@@ -385,8 +523,15 @@ fn abandon_keeps_the_record_and_the_files() {
     assert!(cp["abandoned"]["by"].as_str().unwrap().contains("pid"));
     assert_eq!(p.notes().len(), 1, "abandon deletes nothing");
     let history = stdout(&p.run(&["history"]));
-    assert!(history.contains("abandoned") && history.contains("superseded by a new plan"), "{history}");
-    assert_eq!(p.run(&["abandon"]).status.code(), Some(1), "nothing left to abandon");
+    assert!(
+        history.contains("abandoned") && history.contains("superseded by a new plan"),
+        "{history}"
+    );
+    assert_eq!(
+        p.run(&["abandon"]).status.code(),
+        Some(1),
+        "nothing left to abandon"
+    );
     unblock_layer2(&p);
     assert!(p.handover("fresh start").status.success());
     assert_eq!(stdout(&p.run(&["history"])).lines().count(), 2);
@@ -406,8 +551,17 @@ fn history_lists_runs_newest_first_with_json() {
     let mut sorted = ids.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     assert_eq!(ids, sorted);
-    assert!(runs.iter().all(|r| r["status"] == "completed" && r["steps_done"] == 3));
-    assert_eq!(json(&p.run(&["history", "--json", "--limit", "1"])).as_array().unwrap().len(), 1);
+    assert!(
+        runs.iter()
+            .all(|r| r["status"] == "completed" && r["steps_done"] == 3)
+    );
+    assert_eq!(
+        json(&p.run(&["history", "--json", "--limit", "1"]))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -416,7 +570,10 @@ fn json_output_for_every_command() {
     let check = json(&p.run(&["check", "--json"]));
     assert_eq!(check["code"], 0);
     let run = json(&p.run(&["--json", "run", "--config", "handover.toml", "--note", "n"]));
-    assert_eq!(run["executed"], serde_json::json!(["session_note", "current_state", "publish"]));
+    assert_eq!(
+        run["executed"],
+        serde_json::json!(["session_note", "current_state", "publish"])
+    );
     let status = json(&p.run(&["status", "--json"]));
     assert_eq!(status["status"], "completed");
     assert_eq!(status["steps"][0]["kind"], "session_note");
@@ -425,7 +582,10 @@ fn json_output_for_every_command() {
     assert_eq!(json(&p.run(&["check", "--json"]))["code"], 2);
     assert_eq!(json(&p.run(&["pause", "--json"]))["paused"], true);
     assert!(json(&p.run(&["unpause", "--json"]))["removed"].is_string());
-    assert_eq!(json(&p.run(&["resume", "--json"]))["executed"], serde_json::json!([]));
+    assert_eq!(
+        json(&p.run(&["resume", "--json"]))["executed"],
+        serde_json::json!([])
+    );
     let err = p.run(&["abandon", "--json"]);
     assert_eq!(json(&err)["kind"], "no_such_run");
 }
@@ -442,7 +602,10 @@ fn init_writes_a_working_config_and_never_overwrites() {
     let o = p.run(&["init"]);
     assert_eq!(o.status.code(), Some(78));
     assert!(stderr(&o).contains("never overwrites"));
-    assert_eq!(std::fs::read_to_string(p.path("handover.toml")).unwrap(), written);
+    assert_eq!(
+        std::fs::read_to_string(p.path("handover.toml")).unwrap(),
+        written
+    );
     let o = p.handover("first session");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(p.notes()[0].0.starts_with("codex-"));
@@ -452,10 +615,18 @@ fn init_writes_a_working_config_and_never_overwrites() {
 fn usage_errors_exit_64_and_help_documents_exit_codes() {
     let p = Project::new(&config(""));
     assert_eq!(p.run(&["frobnicate"]).status.code(), Some(64));
-    assert_eq!(p.run(&["run"]).status.code(), Some(64), "--config is required");
+    assert_eq!(
+        p.run(&["run"]).status.code(),
+        Some(64),
+        "--config is required"
+    );
     let help = p.run(&["--help"]);
     assert!(help.status.success());
-    assert!(stdout(&help).contains("Exit codes:") && stdout(&help).contains("busy"), "{}", stdout(&help));
+    assert!(
+        stdout(&help).contains("Exit codes:") && stdout(&help).contains("busy"),
+        "{}",
+        stdout(&help)
+    );
 }
 
 #[test]
@@ -463,19 +634,31 @@ fn unknown_config_keys_warn() {
     let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\nmemroy_dir = \"x\""));
     let o = p.handover("n");
     assert!(o.status.success());
-    assert!(stderr(&o).contains("unknown config key `handover.memroy_dir`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown config key `handover.memroy_dir`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn demo_runs_the_whole_story() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("demo");
-    let o = assert_cmd::Command::cargo_bin("agent-handover").unwrap().args(["demo", "--dir"]).arg(&ws).output().unwrap();
+    let o = assert_cmd::Command::cargo_bin("agent-handover")
+        .unwrap()
+        .args(["demo", "--dir"])
+        .arg(&ws)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("agent-handover check -> exit 1"), "{out}");
     assert!(out.contains("resume refused: automation paused"), "{out}");
-    assert!(out.contains("resumed; steps executed: tests, publish"), "{out}");
+    assert!(
+        out.contains("resumed; steps executed: tests, publish"),
+        "{out}"
+    );
     assert!(out.contains("agent-handover check -> exit 2"), "{out}");
 }
 

@@ -18,7 +18,10 @@ use common::{Project, config, header};
 const STEPS: [&str; 4] = ["session_note", "current_state", "count", "publish"];
 
 fn iterations() -> usize {
-    std::env::var("CRASH_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    std::env::var("CRASH_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
 }
 
 fn note(i: usize) -> String {
@@ -26,7 +29,9 @@ fn note(i: usize) -> String {
 }
 
 fn count_lines(p: &Project) -> usize {
-    std::fs::read_to_string(p.path("count.log")).map(|s| s.lines().count()).unwrap_or(0)
+    std::fs::read_to_string(p.path("count.log"))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
 }
 
 #[test]
@@ -34,7 +39,10 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
     let p = Project::new(&config(
         "[[command]]\nname = \"count\"\nargv = [\"sh\", \"-c\", \"echo x >> count.log\"]\nidempotent = true\n",
     ));
-    let seed = std::env::var("CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| fastrand::u64(..));
+    let seed = std::env::var("CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
     eprintln!("crash test seed: {seed} (rerun with CRASH_SEED={seed})");
     let mut rng = fastrand::Rng::with_seed(seed);
 
@@ -74,7 +82,8 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
         // After the kill: the checkpoint loads, state is whole.
         let code = p.check();
         assert!(matches!(code, 1 | 2), "iteration {i}: check exited {code}");
-        let cp = Checkpoint::load(&p.checkpoint_path()).unwrap_or_else(|e| panic!("iteration {i}: {e}"));
+        let cp =
+            Checkpoint::load(&p.checkpoint_path()).unwrap_or_else(|e| panic!("iteration {i}: {e}"));
         let state = p.current_state().unwrap();
         assert!(
             state == old_state || state == header(2) + &new_note,
@@ -87,49 +96,107 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
             "completed".to_string()
         } else {
             landed_mid_run += 1;
-            let active = cp.step_records.iter().find(|(_, r)| r.state != StepState::Done).map(|(n, r)| format!("{n} {}", r.state.as_str()));
+            let active = cp
+                .step_records
+                .iter()
+                .find(|(_, r)| r.state != StepState::Done)
+                .map(|(n, r)| format!("{n} {}", r.state.as_str()));
             active.unwrap_or_default()
         };
         *state_at_kill.entry(key).or_default() += 1;
 
         // Recover as an agent would: resume if staged, else hand over again.
         let done_before: Vec<String> = if staged {
-            cp.step_records.iter().filter(|(_, r)| r.state == StepState::Done).map(|(n, _)| n.clone()).collect()
+            cp.step_records
+                .iter()
+                .filter(|(_, r)| r.state == StepState::Done)
+                .map(|(n, _)| n.clone())
+                .collect()
         } else {
             Vec::new()
         };
         let counts_before = count_lines(&p);
-        let args: &[&str] = if staged { &["resume", "--json"] } else { &["--json", "run", "--config", "handover.toml", "--note", &new_note] };
+        let args: &[&str] = if staged {
+            &["resume", "--json"]
+        } else {
+            &[
+                "--json",
+                "run",
+                "--config",
+                "handover.toml",
+                "--note",
+                &new_note,
+            ]
+        };
         let o = p.run(args);
-        assert!(o.status.success(), "iteration {i}: recovery failed: {}", common::stderr(&o));
+        assert!(
+            o.status.success(),
+            "iteration {i}: recovery failed: {}",
+            common::stderr(&o)
+        );
         let report = common::json(&o);
         let executed: Vec<String> = serde_json::from_value(report["executed"].clone()).unwrap();
         for step in &executed {
-            assert!(!done_before.contains(step), "iteration {i}: done step {step} executed again");
+            assert!(
+                !done_before.contains(step),
+                "iteration {i}: done step {step} executed again"
+            );
         }
         let counts_after = count_lines(&p);
         if done_before.iter().any(|s| s == "count") {
-            assert_eq!(counts_after, counts_before, "iteration {i}: the done `count` step ran again");
+            assert_eq!(
+                counts_after, counts_before,
+                "iteration {i}: the done `count` step ran again"
+            );
         } else {
-            assert_eq!(counts_after, counts_before + 1, "iteration {i}: `count` must run exactly once in recovery");
+            assert_eq!(
+                counts_after,
+                counts_before + 1,
+                "iteration {i}: `count` must run exactly once in recovery"
+            );
         }
 
         // After recovery: completed, no temp litter for `publish` to pick up,
         // the new state in place, the note there exactly once.
         assert_eq!(p.check(), 2, "iteration {i}");
-        assert_eq!(p.memory_litter(), Vec::<std::path::PathBuf>::new(), "iteration {i}");
-        assert_eq!(p.current_state().unwrap(), header(2) + &new_note, "iteration {i}");
-        let with_note = p.notes().iter().filter(|(_, c)| *c == header(1) + &new_note).count();
-        assert_eq!(with_note, 1, "iteration {i}: note present {with_note} times");
+        assert_eq!(
+            p.memory_litter(),
+            Vec::<std::path::PathBuf>::new(),
+            "iteration {i}"
+        );
+        assert_eq!(
+            p.current_state().unwrap(),
+            header(2) + &new_note,
+            "iteration {i}"
+        );
+        let with_note = p
+            .notes()
+            .iter()
+            .filter(|(_, c)| *c == header(1) + &new_note)
+            .count();
+        assert_eq!(
+            with_note, 1,
+            "iteration {i}: note present {with_note} times"
+        );
     }
 
     // Every note of every session is there exactly once.
     let notes = p.notes();
     assert_eq!(notes.len(), last, "one note per session");
     for i in 0..last {
-        assert_eq!(notes.iter().filter(|(_, c)| *c == header(1) + &note(i)).count(), 1, "note {i}");
+        assert_eq!(
+            notes
+                .iter()
+                .filter(|(_, c)| *c == header(1) + &note(i))
+                .count(),
+            1,
+            "note {i}"
+        );
     }
-    eprintln!("kills: {} ({landed_mid_run} mid-run); state at kill: {state_at_kill:?}", last - first);
+    eprintln!(
+        "kills: {} ({landed_mid_run} mid-run); state at kill: {state_at_kill:?}",
+        last - first
+    );
     assert!(
         landed_mid_run * 4 >= iterations(),
         "too few kills landed mid-run ({landed_mid_run}/{}): the test is not exercising crashes; {state_at_kill:?}",
@@ -143,7 +210,12 @@ fn killing_a_resumer_mid_step_is_recovered_too() {
     let p = Project::new(&config(
         "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"echo x >> count.log; sleep 0.05\"]\nidempotent = true\n",
     ));
-    let mut child = p.std_cmd().args(["run", "--config", "handover.toml", "--note", "n"]).stdout(Stdio::null()).spawn().unwrap();
+    let mut child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "n"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while count_lines(&p) == 0 {
         assert!(Instant::now() < deadline);
@@ -153,7 +225,13 @@ fn killing_a_resumer_mid_step_is_recovered_too() {
     child.wait().unwrap();
     for _ in 0..5 {
         let before = count_lines(&p);
-        let mut child = p.std_cmd().arg("resume").stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = p
+            .std_cmd()
+            .arg("resume")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         while count_lines(&p) == before {
             assert!(Instant::now() < deadline);
             std::thread::sleep(Duration::from_millis(2));
@@ -164,7 +242,10 @@ fn killing_a_resumer_mid_step_is_recovered_too() {
     }
     let o = p.run(&["resume", "--json"]);
     assert!(o.status.success());
-    assert_eq!(common::json(&o)["executed"], serde_json::json!(["slow", "publish"]));
+    assert_eq!(
+        common::json(&o)["executed"],
+        serde_json::json!(["slow", "publish"])
+    );
     let cp = p.checkpoint_json();
     assert_eq!(cp["step_records"]["slow"]["attempts"], 7);
     assert_eq!(cp["step_records"]["session_note"]["attempts"], 1);

@@ -43,12 +43,18 @@ fn closures_run_as_checkpointed_steps_and_resume_after_failure() {
         })
         .with_library_step("notify", |_| Err("mail server down".into()));
     let err = engine.start(request()).unwrap_err();
-    assert!(matches!(&err, Error::StepFailed { step, message } if step == "notify" && message == "mail server down"), "{err}");
+    assert!(
+        matches!(&err, Error::StepFailed { step, message } if step == "notify" && message == "mail server down"),
+        "{err}"
+    );
     assert_eq!(engine.checkpoint().unwrap().resume_code(), 1);
 
     // A new process (here: a new engine) without the closures cannot resume...
     let err = Engine::new(workspace(dir.path())).resume().unwrap_err();
-    assert!(matches!(err, Error::NeedsHuman { ref step, .. } if step == "notify"), "{err}");
+    assert!(
+        matches!(err, Error::NeedsHuman { ref step, .. } if step == "notify"),
+        "{err}"
+    );
 
     // ...one that registers them again can; the done step is not re-run.
     let report = Engine::new(workspace(dir.path()))

@@ -20,7 +20,12 @@ pub enum BackendSpec {
 
 impl BackendSpec {
     /// The backend a `[backend]` section describes (`--no-push` given as `no_push`).
-    pub fn from_config(section: &BackendSection, _memory_root: &Path, _root: &Path, _no_push: bool) -> Result<Self, String> {
+    pub fn from_config(
+        section: &BackendSection,
+        _memory_root: &Path,
+        _root: &Path,
+        _no_push: bool,
+    ) -> Result<Self, String> {
         match section.kind.as_deref().unwrap_or("git") {
             "null" => Ok(BackendSpec::Null),
             "git" => Err(
@@ -59,13 +64,21 @@ mod tests {
 
     #[test]
     fn unknown_backend_type_is_an_error() {
-        let err = BackendSpec::from_config(&section(Some("s3")), Path::new("m"), Path::new("."), false).unwrap_err();
+        let err =
+            BackendSpec::from_config(&section(Some("s3")), Path::new("m"), Path::new("."), false)
+                .unwrap_err();
         assert!(err.contains("unknown backend type: \"s3\""), "{err}");
     }
 
     #[test]
     fn null_backend_publishes_nothing() {
-        let b = BackendSpec::from_config(&section(Some("null")), Path::new("m"), Path::new("."), false).unwrap();
+        let b = BackendSpec::from_config(
+            &section(Some("null")),
+            Path::new("m"),
+            Path::new("."),
+            false,
+        )
+        .unwrap();
         assert!(b.is_idempotent());
         assert!(b.publish("m").is_ok());
     }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use agent_handover::engine::pause;
 use agent_handover::engine::{Checkpoint, RunSnapshot, StepState};
-use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
+use agent_handover::{
+    Engine, Error, Result, RunOverrides, Workspace, WorkspaceOptions, plan_from_config,
+};
 use clap::Args;
 
 use super::exit;
@@ -59,13 +61,20 @@ pub fn demo(args: &DemoArgs) -> Result<u8> {
     say(&format!("demo workspace: {}", dir.display()));
 
     say("1. Session one ends: a full handover (note, current state, tests, publish).");
-    let report = Engine::new(ws.clone()).start(request(&ws, "Session 1: parser done; 30/42 tests pass.")?)?;
-    show(&format!("handover steps executed: {}", report.executed.join(", ")));
+    let report = Engine::new(ws.clone())
+        .start(request(&ws, "Session 1: parser done; 30/42 tests pass.")?)?;
+    show(&format!(
+        "handover steps executed: {}",
+        report.executed.join(", ")
+    ));
 
     say("2. Session two ends, and its handover is killed (SIGKILL) while `tests` runs.");
     crash_during_tests(&dir)?;
     let cp = Checkpoint::load(&ws.checkpoint)?;
-    show(&format!("agent-handover check -> exit {}", cp.resume_code()));
+    show(&format!(
+        "agent-handover check -> exit {}",
+        cp.resume_code()
+    ));
     for step in RunSnapshot::of(&ws, &cp).steps {
         show(&format!("  {:<14} {}", step.name, step.state.as_str()));
     }
@@ -73,7 +82,10 @@ pub fn demo(args: &DemoArgs) -> Result<u8> {
     say("3. A human pulls the brake: PAUSE stops every automated step.");
     let file = pause::pause(&ws, false, Some("reviewing the crashed handover"))?;
     match Engine::new(ws.clone()).resume() {
-        Err(e @ Error::Paused { .. }) => show(&format!("resume refused: {}", e.to_string().lines().next().unwrap_or(""))),
+        Err(e @ Error::Paused { .. }) => show(&format!(
+            "resume refused: {}",
+            e.to_string().lines().next().unwrap_or("")
+        )),
         other => show(&format!("unexpected: {other:?}")),
     }
     pause::unpause(&ws, false)?;
@@ -81,17 +93,31 @@ pub fn demo(args: &DemoArgs) -> Result<u8> {
 
     say("4. The next session resumes: done steps are not redone.");
     let report = Engine::new(ws.clone()).resume()?;
-    show(&format!("resumed; steps executed: {}", report.executed.join(", ")));
+    show(&format!(
+        "resumed; steps executed: {}",
+        report.executed.join(", ")
+    ));
     let cp = Checkpoint::load(&ws.checkpoint)?;
-    show(&format!("agent-handover check -> exit {}", cp.resume_code()));
+    show(&format!(
+        "agent-handover check -> exit {}",
+        cp.resume_code()
+    ));
 
     say("5. What is on disk now:");
-    let versions = agent_handover::memory::MemoryStore::new(ws.memory.clone(), ws.state_history_dir())
-        .history()
-        .list()?;
-    show(&format!("{} versions of current-state.md kept in {}", versions.len(), ws.state_history_dir().display()));
+    let versions =
+        agent_handover::memory::MemoryStore::new(ws.memory.clone(), ws.state_history_dir())
+            .history()
+            .list()?;
+    show(&format!(
+        "{} versions of current-state.md kept in {}",
+        versions.len(),
+        ws.state_history_dir().display()
+    ));
     for path in walk(&ws.memory.root) {
-        show(&format!("  {}", path.strip_prefix(&dir).unwrap_or(&path).display()));
+        show(&format!(
+            "  {}",
+            path.strip_prefix(&dir).unwrap_or(&path).display()
+        ));
     }
     say(&format!(
         "Explore it: cd {} && agent-handover status --verbose && agent-handover history",
@@ -113,7 +139,13 @@ fn request(ws: &Workspace, note: &str) -> Result<agent_handover::RunRequest> {
 fn crash_during_tests(dir: &Path) -> Result<()> {
     let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
     let mut child = Command::new(exe)
-        .args(["run", "--config", "handover.toml", "--note", "Session 2: lexer rewritten; 41/42 tests pass."])
+        .args([
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            "Session 2: lexer rewritten; 41/42 tests pass.",
+        ])
         .current_dir(dir)
         .env("AGENT_HANDOVER_DEMO_SLEEP", "30")
         .env("HOME", dir.join("home"))
@@ -127,14 +159,20 @@ fn crash_during_tests(dir: &Path) -> Result<()> {
     while Instant::now() < deadline {
         let running = Checkpoint::load(&checkpoint)
             .ok()
-            .and_then(|cp| cp.step_records.get("tests").map(|r| r.state == StepState::Running))
+            .and_then(|cp| {
+                cp.step_records
+                    .get("tests")
+                    .map(|r| r.state == StepState::Running)
+            })
             .unwrap_or(false);
         if running {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    child.kill().map_err(|e| Error::io("kill", "agent-handover run", e))?;
+    child
+        .kill()
+        .map_err(|e| Error::io("kill", "agent-handover run", e))?;
     let _ = child.wait();
     show("agent-handover run ... killed");
     Ok(())
@@ -144,7 +182,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             if e.path().is_dir() {
                 stack.push(e.path());

@@ -41,9 +41,10 @@ pub fn code_for(error: &Error) -> u8 {
         Error::Busy { .. } => BUSY,
         Error::NeedsHuman { .. } => NEEDS_HUMAN,
         Error::Io { .. } => IO,
-        Error::Config { .. } | Error::UnsafeName { .. } | Error::OutsideRoot { .. } | Error::Symlink { .. } => {
-            CONFIG
-        }
+        Error::Config { .. }
+        | Error::UnsafeName { .. }
+        | Error::OutsideRoot { .. }
+        | Error::Symlink { .. } => CONFIG,
         Error::UnknownStep { .. } => USAGE,
         Error::StepFailed { .. } | Error::NoSuchRun(_) => FAILED,
     }

@@ -18,7 +18,11 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
         let snap = RunSnapshot::of(&ws, &cp);
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
     } else if code == exit::FAILED {
-        let run = cp.run_id.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+        let run = cp
+            .run_id
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         eprintln!(
             "agent-handover: the last handover{run} was interrupted; pending: {}\n  run `agent-handover resume` to finish it (done steps are not redone)",
             cp.pending_steps().join(", ")
@@ -34,7 +38,11 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
     out.emit(&snap, || {
         println!("status: {}", status_name(snap.status));
         for step in &snap.steps {
-            let mark = if step.state == StepState::Done { "x" } else { " " };
+            let mark = if step.state == StepState::Done {
+                "x"
+            } else {
+                " "
+            };
             println!("  [{mark}] {}", step.name);
         }
         if snap.status == RunStatus::InProgress && !snap.pending.is_empty() {
@@ -50,7 +58,10 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
 fn print_details(snap: &RunSnapshot) {
     println!();
     if let Some(id) = &snap.run_id {
-        println!("run {id}, started {}", snap.started_at.as_deref().unwrap_or("?"));
+        println!(
+            "run {id}, started {}",
+            snap.started_at.as_deref().unwrap_or("?")
+        );
     }
     let width = snap.steps.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &snap.steps {
@@ -76,13 +87,24 @@ fn print_details(snap: &RunSnapshot) {
         }
     }
     if let Some(a) = &snap.abandoned {
-        println!("abandoned by {} at {}{}", a.by, a.at, a.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default());
+        println!(
+            "abandoned by {} at {}{}",
+            a.by,
+            a.at,
+            a.reason
+                .as_ref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        );
     }
     match &snap.paused {
         Some(p) => println!(
             "PAUSED: {}{}",
             p.file.display(),
-            p.reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+            p.reason
+                .as_ref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
         ),
         None => println!("not paused"),
     }

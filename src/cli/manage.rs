@@ -33,7 +33,11 @@ pub fn pause(target: &Target, global: bool, reason: Option<&str>, out: Output) -
     let ws = target.workspace()?;
     let file = pause::pause(&ws, global, reason)?;
     out.emit(&json!({ "paused": true, "file": file }), || {
-        println!("paused: {} (remove with `agent-handover unpause{}`)", file.display(), if global { " --global" } else { "" });
+        println!(
+            "paused: {} (remove with `agent-handover unpause{}`)",
+            file.display(),
+            if global { " --global" } else { "" }
+        );
     });
     Ok(exit::OK)
 }
@@ -43,15 +47,18 @@ pub fn unpause(target: &Target, global: bool, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
     let removed = pause::unpause(&ws, global)?;
     let still = pause::active_pause(&ws.pause_files());
-    out.emit(&json!({ "removed": removed, "still_paused": still }), || {
-        match &removed {
-            Some(f) => println!("unpaused: removed {}", f.display()),
-            None => println!("was not paused by this file"),
-        }
-        if let Some(p) = &still {
-            println!("still paused by {}", p.file.display());
-        }
-    });
+    out.emit(
+        &json!({ "removed": removed, "still_paused": still }),
+        || {
+            match &removed {
+                Some(f) => println!("unpaused: removed {}", f.display()),
+                None => println!("was not paused by this file"),
+            }
+            if let Some(p) = &still {
+                println!("still paused by {}", p.file.display());
+            }
+        },
+    );
     Ok(exit::OK)
 }
 
@@ -77,7 +84,11 @@ pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
         ));
     }
     out.emit(&json!({ "created": args.path }), || {
-        println!("created {}; next: agent-handover run --config {} --note \"...\"", args.path.display(), args.path.display());
+        println!(
+            "created {}; next: agent-handover run --config {} --note \"...\"",
+            args.path.display(),
+            args.path.display()
+        );
     });
     Ok(exit::OK)
 }

@@ -133,7 +133,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
         }
     };
     let out = Output { json: cli.json };
@@ -144,7 +148,11 @@ pub fn main() -> ExitCode {
         Command::Resume(target) => running::resume(&target, out),
         Command::Retry { step, target } => running::retry(&target, &step, out),
         Command::Abandon { reason, target } => manage::abandon(&target, reason.as_deref(), out),
-        Command::Pause { reason, global, target } => manage::pause(&target, global, reason.as_deref(), out),
+        Command::Pause {
+            reason,
+            global,
+            target,
+        } => manage::pause(&target, global, reason.as_deref(), out),
         Command::Unpause { global, target } => manage::unpause(&target, global, out),
         Command::History { limit, target } => inspect::history(&target, limit, out),
         Command::Init(args) => manage::init(&args, out),

@@ -16,7 +16,10 @@ impl Output {
     /// Print `value` as JSON (with `--json`) or run `text` to print for people.
     pub fn emit<T: Serialize>(&self, value: &T, text: impl FnOnce()) {
         if self.json {
-            println!("{}", serde_json::to_string_pretty(value).expect("output serializes"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(value).expect("output serializes")
+            );
         } else {
             text();
         }
@@ -34,7 +37,10 @@ impl Output {
                 "kind": error_kind(error),
                 "exit_code": code,
             });
-            println!("{}", serde_json::to_string_pretty(&value).expect("output serializes"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&value).expect("output serializes")
+            );
         }
         code
     }

@@ -3,7 +3,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_handover::{Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions, plan_from_config};
+use agent_handover::{
+    Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
+    plan_from_config,
+};
 use clap::Args;
 
 use super::Target;
@@ -83,7 +86,10 @@ pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
 
 fn print_report(verb: &str, report: &RunReport) {
     if report.executed.is_empty() && report.status != RunStatus::InProgress {
-        println!("nothing to resume (last handover: {})", status_name(report.status));
+        println!(
+            "nothing to resume (last handover: {})",
+            status_name(report.status)
+        );
     } else {
         println!(
             "{verb} handover {}: steps executed: {}",

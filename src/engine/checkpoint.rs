@@ -96,7 +96,10 @@ impl Owner {
 
 /// This machine's host name.
 pub fn host_name() -> String {
-    rustix::system::uname().nodename().to_string_lossy().into_owned()
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Everything we know about one step of a run.
@@ -256,7 +259,8 @@ impl Checkpoint {
                 supported: SCHEMA_VERSION,
             });
         }
-        let mut cp: Checkpoint = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        let mut cp: Checkpoint =
+            serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
         cp.reconcile_legacy_steps();
         Ok(cp)
     }
@@ -282,7 +286,11 @@ impl Checkpoint {
             .step_records
             .iter()
             .map(|(name, r)| {
-                let legacy = if r.state == StepState::Done { "done" } else { "pending" };
+                let legacy = if r.state == StepState::Done {
+                    "done"
+                } else {
+                    "pending"
+                };
                 (name.clone(), legacy.to_string())
             })
             .collect();
@@ -337,7 +345,11 @@ mod tests {
 
     #[test]
     fn step_order_is_the_file_order_not_alphabetical() {
-        let cp = Checkpoint::parse(r#"{"status":"in_progress","steps":{"zeta":"pending","alpha":"pending"}}"#, p()).unwrap();
+        let cp = Checkpoint::parse(
+            r#"{"status":"in_progress","steps":{"zeta":"pending","alpha":"pending"}}"#,
+            p(),
+        )
+        .unwrap();
         assert_eq!(cp.pending_steps(), ["zeta", "alpha"]);
     }
 
@@ -345,10 +357,15 @@ mod tests {
     fn saved_file_keeps_0_5_1_keys_and_unknown_keys() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp.json");
-        let mut cp = Checkpoint::parse(r#"{"status":"in_progress","steps":{"a":"done","b":"pending"},"someone_elses":42}"#, p()).unwrap();
+        let mut cp = Checkpoint::parse(
+            r#"{"status":"in_progress","steps":{"a":"done","b":"pending"},"someone_elses":42}"#,
+            p(),
+        )
+        .unwrap();
         cp.step_records.get_mut("b").unwrap().state = StepState::Failed;
         cp.save(&path).unwrap();
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["status"], "in_progress");
         assert_eq!(v["steps"], serde_json::json!({"a": "done", "b": "pending"}));
         assert_eq!(v["step_records"]["b"]["state"], "failed");
@@ -360,8 +377,12 @@ mod tests {
     fn corrupt_and_future_files_are_errors_naming_the_file() {
         let err = Checkpoint::parse("{\"status\": \"in_prog", p()).unwrap_err();
         assert!(err.to_string().contains("/x/checkpoint.json") && err.to_string().contains("fix:"));
-        let err = Checkpoint::parse(r#"{"status":"in_progress","schema_version":99}"#, p()).unwrap_err();
-        assert!(matches!(err, Error::FutureVersion { found: 99, .. }), "{err}");
+        let err =
+            Checkpoint::parse(r#"{"status":"in_progress","schema_version":99}"#, p()).unwrap_err();
+        assert!(
+            matches!(err, Error::FutureVersion { found: 99, .. }),
+            "{err}"
+        );
         let err = Checkpoint::parse(r#"{"status":"exploded"}"#, p()).unwrap_err();
         assert!(err.is_unreadable_state());
         let err = Checkpoint::parse("[]", p()).unwrap_err();
@@ -374,8 +395,14 @@ mod tests {
         assert_eq!(parse(r#"{"status":"none","steps":{}}"#), 0);
         assert_eq!(parse(r#"{"status":"completed","steps":{"a":"done"}}"#), 2);
         assert_eq!(parse(r#"{"status":"in_progress","steps":{"a":"done"}}"#), 2);
-        assert_eq!(parse(r#"{"status":"in_progress","steps":{"a":"pending"}}"#), 1);
-        assert_eq!(parse(r#"{"status":"abandoned","steps":{"a":"pending"}}"#), 0);
+        assert_eq!(
+            parse(r#"{"status":"in_progress","steps":{"a":"pending"}}"#),
+            1
+        );
+        assert_eq!(
+            parse(r#"{"status":"abandoned","steps":{"a":"pending"}}"#),
+            0
+        );
     }
 
     #[test]
@@ -384,9 +411,15 @@ mod tests {
         r.state = StepState::Running;
         r.owner = Some(Owner::current());
         assert_eq!(r.effective_state(), StepState::Running);
-        r.owner = Some(Owner { pid: i32::MAX as u32, host: host_name() });
+        r.owner = Some(Owner {
+            pid: i32::MAX as u32,
+            host: host_name(),
+        });
         assert_eq!(r.effective_state(), StepState::Interrupted);
-        r.owner = Some(Owner { pid: 1, host: "elsewhere".into() });
+        r.owner = Some(Owner {
+            pid: 1,
+            host: "elsewhere".into(),
+        });
         assert_eq!(r.effective_state(), StepState::Running);
     }
 }

@@ -17,7 +17,12 @@ const TAIL_BYTES: usize = 4096;
 ///
 /// `Ok` carries a one-line summary; `Err` the reason it failed, with the tail
 /// of its stderr (or stdout) so the error is actionable.
-pub fn run(argv: &[String], cwd: &Path, timeout: Duration, env: &[(&str, &str)]) -> Result<String, String> {
+pub fn run(
+    argv: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    env: &[(&str, &str)],
+) -> Result<String, String> {
     let (program, args) = argv.split_first().ok_or("empty argv")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -36,19 +41,32 @@ pub fn run(argv: &[String], cwd: &Path, timeout: Duration, env: &[(&str, &str)])
     let status = wait_with_timeout(&mut child, timeout);
     let (out, err) = (join_tail(stdout), join_tail(stderr));
     match status {
-        None => Err(format!("timed out after {}s and was killed", timeout.as_secs())),
+        None => Err(format!(
+            "timed out after {}s and was killed",
+            timeout.as_secs()
+        )),
         Some(Ok(s)) if s.success() => Ok(format!("{program} exited 0")),
         Some(Ok(s)) => {
             let detail = if err.trim().is_empty() { out } else { err };
             let detail = detail.trim();
-            let code = s.code().map_or_else(|| "killed by a signal".to_string(), |c| format!("exit status {c}"));
-            Err(if detail.is_empty() { code } else { format!("{code}: {detail}") })
+            let code = s.code().map_or_else(
+                || "killed by a signal".to_string(),
+                |c| format!("exit status {c}"),
+            );
+            Err(if detail.is_empty() {
+                code
+            } else {
+                format!("{code}: {detail}")
+            })
         }
         Some(Err(e)) => Err(format!("waiting for {program:?}: {e}")),
     }
 }
 
-fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Option<std::io::Result<std::process::ExitStatus>> {
+fn wait_with_timeout(
+    child: &mut Child,
+    timeout: Duration,
+) -> Option<std::io::Result<std::process::ExitStatus>> {
     let deadline = Instant::now() + timeout;
     let mut nap = Duration::from_micros(500);
     loop {
@@ -112,7 +130,9 @@ fn die_with_parent(cmd: &mut Command) {
         cmd.pre_exec(move || {
             rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
             if rustix::process::getppid() != Some(parent) {
-                return Err(std::io::Error::other("parent exited before the step started"));
+                return Err(std::io::Error::other(
+                    "parent exited before the step started",
+                ));
             }
             Ok(())
         });
@@ -153,6 +173,10 @@ mod tests {
             &[("STEP", "tests")],
         )
         .unwrap_err();
-        assert!(err.len() < TAIL_BYTES + 64 && err.ends_with("tests"), "{}", &err[err.len() - 20..]);
+        assert!(
+            err.len() < TAIL_BYTES + 64 && err.ends_with("tests"),
+            "{}",
+            &err[err.len() - 20..]
+        );
     }
 }

@@ -20,7 +20,9 @@ use std::time::Duration;
 use chrono::{Local, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::{Abandonment, Checkpoint, Owner, RunStatus, StepRecord, StepState, host_name};
+use super::checkpoint::{
+    Abandonment, Checkpoint, Owner, RunStatus, StepRecord, StepState, host_name,
+};
 use super::command;
 use super::lock::RunLock;
 use super::pause::ensure_not_paused;
@@ -42,7 +44,8 @@ pub struct StepContext<'a> {
 }
 
 /// A step implemented in Rust; `Ok` may carry a short description of its output.
-pub type StepFn = Box<dyn FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String> + Send>;
+pub type StepFn =
+    Box<dyn FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String> + Send>;
 
 /// The outcome of an execution.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -76,7 +79,10 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("checkpoint", &self.ws.checkpoint)
-            .field("library_steps", &self.library_steps.keys().collect::<Vec<_>>())
+            .field(
+                "library_steps",
+                &self.library_steps.keys().collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -95,7 +101,9 @@ impl Engine {
     pub fn with_library_step(
         mut self,
         name: impl Into<String>,
-        step: impl FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String> + Send + 'static,
+        step: impl FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String>
+        + Send
+        + 'static,
     ) -> Self {
         self.library_steps.insert(name.into(), Box::new(step));
         self
@@ -128,7 +136,11 @@ impl Engine {
                 return self.adopt_legacy(cp, request);
             }
             let staged = self.load_inputs(&cp)?;
-            let same_steps = cp.plan.iter().map(|s| &s.name).eq(request.plan.iter().map(|s| &s.name));
+            let same_steps = cp
+                .plan
+                .iter()
+                .map(|s| &s.name)
+                .eq(request.plan.iter().map(|s| &s.name));
             if same_steps && staged == request.inputs {
                 return self.execute(cp, &staged, None);
             }
@@ -168,11 +180,19 @@ impl Engine {
         let cp = Checkpoint::load(&self.ws.checkpoint)?;
         let cp = self.require_in_progress(cp, "retry")?;
         self.refuse_legacy(&cp)?;
-        let record = cp.step_records.get(step).ok_or_else(|| Error::UnknownStep {
-            name: step.into(),
-            run_id: cp.run_id.clone().unwrap_or_default(),
-            known: cp.step_records.keys().cloned().collect::<Vec<_>>().join(", "),
-        })?;
+        let record = cp
+            .step_records
+            .get(step)
+            .ok_or_else(|| Error::UnknownStep {
+                name: step.into(),
+                run_id: cp.run_id.clone().unwrap_or_default(),
+                known: cp
+                    .step_records
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
         if record.state == StepState::Done {
             return Err(Error::NoSuchRun(format!(
                 "step '{step}' is already done; done steps never run again"
@@ -210,7 +230,10 @@ impl Engine {
         } else {
             Err(Error::NoSuchRun(format!(
                 "nothing to {verb}: no handover is in progress (last status: {})",
-                serde_json::to_value(cp.status).expect("status serializes").as_str().unwrap_or("?")
+                serde_json::to_value(cp.status)
+                    .expect("status serializes")
+                    .as_str()
+                    .unwrap_or("?")
             )))
         }
     }
@@ -232,7 +255,11 @@ impl Engine {
         let mut cp = self.stage(&run_id, request, legacy.extra.clone())?;
         cp.started_at = started_at.or(cp.started_at);
         for (name, record) in cp.step_records.iter_mut() {
-            if legacy.step_records.get(name).is_some_and(|r| r.state == StepState::Done) {
+            if legacy
+                .step_records
+                .get(name)
+                .is_some_and(|r| r.state == StepState::Done)
+            {
                 record.state = StepState::Done;
             }
         }
@@ -277,12 +304,16 @@ impl Engine {
                 "the staged inputs of run {run_id} are missing or damaged; `agent-handover abandon` it and run the handover again (nothing else is lost)"
             )
         };
-        let text = fsx::read_text_bounded(&path, 4 * crate::memory::MAX_MEMORY_FILE_BYTES, "move it aside")?
-            .ok_or_else(|| Error::Corrupt {
-                path: path.clone(),
-                detail: "file missing".into(),
-                fix: fix(),
-            })?;
+        let text = fsx::read_text_bounded(
+            &path,
+            4 * crate::memory::MAX_MEMORY_FILE_BYTES,
+            "move it aside",
+        )?
+        .ok_or_else(|| Error::Corrupt {
+            path: path.clone(),
+            detail: "file missing".into(),
+            fix: fix(),
+        })?;
         let staged: StagedInputs = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
             path: path.clone(),
             detail: e.to_string(),
@@ -298,11 +329,20 @@ impl Engine {
         let mut dirs = vec![self.ws.runs_dir(), self.ws.state_history_dir()];
         for spec in plan {
             match &spec.action {
-                StepAction::SessionNote { memory_dir, date, .. } => {
-                    dirs.push(MemoryLayout { root: memory_dir.clone() }.layer1_month_dir(*date));
+                StepAction::SessionNote {
+                    memory_dir, date, ..
+                } => {
+                    dirs.push(
+                        MemoryLayout {
+                            root: memory_dir.clone(),
+                        }
+                        .layer1_month_dir(*date),
+                    );
                 }
                 StepAction::CurrentState { memory_dir, .. } => {
-                    let layout = MemoryLayout { root: memory_dir.clone() };
+                    let layout = MemoryLayout {
+                        root: memory_dir.clone(),
+                    };
                     dirs.extend(layout.current_state().parent().map(Into::into));
                 }
                 _ => {}
@@ -315,14 +355,22 @@ impl Engine {
     }
 
     /// Execute every step that is not done, in plan order.
-    fn execute(&mut self, mut cp: Checkpoint, inputs: &Inputs, retry: Option<&str>) -> Result<RunReport> {
+    fn execute(
+        &mut self,
+        mut cp: Checkpoint,
+        inputs: &Inputs,
+        retry: Option<&str>,
+    ) -> Result<RunReport> {
         self.sweep_orphans(&cp.plan);
         let run_id = cp.run_id.clone().unwrap_or_default();
         let mut executed = Vec::new();
         let plan = cp.plan.clone();
         let mut unsaved = false;
         for spec in &plan {
-            let record = cp.step_records.entry(spec.name.clone()).or_insert_with(StepRecord::pending);
+            let record = cp
+                .step_records
+                .entry(spec.name.clone())
+                .or_insert_with(StepRecord::pending);
             match record.state {
                 StepState::Done => continue,
                 StepState::Running | StepState::Interrupted
@@ -409,7 +457,12 @@ impl Engine {
         }
     }
 
-    fn run_step(&mut self, spec: &StepSpec, inputs: &Inputs, run_id: &str) -> std::result::Result<Option<String>, String> {
+    fn run_step(
+        &mut self,
+        spec: &StepSpec,
+        inputs: &Inputs,
+        run_id: &str,
+    ) -> std::result::Result<Option<String>, String> {
         let store = |memory_dir: &std::path::Path| {
             MemoryStore::new(
                 MemoryLayout {
@@ -420,7 +473,11 @@ impl Engine {
         };
         let text = |t: &Option<String>| t.clone().unwrap_or_default();
         match &spec.action {
-            StepAction::SessionNote { memory_dir, tag, date } => store(memory_dir)
+            StepAction::SessionNote {
+                memory_dir,
+                tag,
+                date,
+            } => store(memory_dir)
                 .write_session_note(tag, *date, &text(&inputs.session_note))
                 .map(|p| Some(p.display().to_string()))
                 .map_err(|e| e.to_string()),
@@ -438,11 +495,17 @@ impl Engine {
                 argv,
                 cwd,
                 Duration::from_secs(*timeout_secs),
-                &[("AGENT_HANDOVER_RUN_ID", run_id), ("AGENT_HANDOVER_STEP", &spec.name)],
+                &[
+                    ("AGENT_HANDOVER_RUN_ID", run_id),
+                    ("AGENT_HANDOVER_STEP", &spec.name),
+                ],
             )
             .map(Some),
             StepAction::Library { .. } => {
-                let step = self.library_steps.get_mut(&spec.name).expect("checked before the step started");
+                let step = self
+                    .library_steps
+                    .get_mut(&spec.name)
+                    .expect("checked before the step started");
                 step(&StepContext {
                     run_id,
                     step: &spec.name,
@@ -462,6 +525,7 @@ pub fn new_run_id() -> String {
 
 /// `user@host (pid N)`: who is acting, for records.
 pub fn who() -> String {
-    let user = std::env::var("USER").unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()));
+    let user = std::env::var("USER")
+        .unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()));
     format!("{user}@{} (pid {})", host_name(), std::process::id())
 }

@@ -36,11 +36,19 @@ impl RunSummary {
             status: cp.status,
             started_at: cp.started_at.clone(),
             finished_at: cp.finished_at.clone(),
-            steps_done: records.values().filter(|r| r.state == StepState::Done).count(),
+            steps_done: records
+                .values()
+                .filter(|r| r.state == StepState::Done)
+                .count(),
             steps_total: records.len(),
             problem_steps: records
                 .iter()
-                .filter(|(_, r)| matches!(r.effective_state(), StepState::Failed | StepState::Interrupted))
+                .filter(|(_, r)| {
+                    matches!(
+                        r.effective_state(),
+                        StepState::Failed | StepState::Interrupted
+                    )
+                })
                 .map(|(n, _)| n.clone())
                 .collect(),
             abandoned: cp.abandoned.as_ref().map(|a| match &a.reason {

@@ -66,7 +66,9 @@ impl RunLock {
         let file = File::open(path).ok()?;
         match file.try_lock_shared() {
             Ok(()) => None,
-            Err(_) => std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()),
+            Err(_) => std::fs::read_to_string(path)
+                .ok()
+                .map(|s| s.trim().to_string()),
         }
     }
 }
@@ -76,7 +78,9 @@ impl RunLock {
 fn try_lock_briefly(file: &File) -> std::result::Result<(), TryLockError> {
     for _ in 0..5 {
         match file.try_lock() {
-            Err(TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Err(TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
             other => return other,
         }
     }
@@ -94,7 +98,10 @@ mod tests {
         let held = RunLock::acquire(&path).unwrap();
         let err = RunLock::acquire(&path).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains(&format!("pid {}", std::process::id())), "{msg}");
+        assert!(
+            msg.contains(&format!("pid {}", std::process::id())),
+            "{msg}"
+        );
         assert!(RunLock::holder(&path).is_some());
         drop(held);
         assert!(RunLock::holder(&path).is_none());

@@ -77,9 +77,12 @@ pub fn unpause(ws: &Workspace, global: bool) -> Result<Option<PathBuf>> {
 
 fn target(ws: &Workspace, global: bool) -> Result<PathBuf> {
     if global {
-        ws.global_pause_file
-            .clone()
-            .ok_or_else(|| Error::config(None, "no home directory known for the global PAUSE file; set $HOME"))
+        ws.global_pause_file.clone().ok_or_else(|| {
+            Error::config(
+                None,
+                "no home directory known for the global PAUSE file; set $HOME",
+            )
+        })
     } else {
         Ok(ws.project_pause_file.clone())
     }
@@ -102,8 +105,16 @@ mod tests {
         assert!(active_pause(&ws.pause_files()).is_none());
         let file = pause(&ws, false, Some("reviewing")).unwrap();
         let info = active_pause(&ws.pause_files()).unwrap();
-        assert_eq!((info.file, info.reason.as_deref()), (file.clone(), Some("reviewing")));
-        assert!(ensure_not_paused(&ws.pause_files()).unwrap_err().to_string().contains("reviewing"));
+        assert_eq!(
+            (info.file, info.reason.as_deref()),
+            (file.clone(), Some("reviewing"))
+        );
+        assert!(
+            ensure_not_paused(&ws.pause_files())
+                .unwrap_err()
+                .to_string()
+                .contains("reviewing")
+        );
         assert_eq!(unpause(&ws, false).unwrap(), Some(file));
         assert_eq!(unpause(&ws, false).unwrap(), None);
 

@@ -84,7 +84,9 @@ impl StepAction {
         match self {
             StepAction::SessionNote { .. } | StepAction::CurrentState { .. } => true,
             StepAction::Publish { backend, .. } => backend.is_idempotent(),
-            StepAction::Command { idempotent, .. } | StepAction::Library { idempotent } => *idempotent,
+            StepAction::Command { idempotent, .. } | StepAction::Library { idempotent } => {
+                *idempotent
+            }
         }
     }
 
@@ -131,19 +133,31 @@ impl RunRequest {
         for step in &self.plan {
             fsx::check_name("step name", &step.name)?;
             if !seen.insert(step.name.as_str()) {
-                return Err(Error::config(None, format!("step {:?} appears twice in the plan", step.name)));
+                return Err(Error::config(
+                    None,
+                    format!("step {:?} appears twice in the plan", step.name),
+                ));
             }
             let needs = match step.action {
                 StepAction::SessionNote { .. } => Some(("session note", &self.inputs.session_note)),
-                StepAction::CurrentState { .. } => Some(("current state", &self.inputs.current_state)),
+                StepAction::CurrentState { .. } => {
+                    Some(("current state", &self.inputs.current_state))
+                }
                 _ => None,
             };
             if let Some((what, None)) = needs {
-                return Err(Error::config(None, format!("step {:?} needs a {what} but the run has none", step.name)));
+                return Err(Error::config(
+                    None,
+                    format!("step {:?} needs a {what} but the run has none", step.name),
+                ));
             }
         }
         let texts = [&self.inputs.session_note, &self.inputs.current_state];
-        for text in texts.into_iter().flatten().chain(self.inputs.extra.values()) {
+        for text in texts
+            .into_iter()
+            .flatten()
+            .chain(self.inputs.extra.values())
+        {
             if text.len() as u64 > MAX_MEMORY_FILE_BYTES {
                 return Err(Error::config(
                     None,
@@ -171,23 +185,33 @@ pub struct RunOverrides {
 
 /// Build the run a config describes: `session_note`, `current_state`, the
 /// `[[command]]` steps, then `publish` (or the order in `[handover].steps`).
-pub fn plan_from_config(ws: &Workspace, overrides: &RunOverrides, today: NaiveDate) -> Result<RunRequest> {
+pub fn plan_from_config(
+    ws: &Workspace,
+    overrides: &RunOverrides,
+    today: NaiveDate,
+) -> Result<RunRequest> {
     let cfg = &ws.config;
     let cfg_path = ws.config_path.as_deref();
-    let session = overrides.note.clone().or_else(|| cfg.note.session.clone()).ok_or_else(|| {
-        Error::config(
-            cfg_path,
-            "no session note: pass --note \"...\" or set [note].session in the config",
-        )
-    })?;
+    let session = overrides
+        .note
+        .clone()
+        .or_else(|| cfg.note.session.clone())
+        .ok_or_else(|| {
+            Error::config(
+                cfg_path,
+                "no session note: pass --note \"...\" or set [note].session in the config",
+            )
+        })?;
     let state = overrides
         .current_state
         .clone()
         .or_else(|| cfg.note.current_state.clone())
         .unwrap_or_else(|| session.clone());
-    memory::file_tag(&ws.tag).map_err(|e| Error::config(cfg_path, format!("[handover].tag: {e}")))?;
-    let backend = BackendSpec::from_config(&cfg.backend, &ws.memory.root, &ws.root, overrides.no_push)
-        .map_err(|detail| Error::config(cfg_path, detail))?;
+    memory::file_tag(&ws.tag)
+        .map_err(|e| Error::config(cfg_path, format!("[handover].tag: {e}")))?;
+    let backend =
+        BackendSpec::from_config(&cfg.backend, &ws.memory.root, &ws.root, overrides.no_push)
+            .map_err(|detail| Error::config(cfg_path, detail))?;
     let message = cfg
         .backend
         .message
@@ -206,12 +230,18 @@ pub fn plan_from_config(ws: &Workspace, overrides: &RunOverrides, today: NaiveDa
         },
         StepSpec {
             name: CURRENT_STATE.into(),
-            action: StepAction::CurrentState { memory_dir, date: today },
+            action: StepAction::CurrentState {
+                memory_dir,
+                date: today,
+            },
         },
     ];
     for c in &cfg.commands {
         if c.argv.is_empty() {
-            return Err(Error::config(cfg_path, format!("[[command]] {:?} has an empty argv", c.name)));
+            return Err(Error::config(
+                cfg_path,
+                format!("[[command]] {:?} has an empty argv", c.name),
+            ));
         }
         available.push(StepSpec {
             name: c.name.clone(),
@@ -285,8 +315,17 @@ mod tests {
 
     #[test]
     fn cli_note_overrides_config_note_and_state_defaults_to_note() {
-        let (_d, ws) = workspace_with("[note]\nsession = \"from config\"\n[backend]\ntype = \"null\"\n");
-        let r = plan_from_config(&ws, &RunOverrides { note: Some("from cli".into()), ..Default::default() }, today()).unwrap();
+        let (_d, ws) =
+            workspace_with("[note]\nsession = \"from config\"\n[backend]\ntype = \"null\"\n");
+        let r = plan_from_config(
+            &ws,
+            &RunOverrides {
+                note: Some("from cli".into()),
+                ..Default::default()
+            },
+            today(),
+        )
+        .unwrap();
         assert_eq!(r.inputs.session_note.as_deref(), Some("from cli"));
         assert_eq!(r.inputs.current_state.as_deref(), Some("from cli"));
         assert_eq!(names(&r), ["session_note", "current_state", "publish"]);
@@ -305,7 +344,10 @@ mod tests {
             "[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"tests\"\nargv = [\"true\"]\n",
         );
         let r = plan_from_config(&ws, &RunOverrides::default(), today()).unwrap();
-        assert_eq!(names(&r), ["session_note", "current_state", "tests", "publish"]);
+        assert_eq!(
+            names(&r),
+            ["session_note", "current_state", "tests", "publish"]
+        );
         assert!(!r.plan[2].action.is_idempotent());
 
         let (_d, ws) = workspace_with(
@@ -317,17 +359,35 @@ mod tests {
 
     #[test]
     fn bad_plans_are_refused() {
-        let (_d, ws) = workspace_with("[handover]\nsteps = [\"nope\"]\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n");
-        assert!(plan_from_config(&ws, &RunOverrides::default(), today()).unwrap_err().to_string().contains("nope"));
-        let (_d, ws) = workspace_with("[handover]\ntag = \"../escape\"\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n");
+        let (_d, ws) = workspace_with(
+            "[handover]\nsteps = [\"nope\"]\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n",
+        );
+        assert!(
+            plan_from_config(&ws, &RunOverrides::default(), today())
+                .unwrap_err()
+                .to_string()
+                .contains("nope")
+        );
+        let (_d, ws) = workspace_with(
+            "[handover]\ntag = \"../escape\"\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n",
+        );
         assert!(plan_from_config(&ws, &RunOverrides::default(), today()).is_err());
-        let (_d, ws) = workspace_with("[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"publish\"\nargv = [\"true\"]\n");
-        assert!(plan_from_config(&ws, &RunOverrides::default(), today()).unwrap_err().to_string().contains("twice"));
+        let (_d, ws) = workspace_with(
+            "[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"publish\"\nargv = [\"true\"]\n",
+        );
+        assert!(
+            plan_from_config(&ws, &RunOverrides::default(), today())
+                .unwrap_err()
+                .to_string()
+                .contains("twice")
+        );
     }
 
     #[test]
     fn plan_round_trips_through_json() {
-        let (_d, ws) = workspace_with("[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"t\"\nargv = [\"x\"]\nidempotent = true\n");
+        let (_d, ws) = workspace_with(
+            "[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"t\"\nargv = [\"x\"]\nidempotent = true\n",
+        );
         let r = plan_from_config(&ws, &RunOverrides::default(), today()).unwrap();
         let json = serde_json::to_string(&r.plan).unwrap();
         assert!(json.contains(r#""kind":"session_note""#), "{json}");

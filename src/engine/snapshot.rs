@@ -84,7 +84,10 @@ impl RunSnapshot {
                     last_error: r.last_error.clone(),
                     started_at: r.started_at,
                     finished_at: r.finished_at,
-                    duration_ms: r.started_at.zip(r.finished_at).map(|(s, f)| (f - s).num_milliseconds()),
+                    duration_ms: r
+                        .started_at
+                        .zip(r.finished_at)
+                        .map(|(s, f)| (f - s).num_milliseconds()),
                     owner: r.owner.clone(),
                     output: r.output.clone(),
                 }

@@ -49,13 +49,20 @@ impl StateHistory {
 
     /// Store `content` unless a version with the same content is already
     /// there; returns the new file, or `None` when it was already kept.
-    pub fn save(&self, content: &str, label: &str, at: Option<DateTime<Utc>>) -> Result<Option<PathBuf>> {
+    pub fn save(
+        &self,
+        content: &str,
+        label: &str,
+        at: Option<DateTime<Utc>>,
+    ) -> Result<Option<PathBuf>> {
         let hash = content_hash(content);
         if self.list()?.iter().any(|v| v.hash == hash) {
             return Ok(None);
         }
         let at = at.unwrap_or_else(Utc::now);
-        let path = self.dir.join(format!("{}--{label}--{hash}.md", at.format(TIME_FORMAT)));
+        let path = self
+            .dir
+            .join(format!("{}--{label}--{hash}.md", at.format(TIME_FORMAT)));
         fsx::create_new(&path, content.as_bytes())?;
         Ok(Some(path))
     }
@@ -88,8 +95,12 @@ impl StateHistory {
 
     /// The text of one version.
     pub fn read(&self, version: &StateVersion) -> Result<String> {
-        fsx::read_text_bounded(&version.path, super::MAX_MEMORY_FILE_BYTES, "move the oversized snapshot aside")?
-            .ok_or_else(|| Error::io("read", &version.path, std::io::ErrorKind::NotFound.into()))
+        fsx::read_text_bounded(
+            &version.path,
+            super::MAX_MEMORY_FILE_BYTES,
+            "move the oversized snapshot aside",
+        )?
+        .ok_or_else(|| Error::io("read", &version.path, std::io::ErrorKind::NotFound.into()))
     }
 }
 
@@ -102,7 +113,9 @@ fn parse_name(name: &str) -> Option<(DateTime<Utc>, String, String)> {
     let stem = name.strip_suffix(".md")?;
     let (time, rest) = stem.split_once("--")?;
     let (label, hash) = rest.rsplit_once("--")?;
-    let at = NaiveDateTime::parse_from_str(time, TIME_FORMAT).ok()?.and_utc();
+    let at = NaiveDateTime::parse_from_str(time, TIME_FORMAT)
+        .ok()?
+        .and_utc();
     Some((at, label.to_string(), hash.to_string()))
 }
 
@@ -130,6 +143,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         std::fs::write(dir.path().join(".tmp--x--y.md"), "x").unwrap();
-        assert!(StateHistory::new(dir.path().into()).list().unwrap().is_empty());
+        assert!(
+            StateHistory::new(dir.path().into())
+                .list()
+                .unwrap()
+                .is_empty()
+        );
     }
 }

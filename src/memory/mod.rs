@@ -24,7 +24,10 @@ pub const MAX_MEMORY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The header line every memory file starts with: `<!-- agent-handover | layerN | YYYY-MM-DD -->`.
 pub fn header(layer: u8, date: NaiveDate) -> String {
-    format!("<!-- agent-handover | layer{layer} | {} -->\n", date.format("%Y-%m-%d"))
+    format!(
+        "<!-- agent-handover | layer{layer} | {} -->\n",
+        date.format("%Y-%m-%d")
+    )
 }
 
 /// Turn a tag into its file-name form as 0.5.1 does (`/` becomes `-`, a space
@@ -102,14 +105,20 @@ impl MemoryStore {
     /// A version that is on disk but not yet in the history (edited by hand,
     /// or written by 0.5.1) is saved there first, so nothing is lost.
     /// Idempotent: writing the text already in place writes nothing.
-    pub fn write_current_state(&self, date: NaiveDate, content: &str, run_id: &str) -> Result<PathBuf> {
+    pub fn write_current_state(
+        &self,
+        date: NaiveDate,
+        content: &str,
+        run_id: &str,
+    ) -> Result<PathBuf> {
         let body = header(2, date) + content;
         let path = self.layout.current_state();
         self.prepare_dir(path.parent().expect("layer2 has a parent"))?;
         let existing = read_memory_file(&path)?;
         if let Some(old) = &existing {
             let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-            self.history.save(old, history::EXTERNAL_LABEL, mtime.map(Into::into))?;
+            self.history
+                .save(old, history::EXTERNAL_LABEL, mtime.map(Into::into))?;
         }
         self.history.save(&body, run_id, None)?;
         if existing.as_deref() != Some(body.as_str()) {
@@ -142,7 +151,12 @@ mod tests {
     use super::*;
 
     fn store(dir: &Path) -> MemoryStore {
-        MemoryStore::new(MemoryLayout { root: dir.join("memory") }, dir.join("hist"))
+        MemoryStore::new(
+            MemoryLayout {
+                root: dir.join("memory"),
+            },
+            dir.join("hist"),
+        )
     }
 
     fn day() -> NaiveDate {
@@ -155,8 +169,15 @@ mod tests {
         let s = store(dir.path());
         let a = s.write_session_note("codex", day(), "first").unwrap();
         let b = s.write_session_note("codex", day(), "second").unwrap();
-        assert_eq!(a, dir.path().join("memory/layer1/2026-11/codex-2026-11-21.md"));
-        assert_eq!(b, dir.path().join("memory/layer1/2026-11/codex-2026-11-21-2.md"));
+        assert_eq!(
+            a,
+            dir.path().join("memory/layer1/2026-11/codex-2026-11-21.md")
+        );
+        assert_eq!(
+            b,
+            dir.path()
+                .join("memory/layer1/2026-11/codex-2026-11-21-2.md")
+        );
         assert_eq!(
             std::fs::read_to_string(&a).unwrap(),
             "<!-- agent-handover | layer1 | 2026-11-21 -->\nfirst"
@@ -204,7 +225,9 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("memory")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("memory/layer2")).unwrap();
-        let err = store(dir.path()).write_current_state(day(), "x", "r").unwrap_err();
+        let err = store(dir.path())
+            .write_current_state(day(), "x", "r")
+            .unwrap_err();
         assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }

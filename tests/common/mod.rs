@@ -14,7 +14,9 @@ pub struct Project {
 
 /// A config with the null backend, tag `t`, and `extra` appended.
 pub fn config(extra: &str) -> String {
-    format!("[handover]\nmemory_dir = \"memory\"\ntag = \"t\"\n\n[backend]\ntype = \"null\"\n\n{extra}")
+    format!(
+        "[handover]\nmemory_dir = \"memory\"\ntag = \"t\"\n\n[backend]\ntype = \"null\"\n\n{extra}"
+    )
 }
 
 impl Project {
@@ -128,10 +130,14 @@ pub fn stderr(o: &Output) -> String {
 
 /// Today's layer header.
 pub fn header(layer: u8) -> String {
-    format!("<!-- agent-handover | layer{layer} | {} -->\n", chrono::Local::now().format("%Y-%m-%d"))
+    format!(
+        "<!-- agent-handover | layer{layer} | {} -->\n",
+        chrono::Local::now().format("%Y-%m-%d")
+    )
 }
 
 /// Parse stdout as JSON.
 pub fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
 }
