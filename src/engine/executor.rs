@@ -283,7 +283,7 @@ impl Engine {
         fsx::write_atomic(&self.ws.run_inputs_file(run_id), &json)?;
         Ok(Checkpoint {
             status: RunStatus::InProgress,
-            started_at: Some(Utc::now().to_rfc3339()),
+            started_at: Some(iso_now()),
             run_id: Some(run_id.into()),
             step_records: request
                 .plan
@@ -438,7 +438,7 @@ impl Engine {
             }
         }
         cp.status = RunStatus::Completed;
-        cp.finished_at = Some(Utc::now().to_rfc3339());
+        cp.finished_at = Some(iso_now());
         cp.save(&self.ws.checkpoint)?;
         self.archive(&mut cp)?;
         Ok(RunReport {
@@ -521,6 +521,11 @@ pub fn new_run_id() -> String {
     let now = Local::now();
     let salt = (u64::from(std::process::id()) << 20) ^ u64::from(now.timestamp_subsec_nanos());
     format!("{}-{:04x}", now.format("%Y%m%d-%H%M%S"), salt % 0xffff)
+}
+
+/// Now, as Python's `datetime.now(timezone.utc).isoformat()` writes it (0.5.1's format).
+fn iso_now() -> String {
+    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
 }
 
 /// `user@host (pid N)`: who is acting, for records.
