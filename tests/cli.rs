@@ -547,10 +547,14 @@ fn history_lists_runs_newest_first_with_json() {
     let runs = json(&p.run(&["history", "--json"]));
     let runs = runs.as_array().unwrap();
     assert_eq!(runs.len(), 3);
-    let ids: Vec<&str> = runs.iter().map(|r| r["run_id"].as_str().unwrap()).collect();
-    let mut sorted = ids.clone();
+    let started: Vec<&str> = runs
+        .iter()
+        .map(|r| r["started_at"].as_str().unwrap())
+        .collect();
+    let mut sorted = started.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
-    assert_eq!(ids, sorted);
+    assert_eq!(started, sorted, "newest first");
+    assert!(started[0] > started[2], "distinct start times");
     assert!(
         runs.iter()
             .all(|r| r["status"] == "completed" && r["steps_done"] == 3)

@@ -16,10 +16,11 @@ use std::sync::OnceLock;
 use chrono::NaiveDate;
 use serde_json::Value;
 
-const NOTE: &str = "Finished the parser.\nNext: wire it into the CLI — über-important, 日本語 too.\n";
-const STATUS_INTERRUPTED: &str =
-    "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n";
-const STATUS_COMPLETED: &str = "status: completed\n  [x] session_note\n  [x] current_state\n  [x] publish\n";
+const NOTE: &str =
+    "Finished the parser.\nNext: wire it into the CLI — über-important, 日本語 too.\n";
+const STATUS_INTERRUPTED: &str = "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n";
+const STATUS_COMPLETED: &str =
+    "status: completed\n  [x] session_note\n  [x] current_state\n  [x] publish\n";
 
 /// The Python CLI, or `None` (after printing why) when the test must be skipped.
 fn python_cli() -> Option<PathBuf> {
@@ -33,19 +34,32 @@ fn python_cli() -> Option<PathBuf> {
         let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            let reason = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no reason given");
-            return Err(format!("{} exited with {}: {reason}", script.display(), out.status));
+            let reason = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no reason given");
+            return Err(format!(
+                "{} exited with {}: {reason}",
+                script.display(),
+                out.status
+            ));
         }
         let cli = PathBuf::from(&stdout);
         if !cli.is_absolute() || !cli.is_file() {
-            return Err(format!("{} printed {stdout:?}, which is not an executable file", script.display()));
+            return Err(format!(
+                "{} printed {stdout:?}, which is not an executable file",
+                script.display()
+            ));
         }
         Ok(cli)
     });
     match found {
         Ok(cli) => Some(cli.clone()),
         Err(reason) if std::env::var("AGENT_HANDOVER_REQUIRE_PYTHON").as_deref() == Ok("1") => {
-            panic!("python agent-handover 0.5.1 unavailable (AGENT_HANDOVER_REQUIRE_PYTHON=1): {reason}")
+            panic!(
+                "python agent-handover 0.5.1 unavailable (AGENT_HANDOVER_REQUIRE_PYTHON=1): {reason}"
+            )
         }
         Err(reason) => {
             eprintln!("SKIPPED: python agent-handover 0.5.1 unavailable: {reason}");
@@ -114,7 +128,8 @@ impl Project {
     }
 
     fn checkpoint(&self) -> Value {
-        let text = std::fs::read_to_string(self.path(".agent-handover/checkpoint.json")).expect("checkpoint exists");
+        let text = std::fs::read_to_string(self.path(".agent-handover/checkpoint.json"))
+            .expect("checkpoint exists");
         serde_json::from_str(&text).expect("checkpoint is JSON")
     }
 
@@ -126,7 +141,12 @@ impl Project {
                 if path.is_dir() {
                     walk(&path, root, out);
                 } else {
-                    out.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+                    out.push(
+                        path.strip_prefix(root)
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
                 }
             }
         }
@@ -176,7 +196,11 @@ fn assert_same_status(p: &Project, expected: &str) {
     let ours = p.ours(&["status"]);
     assert_exit(&py, 0, "python status");
     assert_exit(&ours, 0, "our status");
-    assert_eq!(stdout(&ours), stdout(&py), "status output differs (left: ours, right: python)");
+    assert_eq!(
+        stdout(&ours),
+        stdout(&py),
+        "status output differs (left: ours, right: python)"
+    );
     assert_eq!(stdout(&ours), expected);
 }
 
@@ -194,7 +218,10 @@ fn python_completed_checkpoint_is_completed_for_us() {
     let p = Project::new(python, NOTE);
     let run = p.py(&["run", "--config", "handover.toml"]);
     assert_exit(&run, 0, "python run");
-    assert_eq!(stdout(&run), "handover steps executed: session_note, current_state, publish\n");
+    assert_eq!(
+        stdout(&run),
+        "handover steps executed: session_note, current_state, publish\n"
+    );
     let cp = p.checkpoint();
     assert!(cp.get("schema_version").is_none(), "not a 0.5.1 file: {cp}");
     assert_eq!(cp["status"], "completed");
@@ -202,7 +229,11 @@ fn python_completed_checkpoint_is_completed_for_us() {
     assert_exit(&p.py(&["check"]), 2, "python check");
     let ours = p.ours(&["check"]);
     assert_exit(&ours, 2, "our check");
-    assert_eq!(stdout(&ours), "", "check prints nothing on stdout, as 0.5.1");
+    assert_eq!(
+        stdout(&ours),
+        "",
+        "check prints nothing on stdout, as 0.5.1"
+    );
     assert_same_status(&p, STATUS_COMPLETED);
     // Reading it changed nothing.
     assert_eq!(p.checkpoint(), cp);
@@ -227,32 +258,55 @@ fn python_interrupted_checkpoint_is_finished_by_our_run() {
         steps_map(&cp),
         serde_json::json!({"session_note": "done", "current_state": "pending", "publish": "pending"})
     );
-    let note_path = format!("memory/layer1/{}/t-{}.md", today().format("%Y-%m"), today().format("%Y-%m-%d"));
+    let note_path = format!(
+        "memory/layer1/{}/t-{}.md",
+        today().format("%Y-%m"),
+        today().format("%Y-%m-%d")
+    );
     let note_before = p.read(&note_path);
 
     assert_exit(&p.py(&["check"]), 1, "python check");
     let check = p.ours(&["check"]);
     assert_exit(&check, 1, "our check");
     assert_eq!(stdout(&check), "");
-    assert!(stderr(&check).contains("pending: current_state, publish"), "{}", stderr(&check));
+    assert!(
+        stderr(&check).contains("pending: current_state, publish"),
+        "{}",
+        stderr(&check)
+    );
     assert_same_status(&p, STATUS_INTERRUPTED);
 
     p.unblock_layer2();
     let run = p.ours(&["run", "--config", "handover.toml"]);
     assert_exit(&run, 0, "our run finishing python's handover");
-    assert_eq!(stdout(&run), "handover steps executed: current_state, publish\n");
+    assert_eq!(
+        stdout(&run),
+        "handover steps executed: current_state, publish\n"
+    );
 
     // session_note was not redone: still exactly one layer-1 note, unchanged.
-    assert_eq!(p.memory_files(), [note_path.strip_prefix("memory/").unwrap().to_string(), "layer2/current-state.md".into()]);
+    assert_eq!(
+        p.memory_files(),
+        [
+            note_path.strip_prefix("memory/").unwrap().to_string(),
+            "layer2/current-state.md".into()
+        ]
+    );
     assert_eq!(p.read(&note_path), note_before);
     assert_eq!(
         p.read("memory/layer2/current-state.md"),
-        format!("<!-- agent-handover | layer2 | {} -->\n{NOTE}", today().format("%Y-%m-%d"))
+        format!(
+            "<!-- agent-handover | layer2 | {} -->\n{NOTE}",
+            today().format("%Y-%m-%d")
+        )
     );
 
     let cp_after = p.checkpoint();
     assert_eq!(cp_after["status"], "completed");
-    assert_eq!(cp_after["started_at"], cp["started_at"], "the adopted run keeps python's start time");
+    assert_eq!(
+        cp_after["started_at"], cp["started_at"],
+        "the adopted run keeps python's start time"
+    );
     assert_exit(&p.py(&["check"]), 2, "python check after our run");
     assert_exit(&p.ours(&["check"]), 2, "our check after our run");
     assert_same_status(&p, STATUS_COMPLETED);
@@ -265,7 +319,11 @@ fn our_interrupted_then_completed_checkpoint_is_read_by_python() {
     p.block_layer2();
     let run = p.ours(&["run", "--config", "handover.toml"]);
     assert_exit(&run, 1, "our run with memory/layer2 blocked");
-    assert!(stderr(&run).contains("step 'current_state' failed"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("step 'current_state' failed"),
+        "{}",
+        stderr(&run)
+    );
     let cp = p.checkpoint();
     assert_eq!(cp["schema_version"], 2);
     assert_eq!(cp["status"], "in_progress");
@@ -296,7 +354,11 @@ fn our_interrupted_then_completed_checkpoint_is_read_by_python() {
     assert_exit(&p.ours(&["check"]), 2, "our check");
     assert_exit(&p.py(&["check"]), 2, "python check");
     assert_same_status(&p, STATUS_COMPLETED);
-    assert_eq!(p.checkpoint(), cp_done, "python's check/status must not rewrite the file");
+    assert_eq!(
+        p.checkpoint(),
+        cp_done,
+        "python's check/status must not rewrite the file"
+    );
 }
 
 #[test]
@@ -304,7 +366,11 @@ fn our_abandoned_checkpoint_is_nothing_in_progress_for_python() {
     let Some(python) = python_cli() else { return };
     let p = Project::new(python, NOTE);
     p.block_layer2();
-    assert_exit(&p.ours(&["run", "--config", "handover.toml"]), 1, "our run with memory/layer2 blocked");
+    assert_exit(
+        &p.ours(&["run", "--config", "handover.toml"]),
+        1,
+        "our run with memory/layer2 blocked",
+    );
     assert_exit(&p.py(&["check"]), 1, "python check before abandon");
 
     let abandon = p.ours(&["abandon", "--reason", "interop test"]);
@@ -317,7 +383,10 @@ fn our_abandoned_checkpoint_is_nothing_in_progress_for_python() {
     let check = p.py(&["check"]);
     assert_exit(&check, 0, "python check after abandon");
     assert_eq!(stdout(&check), "");
-    assert_same_status(&p, "status: abandoned\n  [x] session_note\n  [ ] current_state\n  [ ] publish\n");
+    assert_same_status(
+        &p,
+        "status: abandoned\n  [x] session_note\n  [ ] current_state\n  [ ] publish\n",
+    );
 }
 
 #[test]
@@ -325,16 +394,29 @@ fn python_run_finishes_our_interrupted_checkpoint() {
     let Some(python) = python_cli() else { return };
     let p = Project::new(python, NOTE);
     p.block_layer2();
-    assert_exit(&p.ours(&["run", "--config", "handover.toml"]), 1, "our run with memory/layer2 blocked");
+    assert_exit(
+        &p.ours(&["run", "--config", "handover.toml"]),
+        1,
+        "our run with memory/layer2 blocked",
+    );
     let cp = p.checkpoint();
-    let run_id = cp["run_id"].as_str().expect("we write a run id").to_string();
-    let note_path = cp["step_records"]["session_note"]["output"].as_str().unwrap().to_string();
+    let run_id = cp["run_id"]
+        .as_str()
+        .expect("we write a run id")
+        .to_string();
+    let note_path = cp["step_records"]["session_note"]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let note_before = std::fs::read_to_string(&note_path).unwrap();
 
     p.unblock_layer2();
     let run = p.py(&["run", "--config", "handover.toml"]);
     assert_exit(&run, 0, "python run resuming ours");
-    assert_eq!(stdout(&run), "handover steps executed: current_state, publish\n");
+    assert_eq!(
+        stdout(&run),
+        "handover steps executed: current_state, publish\n"
+    );
     assert_eq!(std::fs::read_to_string(&note_path).unwrap(), note_before);
     assert_eq!(p.memory_files().len(), 2, "{:?}", p.memory_files());
 
@@ -357,7 +439,8 @@ fn python_run_finishes_our_interrupted_checkpoint() {
 
     let json = p.ours(&["status", "--json"]);
     assert_exit(&json, 0, "our status --json");
-    let snap: Value = serde_json::from_str(&stdout(&json)).expect("status --json is one JSON document");
+    let snap: Value =
+        serde_json::from_str(&stdout(&json)).expect("status --json is one JSON document");
     assert_eq!(snap["status"], "completed");
     assert_eq!(snap["resume_code"], 2);
     assert_eq!(snap["run_id"], run_id.as_str());
@@ -368,14 +451,25 @@ fn python_run_finishes_our_interrupted_checkpoint() {
         .iter()
         .map(|s| (s["name"].as_str().unwrap(), s["state"].as_str().unwrap()))
         .collect();
-    assert_eq!(states, [("session_note", "done"), ("current_state", "done"), ("publish", "done")]);
+    assert_eq!(
+        states,
+        [
+            ("session_note", "done"),
+            ("current_state", "done"),
+            ("publish", "done")
+        ]
+    );
 }
 
 /// Run both tools in fresh projects with the same inputs; return (python's, ours).
 fn write_memory_with_both(python: &Path, note: &str, extra: &[&str]) -> (Project, Project) {
     let py = Project::new(python.to_path_buf(), note);
     let ours = Project::new(python.to_path_buf(), note);
-    let args: Vec<&str> = ["run", "--config", "handover.toml"].iter().chain(extra).copied().collect();
+    let args: Vec<&str> = ["run", "--config", "handover.toml"]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
     assert_exit(&py.py(&args), 0, "python run");
     assert_exit(&ours.ours(&args), 0, "our run");
     (py, ours)
@@ -389,7 +483,11 @@ fn memory_files_match_python_byte_for_byte() {
     for attempt in 0.. {
         let day = today();
         let (py_a, ours_a) = write_memory_with_both(&python, NOTE, &[]);
-        let (py_b, ours_b) = write_memory_with_both(&python, "from config, ignored", &["--note", NOTE, "--current-state", state]);
+        let (py_b, ours_b) = write_memory_with_both(
+            &python,
+            "from config, ignored",
+            &["--note", NOTE, "--current-state", state],
+        );
         if today() != day && attempt == 0 {
             continue;
         }
@@ -402,11 +500,22 @@ fn memory_files_match_python_byte_for_byte() {
             assert_eq!(py.memory_files(), expected_files, "python's memory files");
             assert_eq!(ours.memory_files(), expected_files, "our memory files");
             let note_path = format!("memory/{note_rel}");
-            assert_eq!(ours.read(&note_path), py.read(&note_path), "layer-1 note differs (left: ours)");
+            assert_eq!(
+                ours.read(&note_path),
+                py.read(&note_path),
+                "layer-1 note differs (left: ours)"
+            );
             assert_eq!(ours.read(&note_path), note_body);
             let state_path = "memory/layer2/current-state.md";
-            assert_eq!(ours.read(state_path), py.read(state_path), "layer-2 current state differs (left: ours)");
-            assert_eq!(ours.read(state_path), format!("<!-- agent-handover | layer2 | {ymd} -->\n{state_text}"));
+            assert_eq!(
+                ours.read(state_path),
+                py.read(state_path),
+                "layer-2 current state differs (left: ours)"
+            );
+            assert_eq!(
+                ours.read(state_path),
+                format!("<!-- agent-handover | layer2 | {ymd} -->\n{state_text}")
+            );
         }
         break;
     }

@@ -23,8 +23,13 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
             .as_deref()
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
+        let how = if cp.is_legacy() {
+            "agent-handover run --config <your handover.toml>"
+        } else {
+            "agent-handover resume"
+        };
         eprintln!(
-            "agent-handover: the last handover{run} was interrupted; pending: {}\n  run `agent-handover resume` to finish it (done steps are not redone)",
+            "agent-handover: the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone)",
             cp.pending_steps().join(", ")
         );
     }

@@ -273,8 +273,10 @@ impl Checkpoint {
                 .step_records
                 .entry(name.clone())
                 .or_insert_with(StepRecord::pending);
-            if legacy == "done" {
+            if legacy == "done" && record.state != StepState::Done {
+                // Finished by 0.5.1 after our last attempt: that attempt's error is history.
                 record.state = StepState::Done;
+                record.last_error = None;
             }
         }
     }
@@ -341,6 +343,16 @@ mod tests {
         assert_eq!(cp.pending_steps(), ["current_state", "publish"]);
         assert_eq!(cp.resume_code(), 1);
         assert_eq!(cp.step_records["session_note"].state, StepState::Done);
+    }
+
+    #[test]
+    fn a_step_0_5_1_finished_drops_our_failed_attempts_error() {
+        let text = r#"{"status":"completed","steps":{"a":"done"},"schema_version":2,"run_id":"r",
+            "step_records":{"a":{"state":"failed","attempts":1,"last_error":"boom"}}}"#;
+        let cp = Checkpoint::parse(text, p()).unwrap();
+        assert_eq!(cp.step_records["a"].state, StepState::Done);
+        assert_eq!(cp.step_records["a"].last_error, None);
+        assert_eq!(cp.step_records["a"].attempts, 1);
     }
 
     #[test]

@@ -59,11 +59,11 @@ impl RunSummary {
     }
 }
 
-/// Every run the workspace remembers, newest first; at most `limit`.
+/// Every run the workspace remembers, newest first (by start time); at most `limit`.
 ///
 /// Unreadable records are reported, not skipped silently.
 pub fn list_runs(ws: &Workspace, limit: usize) -> Result<Vec<RunSummary>> {
-    let mut records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
+    let records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".record.json")))
@@ -71,23 +71,53 @@ pub fn list_runs(ws: &Workspace, limit: usize) -> Result<Vec<RunSummary>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io("list", ws.runs_dir(), e)),
     };
-    records.sort_unstable_by(|a, b| b.cmp(a));
-    let mut runs = Vec::new();
-    let current = Checkpoint::load(&ws.checkpoint)?;
-    if current.status == RunStatus::InProgress {
-        runs.extend(RunSummary::of(&current));
-    }
+    // The current run first: in progress, or finished without an archived
+    // record (finished by 0.5.1, or a crash between completing and archiving).
+    let mut runs: Vec<RunSummary> = RunSummary::of(&Checkpoint::load(&ws.checkpoint)?)
+        .into_iter()
+        .collect();
     for path in records {
-        if runs.len() >= limit {
-            break;
-        }
-        let cp = Checkpoint::load(&path)?;
-        if let Some(summary) = RunSummary::of(&cp)
+        if let Some(summary) = RunSummary::of(&Checkpoint::load(&path)?)
             && !runs.iter().any(|r| r.run_id == summary.run_id)
         {
             runs.push(summary);
         }
     }
+    runs.sort_by(|a, b| {
+        b.started_at
+            .cmp(&a.started_at)
+            .then_with(|| b.run_id.cmp(&a.run_id))
+    });
     runs.truncate(limit);
     Ok(runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::WorkspaceOptions;
+
+    #[test]
+    fn a_completed_run_without_archived_record_is_listed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(dir.path().into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let mut cp = Checkpoint {
+            status: RunStatus::Completed,
+            run_id: Some("20261121-100000-aaaa".into()),
+            ..Checkpoint::default()
+        };
+        cp.save(&ws.checkpoint).unwrap();
+        let runs = list_runs(&ws, 10).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].status, RunStatus::Completed);
+        // Once archived, it is still listed once.
+        cp.save(&ws.run_record_file("20261121-100000-aaaa"))
+            .unwrap();
+        assert_eq!(list_runs(&ws, 10).unwrap().len(), 1);
+    }
 }
