@@ -1,14 +1,17 @@
 //! Publish targets: where the `publish` step sends the memory.
 //!
-//! `null` keeps everything local (the files on disk are enough). `git` is
-//! 0.5.1's default; this release reads its keys but does not publish with it
-//! yet, and says so at config time rather than failing halfway through a run.
+//! `null` keeps everything local (the files on disk are enough); `git`
+//! (0.5.1's default) commits the memory and pushes it ([`git`]).
+
+pub mod git;
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::BackendSection;
+use crate::fsx;
+use git::GitSpec;
 
 /// A backend, as staged in a run's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,37 +19,61 @@ use crate::config::BackendSection;
 pub enum BackendSpec {
     /// Local only: publishing succeeds without doing anything.
     Null,
+    /// Commit the configured paths and push them.
+    Git(GitSpec),
 }
 
 impl BackendSpec {
-    /// The backend a `[backend]` section describes (`--no-push` given as `no_push`).
+    /// The backend a `[backend]` section describes, as 0.5.1 reads it:
+    /// `repo_dir` relative to the project root, `paths` relative to
+    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`.
     pub fn from_config(
         section: &BackendSection,
-        _memory_root: &Path,
-        _root: &Path,
-        _no_push: bool,
+        memory_root: &Path,
+        root: &Path,
+        no_push: bool,
     ) -> Result<Self, String> {
         match section.kind.as_deref().unwrap_or("git") {
             "null" => Ok(BackendSpec::Null),
-            "git" => Err(
-                "[backend] type \"git\" (the default when [backend] has no type) is not available in this release yet\n  fix: set [backend] type = \"null\" to keep the memory local"
-                    .into(),
-            ),
+            "git" => {
+                let repo_dir = fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
+                let paths = match &section.paths {
+                    Some(paths) if !paths.is_empty() => paths
+                        .iter()
+                        .map(|p| fsx::absolutize(&repo_dir, Path::new(p)))
+                        .collect(),
+                    _ => vec![memory_root.to_path_buf()],
+                };
+                Ok(BackendSpec::Git(GitSpec {
+                    repo_dir,
+                    paths,
+                    push: !no_push && section.push.unwrap_or(true),
+                    branch: section.branch.clone().unwrap_or_else(|| "main".into()),
+                    remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
+                }))
+            }
             other => Err(format!("unknown backend type: {other:?} (expected \"git\" or \"null\")")),
         }
     }
 
-    /// Whether publishing twice is harmless.
+    /// Whether publishing twice is harmless as it is.
     pub fn is_idempotent(&self) -> bool {
-        match self {
-            BackendSpec::Null => true,
-        }
+        matches!(self, BackendSpec::Null)
     }
 
-    /// Publish; returns a one-line summary of what was done.
-    pub fn publish(&self, _message: &str) -> Result<String, String> {
+    /// Whether publishing reconciles with what an interrupted attempt already
+    /// did (git: is our commit already there? already pushed?), so resuming
+    /// may run it again without a human.
+    pub fn reconciles(&self) -> bool {
+        true
+    }
+
+    /// Publish; returns a one-line summary of what was done. `gate` is asked
+    /// before anything leaves the machine (the PAUSE brake).
+    pub fn publish(&self, message: &str, gate: &dyn Fn() -> Result<(), String>) -> Result<String, String> {
         match self {
             BackendSpec::Null => Ok("null backend: nothing to publish".into()),
+            BackendSpec::Git(spec) => spec.publish(message, gate),
         }
     }
 }
@@ -71,6 +98,28 @@ mod tests {
     }
 
     #[test]
+    fn git_keys_mean_what_they_mean_in_0_5_1() {
+        let mut s = section(None);
+        s.paths = Some(vec!["notes".into()]);
+        s.repo_dir = Some("repo".into());
+        let memory = Path::new("/p/memory");
+        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), false) else {
+            panic!("git is the default type")
+        };
+        assert_eq!(g.repo_dir, Path::new("/p/repo"));
+        assert_eq!(g.paths, [Path::new("/p/repo/notes")]);
+        assert!(g.push);
+        assert_eq!((g.branch.as_str(), g.remote.as_str()), ("main", "origin"));
+        s.paths = None;
+        s.push = Some(true);
+        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), true) else {
+            panic!("git")
+        };
+        assert_eq!(g.paths, [memory]);
+        assert!(!g.push, "--no-push wins over the file");
+    }
+
+    #[test]
     fn null_backend_publishes_nothing() {
         let b = BackendSpec::from_config(
             &section(Some("null")),
@@ -80,6 +129,6 @@ mod tests {
         )
         .unwrap();
         assert!(b.is_idempotent());
-        assert!(b.publish("m").is_ok());
+        assert!(b.publish("m", &|| Ok(())).is_ok());
     }
 }

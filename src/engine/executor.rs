@@ -7,8 +7,9 @@
 //! * a step is recorded `running` (durably) before it starts, and `done`
 //!   never reverts;
 //! * a step found `running` under the lock has no live owner: it is
-//!   `interrupted`, re-run if idempotent, otherwise left for a human
-//!   (`retry` or `abandon`);
+//!   `interrupted`, re-run if idempotent or reconciling (git publish checks
+//!   what the attempt already committed and pushed), otherwise left for a
+//!   human (`retry` or `abandon`);
 //! * abandoning keeps the record and deletes nothing.
 //!
 //! To save fsyncs, "step k done" and "step k+1 running" are one checkpoint
@@ -374,7 +375,7 @@ impl Engine {
             match record.state {
                 StepState::Done => continue,
                 StepState::Running | StepState::Interrupted
-                    if !spec.action.is_idempotent() && retry != Some(spec.name.as_str()) =>
+                    if !spec.action.resumes_safely() && retry != Some(spec.name.as_str()) =>
                 {
                     record.state = StepState::Interrupted;
                     cp.save(&self.ws.checkpoint)?;
@@ -485,7 +486,11 @@ impl Engine {
                 .write_current_state(*date, &text(&inputs.current_state), run_id)
                 .map(|p| Some(p.display().to_string()))
                 .map_err(|e| e.to_string()),
-            StepAction::Publish { backend, message } => backend.publish(message).map(Some),
+            StepAction::Publish { backend, message } => {
+                let pause_files = self.ws.pause_files();
+                let gate = || ensure_not_paused(&pause_files).map_err(|e| e.to_string());
+                backend.publish(message, &gate).map(Some)
+            }
             StepAction::Command {
                 argv,
                 cwd,

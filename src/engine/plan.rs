@@ -90,6 +90,15 @@ impl StepAction {
         }
     }
 
+    /// Whether an interrupted attempt may run again without a human: it is
+    /// idempotent, or it reconciles with what the attempt already did.
+    pub fn resumes_safely(&self) -> bool {
+        match self {
+            StepAction::Publish { backend, .. } => backend.reconciles(),
+            other => other.is_idempotent(),
+        }
+    }
+
     /// The kind's name as written in the checkpoint.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -1,12 +1,14 @@
 //! Every version of `current-state.md`, kept as plain files named
-//! `<UTC time>--<label>--<hash>.md` (label: the run that wrote it, or
-//! `external` for a version found on disk). A version is stored once, keyed
-//! by its content hash, so retrying a write never duplicates it.
+//! `<UTC time>--<label>--<blob>.md` (label: the run that wrote it, or
+//! `external` for a version found on disk; blob: the first 16 hex digits of
+//! the content's git blob id, so a snapshot and the same version in git are
+//! recognised as one). A version is stored once, keyed by that id, so
+//! retrying a write never duplicates it.
 
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use sha2::{Digest, Sha256};
+use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
 use crate::fsx;
@@ -24,7 +26,7 @@ pub struct StateVersion {
     pub at: DateTime<Utc>,
     /// The run that wrote it, or `external`.
     pub label: String,
-    /// First 16 hex digits of its SHA-256.
+    /// First 16 hex digits of its git blob id ([`blob_id`]).
     pub hash: String,
     /// Size in bytes.
     pub size: u64,
@@ -55,7 +57,7 @@ impl StateHistory {
         label: &str,
         at: Option<DateTime<Utc>>,
     ) -> Result<Option<PathBuf>> {
-        let hash = content_hash(content);
+        let hash = blob_id(content)[..16].to_string();
         if self.list()?.iter().any(|v| v.hash == hash) {
             return Ok(None);
         }
@@ -104,9 +106,12 @@ impl StateHistory {
     }
 }
 
-fn content_hash(content: &str) -> String {
-    let digest = Sha256::digest(content.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+/// The git blob id of `content` (40 hex digits): SHA-1 of `blob <len>\0<content>`.
+pub fn blob_id(content: &str) -> String {
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {}\0", content.len()).as_bytes());
+    hasher.update(content.as_bytes());
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn parse_name(name: &str) -> Option<(DateTime<Utc>, String, String)> {
@@ -136,6 +141,13 @@ mod tests {
         assert_eq!(v[0].label, "run-2");
         assert_eq!(h.read(&v[1]).unwrap(), "a");
         assert_eq!(v[1].size, 1);
+    }
+
+    #[test]
+    fn blob_id_matches_git() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(blob_id("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+        assert_eq!(blob_id(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
     }
 
     #[test]

@@ -1,0 +1,421 @@
+//! The `git` publish backend (git2, vendored libgit2).
+//!
+//! `publish` reconciles before it acts, so running it again after a crash
+//! anywhere inside it commits and pushes nothing twice:
+//! 1. stage the configured paths (and only those go into the commit: other
+//!    changes the user staged stay staged, uncommitted);
+//! 2. commit if the tree differs from HEAD's — otherwise "nothing to commit"
+//!    (e.g. our commit is already there), which is success;
+//! 3. push; pushing what the remote already has is a no-op. If the remote
+//!    moved on, fetch and integrate (fast-forward, or a merge when the memory
+//!    files do not conflict), then push again. A conflict fails the step with
+//!    the exact commands to settle it; both versions survive.
+//!
+//! A locked index (another git process) is retried with backoff and then
+//! reported; a lock file is never deleted.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::Duration;
+
+use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
+use git2::{
+    Commit, Cred, CredentialType, ErrorCode, FetchOptions, FileMode, IndexAddOption, PushOptions, RemoteCallbacks,
+    Repository, Signature, Tree, TreeWalkMode, TreeWalkResult,
+};
+use serde::{Deserialize, Serialize};
+
+/// Connect and I/O timeout of a push or fetch.
+pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(60);
+const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
+
+/// A git publish target, as staged in a run's plan (absolute paths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitSpec {
+    /// A directory inside the repository.
+    pub repo_dir: PathBuf,
+    /// What to stage and commit.
+    pub paths: Vec<PathBuf>,
+    /// Whether to push after committing.
+    pub push: bool,
+    /// The branch HEAD must be on, and that is pushed.
+    pub branch: String,
+    /// The remote to push to.
+    pub remote: String,
+}
+
+type Outcome = Result<String, String>;
+
+impl GitSpec {
+    /// Stage, commit and push (see the module docs); returns a summary.
+    /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
+    pub fn publish(&self, message: &str, gate: &dyn Fn() -> Result<(), String>) -> Outcome {
+        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
+            format!(
+                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
+                self.repo_dir.display(),
+                e.message()
+            )
+        })?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| format!("{} is a bare repository; publish needs a work tree", self.repo_dir.display()))?
+            .to_path_buf();
+        self.check_branch(&repo)?;
+        let specs = self.pathspecs(&workdir)?;
+        let committed = commit_paths(&repo, &specs, message)?;
+        failpoint("publish-after-commit");
+        let committed = match committed {
+            Some(id) => format!("committed {}", short(id)),
+            None => "nothing to commit".to_string(),
+        };
+        if !self.push {
+            return Ok(format!("{committed}; not pushed (push = false)"));
+        }
+        gate().map_err(|paused| format!("{committed}; not pushed: {paused}"))?;
+        let pushed = self.push_integrating(&repo)?;
+        Ok(format!("{committed}; {pushed}"))
+    }
+
+    fn check_branch(&self, repo: &Repository) -> Result<(), String> {
+        let head = repo.find_reference("HEAD").map_err(|e| e.message().to_string())?;
+        let target = head.symbolic_target().ok().flatten().map(str::to_string);
+        let expected = format!("refs/heads/{}", self.branch);
+        match target {
+            Some(t) if t == expected => Ok(()),
+            Some(t) => Err(format!(
+                "HEAD is on {:?} but [backend].branch is {:?}\n  fix: `git checkout {}`, or set [backend].branch",
+                t.trim_start_matches("refs/heads/"),
+                self.branch,
+                self.branch
+            )),
+            None => Err(format!(
+                "HEAD is detached\n  fix: `git checkout {}` so the handover commit lands on a branch",
+                self.branch
+            )),
+        }
+    }
+
+    /// The configured paths relative to the work tree (`""` = all of it).
+    fn pathspecs(&self, workdir: &Path) -> Result<Vec<String>, String> {
+        let real_workdir = std::fs::canonicalize(workdir).map_err(|e| e.to_string())?;
+        self.paths
+            .iter()
+            .map(|p| {
+                let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                real.strip_prefix(&real_workdir)
+                    .map(|rel| rel.to_string_lossy().into_owned())
+                    .map_err(|_| {
+                        format!(
+                            "[backend].paths: {} is outside the repository {}",
+                            p.display(),
+                            workdir.display()
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    fn push_integrating(&self, repo: &Repository) -> Outcome {
+        set_network_timeouts();
+        let mut remote = repo.find_remote(&self.remote).map_err(|_| {
+            format!(
+                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
+                self.remote, self.remote
+            )
+        })?;
+        let refspec = format!("refs/heads/{0}:refs/heads/{0}", self.branch);
+        let mut merged = None;
+        for _ in 0..3 {
+            let rejected = RefCell::new(None::<String>);
+            let result = {
+                let mut callbacks = credential_callbacks(repo);
+                callbacks.push_update_reference(|_, status| {
+                    *rejected.borrow_mut() = status.map(str::to_string);
+                    Ok(())
+                });
+                let mut opts = PushOptions::new();
+                opts.remote_callbacks(callbacks);
+                remote.push(&[&refspec], Some(&mut opts))
+            };
+            let dest = format!("{}/{}", self.remote, self.branch);
+            match (result, rejected.into_inner()) {
+                (Ok(()), None) => {
+                    return Ok(match merged {
+                        Some(how) => format!("{how}, pushed to {dest}"),
+                        None => format!("pushed to {dest}"),
+                    });
+                }
+                (Err(e), _) if e.code() != ErrorCode::NotFastForward => {
+                    return Err(format!(
+                        "push to {dest} failed: {}\n  fix: check the remote and your credentials, then `agent-handover retry publish`",
+                        e.message()
+                    ));
+                }
+                _ => {} // rejected: the remote moved on
+            }
+            self.fetch(repo, &mut remote)?;
+            merged = Some(self.integrate(repo)?);
+        }
+        Err(format!(
+            "{}/{} kept moving while we integrated\n  fix: `agent-handover retry publish`",
+            self.remote, self.branch
+        ))
+    }
+
+    fn fetch(&self, repo: &Repository, remote: &mut git2::Remote<'_>) -> Result<(), String> {
+        let refspec = format!("+refs/heads/{0}:refs/remotes/{1}/{0}", self.branch, self.remote);
+        let mut opts = FetchOptions::new();
+        opts.remote_callbacks(credential_callbacks(repo));
+        remote
+            .fetch(&[&refspec], Some(&mut opts), None)
+            .map_err(|e| format!("fetch from {} failed: {}", self.remote, e.message()))
+    }
+
+    /// Bring the remote's commits into our branch: fast-forward, or merge when
+    /// nothing conflicts. Returns what was done.
+    fn integrate(&self, repo: &Repository) -> Outcome {
+        let git = |e: git2::Error| e.message().to_string();
+        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
+        let theirs = repo.find_reference(&tracking).and_then(|r| r.peel_to_commit()).map_err(git)?;
+        let ours = repo.head().and_then(|h| h.peel_to_commit()).map_err(git)?;
+        let branch_ref = format!("refs/heads/{}", self.branch);
+        if repo.graph_descendant_of(theirs.id(), ours.id()).map_err(git)? {
+            checkout(repo, &theirs.tree().map_err(git)?)?;
+            repo.reference(&branch_ref, theirs.id(), true, "agent-handover: fast-forward").map_err(git)?;
+            return Ok(format!("fast-forwarded to {}/{} ({})", self.remote, self.branch, short(theirs.id())));
+        }
+        let mut index = repo.merge_commits(&ours, &theirs, None).map_err(git)?;
+        if index.has_conflicts() {
+            let mut paths: Vec<String> = index
+                .conflicts()
+                .map_err(git)?
+                .filter_map(|c| c.ok())
+                .filter_map(|c| c.our.or(c.their))
+                .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+                .collect();
+            paths.dedup();
+            return Err(self.conflict_message(repo, &paths, &ours, &theirs));
+        }
+        let tree = repo.find_tree(index.write_tree_to(repo).map_err(git)?).map_err(git)?;
+        checkout(repo, &tree)?;
+        let sig = signature(repo);
+        let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
+        let merge = repo.commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs]).map_err(git)?;
+        repo.reference(&branch_ref, merge, true, &message).map_err(git)?;
+        Ok(format!("merged {}/{} ({}) as {}", self.remote, self.branch, short(theirs.id()), short(merge)))
+    }
+
+    fn conflict_message(&self, repo: &Repository, paths: &[String], ours: &Commit<'_>, theirs: &Commit<'_>) -> String {
+        let dir = repo.workdir().unwrap_or(repo.path()).display();
+        format!(
+            "{remote}/{branch} has changes that conflict with this handover in: {files}\n  \
+             both versions are kept: ours is commit {ours} on {branch}, theirs is {remote}/{branch} ({theirs})\n  \
+             fix: `git -C {dir} merge {remote}/{branch}`, resolve {files}, commit, then `agent-handover retry publish`",
+            remote = self.remote,
+            branch = self.branch,
+            files = paths.join(", "),
+            ours = short(ours.id()),
+            theirs = short(theirs.id()),
+        )
+    }
+}
+
+/// Stage `specs` and commit them (only them) on HEAD if anything changed.
+fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Option<git2::Oid>, String> {
+    let git = |e: git2::Error| e.message().to_string();
+    let mut index = with_index_lock_retry(repo, || {
+        let mut index = repo.index()?;
+        index.add_all(specs, IndexAddOption::DEFAULT, None)?;
+        index.update_all(specs, None)?;
+        index.write()?;
+        Ok(index)
+    })?;
+    index.read(false).map_err(git)?;
+    let in_scope = |p: &str| {
+        specs.iter().any(|s| s.is_empty() || p == s || p.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')))
+    };
+    let parent = match repo.head() {
+        Ok(h) => Some(h.peel_to_commit().map_err(git)?),
+        Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => None,
+        Err(e) => return Err(git(e)),
+    };
+    let baseline = match &parent {
+        Some(c) => c.tree().map_err(git)?,
+        None => repo.find_tree(repo.treebuilder(None).and_then(|b| b.write()).map_err(git)?).map_err(git)?,
+    };
+    let mut update = TreeUpdateBuilder::new();
+    let mut staged = HashSet::new();
+    for entry in index.iter() {
+        let path = String::from_utf8_lossy(&entry.path).into_owned();
+        if !in_scope(&path) {
+            continue;
+        }
+        if (entry.flags >> 12) & 0x3 != 0 {
+            return Err(format!("unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"));
+        }
+        update.upsert(path.as_str(), entry.id, file_mode(entry.mode));
+        staged.insert(path);
+    }
+    baseline
+        .walk(TreeWalkMode::PreOrder, |root, entry| {
+            let path = format!("{root}{}", entry.name().unwrap_or_default());
+            if entry.kind() != Some(git2::ObjectType::Tree) && in_scope(&path) && !staged.contains(&path) {
+                update.remove(path.as_str());
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(git)?;
+    let tree_id = update.create_updated(repo, &baseline).map_err(git)?;
+    if parent.is_some() && tree_id == baseline.id() {
+        return Ok(None);
+    }
+    let tree = repo.find_tree(tree_id).map_err(git)?;
+    let sig = signature(repo);
+    let parents: Vec<&Commit<'_>> = parent.iter().collect();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).map(Some).map_err(git)
+}
+
+fn file_mode(mode: u32) -> FileMode {
+    match mode {
+        0o100755 => FileMode::BlobExecutable,
+        0o120000 => FileMode::Link,
+        0o160000 => FileMode::Commit,
+        _ => FileMode::Blob,
+    }
+}
+
+/// Update the work tree and index to `tree`, never overwriting local edits.
+fn checkout(repo: &Repository, tree: &Tree<'_>) -> Result<(), String> {
+    with_index_lock_retry(repo, || repo.checkout_tree(tree.as_object(), Some(CheckoutBuilder::new().safe())))
+        .map_err(|e| format!("{e}\n  (local edits to files the remote changed block the update: commit or stash them)"))
+}
+
+/// Run `op`, retrying with backoff while another git process holds the index lock.
+fn with_index_lock_retry<T>(repo: &Repository, mut op: impl FnMut() -> Result<T, git2::Error>) -> Result<T, String> {
+    for delay in INDEX_LOCK_RETRIES {
+        match op() {
+            Err(e) if e.code() == ErrorCode::Locked => std::thread::sleep(Duration::from_millis(delay)),
+            other => return other.map_err(|e| e.message().to_string()),
+        }
+    }
+    op().map_err(|e| {
+        if e.code() == ErrorCode::Locked {
+            format!(
+                "another git process holds {}\n  fix: wait for it to finish, then `agent-handover retry publish`; if no git process is running, the lock is stale: remove it yourself",
+                repo.path().join("index.lock").display()
+            )
+        } else {
+            e.message().to_string()
+        }
+    })
+}
+
+/// The commit identity from the repository's or user's git config, or a fallback.
+fn signature(repo: &Repository) -> Signature<'static> {
+    repo.signature()
+        .map(|s| s.to_owned())
+        .or_else(|_| Signature::now("agent-handover", "agent-handover@localhost"))
+        .expect("a fixed signature is valid")
+}
+
+/// Credentials the way git users expect: ssh-agent for ssh URLs, the
+/// configured credential helper for https, then libgit2's default.
+fn credential_callbacks(repo: &Repository) -> RemoteCallbacks<'static> {
+    let config = repo.config().ok();
+    let mut tries = 0;
+    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(move |url, username, allowed| {
+        tries += 1;
+        if tries > 3 {
+            return Err(git2::Error::from_str("no credentials were accepted (tried ssh-agent and the credential helper)"));
+        }
+        if allowed.contains(CredentialType::SSH_KEY) {
+            return Cred::ssh_key_from_agent(username.unwrap_or("git"));
+        }
+        if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
+            && let Some(config) = &config
+        {
+            return Cred::credential_helper(config, url, username);
+        }
+        Cred::default()
+    });
+    callbacks
+}
+
+fn set_network_timeouts() {
+    static ONCE: Once = Once::new();
+    let ms = NETWORK_TIMEOUT.as_millis() as i32;
+    ONCE.call_once(|| {
+        // SAFETY: libgit2 global options, set once, before any transfer starts.
+        unsafe {
+            let _ = git2::opts::set_server_connect_timeout_in_milliseconds(ms);
+            let _ = git2::opts::set_server_timeout_in_milliseconds(ms);
+        }
+    });
+}
+
+fn short(id: git2::Oid) -> String {
+    id.to_string()[..7].to_string()
+}
+
+/// Crash here when `AGENT_HANDOVER_FAILPOINT` names this point (debug builds
+/// only: the crash tests use it to die between commit and push).
+fn failpoint(name: &str) {
+    if cfg!(debug_assertions) && std::env::var("AGENT_HANDOVER_FAILPOINT").is_ok_and(|v| v == name) {
+        std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A work repo on `main` with a bare remote `origin`, and a spec for it.
+    fn repos() -> (tempfile::TempDir, GitSpec) {
+        let dir = tempfile::tempdir().unwrap();
+        let remote = Repository::init_bare(dir.path().join("remote.git")).unwrap();
+        drop(remote);
+        let work = dir.path().join("work");
+        let mut opts = git2::RepositoryInitOptions::new();
+        opts.initial_head("main");
+        let repo = Repository::init_opts(&work, &opts).unwrap();
+        let url = format!("file://{}", dir.path().join("remote.git").display());
+        repo.remote("origin", &url).unwrap();
+        std::fs::create_dir_all(work.join("memory")).unwrap();
+        std::fs::write(work.join("memory/note.md"), "n").unwrap();
+        let spec = GitSpec {
+            repo_dir: work.clone(),
+            paths: vec![work.join("memory")],
+            push: true,
+            branch: "main".into(),
+            remote: "origin".into(),
+        };
+        (dir, spec)
+    }
+
+    #[test]
+    fn the_gate_holds_the_push_but_not_the_commit() {
+        let (dir, spec) = repos();
+        let err = spec.publish("m", &|| Err("automation paused".into())).unwrap_err();
+        assert!(err.starts_with("committed ") && err.ends_with("not pushed: automation paused"), "{err}");
+        let remote = Repository::open_bare(dir.path().join("remote.git")).unwrap();
+        assert!(remote.find_reference("refs/heads/main").is_err(), "nothing was pushed");
+        let done = spec.publish("m", &|| Ok(())).unwrap();
+        assert_eq!(done, "nothing to commit; pushed to origin/main");
+        assert!(remote.find_reference("refs/heads/main").is_ok());
+    }
+
+    #[test]
+    fn first_commit_on_an_unborn_branch_has_no_parent() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(())).unwrap();
+        let repo = Repository::open(&spec.repo_dir).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(head.message().ok(), Some("first"));
+        assert_eq!(head.parent_count(), 0);
+        assert!(head.tree().unwrap().get_path(Path::new("memory/note.md")).is_ok());
+    }
+}
