@@ -10,8 +10,17 @@ use std::time::{Duration, Instant};
 use agent_handover::backend::git::GitSpec;
 
 fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// A clone with one pushed commit, pushing to its own bare remote.
@@ -19,14 +28,35 @@ fn clone(root: &Path, name: &str) -> PathBuf {
     let remote = root.join(format!("{name}.git"));
     let work = root.join(name);
     std::fs::create_dir_all(&work).unwrap();
-    git(root, &["init", "-q", "--bare", "--initial-branch=main", remote.to_str().unwrap()]);
+    git(
+        root,
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "--initial-branch=main",
+            remote.to_str().unwrap(),
+        ],
+    );
     git(&work, &["init", "-q", "--initial-branch=main"]);
     git(&work, &["config", "user.name", "Bench"]);
     git(&work, &["config", "user.email", "bench@example.com"]);
-    git(&work, &["remote", "add", "origin", &format!("file://{}", remote.display())]);
+    git(
+        &work,
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("file://{}", remote.display()),
+        ],
+    );
     std::fs::create_dir_all(work.join("memory/layer2")).unwrap();
     for i in 0..50 {
-        std::fs::write(work.join(format!("src-{i}.txt")), "project file\n".repeat(40)).unwrap();
+        std::fs::write(
+            work.join(format!("src-{i}.txt")),
+            "project file\n".repeat(40),
+        )
+        .unwrap();
     }
     write_state(&work, 0);
     git(&work, &["add", "."]);
@@ -36,18 +66,27 @@ fn clone(root: &Path, name: &str) -> PathBuf {
 }
 
 fn write_state(work: &Path, i: usize) {
-    let body = format!("<!-- agent-handover | layer2 | 2026-11-21 -->\n# State {i}\n{}", "- a line of state\n".repeat(60));
+    let body = format!(
+        "<!-- agent-handover | layer2 | 2026-11-21 -->\n# State {i}\n{}",
+        "- a line of state\n".repeat(60)
+    );
     std::fs::write(work.join("memory/layer2/current-state.md"), body).unwrap();
 }
 
 fn median(mut v: Vec<Duration>) -> (f64, f64) {
     v.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    (ms(v[v.len() / 2]), ms(v[(v.len() * 9 / 10).min(v.len() - 1)]))
+    (
+        ms(v[v.len() / 2]),
+        ms(v[(v.len() * 9 / 10).min(v.len() - 1)]),
+    )
 }
 
 fn main() {
-    let iters: usize = std::env::var("BENCH_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(31);
+    let iters: usize = std::env::var("BENCH_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(31);
     let root = tempfile::tempdir().unwrap();
     let ours_dir = clone(root.path(), "ours");
     let cli_dir = clone(root.path(), "cli");
@@ -62,7 +101,9 @@ fn main() {
     for i in 1..=iters + 3 {
         write_state(&ours_dir, i);
         let t = Instant::now();
-        let summary = spec.publish("handover: bench", &|| Ok(())).expect("publish works");
+        let summary = spec
+            .publish("handover: bench", &|| Ok(()))
+            .expect("publish works");
         let elapsed = t.elapsed();
         assert!(summary.starts_with("committed"), "{summary}");
         write_state(&cli_dir, i);

@@ -29,6 +29,40 @@ pub struct Config {
     /// `[[command]]`: extra steps that run a program.
     #[serde(default, rename = "command")]
     pub commands: Vec<CommandSection>,
+    /// `[dashboard]`: keys and colours of the dashboard.
+    #[serde(default)]
+    pub dashboard: DashboardSection,
+}
+
+/// `[dashboard]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct DashboardSection {
+    /// `command = "key"` or `command = ["key", ...]`, e.g. `pause = "P"`.
+    #[serde(default)]
+    pub keys: std::collections::BTreeMap<String, OneOrMany>,
+    /// `accent = "magenta"`, `ok = "#00ff00"`, ...
+    #[serde(default)]
+    pub colors: std::collections::BTreeMap<String, String>,
+}
+
+/// A key given as one string or a list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// `"p"`.
+    One(String),
+    /// `["p", "P"]`.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The keys as a list.
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            OneOrMany::One(k) => vec![k.clone()],
+            OneOrMany::Many(ks) => ks.clone(),
+        }
+    }
 }
 
 /// `[handover]` section.
@@ -44,6 +78,9 @@ pub struct HandoverSection {
     pub pause_file: Option<String>,
     /// Explicit step order, naming built-in steps and `[[command]]` names.
     pub steps: Option<Vec<String>>,
+    /// Refuse to start a handover whose current state scores below this
+    /// (0-100; `run --min-score` wins).
+    pub min_score: Option<u8>,
 }
 
 /// `[note]` section.

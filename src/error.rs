@@ -132,6 +132,31 @@ pub enum Error {
     /// The requested operation needs a run in a state it is not in.
     #[error("{0}")]
     NoSuchRun(String),
+    /// A handoff scored below the required minimum; nothing was written.
+    #[error(
+        "the handoff scores {score}/100, below the minimum of {min}; nothing was written:\n{findings}\n  fix: address these (`agent-handover lint FILE` lists every finding) and run again, or lower --min-score / [handover].min_score"
+    )]
+    BelowMinScore {
+        /// Its score.
+        score: u8,
+        /// The minimum asked for.
+        min: u8,
+        /// Its most severe findings (redacted), one per line.
+        findings: String,
+    },
+    /// A version selector (`state diff FROM TO`) that names no version of
+    /// current-state.md, or several different ones.
+    #[error(
+        "version {selector:?} {why}; versions:{known}\n  fix: name one by index (0 = newest), `current`, or a longer prefix of its id, commit or run id (agent-handover state list)"
+    )]
+    UnknownVersion {
+        /// The selector given.
+        selector: String,
+        /// What is wrong with it.
+        why: String,
+        /// The versions it could mean (or all of them), one per line.
+        known: String,
+    },
     /// A step name that the plan does not have.
     #[error("no step named {name:?} in run {run_id}; steps: {known}")]
     UnknownStep {
@@ -141,6 +166,17 @@ pub enum Error {
         run_id: String,
         /// The steps it has.
         known: String,
+    },
+    /// A message id (`inbox read`, `inbox ack`, `--reply-to`) that names no
+    /// message, or messages in several queues.
+    #[error(
+        "message {id:?} {why}\n  fix: `agent-handover inbox list` shows the ids; write `<queue>/<id>` (e.g. `shared/<id>`) when several queues hold one"
+    )]
+    UnknownMessage {
+        /// The id given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
     },
 }
 

@@ -16,11 +16,15 @@
 //! # Ok::<(), agent_handover::Error>(())
 //! ```
 
+pub mod adapters;
 pub mod backend;
+pub mod brief;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod fsx;
+pub mod handoff;
+pub mod inbox;
 pub mod memory;
 pub mod workspace;
 

@@ -137,6 +137,11 @@ impl Workspace {
         self.state_dir().join("history").join("current-state")
     }
 
+    /// The inter-agent message queues: `messages/for_<agent>/` and `messages/shared/`.
+    pub fn messages_dir(&self) -> PathBuf {
+        self.root.join("messages")
+    }
+
     /// Every PAUSE file that stops automation, project first, without duplicates.
     pub fn pause_files(&self) -> Vec<PathBuf> {
         let mut files = vec![self.project_pause_file.clone()];
@@ -157,11 +162,14 @@ pub struct MemoryLayout {
 }
 
 impl MemoryLayout {
+    /// `layer1/`, holding one folder of session notes per month.
+    pub fn layer1_dir(&self) -> PathBuf {
+        self.root.join("layer1")
+    }
+
     /// `layer1/YYYY-MM/`, the month folder of session notes.
     pub fn layer1_month_dir(&self, date: NaiveDate) -> PathBuf {
-        self.root
-            .join("layer1")
-            .join(date.format("%Y-%m").to_string())
+        self.layer1_dir().join(date.format("%Y-%m").to_string())
     }
 
     /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.

@@ -651,7 +651,7 @@ fn demo_runs_the_whole_story() {
     let ws = dir.path().join("demo");
     let o = assert_cmd::Command::cargo_bin("agent-handover")
         .unwrap()
-        .args(["demo", "--dir"])
+        .args(["demo", "--tour", "--dir"])
         .arg(&ws)
         .output()
         .unwrap();

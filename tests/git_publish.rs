@@ -10,8 +10,17 @@ use std::process::Command;
 use common::{Project, stderr, stdout};
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
@@ -25,7 +34,10 @@ struct Setup {
 
 fn setup(n: usize) -> Setup {
     let remote = tempfile::tempdir().unwrap();
-    git(remote.path(), &["init", "-q", "--bare", "--initial-branch=main"]);
+    git(
+        remote.path(),
+        &["init", "-q", "--bare", "--initial-branch=main"],
+    );
     let url = format!("file://{}", remote.path().display());
     let clones = (0..n)
         .map(|i| {
@@ -34,7 +46,10 @@ fn setup(n: usize) -> Setup {
             let d = p.dir.path();
             git(d, &["init", "-q", "--initial-branch=main"]);
             git(d, &["config", "user.name", &format!("Agent {i}")]);
-            git(d, &["config", "user.email", &format!("agent{i}@example.com")]);
+            git(
+                d,
+                &["config", "user.email", &format!("agent{i}@example.com")],
+            );
             std::fs::write(d.join(".gitignore"), ".agent-handover/\nhome/\n").unwrap();
             git(d, &["remote", "add", "origin", &url]);
             p
@@ -71,30 +86,70 @@ fn publish_commits_only_the_memory_and_pushes_it() {
     let o = p.handover("first session");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(remote_log(&s), "handover: agent0\ninit");
-    let files = git(s.remote.path(), &["show", "--name-only", "--format=", "main"]);
-    assert!(files.contains("memory/layer1/") && files.contains("memory/layer2/current-state.md"), "{files}");
+    let files = git(
+        s.remote.path(),
+        &["show", "--name-only", "--format=", "main"],
+    );
+    assert!(
+        files.contains("memory/layer1/") && files.contains("memory/layer2/current-state.md"),
+        "{files}"
+    );
     assert!(!files.contains("wip.txt"), "{files}");
-    assert_eq!(git(d, &["diff", "--cached", "--name-only"]), "wip.txt", "the user's staged work stays staged");
-    assert_eq!(git(d, &["log", "-1", "--format=%an <%ae>"]), "Agent 0 <agent0@example.com>");
+    assert_eq!(
+        git(d, &["diff", "--cached", "--name-only"]),
+        "wip.txt",
+        "the user's staged work stays staged"
+    );
+    assert_eq!(
+        git(d, &["log", "-1", "--format=%an <%ae>"]),
+        "Agent 0 <agent0@example.com>"
+    );
     let cp = p.checkpoint_json();
     let output = cp["step_records"]["publish"]["output"].as_str().unwrap();
-    assert!(output.starts_with("committed ") && output.ends_with("pushed to origin/main"), "{output}");
+    assert!(
+        output.starts_with("committed ") && output.ends_with("pushed to origin/main"),
+        "{output}"
+    );
 }
 
 #[test]
 fn no_push_commits_locally_and_nothing_to_commit_is_success() {
     let s = setup(1);
     let p = &s.clones[0];
-    let o = p.run(&["run", "--config", "handover.toml", "--note", "local only", "--no-push"]);
+    let o = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "local only",
+        "--no-push",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(remote_log(&s), "init");
-    assert_eq!(git(p.dir.path(), &["log", "-1", "--format=%s"]), "handover: agent0");
+    assert_eq!(
+        git(p.dir.path(), &["log", "-1", "--format=%s"]),
+        "handover: agent0"
+    );
     // Publishing again with nothing new: success, no empty commit.
     let head = git(p.dir.path(), &["rev-parse", "HEAD"]);
-    let o = p.run(&["run", "--config", "handover.toml", "--note", "local only", "--no-push"]);
+    let o = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "local only",
+        "--no-push",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "handover steps executed: session_note, current_state, publish\n");
-    assert_eq!(git(p.dir.path(), &["rev-parse", "HEAD"]), head, "no empty commit");
+    assert_eq!(
+        stdout(&o),
+        "handover steps executed: session_note, current_state, publish\n"
+    );
+    assert_eq!(
+        git(p.dir.path(), &["rev-parse", "HEAD"]),
+        head,
+        "no empty commit"
+    );
     let output = p.checkpoint_json()["step_records"]["publish"]["output"].clone();
     assert_eq!(output, "nothing to commit; not pushed (push = false)");
 }
@@ -108,10 +163,12 @@ fn two_clones_pushing_alternately_integrate_without_losing_either_side() {
     assert!(b.handover("B: session 1").status.success());
     // A has not pulled B's work. A notes-only handover does not conflict with
     // B's current-state: publish must fetch, merge and push.
-    let cfg = std::fs::read_to_string(a.path("handover.toml")).unwrap().replace(
-        "tag = \"agent0\"",
-        "tag = \"agent0\"\nsteps = [\"session_note\", \"publish\"]",
-    );
+    let cfg = std::fs::read_to_string(a.path("handover.toml"))
+        .unwrap()
+        .replace(
+            "tag = \"agent0\"",
+            "tag = \"agent0\"\nsteps = [\"session_note\", \"publish\"]",
+        );
     std::fs::write(a.path("handover.toml"), cfg).unwrap();
     let o = a.handover("A: session 2");
     assert!(o.status.success(), "{}", stderr(&o));
@@ -121,7 +178,10 @@ fn two_clones_pushing_alternately_integrate_without_losing_either_side() {
     assert_eq!(tree.matches("memory/layer1/").count(), 3, "{tree}");
     // A's work tree now has B's note and B's current state, and is clean.
     assert!(a.current_state().unwrap().ends_with("B: session 1"));
-    assert_eq!(git(a.dir.path(), &["status", "--porcelain", "--", "memory"]), "");
+    assert_eq!(
+        git(a.dir.path(), &["status", "--porcelain", "--", "memory"]),
+        ""
+    );
 }
 
 #[test]
@@ -132,41 +192,94 @@ fn conflicting_current_state_fails_with_instructions_and_keeps_both() {
     let o = b.handover("B's view");
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("conflict") && err.contains("memory/layer2/current-state.md"), "{err}");
-    assert!(err.contains("git -C") && err.contains("merge origin/main") && err.contains("agent-handover retry publish"), "{err}");
+    assert!(
+        err.contains("conflict") && err.contains("memory/layer2/current-state.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains("git -C")
+            && err.contains("merge origin/main")
+            && err.contains("agent-handover retry publish"),
+        "{err}"
+    );
     // Both versions survive: theirs on the remote, ours on B's branch; B's work tree untouched.
-    assert!(git(s.remote.path(), &["show", "main:memory/layer2/current-state.md"]).ends_with("A's view"));
-    assert!(git(b.dir.path(), &["show", "main:memory/layer2/current-state.md"]).ends_with("B's view"));
+    assert!(
+        git(
+            s.remote.path(),
+            &["show", "main:memory/layer2/current-state.md"]
+        )
+        .ends_with("A's view")
+    );
+    assert!(
+        git(
+            b.dir.path(),
+            &["show", "main:memory/layer2/current-state.md"]
+        )
+        .ends_with("B's view")
+    );
     assert!(b.current_state().unwrap().ends_with("B's view"));
     assert_eq!(b.check(), 1);
     // Settle it the way the message says, then retry.
     let d = b.dir.path();
-    let merge = Command::new("git").arg("-C").arg(d).args(["merge", "-q", "origin/main"]).output().unwrap();
+    let merge = Command::new("git")
+        .arg("-C")
+        .arg(d)
+        .args(["merge", "-q", "origin/main"])
+        .output()
+        .unwrap();
     assert!(!merge.status.success(), "the merge conflicts");
     std::fs::write(d.join("memory/layer2/current-state.md"), "merged by hand").unwrap();
     git(d, &["commit", "-qam", "merge"]);
     let o = b.run(&["retry", "publish"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(git(s.remote.path(), &["show", "main:memory/layer2/current-state.md"]), "merged by hand");
+    assert_eq!(
+        git(
+            s.remote.path(),
+            &["show", "main:memory/layer2/current-state.md"]
+        ),
+        "merged by hand"
+    );
 }
 
 #[test]
 fn crash_between_commit_and_push_is_reconciled_on_resume() {
     let s = setup(1);
     let p = &s.clones[0];
-    let o = p.cmd().args(["run", "--config", "handover.toml", "--note", "crashy"]).env("AGENT_HANDOVER_FAILPOINT", "publish-after-commit").output().unwrap();
+    let o = p
+        .cmd()
+        .args(["run", "--config", "handover.toml", "--note", "crashy"])
+        .env("AGENT_HANDOVER_FAILPOINT", "publish-after-commit")
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), None, "killed by SIGABRT");
     assert_eq!(p.check(), 1);
-    assert_eq!(p.checkpoint_json()["step_records"]["publish"]["state"], "running");
-    assert_eq!(git(p.dir.path(), &["log", "--format=%s"]), "handover: agent0\ninit", "the commit happened");
+    assert_eq!(
+        p.checkpoint_json()["step_records"]["publish"]["state"],
+        "running"
+    );
+    assert_eq!(
+        git(p.dir.path(), &["log", "--format=%s"]),
+        "handover: agent0\ninit",
+        "the commit happened"
+    );
     assert_eq!(remote_log(&s), "init", "the push did not");
     let o = p.run(&["resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(git(p.dir.path(), &["log", "--format=%s"]), "handover: agent0\ninit", "no second commit");
+    assert_eq!(
+        git(p.dir.path(), &["log", "--format=%s"]),
+        "handover: agent0\ninit",
+        "no second commit"
+    );
     assert_eq!(remote_log(&s), "handover: agent0\ninit");
-    let output = p.checkpoint_json()["step_records"]["publish"]["output"].as_str().unwrap().to_string();
+    let output = p.checkpoint_json()["step_records"]["publish"]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(output, "nothing to commit; pushed to origin/main");
-    assert_eq!(p.checkpoint_json()["step_records"]["publish"]["attempts"], 2);
+    assert_eq!(
+        p.checkpoint_json()["step_records"]["publish"]["attempts"],
+        2
+    );
 }
 
 #[test]
@@ -178,7 +291,10 @@ fn a_held_index_lock_is_retried_then_reported_and_never_deleted() {
     let o = p.handover("locked out");
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("index.lock") && err.contains("another git process"), "{err}");
+    assert!(
+        err.contains("index.lock") && err.contains("another git process"),
+        "{err}"
+    );
     assert!(lock.exists(), "never delete a lock file");
     std::fs::remove_file(&lock).unwrap();
     let o = p.run(&["retry", "publish"]);
@@ -195,10 +311,19 @@ fn a_paused_workspace_publishes_nothing_until_unpaused() {
     assert_eq!(remote_log(&s), "handover: agent0\ninit");
     p.run(&["pause", "--reason", "review first"]);
     let o = p.run(&["run", "--config", "handover.toml", "--note", "second"]);
-    assert_eq!(o.status.code(), Some(4), "paused before the first step: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "paused before the first step: {}",
+        stderr(&o)
+    );
     assert_eq!(remote_log(&s), "handover: agent0\ninit");
     p.run(&["unpause"]);
-    assert!(p.run(&["run", "--config", "handover.toml", "--note", "second"]).status.success());
+    assert!(
+        p.run(&["run", "--config", "handover.toml", "--note", "second"])
+            .status
+            .success()
+    );
     assert_eq!(remote_log(&s), "handover: agent0\nhandover: agent0\ninit");
 }
 
@@ -209,10 +334,18 @@ fn wrong_branch_or_missing_remote_are_clear_errors() {
     git(p.dir.path(), &["checkout", "-q", "-b", "feature"]);
     let o = p.handover("x");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("HEAD is on \"feature\" but [backend].branch is \"main\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("HEAD is on \"feature\" but [backend].branch is \"main\""),
+        "{}",
+        stderr(&o)
+    );
     git(p.dir.path(), &["checkout", "-q", "main"]);
     git(p.dir.path(), &["remote", "remove", "origin"]);
     let o = p.run(&["resume"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("no remote named \"origin\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no remote named \"origin\""),
+        "{}",
+        stderr(&o)
+    );
 }

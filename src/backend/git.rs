@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
 use git2::{
-    Commit, Cred, CredentialType, ErrorCode, FetchOptions, FileMode, IndexAddOption, PushOptions, RemoteCallbacks,
-    Repository, Signature, Tree, TreeWalkMode, TreeWalkResult,
+    Commit, Cred, CredentialType, ErrorCode, FetchOptions, FileMode, IndexAddOption, PushOptions,
+    RemoteCallbacks, Repository, Signature, Tree, TreeWalkMode, TreeWalkResult,
 };
 use serde::{Deserialize, Serialize};
 
@@ -61,7 +61,12 @@ impl GitSpec {
         })?;
         let workdir = repo
             .workdir()
-            .ok_or_else(|| format!("{} is a bare repository; publish needs a work tree", self.repo_dir.display()))?
+            .ok_or_else(|| {
+                format!(
+                    "{} is a bare repository; publish needs a work tree",
+                    self.repo_dir.display()
+                )
+            })?
             .to_path_buf();
         self.check_branch(&repo)?;
         let specs = self.pathspecs(&workdir)?;
@@ -80,7 +85,9 @@ impl GitSpec {
     }
 
     fn check_branch(&self, repo: &Repository) -> Result<(), String> {
-        let head = repo.find_reference("HEAD").map_err(|e| e.message().to_string())?;
+        let head = repo
+            .find_reference("HEAD")
+            .map_err(|e| e.message().to_string())?;
         let target = head.symbolic_target().ok().flatten().map(str::to_string);
         let expected = format!("refs/heads/{}", self.branch);
         match target {
@@ -166,7 +173,10 @@ impl GitSpec {
     }
 
     fn fetch(&self, repo: &Repository, remote: &mut git2::Remote<'_>) -> Result<(), String> {
-        let refspec = format!("+refs/heads/{0}:refs/remotes/{1}/{0}", self.branch, self.remote);
+        let refspec = format!(
+            "+refs/heads/{0}:refs/remotes/{1}/{0}",
+            self.branch, self.remote
+        );
         let mut opts = FetchOptions::new();
         opts.remote_callbacks(credential_callbacks(repo));
         remote
@@ -179,13 +189,30 @@ impl GitSpec {
     fn integrate(&self, repo: &Repository) -> Outcome {
         let git = |e: git2::Error| e.message().to_string();
         let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
-        let theirs = repo.find_reference(&tracking).and_then(|r| r.peel_to_commit()).map_err(git)?;
+        let theirs = repo
+            .find_reference(&tracking)
+            .and_then(|r| r.peel_to_commit())
+            .map_err(git)?;
         let ours = repo.head().and_then(|h| h.peel_to_commit()).map_err(git)?;
         let branch_ref = format!("refs/heads/{}", self.branch);
-        if repo.graph_descendant_of(theirs.id(), ours.id()).map_err(git)? {
+        if repo
+            .graph_descendant_of(theirs.id(), ours.id())
+            .map_err(git)?
+        {
             checkout(repo, &theirs.tree().map_err(git)?)?;
-            repo.reference(&branch_ref, theirs.id(), true, "agent-handover: fast-forward").map_err(git)?;
-            return Ok(format!("fast-forwarded to {}/{} ({})", self.remote, self.branch, short(theirs.id())));
+            repo.reference(
+                &branch_ref,
+                theirs.id(),
+                true,
+                "agent-handover: fast-forward",
+            )
+            .map_err(git)?;
+            return Ok(format!(
+                "fast-forwarded to {}/{} ({})",
+                self.remote,
+                self.branch,
+                short(theirs.id())
+            ));
         }
         let mut index = repo.merge_commits(&ours, &theirs, None).map_err(git)?;
         if index.has_conflicts() {
@@ -199,16 +226,33 @@ impl GitSpec {
             paths.dedup();
             return Err(self.conflict_message(repo, &paths, &ours, &theirs));
         }
-        let tree = repo.find_tree(index.write_tree_to(repo).map_err(git)?).map_err(git)?;
+        let tree = repo
+            .find_tree(index.write_tree_to(repo).map_err(git)?)
+            .map_err(git)?;
         checkout(repo, &tree)?;
         let sig = signature(repo);
         let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
-        let merge = repo.commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs]).map_err(git)?;
-        repo.reference(&branch_ref, merge, true, &message).map_err(git)?;
-        Ok(format!("merged {}/{} ({}) as {}", self.remote, self.branch, short(theirs.id()), short(merge)))
+        let merge = repo
+            .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
+            .map_err(git)?;
+        repo.reference(&branch_ref, merge, true, &message)
+            .map_err(git)?;
+        Ok(format!(
+            "merged {}/{} ({}) as {}",
+            self.remote,
+            self.branch,
+            short(theirs.id()),
+            short(merge)
+        ))
     }
 
-    fn conflict_message(&self, repo: &Repository, paths: &[String], ours: &Commit<'_>, theirs: &Commit<'_>) -> String {
+    fn conflict_message(
+        &self,
+        repo: &Repository,
+        paths: &[String],
+        ours: &Commit<'_>,
+        theirs: &Commit<'_>,
+    ) -> String {
         let dir = repo.workdir().unwrap_or(repo.path()).display();
         format!(
             "{remote}/{branch} has changes that conflict with this handover in: {files}\n  \
@@ -224,7 +268,11 @@ impl GitSpec {
 }
 
 /// Stage `specs` and commit them (only them) on HEAD if anything changed.
-fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Option<git2::Oid>, String> {
+fn commit_paths(
+    repo: &Repository,
+    specs: &[String],
+    message: &str,
+) -> Result<Option<git2::Oid>, String> {
     let git = |e: git2::Error| e.message().to_string();
     let mut index = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
@@ -235,7 +283,12 @@ fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Op
     })?;
     index.read(false).map_err(git)?;
     let in_scope = |p: &str| {
-        specs.iter().any(|s| s.is_empty() || p == s || p.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')))
+        specs.iter().any(|s| {
+            s.is_empty()
+                || p == s
+                || p.strip_prefix(s.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
     };
     let parent = match repo.head() {
         Ok(h) => Some(h.peel_to_commit().map_err(git)?),
@@ -244,7 +297,13 @@ fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Op
     };
     let baseline = match &parent {
         Some(c) => c.tree().map_err(git)?,
-        None => repo.find_tree(repo.treebuilder(None).and_then(|b| b.write()).map_err(git)?).map_err(git)?,
+        None => repo
+            .find_tree(
+                repo.treebuilder(None)
+                    .and_then(|b| b.write())
+                    .map_err(git)?,
+            )
+            .map_err(git)?,
     };
     let mut update = TreeUpdateBuilder::new();
     let mut staged = HashSet::new();
@@ -254,7 +313,9 @@ fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Op
             continue;
         }
         if (entry.flags >> 12) & 0x3 != 0 {
-            return Err(format!("unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"));
+            return Err(format!(
+                "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
+            ));
         }
         update.upsert(path.as_str(), entry.id, file_mode(entry.mode));
         staged.insert(path);
@@ -262,7 +323,10 @@ fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Op
     baseline
         .walk(TreeWalkMode::PreOrder, |root, entry| {
             let path = format!("{root}{}", entry.name().unwrap_or_default());
-            if entry.kind() != Some(git2::ObjectType::Tree) && in_scope(&path) && !staged.contains(&path) {
+            if entry.kind() != Some(git2::ObjectType::Tree)
+                && in_scope(&path)
+                && !staged.contains(&path)
+            {
                 update.remove(path.as_str());
             }
             TreeWalkResult::Ok
@@ -275,7 +339,9 @@ fn commit_paths(repo: &Repository, specs: &[String], message: &str) -> Result<Op
     let tree = repo.find_tree(tree_id).map_err(git)?;
     let sig = signature(repo);
     let parents: Vec<&Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).map(Some).map_err(git)
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .map(Some)
+        .map_err(git)
 }
 
 fn file_mode(mode: u32) -> FileMode {
@@ -294,10 +360,15 @@ fn checkout(repo: &Repository, tree: &Tree<'_>) -> Result<(), String> {
 }
 
 /// Run `op`, retrying with backoff while another git process holds the index lock.
-fn with_index_lock_retry<T>(repo: &Repository, mut op: impl FnMut() -> Result<T, git2::Error>) -> Result<T, String> {
+fn with_index_lock_retry<T>(
+    repo: &Repository,
+    mut op: impl FnMut() -> Result<T, git2::Error>,
+) -> Result<T, String> {
     for delay in INDEX_LOCK_RETRIES {
         match op() {
-            Err(e) if e.code() == ErrorCode::Locked => std::thread::sleep(Duration::from_millis(delay)),
+            Err(e) if e.code() == ErrorCode::Locked => {
+                std::thread::sleep(Duration::from_millis(delay))
+            }
             other => return other.map_err(|e| e.message().to_string()),
         }
     }
@@ -330,7 +401,9 @@ fn credential_callbacks(repo: &Repository) -> RemoteCallbacks<'static> {
     callbacks.credentials(move |url, username, allowed| {
         tries += 1;
         if tries > 3 {
-            return Err(git2::Error::from_str("no credentials were accepted (tried ssh-agent and the credential helper)"));
+            return Err(git2::Error::from_str(
+                "no credentials were accepted (tried ssh-agent and the credential helper)",
+            ));
         }
         if allowed.contains(CredentialType::SSH_KEY) {
             return Cred::ssh_key_from_agent(username.unwrap_or("git"));
@@ -364,7 +437,8 @@ fn short(id: git2::Oid) -> String {
 /// Crash here when `AGENT_HANDOVER_FAILPOINT` names this point (debug builds
 /// only: the crash tests use it to die between commit and push).
 fn failpoint(name: &str) {
-    if cfg!(debug_assertions) && std::env::var("AGENT_HANDOVER_FAILPOINT").is_ok_and(|v| v == name) {
+    if cfg!(debug_assertions) && std::env::var("AGENT_HANDOVER_FAILPOINT").is_ok_and(|v| v == name)
+    {
         std::process::abort();
     }
 }
@@ -399,10 +473,18 @@ mod tests {
     #[test]
     fn the_gate_holds_the_push_but_not_the_commit() {
         let (dir, spec) = repos();
-        let err = spec.publish("m", &|| Err("automation paused".into())).unwrap_err();
-        assert!(err.starts_with("committed ") && err.ends_with("not pushed: automation paused"), "{err}");
+        let err = spec
+            .publish("m", &|| Err("automation paused".into()))
+            .unwrap_err();
+        assert!(
+            err.starts_with("committed ") && err.ends_with("not pushed: automation paused"),
+            "{err}"
+        );
         let remote = Repository::open_bare(dir.path().join("remote.git")).unwrap();
-        assert!(remote.find_reference("refs/heads/main").is_err(), "nothing was pushed");
+        assert!(
+            remote.find_reference("refs/heads/main").is_err(),
+            "nothing was pushed"
+        );
         let done = spec.publish("m", &|| Ok(())).unwrap();
         assert_eq!(done, "nothing to commit; pushed to origin/main");
         assert!(remote.find_reference("refs/heads/main").is_ok());
@@ -416,6 +498,11 @@ mod tests {
         let head = repo.head().unwrap().peel_to_commit().unwrap();
         assert_eq!(head.message().ok(), Some("first"));
         assert_eq!(head.parent_count(), 0);
-        assert!(head.tree().unwrap().get_path(Path::new("memory/note.md")).is_ok());
+        assert!(
+            head.tree()
+                .unwrap()
+                .get_path(Path::new("memory/note.md"))
+                .is_ok()
+        );
     }
 }

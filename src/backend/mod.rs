@@ -36,7 +36,8 @@ impl BackendSpec {
         match section.kind.as_deref().unwrap_or("git") {
             "null" => Ok(BackendSpec::Null),
             "git" => {
-                let repo_dir = fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
+                let repo_dir =
+                    fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
                 let paths = match &section.paths {
                     Some(paths) if !paths.is_empty() => paths
                         .iter()
@@ -52,7 +53,9 @@ impl BackendSpec {
                     remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
                 }))
             }
-            other => Err(format!("unknown backend type: {other:?} (expected \"git\" or \"null\")")),
+            other => Err(format!(
+                "unknown backend type: {other:?} (expected \"git\" or \"null\")"
+            )),
         }
     }
 
@@ -70,7 +73,11 @@ impl BackendSpec {
 
     /// Publish; returns a one-line summary of what was done. `gate` is asked
     /// before anything leaves the machine (the PAUSE brake).
-    pub fn publish(&self, message: &str, gate: &dyn Fn() -> Result<(), String>) -> Result<String, String> {
+    pub fn publish(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), String>,
+    ) -> Result<String, String> {
         match self {
             BackendSpec::Null => Ok("null backend: nothing to publish".into()),
             BackendSpec::Git(spec) => spec.publish(message, gate),
@@ -103,7 +110,8 @@ mod tests {
         s.paths = Some(vec!["notes".into()]);
         s.repo_dir = Some("repo".into());
         let memory = Path::new("/p/memory");
-        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), false) else {
+        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), false)
+        else {
             panic!("git is the default type")
         };
         assert_eq!(g.repo_dir, Path::new("/p/repo"));
@@ -112,7 +120,8 @@ mod tests {
         assert_eq!((g.branch.as_str(), g.remote.as_str()), ("main", "origin"));
         s.paths = None;
         s.push = Some(true);
-        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), true) else {
+        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), true)
+        else {
             panic!("git")
         };
         assert_eq!(g.paths, [memory]);

@@ -14,6 +14,8 @@ pub const PAUSED: u8 = 4;
 pub const BUSY: u8 = 5;
 /// A step needs a human decision (`retry` or `abandon`).
 pub const NEEDS_HUMAN: u8 = 6;
+/// A handoff scored below the minimum (`lint --min-score`; `run --min-score` refused it).
+pub const BELOW_MIN_SCORE: u8 = 7;
 /// Bad command-line usage.
 pub const USAGE: u8 = 64;
 /// An I/O error.
@@ -31,6 +33,7 @@ Exit codes:
   4   paused: a PAUSE file exists
   5   busy: another process is executing the handover
   6   a step needs a human decision (agent-handover retry STEP, or abandon)
+  7   the handoff scores below --min-score (lint; run refused it, nothing written)
   64  usage error    74  I/O error    78  config error";
 
 /// The exit code for an error.
@@ -40,12 +43,15 @@ pub fn code_for(error: &Error) -> u8 {
         Error::Paused { .. } => PAUSED,
         Error::Busy { .. } => BUSY,
         Error::NeedsHuman { .. } => NEEDS_HUMAN,
+        Error::BelowMinScore { .. } => BELOW_MIN_SCORE,
         Error::Io { .. } => IO,
         Error::Config { .. }
         | Error::UnsafeName { .. }
         | Error::OutsideRoot { .. }
         | Error::Symlink { .. } => CONFIG,
-        Error::UnknownStep { .. } => USAGE,
+        Error::UnknownStep { .. } | Error::UnknownVersion { .. } | Error::UnknownMessage { .. } => {
+            USAGE
+        }
         Error::StepFailed { .. } | Error::NoSuchRun(_) => FAILED,
     }
 }

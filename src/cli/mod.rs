@@ -1,12 +1,17 @@
 //! The command line: argument parsing and dispatch. Each command family lives
 //! in its own file and only formats what the library returns.
 
+mod brief;
 mod demo;
 mod exit;
+mod inbox;
 mod inspect;
+mod install;
 mod manage;
 mod output;
+mod quality;
 mod running;
+mod state;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -121,10 +126,41 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
+    /// Versions of current-state.md across sessions: list them, diff any two.
+    State(state::StateArgs),
+    /// Score a handoff 0-100 and list its findings (default: the current state).
+    Lint(quality::LintArgs),
+    /// Print a handoff template for a kind of work, or list the kinds.
+    Template(quality::TemplateArgs),
+    /// Session-start brief: crash recovery, unread messages, current state, next step.
+    Brief(brief::BriefArgs),
+    /// Message queues between agents: messages/for_<agent>/ and messages/shared/.
+    Inbox {
+        #[command(subcommand)]
+        command: inbox::InboxCommand,
+    },
+    /// Put the session-start bootstrap where an agent reads it (idempotent).
+    Install(install::InstallArgs),
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
-    /// Walk through a handover, a crash and its recovery on a throwaway workspace.
+    /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
+    #[command(visible_alias = "ui")]
+    Dashboard(Target),
+    /// The dashboard on a throwaway workspace with a simulated agent (`--tour`: narrated text).
     Demo(demo::DemoArgs),
+}
+
+/// `dashboard`: the TUI on the workspace.
+fn dashboard(target: &Target) -> agent_handover::Result<u8> {
+    let ws = target.workspace()?;
+    let frame_log = std::env::var_os("AGENT_HANDOVER_FRAME_LOG").map(Into::into);
+    match crate::tui::run(ws, crate::tui::runtime::LoopOptions { frame_log }) {
+        Ok(()) => Ok(exit::OK),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(exit::USAGE)
+        }
+    }
 }
 
 /// Parse the command line and run it; returns the process exit code.
@@ -155,7 +191,14 @@ pub fn main() -> ExitCode {
         } => manage::pause(&target, global, reason.as_deref(), out),
         Command::Unpause { global, target } => manage::unpause(&target, global, out),
         Command::History { limit, target } => inspect::history(&target, limit, out),
+        Command::State(args) => state::state(&args, out),
+        Command::Lint(args) => quality::lint(&args, out),
+        Command::Template(args) => quality::template(&args, out),
+        Command::Brief(args) => brief::brief(&args, out),
+        Command::Inbox { command } => inbox::inbox(&command, out),
+        Command::Install(args) => install::install(&args, out),
         Command::Init(args) => manage::init(&args, out),
+        Command::Dashboard(target) => dashboard(&target),
         Command::Demo(args) => demo::demo(&args),
     };
     ExitCode::from(match result {

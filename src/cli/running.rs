@@ -13,6 +13,7 @@ use super::Target;
 use super::exit;
 use super::inspect::status_name;
 use super::output::Output;
+use super::quality::Gate;
 
 /// Arguments of `run` (0.5.1's flags, plus note files).
 #[derive(Debug, Args)]
@@ -38,6 +39,9 @@ pub struct RunArgs {
     /// Checkpoint file; overrides [handover].checkpoint.
     #[arg(long, env = "AGENT_HANDOVER_CHECKPOINT", value_name = "FILE")]
     checkpoint: Option<PathBuf>,
+    /// Refuse a new handover whose current state scores below N (0-100), writing nothing; overrides [handover].min_score.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100))]
+    min_score: Option<u8>,
 }
 
 /// `run`: execute the handover the config describes.
@@ -55,8 +59,14 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         current_state: text_arg(&args.current_state, &args.current_state_file)?,
         no_push: args.no_push,
     };
-    let request = plan_from_config(&ws, &overrides, chrono::Local::now().date_naive())?;
-    let report = Engine::new(ws).start(request)?;
+    let today = chrono::Local::now().date_naive();
+    let request = plan_from_config(&ws, &overrides, today)?;
+    let gate = Gate::new(&ws, args.min_score, today)?;
+    let mut engine = Engine::new(ws);
+    if let Some(gate) = gate {
+        engine = engine.with_admission(move |request| gate.admit(request));
+    }
+    let report = engine.start(request)?;
     out.emit(&report, || {
         if let Some(prev) = &report.finished_previous {
             println!(

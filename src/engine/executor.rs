@@ -70,10 +70,14 @@ struct StagedInputs {
     inputs: Inputs,
 }
 
+/// Decides whether a new run may be staged; an `Err` refuses it before anything is written.
+pub type AdmitFn = Box<dyn Fn(&RunRequest) -> Result<()> + Send>;
+
 /// Executes the runs of one workspace.
 pub struct Engine {
     ws: Workspace,
     library_steps: HashMap<String, StepFn>,
+    admit: Option<AdmitFn>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -94,7 +98,22 @@ impl Engine {
         Engine {
             ws,
             library_steps: HashMap::new(),
+            admit: None,
         }
+    }
+
+    /// Check every new run before it is staged (`start` with new inputs, or
+    /// adopting a 0.5.1 run); a resumed run is not checked again. An `Err`
+    /// refuses the run with nothing of it written (when no run is in
+    /// progress, it is checked before the lock, so not even `run.lock` is
+    /// created; it is checked again under the lock). The CLI's
+    /// handoff-quality gate (`run --min-score`) is one.
+    pub fn with_admission(
+        mut self,
+        check: impl Fn(&RunRequest) -> Result<()> + Send + 'static,
+    ) -> Self {
+        self.admit = Some(Box::new(check));
+        self
     }
 
     /// Register the closure behind a `library` step named `name`. A process
@@ -128,6 +147,11 @@ impl Engine {
     pub fn start(&mut self, request: RunRequest) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
         request.validate()?;
+        if let Some(admit) = &self.admit
+            && self.checkpoint()?.status != RunStatus::InProgress
+        {
+            admit(&request)?; // refused before the lock: not even run.lock is created
+        }
         let _lock = RunLock::acquire(&self.ws.lock_file())?;
         let cp = Checkpoint::load(&self.ws.checkpoint)?;
         let extra = cp.extra.clone();
@@ -268,13 +292,16 @@ impl Engine {
         self.execute(cp, &inputs, None)
     }
 
-    /// Stage a new run's inputs durably and return its (unsaved) checkpoint.
+    /// Admit, then stage a new run's inputs durably and return its (unsaved) checkpoint.
     fn stage(
         &self,
         run_id: &str,
         request: RunRequest,
         extra: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Checkpoint> {
+        if let Some(admit) = &self.admit {
+            admit(&request)?;
+        }
         let staged = StagedInputs {
             run_id: run_id.into(),
             created_at: Utc::now(),

@@ -111,7 +111,11 @@ pub fn blob_id(content: &str) -> String {
     let mut hasher = Sha1::new();
     hasher.update(format!("blob {}\0", content.len()).as_bytes());
     hasher.update(content.as_bytes());
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn parse_name(name: &str) -> Option<(DateTime<Utc>, String, String)> {
@@ -146,7 +150,10 @@ mod tests {
     #[test]
     fn blob_id_matches_git() {
         // `printf 'hello\n' | git hash-object --stdin`
-        assert_eq!(blob_id("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+        assert_eq!(
+            blob_id("hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
         assert_eq!(blob_id(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
     }
 

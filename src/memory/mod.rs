@@ -8,7 +8,9 @@
 //! * tags that would escape the memory root are refused, and writes never
 //!   follow a symlink out of it.
 
+pub mod diff;
 pub mod history;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 

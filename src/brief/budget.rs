@@ -1,0 +1,229 @@
+//! Fitting the brief into its token budget.
+//!
+//! Parts are trimmed least important first, until the Markdown fits:
+//!
+//! 1. message previews;
+//! 2. the tail of the current state (cut at a line break), then all of it;
+//! 3. the shown messages, oldest first (their count stays).
+//!
+//! Recovery and the next steps are never cut: a brief whose essentials alone
+//! exceed the budget says so with its estimate. Everything left out is
+//! listed in [`Brief::omitted`] with the command that shows it.
+
+use super::{Brief, CHARS_PER_TOKEN, NEWEST_MESSAGES, render};
+
+/// A current state cut shorter than this is left out instead.
+const MIN_STATE_CHARS: usize = 200;
+/// Room for the note that says the current state was cut.
+const NOTE_CHARS: usize = 120;
+
+/// Estimated tokens of `markdown`.
+pub fn estimate_tokens(markdown: &str) -> usize {
+    markdown.chars().count().div_ceil(CHARS_PER_TOKEN)
+}
+
+/// Trim `b` until its Markdown fits `b.max_tokens`, or nothing trimmable is left.
+pub fn fit(b: &mut Brief) {
+    loop {
+        b.omitted = omissions(b);
+        measure(b);
+        let over = b.estimated_tokens.saturating_sub(b.max_tokens);
+        if over == 0 || !(drop_previews(b) || cut_state(b, over) || drop_oldest_message(b)) {
+            break;
+        }
+    }
+}
+
+/// Set `b.estimated_tokens` to the estimate of the Markdown that shows it.
+fn measure(b: &mut Brief) {
+    // The estimate is printed in the brief, so its own digits count; two
+    // rounds settle it (one more digit is at most one more token).
+    for _ in 0..3 {
+        let tokens = estimate_tokens(&render::markdown(b));
+        if tokens == b.estimated_tokens {
+            return;
+        }
+        b.estimated_tokens = tokens;
+    }
+}
+
+fn drop_previews(b: &mut Brief) -> bool {
+    let shown = &mut b.mail.shown;
+    if shown.iter().all(|m| m.preview.is_empty()) {
+        return false;
+    }
+    shown.iter_mut().for_each(|m| m.preview.clear());
+    b.mail.previews_omitted = true;
+    true
+}
+
+fn cut_state(b: &mut Brief, over_tokens: usize) -> bool {
+    let s = &mut b.current_state;
+    let Some(text) = &s.text else {
+        return false;
+    };
+    let keep = text
+        .chars()
+        .count()
+        .saturating_sub(over_tokens * CHARS_PER_TOKEN + NOTE_CHARS);
+    s.truncated = true;
+    if keep < MIN_STATE_CHARS {
+        s.text = None;
+        s.shown_lines = 0;
+        return true;
+    }
+    let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+    let head = &text[..end];
+    let head = match head.rfind('\n') {
+        Some(nl) if nl > 0 => &head[..nl],
+        _ => head,
+    };
+    s.shown_lines = head.lines().count();
+    s.text = Some(head.to_string());
+    true
+}
+
+fn drop_oldest_message(b: &mut Brief) -> bool {
+    b.mail.shown.pop().is_some()
+}
+
+fn omissions(b: &Brief) -> Vec<String> {
+    let mut left_out = Vec::new();
+    if b.mail.previews_omitted {
+        left_out.push("message previews (`agent-handover inbox read <id>`)".to_string());
+    }
+    let dropped = b.mail.unread.min(NEWEST_MESSAGES) - b.mail.shown.len();
+    if dropped > 0 {
+        left_out.push(format!(
+            "{dropped} of the newest unread messages (`agent-handover inbox list --unread`)"
+        ));
+    }
+    let s = &b.current_state;
+    if s.truncated {
+        let part = match s.text {
+            Some(_) => format!(
+                "the current state after line {} of {}",
+                s.shown_lines, s.total_lines
+            ),
+            None => "the current state".to_string(),
+        };
+        left_out.push(format!("{part} (`cat {}`)", s.path.display()));
+    }
+    left_out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::brief::{CurrentState, Mail, Recovery, RecoveryState};
+    use crate::inbox::MessageSummary;
+
+    fn brief(max_tokens: usize, unread: usize, state_lines: usize) -> Brief {
+        let shown = (0..unread.min(NEWEST_MESSAGES))
+            .map(|i| MessageSummary {
+                id: format!("m{i}"),
+                subject: format!("subject {i}"),
+                preview: "a preview of the message body ".repeat(6),
+                ..Default::default()
+            })
+            .collect();
+        let text = (1..=state_lines)
+            .map(|i| format!("- line {i} of the current state, with some words in it"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Brief {
+            agent: "codex".into(),
+            generated_at: chrono::Utc::now(),
+            max_tokens,
+            estimated_tokens: 0,
+            recovery: Recovery {
+                state: RecoveryState::Completed,
+                run_id: None,
+                finished_at: None,
+                pending: Vec::new(),
+                needs_human: Vec::new(),
+                paused: None,
+                lock_holder: None,
+                abandoned: None,
+                error: None,
+            },
+            mail: Mail {
+                unread,
+                shown,
+                previews_omitted: false,
+                error: None,
+            },
+            current_state: CurrentState {
+                path: "memory/layer2/current-state.md".into(),
+                text: Some(text),
+                total_lines: state_lines,
+                shown_lines: state_lines,
+                truncated: false,
+                error: None,
+            },
+            next_steps: vec!["Continue.".into()],
+            omitted: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_brief_within_budget_is_untouched() {
+        let mut b = brief(1500, 2, 10);
+        fit(&mut b);
+        assert!(b.omitted.is_empty(), "{:?}", b.omitted);
+        assert_eq!(b.current_state.shown_lines, 10);
+        assert!(b.estimated_tokens <= 1500);
+        assert_eq!(b.estimated_tokens, estimate_tokens(&b.to_markdown()));
+    }
+
+    #[test]
+    fn previews_go_first_then_the_state_tail_then_messages() {
+        let mut b = brief(600, 8, 100);
+        fit(&mut b);
+        assert!(b.mail.previews_omitted);
+        assert_eq!(
+            b.mail.shown.len(),
+            NEWEST_MESSAGES,
+            "messages kept while the state can shrink"
+        );
+        let s = &b.current_state;
+        assert!(
+            s.truncated && s.shown_lines > 0 && s.shown_lines < 100,
+            "{s:?}"
+        );
+        assert!(b.estimated_tokens <= 600, "{}", b.estimated_tokens);
+        let md = b.to_markdown();
+        assert!(
+            md.contains("_Left out to fit 600 tokens: message previews"),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!("after line {} of 100", s.shown_lines)),
+            "{md}"
+        );
+
+        let mut b = brief(150, 8, 100);
+        fit(&mut b);
+        assert!(b.current_state.text.is_none());
+        assert!(b.mail.shown.len() < NEWEST_MESSAGES);
+        assert!(
+            b.omitted.iter().any(|o| o.contains("of the newest unread")),
+            "{:?}",
+            b.omitted
+        );
+    }
+
+    #[test]
+    fn essentials_stay_even_over_budget() {
+        let mut b = brief(10, 3, 5);
+        fit(&mut b);
+        assert!(b.mail.shown.is_empty() && b.current_state.text.is_none());
+        assert!(b.estimated_tokens > 10);
+        let md = b.to_markdown();
+        assert!(
+            md.contains("## 1. Recovery")
+                && md.contains("## 4. Next step")
+                && md.contains("Continue.")
+        );
+    }
+}

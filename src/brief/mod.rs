@@ -1,0 +1,181 @@
+//! The session-start brief: what an agent reads first, in priority order.
+//!
+//! 1. **Recovery**: was the last handover interrupted, is one running, is
+//!    automation paused, was a run abandoned, is the checkpoint unreadable?
+//! 2. **Messages**: how many unread messages this agent has, and the newest few.
+//! 3. **Current state**: `memory/layer2/current-state.md`.
+//! 4. **Next step**: what to do first, derived from the above.
+//!
+//! It reads only what it shows: the checkpoint, the PAUSE files, the names in
+//! the agent's two queues plus the newest few messages, and the current
+//! state. A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
+//! token of Markdown) trims the least important parts first and records what
+//! it left out ([`budget`]). Problems reading the inbox or the current state
+//! are shown in their section rather than failing the brief.
+
+mod budget;
+mod recovery;
+mod render;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::inbox::{Inbox, MessageSummary, check_agent};
+use crate::memory::MemoryStore;
+use crate::workspace::Workspace;
+pub use recovery::{Recovery, RecoveryState};
+
+/// Default token budget of a brief.
+pub const DEFAULT_MAX_TOKENS: usize = 1500;
+/// Characters per token assumed when estimating a brief's size.
+pub const CHARS_PER_TOKEN: usize = 4;
+/// Unread messages shown (newest first) before the budget trims them.
+pub const NEWEST_MESSAGES: usize = 5;
+
+/// The brief of one agent at session start.
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    /// The agent it is for.
+    pub agent: String,
+    /// When it was made.
+    pub generated_at: DateTime<Utc>,
+    /// The token budget.
+    pub max_tokens: usize,
+    /// Estimated tokens of its Markdown (over the budget only when the
+    /// recovery and next-step sections alone exceed it).
+    pub estimated_tokens: usize,
+    /// 1: crash recovery.
+    pub recovery: Recovery,
+    /// 2: unread messages.
+    pub mail: Mail,
+    /// 3: the current state.
+    pub current_state: CurrentState,
+    /// 4: what to do, most urgent first.
+    pub next_steps: Vec<String>,
+    /// What was left out, each with the command that shows it.
+    pub omitted: Vec<String>,
+}
+
+/// Section 2: the agent's unread messages.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mail {
+    /// Unread messages in the agent's inbox and `shared`.
+    pub unread: usize,
+    /// The newest of them, newest first.
+    pub shown: Vec<MessageSummary>,
+    /// Whether previews were dropped to fit the budget.
+    pub previews_omitted: bool,
+    /// Why the inbox could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// Section 3: `current-state.md`, possibly cut to fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurrentState {
+    /// The file, relative to the project root when it is inside it.
+    pub path: PathBuf,
+    /// The text shown (without the memory header line); `None` if there is none.
+    pub text: Option<String>,
+    /// Lines in the file's text.
+    pub total_lines: usize,
+    /// Lines shown (the last one may be cut).
+    pub shown_lines: usize,
+    /// Whether the text was cut (or left out) to fit the budget.
+    pub truncated: bool,
+    /// Why the file could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// Build the brief of `agent` in `ws`, within about `max_tokens` tokens.
+pub fn brief(ws: &Workspace, agent: &str, max_tokens: usize) -> Result<Brief> {
+    check_agent(agent)?;
+    let (recovery, mut next_steps) = recovery::gather(ws);
+    let mail = gather_mail(ws, agent);
+    if mail.unread > 0 {
+        next_steps.push(format!(
+            "Read your {} unread message{}: `agent-handover inbox read <id>`, then mark them read: `agent-handover inbox ack --agent {agent}`.",
+            mail.unread,
+            if mail.unread == 1 { "" } else { "s" }
+        ));
+    }
+    next_steps.push(finish_step(ws, agent));
+    let mut brief = Brief {
+        agent: agent.to_string(),
+        generated_at: Utc::now(),
+        max_tokens,
+        estimated_tokens: 0,
+        recovery,
+        mail,
+        current_state: gather_state(ws),
+        next_steps,
+        omitted: Vec::new(),
+    };
+    budget::fit(&mut brief);
+    Ok(brief)
+}
+
+impl Brief {
+    /// The brief as Markdown, for the agent to read.
+    pub fn to_markdown(&self) -> String {
+        render::markdown(self)
+    }
+}
+
+fn gather_mail(ws: &Workspace, agent: &str) -> Mail {
+    let (unread, shown, error) = match Inbox::new(ws).page(Some(agent), true, NEWEST_MESSAGES) {
+        Ok(page) => (page.total, page.messages, None),
+        Err(e) => (0, Vec::new(), Some(e.to_string())),
+    };
+    Mail {
+        unread,
+        shown,
+        previews_omitted: false,
+        error,
+    }
+}
+
+fn gather_state(ws: &Workspace) -> CurrentState {
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    let (text, error) = match store.read_current_state() {
+        Ok(text) => (text.map(|t| without_memory_header(&t).to_string()), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let lines = text.as_deref().map_or(0, |t| t.lines().count());
+    CurrentState {
+        path: relative(ws, &ws.memory.current_state()).to_path_buf(),
+        text,
+        total_lines: lines,
+        shown_lines: lines,
+        truncated: false,
+        error,
+    }
+}
+
+/// The text of a memory file without its `<!-- agent-handover | ... -->` line.
+fn without_memory_header(text: &str) -> &str {
+    match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("<!-- agent-handover |") => rest,
+        _ => text,
+    }
+}
+
+/// The last step: carry on, and hand over at the end.
+fn finish_step(ws: &Workspace, agent: &str) -> String {
+    match &ws.config_path {
+        Some(config) => format!(
+            "Continue from the current state. At session end: `agent-handover run --config {} --note \"what you did\" --current-state \"where things stand, what is next\"`.",
+            relative(ws, config).display()
+        ),
+        None => format!(
+            "Continue from the current state. To hand over at session end, set up once with `agent-handover init --tag {agent}`, then `agent-handover run --config handover.toml --note \"what you did\"`."
+        ),
+    }
+}
+
+/// `path` relative to the project root when it is inside it.
+fn relative<'p>(ws: &Workspace, path: &'p Path) -> &'p Path {
+    path.strip_prefix(&ws.root).unwrap_or(path)
+}

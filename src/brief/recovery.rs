@@ -1,0 +1,133 @@
+//! Section 1 of the brief: what the last handover left behind, and what to
+//! do about it.
+
+use serde::Serialize;
+
+use crate::engine::checkpoint::Abandonment;
+use crate::engine::lock::RunLock;
+use crate::engine::pause::{PauseInfo, active_pause};
+use crate::engine::{RunSnapshot, RunStatus, StepState};
+use crate::workspace::Workspace;
+
+/// Where the last handover stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryState {
+    /// No handover was ever recorded.
+    NoHandover,
+    /// The last handover finished.
+    Completed,
+    /// The last handover stopped halfway and nobody is finishing it.
+    Interrupted,
+    /// A handover is being executed right now by another process.
+    Running,
+    /// The last handover was given up; its files are kept.
+    Abandoned,
+    /// The checkpoint cannot be read.
+    Unreadable,
+}
+
+/// Section 1 of the brief.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recovery {
+    /// The verdict.
+    pub state: RecoveryState,
+    /// The run's id, if it has one.
+    pub run_id: Option<String>,
+    /// When the last run finished, if it did.
+    pub finished_at: Option<String>,
+    /// Steps not done.
+    pub pending: Vec<String>,
+    /// Interrupted steps that are not safe to re-run blindly.
+    pub needs_human: Vec<String>,
+    /// The active PAUSE file, if any.
+    pub paused: Option<PauseInfo>,
+    /// Who executes the run right now, if anyone.
+    pub lock_holder: Option<String>,
+    /// Who abandoned the last run, when and why.
+    pub abandoned: Option<Abandonment>,
+    /// Why the checkpoint cannot be read (with the fix).
+    pub error: Option<String>,
+}
+
+/// Look at the checkpoint, the PAUSE files and the run lock; returns the
+/// section and the next steps it calls for, most urgent first.
+pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
+    let recovery = match RunSnapshot::load(ws) {
+        Ok(snap) => from_snapshot(snap),
+        Err(e) => Recovery {
+            state: RecoveryState::Unreadable,
+            run_id: None,
+            finished_at: None,
+            pending: Vec::new(),
+            needs_human: Vec::new(),
+            paused: active_pause(&ws.pause_files()),
+            lock_holder: RunLock::holder(&ws.lock_file()),
+            abandoned: None,
+            error: Some(e.to_string()),
+        },
+    };
+    let steps = next_steps(&recovery);
+    (recovery, steps)
+}
+
+fn from_snapshot(snap: RunSnapshot) -> Recovery {
+    let state = match (snap.resume_code, snap.status) {
+        (1, _) if snap.lock_holder.is_some() => RecoveryState::Running,
+        (1, _) => RecoveryState::Interrupted,
+        (2, _) => RecoveryState::Completed,
+        (_, RunStatus::Abandoned) => RecoveryState::Abandoned,
+        _ => RecoveryState::NoHandover,
+    };
+    let needs_human = snap
+        .steps
+        .iter()
+        .filter(|s| s.state == StepState::Interrupted && s.idempotent == Some(false))
+        .map(|s| s.name.clone())
+        .collect();
+    Recovery {
+        state,
+        run_id: snap.run_id,
+        finished_at: snap.finished_at,
+        pending: snap.pending,
+        needs_human,
+        paused: snap.paused,
+        lock_holder: snap.lock_holder,
+        abandoned: snap.abandoned,
+        error: None,
+    }
+}
+
+fn next_steps(r: &Recovery) -> Vec<String> {
+    let mut steps = Vec::new();
+    if let Some(p) = &r.paused {
+        steps.push(format!(
+            "Automation is paused by `{}`: run no handover until a human removes it (`agent-handover unpause`); ask before you do.",
+            p.file.display()
+        ));
+    }
+    match r.state {
+        RecoveryState::Unreadable => steps.push(
+            "Repair or move aside the checkpoint (see Recovery) before running a handover."
+                .to_string(),
+        ),
+        RecoveryState::Running => steps.push(
+            "Let the running handover finish (`agent-handover status` shows progress); do not start another."
+                .to_string(),
+        ),
+        RecoveryState::Interrupted if !r.needs_human.is_empty() => steps.push(format!(
+            "Decide about {}: `agent-handover retry <step>` if running it again is safe, else `agent-handover abandon --reason \"...\"`.",
+            r.needs_human.join(", ")
+        )),
+        RecoveryState::Interrupted if r.run_id.is_none() => steps.push(
+            "Finish the interrupted handover (written by agent-handover 0.5.x): `agent-handover run --config <your handover.toml>`."
+                .to_string(),
+        ),
+        RecoveryState::Interrupted => steps.push(
+            "Finish the interrupted handover first: `agent-handover resume` (done steps are not redone)."
+                .to_string(),
+        ),
+        RecoveryState::NoHandover | RecoveryState::Completed | RecoveryState::Abandoned => {}
+    }
+    steps
+}

@@ -1,0 +1,162 @@
+//! The brief as Markdown.
+
+use std::fmt::Write as _;
+
+use super::recovery::{Recovery, RecoveryState};
+use super::{Brief, CurrentState, Mail};
+
+/// Render `b` as the Markdown an agent reads.
+pub fn markdown(b: &Brief) -> String {
+    let mut out = format!(
+        "# Session brief for {}\n\n_{} · `agent-handover brief` · ~{} of {} tokens_\n\n",
+        b.agent,
+        b.generated_at.format("%Y-%m-%d %H:%M UTC"),
+        b.estimated_tokens,
+        b.max_tokens
+    );
+    out += "## 1. Recovery\n\n";
+    recovery(&mut out, &b.recovery);
+    let _ = write!(out, "\n## 2. Messages for {}\n\n", b.agent);
+    mail(&mut out, &b.mail);
+    out += "\n## 3. Current state\n\n";
+    state(&mut out, &b.current_state);
+    out += "\n## 4. Next step\n\n";
+    for (i, step) in b.next_steps.iter().enumerate() {
+        let _ = writeln!(out, "{}. {step}", i + 1);
+    }
+    if !b.omitted.is_empty() {
+        let _ = write!(
+            out,
+            "\n_Left out to fit {} tokens: {}._\n",
+            b.max_tokens,
+            b.omitted.join("; ")
+        );
+    }
+    out
+}
+
+fn recovery(out: &mut String, r: &Recovery) {
+    let run = r
+        .run_id
+        .as_deref()
+        .map(|id| format!(" ({id})"))
+        .unwrap_or_default();
+    let pending = r.pending.join(", ");
+    let line = match r.state {
+        RecoveryState::NoHandover => "No handover recorded yet: nothing to recover.".to_string(),
+        RecoveryState::Completed => format!(
+            "The last handover{run} completed{}: nothing to recover.",
+            r.finished_at
+                .as_deref()
+                .map(|t| format!(" at {}", t.get(..16).unwrap_or(t)))
+                .unwrap_or_default()
+        ),
+        RecoveryState::Interrupted => {
+            format!("**The last handover{run} was interrupted.** Not done: {pending}.")
+        }
+        RecoveryState::Running => format!(
+            "**A handover{run} is being executed right now** by {}. Not done yet: {pending}.",
+            r.lock_holder.as_deref().unwrap_or("another process")
+        ),
+        RecoveryState::Abandoned => match &r.abandoned {
+            Some(a) => format!(
+                "The last handover{run} was abandoned by {} at {}{}; its files are kept. Nothing to recover.",
+                a.by,
+                a.at.format("%Y-%m-%d %H:%M UTC"),
+                a.reason
+                    .as_deref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default()
+            ),
+            None => format!("The last handover{run} was abandoned. Nothing to recover."),
+        },
+        RecoveryState::Unreadable => format!(
+            "**The checkpoint cannot be read:** {}",
+            r.error.as_deref().unwrap_or("unknown error")
+        ),
+    };
+    let _ = writeln!(out, "- {line}");
+    if !r.needs_human.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **Needs a decision:** {} stopped halfway and may not be safe to run twice.",
+            r.needs_human.join(", ")
+        );
+    }
+    if let Some(p) = &r.paused {
+        let _ = writeln!(
+            out,
+            "- **Automation is paused** by `{}`{}.",
+            p.file.display(),
+            p.reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+fn mail(out: &mut String, m: &Mail) {
+    if let Some(e) = &m.error {
+        let _ = writeln!(out, "**The inbox cannot be read:** {e}");
+        return;
+    }
+    if m.unread == 0 {
+        out.push_str("No unread messages.\n");
+        return;
+    }
+    let _ = writeln!(out, "{} unread, newest first:\n", m.unread);
+    for s in &m.shown {
+        let to = if s.queue == "shared" {
+            " to shared"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "- **{}** from {}{to}, {} (`{}`)",
+            s.subject,
+            s.from,
+            s.created.format("%Y-%m-%d %H:%M UTC"),
+            s.id
+        );
+        if !s.preview.is_empty() && s.preview != s.subject {
+            let _ = writeln!(out, "  > {}", s.preview);
+        }
+    }
+    let more = m.unread - m.shown.len();
+    if more > 0 {
+        let which = if m.shown.is_empty() {
+            "none shown".to_string()
+        } else {
+            format!("… and {more} older")
+        };
+        let _ = writeln!(out, "- {which}: `agent-handover inbox list --unread`");
+    }
+}
+
+fn state(out: &mut String, s: &CurrentState) {
+    if let Some(e) = &s.error {
+        let _ = writeln!(out, "**The current state cannot be read:** {e}");
+        return;
+    }
+    let Some(text) = &s.text else {
+        let what = if s.truncated {
+            "Left out to fit the budget"
+        } else {
+            "No current state yet"
+        };
+        let _ = writeln!(out, "{what}: `{}`.", s.path.display());
+        return;
+    };
+    let _ = writeln!(out, "From `{}`:\n", s.path.display());
+    out.push_str(text.trim_end());
+    out.push('\n');
+    if s.truncated {
+        let _ = writeln!(
+            out,
+            "\n_… cut at line {} of {}; the rest is in the file._",
+            s.shown_lines, s.total_lines
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! `demo`: a throwaway workspace where a simulated agent hands over on a
+//! timer — and crashes one handover halfway — shown live in the dashboard.
+//! `demo --tour` narrates the same story as plain text instead.
+
+mod agent;
+mod tour;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agent_handover::engine::{Checkpoint, StepState};
+use agent_handover::{Error, Result, Workspace, WorkspaceOptions};
+use clap::Args;
+
+use super::exit;
+
+/// Arguments of `demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Build the demo workspace here (must not exist yet) instead of a new temp dir.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Narrate the story as text instead of opening the dashboard.
+    #[arg(long)]
+    tour: bool,
+}
+
+/// The demo project's config: a `tests` step the simulated agent can slow down.
+const CONFIG: &str = r#"[handover]
+memory_dir = "memory"
+tag = "demo-agent"
+
+[backend]
+type = "null"
+
+[[command]]
+name = "tests"
+argv = ["sh", "-c", "sleep ${AGENT_HANDOVER_DEMO_SLEEP:-0}; echo 42/42 tests pass"]
+idempotent = true
+"#;
+
+/// Run the demo.
+pub fn demo(args: &DemoArgs) -> Result<u8> {
+    let ws = create_workspace(args.dir.as_deref())?;
+    if args.tour {
+        return tour::tour(&ws);
+    }
+    let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
+    // Two finished sessions, so the timeline and the diff have something to show.
+    for n in 1..=2 {
+        finish(spawn_run(&ws.root, &exe, n, 0)?)?;
+    }
+    let agent = agent::DemoAgent::start(ws.clone(), exe);
+    let result = crate::tui::run(ws.clone(), Default::default());
+    agent.stop();
+    match result {
+        Ok(()) => {
+            println!(
+                "demo workspace kept at {} (agent-handover dashboard runs there too)",
+                ws.root.display()
+            );
+            Ok(exit::OK)
+        }
+        Err(e) => {
+            eprintln!("error: {e}\n  try: agent-handover demo --tour");
+            Ok(exit::USAGE)
+        }
+    }
+}
+
+/// Make the demo project (in `dir`, or a new temp dir that is kept).
+fn create_workspace(dir: Option<&Path>) -> Result<Workspace> {
+    let dir = match dir {
+        Some(d) => {
+            std::fs::create_dir(d).map_err(|e| Error::io("create demo directory", d, e))?;
+            d.to_path_buf()
+        }
+        None => tempfile::Builder::new()
+            .prefix("agent-handover-demo-")
+            .tempdir()
+            .map_err(|e| Error::io("create", std::env::temp_dir(), e))?
+            .keep(),
+    };
+    let dir = std::fs::canonicalize(&dir).map_err(|e| Error::io("resolve", &dir, e))?;
+    agent_handover::fsx::write_atomic(&dir.join("handover.toml"), CONFIG.as_bytes())?;
+    Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.clone()),
+        home: Some(dir.join("home")),
+        ..Default::default()
+    })
+}
+
+/// The handoff a simulated session `n` writes.
+fn session_note(n: u32) -> String {
+    let passing = (30 + n * 13).min(90);
+    let (next, failed) = match n % 3 {
+        0 => (
+            "Fix unicode escapes in src/parser/escape.rs",
+            "- regex-based lexer: 40x slower on 1 MB inputs",
+        ),
+        1 => (
+            "Handle nested lists in src/parser/list.rs",
+            "- recursive descent without a depth limit: stack overflow on deep nesting",
+        ),
+        _ => (
+            "Wire the CLI to the new parser in src/cli/mod.rs",
+            "- reusing the old AST types: lost source spans",
+        ),
+    };
+    format!(
+        "# Session {n}: parser rewrite\n\n## Goal\nReplace the hand-written parser with one that reports spans.\n\n\
+         ## Done (don't redo)\n- Lexer with spans ({} tokens kinds)\n- Error recovery at statement level\n\n\
+         ## Status\n{passing}/90 tests pass\n\n## Failed approaches (DO NOT retry)\n{failed}\n\n\
+         ## Next step\n{next}\n",
+        20 + n
+    )
+}
+
+/// Start `agent-handover run` for session `n` in `dir`, its `tests` step taking `sleep` seconds.
+fn spawn_run(dir: &Path, exe: &Path, n: u32, sleep: u32) -> Result<Child> {
+    Command::new(exe)
+        .args([
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            &session_note(n),
+        ])
+        .current_dir(dir)
+        .env("AGENT_HANDOVER_DEMO_SLEEP", sleep.to_string())
+        .env("HOME", dir.join("home"))
+        .env_remove("AGENT_HANDOVER_CHECKPOINT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| Error::io("start", "agent-handover run", e))
+}
+
+fn finish(mut child: Child) -> Result<()> {
+    child
+        .wait()
+        .map(|_| ())
+        .map_err(|e| Error::io("wait for", "agent-handover run", e))
+}
+
+/// Wait until the checkpoint says `step` is running (or `timeout` passes).
+fn wait_for_running(checkpoint: &Path, step: &str, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        let running = Checkpoint::load(checkpoint)
+            .ok()
+            .and_then(|cp| {
+                cp.step_records
+                    .get(step)
+                    .map(|r| r.state == StepState::Running)
+            })
+            .unwrap_or(false);
+        if running {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+/// Kill a handover in the middle of its `tests` step, like a crash.
+fn crash_during_tests(ws: &Workspace, exe: &Path, n: u32) -> Result<()> {
+    let mut child = spawn_run(&ws.root, exe, n, 30)?;
+    wait_for_running(&ws.checkpoint, "tests", Duration::from_secs(10));
+    child
+        .kill()
+        .map_err(|e| Error::io("kill", "agent-handover run", e))?;
+    finish(child)
+}

@@ -1,0 +1,184 @@
+//! Handoff quality: `lint` (score a handoff), `template` (print a blank one
+//! for a kind of work), and the quality gate `run --min-score` installs.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
+use agent_handover::memory::{self, MAX_MEMORY_FILE_BYTES};
+use agent_handover::{Error, Result, RunRequest, Workspace};
+use chrono::NaiveDate;
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use serde::Serialize;
+use serde_json::json;
+
+use super::Target;
+use super::exit;
+use super::output::Output;
+
+/// Arguments of `lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The handoff to score (`-` for stdin) [default: memory/layer2/current-state.md].
+    file: Option<PathBuf>,
+    /// Exit 7 when the score is below N (0-100).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
+    min_score: u8,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// Arguments of `template`.
+#[derive(Debug, Args)]
+pub struct TemplateArgs {
+    /// The kind of work; without it, the kinds are listed.
+    #[arg(value_parser = PossibleValuesParser::new(TemplateKind::ALL.map(TemplateKind::name))
+        .map(|s| s.parse::<TemplateKind>().expect("a listed kind")))]
+    kind: Option<TemplateKind>,
+    /// List the kinds.
+    #[arg(long, conflicts_with = "kind")]
+    list: bool,
+}
+
+/// What `lint --json` prints.
+#[derive(Serialize)]
+struct LintOutput<'a> {
+    file: String,
+    min_score: u8,
+    passed: bool,
+    #[serde(flatten)]
+    report: &'a LintReport,
+}
+
+/// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
+pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
+    let ws = args.target.workspace()?;
+    let (file, text) = read_handoff(&ws, args.file.as_deref())?;
+    let report = handoff::lint(&text, &LintContext::for_workspace(&ws));
+    let passed = report.passes(args.min_score);
+    let shown = LintOutput {
+        file,
+        min_score: args.min_score,
+        passed,
+        report: &report,
+    };
+    out.emit(&shown, || {
+        println!(
+            "{}: score {}/100 (about {} tokens, {} sections)",
+            shown.file,
+            report.score,
+            report.tokens,
+            report.sections.len()
+        );
+        for f in &report.findings {
+            println!("  {f}");
+        }
+        if report.findings.is_empty() {
+            println!("  no findings");
+        }
+    });
+    if passed {
+        Ok(exit::OK)
+    } else {
+        eprintln!(
+            "agent-handover: the handoff scores {}, below the minimum of {}",
+            report.score, args.min_score
+        );
+        Ok(exit::BELOW_MIN_SCORE)
+    }
+}
+
+/// The handoff to lint: FILE, stdin (`-`), or the current state.
+fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
+    let fix = "a handoff is a briefing, not a dump: write a shorter one";
+    match file {
+        Some(p) if p == Path::new("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::io("read", "stdin", e))?;
+            Ok(("-".into(), text))
+        }
+        Some(p) => {
+            let text = agent_handover::fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
+                .ok_or_else(|| Error::io("read", p, std::io::ErrorKind::NotFound.into()))?;
+            Ok((p.display().to_string(), text))
+        }
+        None => {
+            let p = ws.memory.current_state();
+            let text = agent_handover::fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
+                .ok_or_else(|| {
+                    Error::NoSuchRun(format!(
+                        "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
+                        p.display()
+                    ))
+                })?;
+            Ok((p.display().to_string(), text))
+        }
+    }
+}
+
+/// `template [KIND]`: print a handoff template dated today, or list the kinds.
+pub fn template(args: &TemplateArgs, out: Output) -> Result<u8> {
+    match args.kind.filter(|_| !args.list) {
+        Some(kind) => {
+            let text = kind.render(chrono::Local::now().date_naive());
+            out.emit(&json!({ "kind": kind, "text": text }), || print!("{text}"));
+        }
+        None => {
+            let kinds: Vec<_> = TemplateKind::ALL
+                .iter()
+                .map(|k| json!({ "name": k, "description": k.description() }))
+                .collect();
+            out.emit(&json!({ "kinds": kinds }), || {
+                for k in TemplateKind::ALL {
+                    println!("{:<15} {}", k.name(), k.description());
+                }
+            });
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `run`'s quality gate: a new run's current state (as it will be written,
+/// with its dated header) must score at least `min`.
+pub struct Gate {
+    ctx: LintContext,
+    min: u8,
+    date: NaiveDate,
+}
+
+impl Gate {
+    /// The gate for runs of `ws` dated `date`: the minimum is `flag`, else
+    /// `[handover].min_score`; `None` when it is 0 or unset.
+    pub fn new(ws: &Workspace, flag: Option<u8>, date: NaiveDate) -> Result<Option<Gate>> {
+        let min = flag.or(ws.config.handover.min_score).unwrap_or(0);
+        if min > 100 {
+            return Err(Error::config(
+                ws.config_path.as_deref(),
+                format!(
+                    "[handover].min_score = {min} is out of range\n  fix: use 0-100 (0 turns the gate off)"
+                ),
+            ));
+        }
+        Ok((min > 0).then(|| Gate {
+            ctx: LintContext::for_workspace(ws),
+            min,
+            date,
+        }))
+    }
+
+    /// Refuse `request` if its current state (or, without one, its note) scores below the minimum.
+    pub fn admit(&self, request: &RunRequest) -> Result<()> {
+        let inputs = &request.inputs;
+        let Some(text) = inputs
+            .current_state
+            .as_ref()
+            .or(inputs.session_note.as_ref())
+        else {
+            return Ok(());
+        };
+        handoff::gate(&(memory::header(2, self.date) + text), &self.ctx, self.min).map(drop)
+    }
+}

@@ -1,0 +1,185 @@
+//! `state list` and `state diff`: the versions of current-state.md across
+//! sessions (local snapshots, git commits, the working file) and what
+//! changed between any two.
+
+mod render;
+
+use agent_handover::Result;
+use agent_handover::memory::diff::{Hunk, StateDiff};
+use agent_handover::memory::versions::{self, Source, Version};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::Target;
+use super::exit;
+use super::output::Output;
+use render::Style;
+
+/// Arguments of `state`.
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    #[command(subcommand)]
+    command: StateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum StateCommand {
+    /// List the versions, newest first: selector, time, size, run and/or commit.
+    List {
+        /// How many to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Show what changed between two versions (default: the last change).
+    Diff(DiffArgs),
+}
+
+/// Arguments of `state diff`.
+#[derive(Debug, Args)]
+struct DiffArgs {
+    /// The old version: an index (0 = newest), `current`, or a prefix of its id, commit or run id.
+    #[arg(default_value = "1")]
+    from: String,
+    /// The new version, in the same forms.
+    #[arg(default_value = "0")]
+    to: String,
+    /// Unchanged lines shown around each change.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    context: usize,
+    /// Two columns: the old version on the left, the new one on the right.
+    #[arg(long)]
+    side_by_side: bool,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// `state ...`: dispatch.
+pub fn state(args: &StateArgs, out: Output) -> Result<u8> {
+    match &args.command {
+        StateCommand::List { limit, target } => list(target, *limit, out),
+        StateCommand::Diff(diff_args) => diff(diff_args, out),
+    }
+}
+
+/// A version with its index in the list (JSON of `state diff`).
+#[derive(Serialize)]
+struct Indexed<'a> {
+    index: usize,
+    #[serde(flatten)]
+    version: &'a Version,
+}
+
+/// A hunk with its rows (unified or side-by-side), for JSON.
+#[derive(Serialize)]
+struct HunkRows<'a, R> {
+    header: String,
+    #[serde(flatten)]
+    hunk: &'a Hunk,
+    rows: Vec<R>,
+}
+
+fn list(target: &Target, limit: usize, out: Output) -> Result<u8> {
+    let ws = target.workspace()?;
+    let mut all = versions::list_versions(&ws)?;
+    let total = all.len();
+    all.truncate(limit);
+    out.emit(&all, || {
+        if all.is_empty() {
+            println!("no versions of current-state.md yet");
+        }
+        for (i, v) in all.iter().enumerate() {
+            println!("{i:>3}  {}", describe(v));
+        }
+        if total > all.len() {
+            println!("... and {} older (--limit)", total - all.len());
+        }
+    });
+    Ok(exit::OK)
+}
+
+fn diff(args: &DiffArgs, out: Output) -> Result<u8> {
+    let ws = args.target.workspace()?;
+    let all = versions::list_versions(&ws)?;
+    let from = versions::select(&all, &args.from)?;
+    let to = versions::select(&all, &args.to)?;
+    let diff = StateDiff::new(
+        versions::read_version(&ws, from)?,
+        versions::read_version(&ws, to)?,
+    );
+    let index = |v: &Version| all.iter().position(|x| std::ptr::eq(x, v)).unwrap_or(0);
+    let hunks = diff.hunks(args.context);
+    if out.json {
+        let hunks: Vec<serde_json::Value> = hunks
+            .iter()
+            .map(|h| {
+                let header = h.header();
+                if args.side_by_side {
+                    let rows = diff.side_by_side_rows(h.side_by_side_rows.clone());
+                    serde_json::json!(HunkRows {
+                        header,
+                        hunk: h,
+                        rows
+                    })
+                } else {
+                    let rows = diff.rows(h.rows.clone());
+                    serde_json::json!(HunkRows {
+                        header,
+                        hunk: h,
+                        rows
+                    })
+                }
+            })
+            .collect();
+        let value = serde_json::json!({
+            "from": Indexed { index: index(from), version: from },
+            "to": Indexed { index: index(to), version: to },
+            "stats": diff.stats(),
+            "context": args.context,
+            "side_by_side": args.side_by_side,
+            "hunks": hunks,
+        });
+        out.emit(&value, || {});
+        return Ok(exit::OK);
+    }
+    println!("--- {}  {}", index(from), describe(from));
+    println!("+++ {}  {}", index(to), describe(to));
+    if hunks.is_empty() {
+        println!("no changes: both hold the same text");
+        return Ok(exit::OK);
+    }
+    let style = Style::detect();
+    if args.side_by_side {
+        print!("{}", style.side_by_side(&diff, &hunks));
+    } else {
+        print!("{}", diff.unified_with(args.context, |row| style.row(row)));
+    }
+    Ok(exit::OK)
+}
+
+/// `<id>  <time>  <size>  run …  commit … summary`, the line of `state list`.
+fn describe(v: &Version) -> String {
+    let mut line = format!(
+        "{}  {}  {:>7} B",
+        v.id,
+        v.at.format("%Y-%m-%d %H:%M:%SZ"),
+        v.size
+    );
+    match (&v.run, v.sources.as_slice()) {
+        (Some(run), _) => line += &format!("  run {run}"),
+        (None, [Source::Working]) => line += "  working file, edited since the last version",
+        (None, [Source::Local, ..]) => line += "  external edit",
+        (None, _) => {}
+    }
+    if let Some(commit) = &v.commit {
+        line += &format!("  commit {commit}");
+        if let Some(summary) = &v.summary {
+            line += &format!(" {summary}");
+        }
+    }
+    if v.sources.len() > 1 && v.sources.contains(&Source::Working) {
+        line += "  (working file)";
+    }
+    line
+}

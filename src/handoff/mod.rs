@@ -1,0 +1,184 @@
+//! Handoff quality: score a handoff before the next session starts.
+//!
+//! A handoff is only as good as what the next session can act on: the goal;
+//! what is done (don't redo); what is not working and why; failed approaches
+//! (don't retry); key decisions; the ONE next step; who we are waiting on;
+//! what can wait; a measurable status; the commands to run. A briefing of
+//! 500-1,500 tokens, dated, not a transcript.
+//!
+//! [`lint`] parses a Markdown handoff ([`HandoffDocument`]), runs the
+//! [`rules`] and scores it 0-100 ([`score`]). It is a pure function of the
+//! text and a [`LintContext`], which [`LintContext::for_workspace`] fills
+//! from a workspace (project root, previous handoff, inbox, commits) and
+//! `LintContext::default()` leaves empty. Messages never contain a secret
+//! found in the text ([`secrets`]). [`gate`] refuses a handoff below a
+//! minimum score; `agent-handover run --min-score` uses it.
+//!
+//! ```
+//! use agent_handover::handoff::{LintContext, lint};
+//!
+//! let report = lint("# Handoff 2026-11-21\n## Goal\nShip the parser\n", &LintContext::default());
+//! assert!(report.score < 80);
+//! assert!(report.findings.iter().any(|f| f.rule == "failed-approaches-missing"));
+//! ```
+
+pub mod context;
+pub mod document;
+pub mod rules;
+pub mod score;
+pub mod secrets;
+pub mod templates;
+pub mod text;
+
+use std::cmp::Reverse;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+pub use context::LintContext;
+pub use document::{HandoffDocument, SectionKind};
+pub use rules::{Finding, Severity};
+pub use templates::TemplateKind;
+
+use crate::error::{Error, Result};
+
+/// How many findings a refusal from [`gate`] lists.
+pub const GATE_FINDINGS_SHOWN: usize = 5;
+
+/// A section as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionSummary {
+    /// What it is (`null` for a heading we do not know).
+    pub kind: Option<SectionKind>,
+    /// The heading as written (secrets redacted).
+    pub heading: String,
+    /// 1-based line of the heading.
+    pub line: usize,
+    /// How many items it has.
+    pub items: usize,
+}
+
+/// The result of linting a handoff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LintReport {
+    /// 0-100; see [`score`].
+    pub score: u8,
+    /// Findings, errors first, then by line.
+    pub findings: Vec<Finding>,
+    /// Estimated tokens ([`text::estimate_tokens`]).
+    pub tokens: usize,
+    /// The sections found, in order.
+    pub sections: Vec<SectionSummary>,
+    /// The handoff's date, if it has one.
+    pub date: Option<NaiveDate>,
+}
+
+impl LintReport {
+    /// Whether the score reaches `min_score`.
+    pub fn passes(&self, min_score: u8) -> bool {
+        self.score >= min_score
+    }
+
+    /// The `n` most severe findings, one per line, and how many more there are.
+    pub fn summary(&self, n: usize) -> String {
+        let mut lines: Vec<String> = self
+            .findings
+            .iter()
+            .take(n)
+            .map(|f| format!("  - {f}"))
+            .collect();
+        if self.findings.len() > n {
+            lines.push(format!("  - ... and {} more", self.findings.len() - n));
+        }
+        lines.join("\n")
+    }
+}
+
+/// Lint and score a handoff. Pure: the same text and context give the same report.
+pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
+    let doc = HandoffDocument::parse(text);
+    let mut findings = rules::check(&doc, ctx);
+    for f in &mut findings {
+        if let std::borrow::Cow::Owned(clean) = secrets::redact(&f.message) {
+            f.message = clean;
+        }
+    }
+    findings.sort_by_key(|f| (Reverse(f.severity), f.line.unwrap_or(0)));
+    let sections = doc
+        .sections
+        .iter()
+        .map(|s| SectionSummary {
+            kind: s.kind,
+            heading: secrets::redact(s.heading).into_owned(),
+            line: s.line,
+            items: s.items.len(),
+        })
+        .collect();
+    LintReport {
+        score: score::score(&findings),
+        findings,
+        tokens: text::estimate_tokens(text),
+        sections,
+        date: doc.date.map(|d| d.date),
+    }
+}
+
+/// Lint `text` and refuse it when it scores below `min_score`: the error
+/// lists the most severe findings (redacted) and how to fix them.
+pub fn gate(text: &str, ctx: &LintContext, min_score: u8) -> Result<LintReport> {
+    let report = lint(text, ctx);
+    if report.passes(min_score) {
+        Ok(report)
+    } else {
+        Err(Error::BelowMinScore {
+            score: report.score,
+            min: min_score,
+            findings: report.summary(GATE_FINDINGS_SHOWN),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "# Handoff 2026-11-21\n\n## Goal\nShip the config parser with clear errors.\n\n## Current status\n- 41/44 parser tests pass\n\n## Done (don't redo)\n- Tokenizer and error spans, tested\n\n## Not working (and why)\n- Nested tables: `expected '=' at 3:7`, the lexer drops the dot\n\n## Failed approaches (DO NOT retry)\n- Regex-based lexer -> could not express nested quotes\n\n## Key decisions (and why)\n- Hand-written lexer: better error positions\n\n## Next step\nHandle `.` in `lex_key` and rerun the parser tests.\n\n## Waiting on\n- nobody\n\n## Can safely wait\n- Pretty error colours\n\n## Commands\n- `cargo test parser`\n";
+
+    #[test]
+    fn a_good_handoff_scores_100() {
+        let report = lint(GOOD, &LintContext::default());
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+        assert_eq!(report.score, 100);
+        assert_eq!(report.sections.len(), 10);
+        assert_eq!(report.date, NaiveDate::from_ymd_opt(2026, 11, 21));
+        assert!(report.tokens > 100 && report.tokens < 400);
+    }
+
+    #[test]
+    fn findings_are_sorted_and_messages_redacted() {
+        let key = format!("{}{}", "ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+        let text = format!("# Notes\n## Next step\nTODO\nuse {key} for {key}/x.rs\n");
+        let ctx = LintContext {
+            root: Some(std::env::temp_dir()),
+            ..LintContext::default()
+        };
+        let report = lint(&text, &ctx);
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(!json.contains(&key), "{json}");
+        assert!(json.contains(secrets::REDACTED));
+        let severities: Vec<_> = report.findings.iter().map(|f| f.severity).collect();
+        let mut sorted = severities.clone();
+        sorted.sort_by_key(|s| Reverse(*s));
+        assert_eq!(severities, sorted);
+    }
+
+    #[test]
+    fn gate_refuses_below_the_minimum_with_the_top_findings() {
+        assert!(gate(GOOD, &LintContext::default(), 100).is_ok());
+        let err = gate("# nothing\n", &LintContext::default(), 50).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("below the minimum of 50"), "{msg}");
+        assert!(msg.contains("failed-approaches-missing"), "{msg}");
+        assert!(msg.contains("more"), "{msg}");
+    }
+}

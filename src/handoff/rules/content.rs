@@ -1,0 +1,292 @@
+//! Content rules: size within budget, no placeholders, no secrets, no raw
+//! dumps, a measurable status, a date.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{
+    Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET, TOO_SHORT, UNDATED,
+};
+use crate::handoff::context::LintContext;
+use crate::handoff::document::{HandoffDocument, Line, SectionKind};
+use crate::handoff::secrets;
+use crate::handoff::text::{estimate_tokens, pattern, snippet};
+
+/// A fenced block longer than this is pasted output, not a briefing.
+pub const MAX_CODE_BLOCK_LINES: usize = 30;
+/// This many log-like lines in a row are a pasted log.
+pub const MAX_LOG_LINES: usize = 12;
+/// This many transcript turns ("User:", "Assistant:") are a pasted conversation.
+pub const MAX_TRANSCRIPT_TURNS: usize = 4;
+/// A single line longer than this is pasted data.
+pub const MAX_LINE_CHARS: usize = 1_000;
+
+static PLACEHOLDERS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:TODO|TBD|FIXME|XXX)\b|\?\?\?|(?i:\blorem ipsum\b|<(?:fill|insert|your|describe|add|todo)\b[^>]*>|\[(?:fill|insert|your|describe|add|todo)\b[^\]]*\])|^\s*(?:[-*+]\s*)?(?:\.\.\.|…)\s*$",
+    )
+});
+/// Inline code spans, dropped before looking for placeholders.
+static CODE_SPAN: LazyLock<Regex> = LazyLock::new(|| pattern(r"`[^`]*`"));
+static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?x)^\s*(?:
+            \[?\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}
+          | \[?\d{2}:\d{2}:\d{2}
+          | \[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL)\b
+          | at\ [\w.$<>]+\(
+          | (?:Compiling|Running|Finished|Downloaded|Checking)\ 
+          | test\ \S+\ \.\.\.\ 
+          | Traceback\ \(most
+          | File\ \x22[^\x22]+\x22,\ line\ \d+
+          | \$\ \S
+        )",
+    )
+});
+static TRANSCRIPT_TURN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)^\s*(?:>\s*)?\**(?:user|assistant|human|ai|claude|codex|model|system)\**\s*:")
+});
+static MEASURABLE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\d+\s*/\s*\d+|\d+(?:\.\d+)?\s*%|\b\d+\s+(?:of|out of)\s+\d+|\b\d[\d,]*\s+(?:tests?|passing|passed|pass|failing|failed|fail|errors?|warnings?|files?|endpoints?|items?|steps?|issues?|bugs?|lints?|crates?|modules?|pages?|sections?|commits?|prs?|ms|seconds|minutes|hours|mb|kb|gb|lines|left|remaining|todo)\b",
+    )
+});
+
+pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<Finding>) {
+    check_size(doc, ctx, out);
+    check_placeholders(doc, out);
+    check_secrets(doc, out);
+    check_dumps(doc, out);
+    check_status(doc, out);
+    if doc.date.is_none() {
+        out.push(UNDATED.at(
+            None,
+            "no date: put YYYY-MM-DD in the title (a stale handoff is worse than none, and only a dated one can be judged)",
+        ));
+    }
+}
+
+fn check_size(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<Finding>) {
+    let tokens = estimate_tokens(doc.text);
+    if tokens > ctx.max_tokens {
+        out.push(OVER_BUDGET.at(
+            None,
+            format!(
+                "about {tokens} tokens, over the {} budget: keep decisions and the critical path, drop history and output",
+                ctx.max_tokens
+            ),
+        ));
+    } else if tokens < ctx.min_tokens {
+        out.push(TOO_SHORT.at(
+            None,
+            format!(
+                "about {tokens} tokens: too thin for the next session to act on (aim for 500-1,500)"
+            ),
+        ));
+    }
+}
+
+fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    for line in doc.lines.iter().filter(|l| !l.fenced) {
+        let text = CODE_SPAN.replace_all(line.text, "");
+        if let Some(m) = PLACEHOLDERS.find(&text) {
+            out.push(PLACEHOLDER.at(
+                Some(line.number),
+                format!(
+                    "placeholder \"{}\" left in: fill it in or delete the line",
+                    m.as_str().trim()
+                ),
+            ));
+        }
+    }
+}
+
+fn check_secrets(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    for m in secrets::scan(doc.text) {
+        let line = doc.text[..m.range.start].matches('\n').count() + 1;
+        out.push(SECRET.at(
+            Some(line),
+            format!(
+                "possible {} ({}): remove it from the handoff and rotate it; handoffs are published",
+                m.kind,
+                secrets::REDACTED
+            ),
+        ));
+    }
+}
+
+fn check_dumps(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let lines = &doc.lines;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.fenced {
+            let len = lines[i..].iter().take_while(|l| l.fenced).count();
+            if len.saturating_sub(2) > MAX_CODE_BLOCK_LINES {
+                out.push(RAW_DUMP.at(
+                    Some(line.number),
+                    format!(
+                        "a {}-line code block: paste the one error or command that matters, not the whole output",
+                        len - 2
+                    ),
+                ));
+            }
+            i += len;
+            continue;
+        }
+        let run = lines[i..]
+            .iter()
+            .take_while(|l| !l.fenced && LOG_LINE.is_match(l.text))
+            .count();
+        if run >= MAX_LOG_LINES {
+            out.push(RAW_DUMP.at(
+                Some(line.number),
+                format!(
+                    "{run} lines of pasted log: quote the real error in one line and say where the full log is"
+                ),
+            ));
+        }
+        if line.text.chars().count() > MAX_LINE_CHARS {
+            out.push(RAW_DUMP.at(
+                Some(line.number),
+                "a line of over 1,000 characters: pasted data does not belong in a briefing",
+            ));
+        }
+        i += run.max(1);
+    }
+    let turns: Vec<&Line<'_>> = lines
+        .iter()
+        .filter(|l| TRANSCRIPT_TURN.is_match(l.text))
+        .collect();
+    if turns.len() >= MAX_TRANSCRIPT_TURNS {
+        out.push(RAW_DUMP.at(
+            Some(turns[0].number),
+            format!(
+                "{} transcript turns (\"{}\"...): summarise the decisions, do not paste the conversation",
+                turns.len(),
+                snippet(turns[0].text, 30)
+            ),
+        ));
+    }
+}
+
+fn check_status(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let status: Vec<_> = doc.sections_of(SectionKind::Status).collect();
+    let measurable = if status.is_empty() {
+        MEASURABLE.is_match(doc.text)
+    } else {
+        status
+            .iter()
+            .flat_map(|s| s.items.iter())
+            .any(|item| MEASURABLE.is_match(&item.text))
+    };
+    if !measurable {
+        out.push(NO_MEASURABLE_STATUS.at(
+            status.first().map(|s| s.line),
+            "no measurable status: say where things stand in numbers (\"30/90 tests pass\", \"3 of 7 endpoints done\", \"12 lints left\")",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fired(text: &str) -> Vec<Finding> {
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &LintContext::default(), &mut out);
+        out
+    }
+
+    fn ids(text: &str) -> Vec<&'static str> {
+        fired(text).iter().map(|f| f.rule).collect()
+    }
+
+    fn sized(body: &str) -> String {
+        format!(
+            "# Handoff 2026-01-02\n## Status\n30/90 tests pass\n{body}\n{}",
+            "Plenty of context about the work so far. ".repeat(12)
+        )
+    }
+
+    #[test]
+    fn a_dated_measurable_sized_text_fires_nothing() {
+        assert!(ids(&sized("")).is_empty(), "{:?}", ids(&sized("")));
+    }
+
+    #[test]
+    fn size_bounds() {
+        assert_eq!(ids("# 2026-01-02\n## Status\n1/2"), ["too-short"]);
+        let long = sized(&"a line of ten words for the budget test here\n".repeat(150));
+        assert_eq!(ids(&long), ["over-budget"]);
+    }
+
+    #[test]
+    fn placeholders_outside_code() {
+        let f = fired(&sized(
+            "- TODO: fill this\n- `todo!()` and `TODO` in code are fine\n```\n// TODO in a block\n```\n- <fill in the error>\n- [describe the fix]\n- ...\n- a todo list app is prose",
+        ));
+        let lines: Vec<_> = f
+            .iter()
+            .filter(|f| f.rule == "placeholder")
+            .map(|f| f.line.unwrap())
+            .collect();
+        assert_eq!(lines, [4, 9, 10, 11], "{f:?}");
+    }
+
+    #[test]
+    fn secrets_are_reported_with_lines_and_never_quoted() {
+        let key = format!("{}{}", "AKIA", "ZDOC9IS0J8HT9LGM");
+        let f = fired(&sized(&format!("line four\nkey {key}")));
+        let secret: Vec<_> = f.iter().filter(|f| f.rule == "secret").collect();
+        assert_eq!(secret.len(), 1);
+        assert_eq!(secret[0].line, Some(5));
+        assert!(!secret[0].message.contains(&key));
+        assert!(secret[0].message.contains("AWS access key ID"));
+    }
+
+    #[test]
+    fn dumps() {
+        let block = format!(
+            "```\n{}```",
+            "output line\n".repeat(MAX_CODE_BLOCK_LINES + 1)
+        );
+        assert_eq!(ids(&sized(&block)), ["raw-dump"]);
+        let short_block = format!("```\n{}```", "error[E0308]: mismatched types\n".repeat(3));
+        assert!(ids(&sized(&short_block)).is_empty());
+        let log = "2026-01-02 10:00:01 INFO started\n".repeat(MAX_LOG_LINES);
+        assert_eq!(ids(&sized(&log)), ["raw-dump"]);
+        let transcript = "User: do X\nAssistant: done\n".repeat(2);
+        assert_eq!(ids(&sized(&transcript)), ["raw-dump"]);
+        assert_eq!(ids(&sized(&"x".repeat(MAX_LINE_CHARS + 1))), ["raw-dump"]);
+    }
+
+    #[test]
+    fn status_must_have_a_number() {
+        let text = sized("").replace("30/90 tests pass", "going well");
+        assert_eq!(ids(&text), ["no-measurable-status"]);
+        for ok in [
+            "33.3% pass rate",
+            "3 of 7 endpoints",
+            "12 lints left",
+            "2 tests failing",
+        ] {
+            assert!(
+                ids(&sized("").replace("30/90 tests pass", ok)).is_empty(),
+                "{ok}"
+            );
+        }
+        // Without a status section, a number anywhere will do.
+        let text =
+            "# 2026-01-02\n## Done\n- 4 files migrated\n".to_string() + &"context ".repeat(60);
+        assert!(ids(&text).is_empty(), "{:?}", ids(&text));
+    }
+
+    #[test]
+    fn undated() {
+        let text = sized("").replace("Handoff 2026-01-02", "Handoff");
+        assert_eq!(ids(&text), ["undated"]);
+    }
+}

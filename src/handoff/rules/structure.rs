@@ -1,0 +1,186 @@
+//! Shape rules: required sections present and non-empty, failed approaches
+//! present, exactly one concrete next step.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{
+    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
+    SECTION_MISSING, SECTION_RECOMMENDED,
+};
+use crate::handoff::document::{HandoffDocument, Item, SectionKind};
+use crate::handoff::text::{pattern, snippet};
+
+/// A next step shorter than this many words is too thin to act on, unless
+/// it names something concrete.
+const MIN_NEXT_STEP_WORDS: usize = 4;
+
+/// Something to start from: a code span, a path or file name, a number
+/// (line, issue), a `::` path, a call, or an identifier with `_`.
+static ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"`[^`]+`|\w/\w|\w\.[a-z]{1,5}\b|\d|::|\w\(\)|\w_\w"));
+/// Openings that say "more of the same" without saying what.
+static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues)|make it work|see above|more of the same|whatever)\b",
+    )
+});
+
+pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    for kind in [SectionKind::Goal, SectionKind::Done, SectionKind::NextStep] {
+        if !doc.has(kind) {
+            out.push(SECTION_MISSING.at(
+                None,
+                format!(
+                    "no \"{}\" section: add `## {}`",
+                    kind.heading(),
+                    kind.heading()
+                ),
+            ));
+        }
+    }
+    if !doc.has(SectionKind::FailedApproaches) {
+        out.push(FAILED_APPROACHES_MISSING.at(
+            None,
+            "no \"Failed approaches (DO NOT retry)\" section: list what was tried and why it failed, so the next session does not try it again (\"none\" if nothing failed)",
+        ));
+    }
+    for section in &doc.sections {
+        if section.kind.is_some() && section.items.is_empty() {
+            out.push(SECTION_EMPTY.at(
+                Some(section.line),
+                format!(
+                    "\"{}\" is empty: write what applies, or \"none\"",
+                    section.heading
+                ),
+            ));
+        }
+    }
+    for kind in SectionKind::ALL {
+        if !kind.is_required() && !doc.has(kind) {
+            out.push(SECTION_RECOMMENDED.at(
+                None,
+                format!(
+                    "no \"{}\" section: add one (\"none\" is an answer)",
+                    kind.heading()
+                ),
+            ));
+        }
+    }
+    check_next_step(doc, out);
+}
+
+fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let steps: Vec<&Item> = doc.items_of(SectionKind::NextStep).collect();
+    match steps.as_slice() {
+        [] => {}
+        [only] => {
+            if is_vague(&only.text) {
+                out.push(NEXT_STEP_VAGUE.at(
+                    Some(only.line),
+                    format!(
+                        "the next step \"{}\" is vague: name the file, function, command or error to start from",
+                        snippet(&only.text, 60)
+                    ),
+                ));
+            }
+        }
+        [first, ..] => out.push(NEXT_STEP_NOT_SINGLE.at(
+            Some(first.line),
+            format!(
+                "{} next steps: name the ONE next step and move the rest to \"{}\"",
+                steps.len(),
+                SectionKind::CanWait.heading()
+            ),
+        )),
+    }
+}
+
+fn is_vague(step: &str) -> bool {
+    let step = step.trim();
+    if ANCHOR.is_match(step) {
+        return false;
+    }
+    step.split_whitespace().count() < MIN_NEXT_STEP_WORDS || GENERIC.is_match(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules_fired(text: &str) -> Vec<&'static str> {
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        out.iter().map(|f| f.rule).collect()
+    }
+
+    const COMPLETE: &str = "## Goal\ng\n## Done\nd\n## Failed approaches\nf\n## Next step\nFix the off-by-one in `parse_header`\n## Not working\nn\n## Decisions\nd\n## Waiting on\nnone\n## Can wait\nc\n## Status\n3/9\n## Commands\n`cargo test`\n";
+
+    #[test]
+    fn a_complete_shape_fires_nothing() {
+        assert!(
+            rules_fired(COMPLETE).is_empty(),
+            "{:?}",
+            rules_fired(COMPLETE)
+        );
+    }
+
+    #[test]
+    fn missing_and_empty_sections() {
+        let fired = rules_fired("## Goal\n\n## Next step\nRun `cargo test` and fix what fails\n");
+        assert_eq!(
+            fired.iter().filter(|r| **r == "section-missing").count(),
+            1,
+            "{fired:?}"
+        );
+        assert!(fired.contains(&"failed-approaches-missing"));
+        assert!(fired.contains(&"section-empty"));
+        assert_eq!(
+            fired
+                .iter()
+                .filter(|r| **r == "section-recommended")
+                .count(),
+            6
+        );
+    }
+
+    #[test]
+    fn several_next_steps_fire_once() {
+        let text = COMPLETE.replace(
+            "Fix the off-by-one in `parse_header`",
+            "- one `a`\n- two `b`\n- three `c`",
+        );
+        let doc = HandoffDocument::parse(&text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, "next-step-not-single");
+        assert!(
+            out[0].message.starts_with("3 next steps"),
+            "{}",
+            out[0].message
+        );
+    }
+
+    #[test]
+    fn vague_next_steps() {
+        for vague in [
+            "Continue working on the API",
+            "finish up",
+            "Look into the flaky tests again",
+            "more tests",
+        ] {
+            assert!(is_vague(vague), "{vague}");
+        }
+        for concrete in [
+            "Fix subscription webhook handler - map new field names in payments/webhooks/subscription.py line 45",
+            "Continue with `cargo test --test crash` until the seed 1234 passes",
+            "Ask Alice to review the schema change before merging it",
+            "Rename parse_header to read_header",
+        ] {
+            assert!(!is_vague(concrete), "{concrete}");
+        }
+    }
+}

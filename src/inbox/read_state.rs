@@ -1,0 +1,218 @@
+//! Which messages each agent has read, kept beside the queues so that reading
+//! never moves or deletes a sender's file.
+//!
+//! `messages/.read/<agent>.json` holds `{"version": 1, "agent": ..., "read":
+//! ["<queue>/<id>", ...]}`, replaced atomically. Marking takes an exclusive
+//! lock on `messages/.read/<agent>.lock` (never deleted) around the
+//! read-merge-replace, so two processes acking at once both keep their marks;
+//! readers need no lock.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::queue::{Queue, check_agent};
+use crate::error::{Error, Result};
+use crate::fsx;
+
+const DIR: &str = ".read";
+const VERSION: u32 = 1;
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The key of a message in a read set: `<queue>/<id>`.
+pub fn key(queue: &Queue, id: &str) -> String {
+    format!("{}/{id}", queue.name())
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ReadFile {
+    version: u32,
+    agent: String,
+    read: Vec<String>,
+}
+
+/// One agent's read marks, by queue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadSet(HashMap<String, HashSet<String>>);
+
+impl ReadSet {
+    fn from_keys(keys: Vec<String>) -> Self {
+        let mut set = ReadSet::default();
+        for k in keys {
+            if let Some((queue, id)) = k.split_once('/') {
+                set.0
+                    .entry(queue.to_string())
+                    .or_default()
+                    .insert(id.to_string());
+            }
+        }
+        set
+    }
+
+    /// Whether message `id` of `queue` is marked read.
+    pub fn contains(&self, queue: &Queue, id: &str) -> bool {
+        self.0.get(queue.name()).is_some_and(|ids| ids.contains(id))
+    }
+}
+
+/// The read marks of every agent under one messages directory.
+#[derive(Debug, Clone)]
+pub struct ReadMarks {
+    dir: PathBuf,
+}
+
+impl ReadMarks {
+    /// The marks kept under `messages_dir`.
+    pub fn new(messages_dir: &Path) -> Self {
+        ReadMarks {
+            dir: messages_dir.join(DIR),
+        }
+    }
+
+    fn file(&self, agent: &str) -> PathBuf {
+        self.dir.join(format!("{agent}.json"))
+    }
+
+    /// What `agent` has read (nothing if it never marked any).
+    pub fn load(&self, agent: &str) -> Result<ReadSet> {
+        Ok(ReadSet::from_keys(
+            self.load_file(&self.file(check_agent(agent)?))?,
+        ))
+    }
+
+    /// What every agent has read.
+    pub fn load_all(&self) -> Result<HashMap<String, ReadSet>> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+            Err(e) => return Err(Error::io("list", &self.dir, e)),
+        };
+        let mut all = HashMap::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("list", &self.dir, e))?;
+            let name = entry.file_name();
+            let Some(agent) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if check_agent(agent).is_ok() {
+                let keys = self.load_file(&entry.path())?;
+                all.insert(agent.to_string(), ReadSet::from_keys(keys));
+            }
+        }
+        Ok(all)
+    }
+
+    /// Mark `keys` read for `agent`; returns how many were not read before.
+    pub fn mark(&self, agent: &str, keys: impl IntoIterator<Item = String>) -> Result<usize> {
+        let file = self.file(check_agent(agent)?);
+        fsx::create_dir_durable(&self.dir)?;
+        let lock_path = self.dir.join(format!("{agent}.lock"));
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| Error::io("open", &lock_path, e))?;
+        lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+        let mut read: HashSet<String> = self.load_file(&file)?.into_iter().collect();
+        let before = read.len();
+        read.extend(keys);
+        let added = read.len() - before;
+        if added > 0 {
+            let mut read: Vec<String> = read.into_iter().collect();
+            read.sort_unstable();
+            let body = ReadFile {
+                version: VERSION,
+                agent: agent.to_string(),
+                read,
+            };
+            let mut json = serde_json::to_vec_pretty(&body).expect("read marks serialize");
+            json.push(b'\n');
+            fsx::write_atomic(&file, &json)?;
+        }
+        Ok(added) // the lock is released when `lock` is dropped
+    }
+
+    fn load_file(&self, path: &Path) -> Result<Vec<String>> {
+        let Some(text) = fsx::read_text_bounded(
+            path,
+            MAX_BYTES,
+            "read marks are a list of ids; move the file aside (the agent's messages list as unread again)",
+        )?
+        else {
+            return Ok(Vec::new());
+        };
+        let corrupt = |detail: String| Error::Corrupt {
+            path: path.into(),
+            detail,
+            fix: format!(
+                "move it aside (mv {0} {0}.bad): the agent's messages then list as unread again; agent-handover left it untouched",
+                path.display()
+            ),
+        };
+        let parsed: ReadFile = serde_json::from_str(&text)
+            .map_err(|e| corrupt(format!("invalid read marks ({e})")))?;
+        if parsed.version > VERSION {
+            return Err(Error::FutureVersion {
+                path: path.into(),
+                found: parsed.version.into(),
+                supported: VERSION,
+            });
+        }
+        Ok(parsed.read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_accumulate_and_count_only_new_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let marks = ReadMarks::new(dir.path());
+        assert_eq!(marks.load("codex").unwrap(), ReadSet::default());
+        assert_eq!(
+            marks
+                .mark("codex", ["codex/a".into(), "shared/b".into()])
+                .unwrap(),
+            2
+        );
+        assert_eq!(
+            marks
+                .mark("codex", ["codex/a".into(), "codex/c".into()])
+                .unwrap(),
+            1
+        );
+        assert_eq!(marks.mark("codex", Vec::new()).unwrap(), 0);
+        let read = marks.load("codex").unwrap();
+        let codex = Queue::agent("codex").unwrap();
+        assert!(read.contains(&codex, "a") && read.contains(&codex, "c"));
+        assert!(read.contains(&Queue::Shared, "b"));
+        assert!(!read.contains(&Queue::Shared, "a"));
+        let all = marks.load_all().unwrap();
+        assert_eq!(all.keys().collect::<Vec<_>>(), ["codex"]);
+        assert!(marks.mark("../x", Vec::new()).is_err());
+    }
+
+    #[test]
+    fn corrupt_marks_are_an_error_that_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let marks = ReadMarks::new(dir.path());
+        std::fs::create_dir(dir.path().join(DIR)).unwrap();
+        let file = dir.path().join(".read/codex.json");
+        std::fs::write(&file, "{not json").unwrap();
+        let err = marks.load("codex").unwrap_err().to_string();
+        assert!(err.contains("codex.json") && err.contains("mv "), "{err}");
+        assert!(marks.mark("codex", ["codex/a".into()]).is_err());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{not json");
+    }
+
+    #[test]
+    fn key_names_the_queue() {
+        assert_eq!(key(&Queue::Shared, "x"), "shared/x");
+        assert_eq!(key(&Queue::agent("codex").unwrap(), "x"), "codex/x");
+    }
+}

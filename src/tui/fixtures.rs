@@ -1,0 +1,183 @@
+//! Fixed data for the dashboard's unit and snapshot tests (no clock, no disk).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_handover::engine::checkpoint::Owner;
+use agent_handover::engine::history::RunSummary;
+use agent_handover::engine::pause::PauseInfo;
+use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
+use agent_handover::memory::diff::StateDiff;
+use agent_handover::memory::versions::{Source, Version};
+use chrono::{DateTime, TimeZone, Utc};
+
+use super::app::{App, DiffView, Event, FullData};
+use super::keys::KeyMap;
+use super::theme::Theme;
+
+/// The fixed "now" of every fixture.
+pub fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap()
+}
+
+fn at(minutes_ago: i64) -> DateTime<Utc> {
+    now() - chrono::Duration::minutes(minutes_ago)
+}
+
+/// An empty dashboard of `size`.
+pub fn app(size: (u16, u16)) -> App {
+    App::new(
+        "/home/dev/src/parser".into(),
+        "~/src/parser".into(),
+        KeyMap::default(),
+        Theme::monochrome(),
+        size,
+        now(),
+    )
+}
+
+fn step(name: &str, kind: &'static str, state: StepState, attempts: u32) -> StepView {
+    StepView {
+        name: name.into(),
+        kind: Some(kind),
+        idempotent: Some(kind != "publish"),
+        state,
+        attempts,
+        last_error: None,
+        started_at: Some(at(3)),
+        finished_at: (state == StepState::Done).then(|| at(3) + chrono::Duration::milliseconds(12)),
+        duration_ms: (state == StepState::Done).then_some(12),
+        owner: Some(Owner {
+            pid: 4242,
+            host: "devbox".into(),
+        }),
+        output: None,
+    }
+}
+
+/// A run killed while its `tests` step ran.
+pub fn interrupted_run() -> RunSnapshot {
+    let mut tests = step("tests", "command", StepState::Interrupted, 2);
+    tests.last_error =
+        Some("exit status 1: 2 tests failed: parser::nested, parser::unicode".into());
+    let mut note = step("session_note", "session_note", StepState::Done, 1);
+    note.output = Some("/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md".into());
+    RunSnapshot {
+        checkpoint: PathBuf::from(".agent-handover/checkpoint.json"),
+        resume_code: 1,
+        status: RunStatus::InProgress,
+        run_id: Some("20261121-115700-4f2a".into()),
+        started_at: Some(at(3).to_rfc3339()),
+        finished_at: None,
+        steps: vec![
+            note,
+            step("current_state", "current_state", StepState::Done, 1),
+            tests,
+            step("publish", "publish", StepState::Pending, 0),
+        ],
+        pending: vec!["tests".into(), "publish".into()],
+        paused: None,
+        lock_holder: None,
+        abandoned: None,
+    }
+}
+
+/// The same run, finished.
+pub fn completed_run() -> RunSnapshot {
+    let mut snap = interrupted_run();
+    snap.status = RunStatus::Completed;
+    snap.resume_code = 2;
+    snap.pending.clear();
+    for s in &mut snap.steps {
+        s.state = StepState::Done;
+        s.last_error = None;
+        s.duration_ms = Some(12);
+    }
+    snap
+}
+
+/// `snap` with PAUSE on.
+pub fn paused(mut snap: RunSnapshot) -> RunSnapshot {
+    snap.paused = Some(PauseInfo {
+        file: ".agent-handover/PAUSE".into(),
+        reason: Some("reviewing the handoff".into()),
+    });
+    snap
+}
+
+fn version(i: usize, minutes_ago: i64, run: Option<&str>, summary: Option<&str>) -> Version {
+    Version {
+        id: ["3f2a9c0d1e2b3a4f", "9b1c77e0a4d25c10", "c4e81f2b93aa0d57"][i].to_string(),
+        at: at(minutes_ago),
+        run: run.map(Into::into),
+        commit: summary.map(|_| format!("{:012x}", 0xdef000 + i)),
+        summary: summary.map(Into::into),
+        size: 900 + i as u64 * 40,
+        blob: format!("{:040x}", i),
+        sources: if summary.is_some() {
+            vec![Source::Local, Source::Git]
+        } else {
+            vec![Source::Local]
+        },
+        snapshot: None,
+    }
+}
+
+/// Past runs and three versions of current-state.md.
+pub fn full_data() -> FullData {
+    let run = |id: &str, status, done, started: i64, problems: &[&str]| RunSummary {
+        run_id: id.into(),
+        status,
+        started_at: Some(at(started).to_rfc3339()),
+        finished_at: None,
+        steps_done: done,
+        steps_total: 4,
+        problem_steps: problems.iter().map(|s| s.to_string()).collect(),
+        abandoned: None,
+    };
+    FullData {
+        runs: Some(Ok(vec![
+            run(
+                "20261121-115700-4f2a",
+                RunStatus::InProgress,
+                2,
+                3,
+                &["tests"],
+            ),
+            run("20261121-093000-11b0", RunStatus::Completed, 4, 150, &[]),
+            run("20261120-181500-9c3e", RunStatus::Completed, 4, 1065, &[]),
+        ])),
+        versions: Some(Ok(vec![
+            version(0, 3, Some("20261121-115700-4f2a"), None),
+            version(
+                1,
+                150,
+                Some("20261121-093000-11b0"),
+                Some("handover: codex session"),
+            ),
+            version(2, 1065, None, Some("handover: codex session")),
+        ])),
+    }
+}
+
+/// Two versions of a current-state.md, for diffs.
+pub fn diff() -> Arc<StateDiff> {
+    let old = "# Current state\n\n## Goal\nShip the parser.\n\n## Status\n30/90 tests pass\n\n## Next step\nFix nested lists in parser/list.rs\n";
+    let new = "# Current state\n\n## Goal\nShip the parser.\n\n## Status\n88/90 tests pass\n\n## Failed approaches\n- regex-based lexer: too slow on 1 MB files\n\n## Next step\nFix unicode escapes in parser/escape.rs\n";
+    Arc::new(StateDiff::new(old, new))
+}
+
+/// A dashboard of `size` with everything loaded: an interrupted run, three
+/// versions with the latest diff, and the timeline.
+pub fn loaded(size: (u16, u16)) -> App {
+    let mut app = app(size);
+    app.update(Event::RunLoaded(Box::new(Ok(interrupted_run()))));
+    app.update(Event::FullLoaded(Box::new(full_data())));
+    app.diff = Some(DiffView {
+        from: 1,
+        to: 0,
+        diff: diff(),
+        scroll: 0,
+    });
+    app
+}

@@ -1,0 +1,91 @@
+//! The dashboard: supervise agents' handovers live from a tmux pane.
+//!
+//! * [`app`]: the state and its pure update function;
+//! * [`view`]: pure rendering, one file per panel;
+//! * [`keys`]: the one binding table (dispatch, footer, help);
+//! * [`layout`]: named breakpoints and hit-testing;
+//! * [`theme`]: colours, NO_COLOR;
+//! * [`runtime`]: the tokio event loop; [`load`], [`actions`] and [`watch`]
+//!   are its I/O, all through the engine library.
+
+pub mod actions;
+pub mod app;
+#[cfg(test)]
+pub mod fixtures;
+pub mod keys;
+pub mod layout;
+pub mod load;
+pub mod runtime;
+pub mod theme;
+pub mod view;
+pub mod watch;
+
+use std::io::IsTerminal;
+
+use agent_handover::Workspace;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::execute;
+
+use app::App;
+use keys::KeyMap;
+use theme::Theme;
+
+/// Start the dashboard on `ws`; returns when the user quits.
+///
+/// Refuses politely when stdin or stdout is not a terminal. The terminal is
+/// restored on quit, on a terminating signal, and on panic.
+pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err("the dashboard needs a terminal (run it in a terminal or tmux pane); for scripts use `agent-handover status --json`".into());
+    }
+    let overrides = ws
+        .config
+        .dashboard
+        .keys
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_vec()))
+        .collect();
+    let (keys, mut warnings) = KeyMap::with_overrides(&overrides);
+    let (theme, theme_warnings) =
+        Theme::new(theme::no_color_requested(), &ws.config.dashboard.colors);
+    warnings.extend(theme_warnings);
+    warnings.extend(ws.warnings.iter().cloned());
+    let home = std::env::var("HOME").unwrap_or_default();
+    let label = ws.root.display().to_string();
+    let label = match label.strip_prefix(&home) {
+        Some(rest) if !home.is_empty() => format!("~{rest}"),
+        _ => label,
+    };
+    let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
+    let mut app = App::new(
+        ws.root.clone(),
+        label,
+        keys,
+        theme,
+        (w, h),
+        chrono::Utc::now(),
+    );
+    if !warnings.is_empty() {
+        app.toast = Some((warnings.join("; "), true));
+    }
+
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+        ratatui::restore();
+        previous_hook(info);
+    }));
+    let mut terminal = ratatui::init();
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|rt| {
+            rt.block_on(runtime::run(&mut terminal, ws, app, opts))
+                .map_err(|e| e.to_string())
+        });
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}

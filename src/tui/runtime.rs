@@ -1,0 +1,234 @@
+//! The event loop: terminal input, file changes, background results and
+//! engine actions all arrive as [`Event`]s on one channel; the state is
+//! updated, the effects are started off the UI thread, and a frame is drawn
+//! only after something happened. Idle, the loop sleeps.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agent_handover::Workspace;
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures::StreamExt;
+use ratatui::DefaultTerminal;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::app::{App, Effect, Event};
+use super::{actions, load, view, watch};
+
+/// How often the cheap fingerprint is compared, in case an event was missed.
+pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
+/// How often relative times ("3m ago") are redrawn when nothing else happens.
+pub const CLOCK_EVERY: Duration = Duration::from_secs(30);
+
+/// Options of the loop.
+#[derive(Debug, Clone, Default)]
+pub struct LoopOptions {
+    /// Append a line per drawn frame (`<unix micros> <frame number>`) here.
+    pub frame_log: Option<PathBuf>,
+}
+
+/// Run the dashboard until the user quits (or a terminating signal arrives).
+pub async fn run(
+    terminal: &mut DefaultTerminal,
+    ws: Workspace,
+    mut app: App,
+    opts: LoopOptions,
+) -> std::io::Result<()> {
+    let (tx, mut rx) = unbounded_channel::<Event>();
+    let mut frames = FrameLog::open(opts.frame_log)?;
+    // The first frame needs only the run snapshot; the rest loads behind it.
+    app.update(Event::RunLoaded(Box::new(load::run(&ws))));
+    app.update(Event::Tick(chrono::Utc::now()));
+    terminal.draw(|f| view::render(f, &app))?;
+    frames.record()?;
+
+    spawn_input(tx.clone());
+    spawn_signals(tx.clone());
+    spawn_reconcile(ws.clone(), tx.clone());
+    spawn_clock(tx.clone());
+    let _watch = watch::start(&ws, tx.clone());
+    let mut loader = Loader::default();
+    loader.start_full(&ws, &tx);
+
+    while let Some(first) = rx.recv().await {
+        let mut effects = Vec::new();
+        let mut pending = Some(first);
+        // Take everything already queued before drawing once.
+        while let Some(event) = pending.take().or_else(|| rx.try_recv().ok()) {
+            if matches!(event, Event::FullLoaded(_)) {
+                loader.full_done(&ws, &tx);
+            }
+            effects.extend(app.update(event));
+        }
+        for effect in effects {
+            match effect {
+                Effect::Quit => return Ok(()),
+                Effect::LoadRun => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Event::Tick(chrono::Utc::now()));
+                        let _ = tx.send(Event::RunLoaded(Box::new(load::run(&ws))));
+                    });
+                }
+                Effect::LoadFull => loader.start_full(&ws, &tx),
+                Effect::ComputeDiff { from, to } => {
+                    let versions = app.versions();
+                    if let (Some(a), Some(b)) =
+                        (versions.get(from).cloned(), versions.get(to).cloned())
+                    {
+                        let (ws, tx) = (ws.clone(), tx.clone());
+                        tokio::task::spawn_blocking(move || {
+                            let diff = load::diff(&ws, &a, &b);
+                            let _ = tx.send(Event::DiffReady { from, to, diff });
+                        });
+                    }
+                }
+                Effect::Act(action) => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Event::ActionDone(actions::perform(&ws, action)));
+                    });
+                }
+            }
+        }
+        if app.quit {
+            return Ok(());
+        }
+        terminal.draw(|f| view::render(f, &app))?;
+        frames.record()?;
+    }
+    Ok(())
+}
+
+/// At most one background load at a time; a request during one is remembered.
+#[derive(Debug, Default)]
+struct Loader {
+    running: bool,
+    again: bool,
+}
+
+impl Loader {
+    fn start_full(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>) {
+        if self.running {
+            self.again = true;
+            return;
+        }
+        self.running = true;
+        let (ws, tx) = (ws.clone(), tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Event::FullLoaded(Box::new(load::full(&ws))));
+        });
+    }
+
+    fn full_done(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>) {
+        self.running = false;
+        if std::mem::take(&mut self.again) {
+            self.start_full(ws, tx);
+        }
+    }
+}
+
+fn spawn_input(tx: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let mut events = EventStream::new();
+        while let Some(Ok(event)) = events.next().await {
+            let event = match event {
+                TermEvent::Key(k) if k.kind == KeyEventKind::Press => Event::Key(k),
+                TermEvent::Mouse(m) => Event::Mouse(m),
+                TermEvent::Resize(w, h) => Event::Resize(w, h),
+                _ => continue,
+            };
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// SIGTERM, SIGHUP and SIGINT quit cleanly (the terminal is restored).
+fn spawn_signals(tx: UnboundedSender<Event>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    for kind in [
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+        SignalKind::interrupt(),
+    ] {
+        let tx = tx.clone();
+        if let Ok(mut stream) = signal(kind) {
+            tokio::spawn(async move {
+                if stream.recv().await.is_some() {
+                    let quit = crossterm::event::KeyEvent::new(
+                        crossterm::event::KeyCode::Char('c'),
+                        crossterm::event::KeyModifiers::CONTROL,
+                    );
+                    let _ = tx.send(Event::Key(quit));
+                }
+            });
+        }
+    }
+}
+
+fn spawn_clock(tx: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(CLOCK_EVERY);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            if tx.send(Event::Tick(chrono::Utc::now())).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+fn spawn_reconcile(ws: Workspace, tx: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let mut last = watch::fingerprint(&ws);
+        let mut tick = tokio::time::interval(RECONCILE_EVERY);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let now = watch::fingerprint(&ws);
+            if now != last {
+                last = now;
+                if tx.send(Event::FilesChanged).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+}
+
+/// The optional frame log (for the dashboard benchmark).
+struct FrameLog {
+    file: Option<std::fs::File>,
+    count: u64,
+}
+
+impl FrameLog {
+    fn open(path: Option<PathBuf>) -> std::io::Result<Self> {
+        let file = match path {
+            Some(p) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)?,
+            ),
+            None => None,
+        };
+        Ok(FrameLog { file, count: 0 })
+    }
+
+    fn record(&mut self) -> std::io::Result<()> {
+        self.count += 1;
+        if let Some(f) = &mut self.file {
+            let micros = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_micros();
+            writeln!(f, "{micros} {}", self.count)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,159 @@
+//! Live updates: watch the workspace's directories (never single files, which
+//! atomic renames replace) with notify, debounce bursts into one
+//! `FilesChanged`, treat rescans as changes, and fall back to polling when
+//! watching fails. A cheap fingerprint (a few `stat`s) is also compared
+//! periodically, so nothing is missed even if an event is.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+use agent_handover::Workspace;
+use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::app::{Event, WatchMode};
+
+/// Quiet time that ends a burst of file events.
+pub const DEBOUNCE: Duration = Duration::from_millis(40);
+/// Longest a burst is held back.
+pub const MAX_DELAY: Duration = Duration::from_millis(120);
+/// Poll interval when event watching is unavailable.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The directories worth watching (those that exist).
+fn directories(ws: &Workspace) -> Vec<PathBuf> {
+    let mut dirs = vec![
+        ws.root.clone(),
+        ws.state_dir().to_path_buf(),
+        ws.memory.root.clone(),
+        ws.messages_dir(),
+    ];
+    dirs.extend(
+        ws.pause_files()
+            .iter()
+            .filter_map(|f| f.parent().map(PathBuf::from)),
+    );
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// Keeps the watcher alive; dropping it stops watching.
+pub struct Watch {
+    _watcher: Box<dyn Watcher + Send>,
+    /// How changes are noticed.
+    pub mode: WatchMode,
+}
+
+/// Start watching `ws`; file changes arrive on `tx` as debounced [`Event::FilesChanged`].
+pub fn start(ws: &Workspace, tx: UnboundedSender<Event>) -> Watch {
+    let (raw_tx, raw_rx) = mpsc::channel::<notify::Result<notify::Event>>();
+    let (watcher, mode): (Box<dyn Watcher + Send>, WatchMode) =
+        match RecommendedWatcher::new(raw_tx.clone(), notify::Config::default()) {
+            Ok(w) => (Box::new(w), WatchMode::Events),
+            Err(_) => {
+                let config = notify::Config::default().with_poll_interval(POLL_INTERVAL);
+                match PollWatcher::new(raw_tx, config) {
+                    Ok(w) => (Box::new(w), WatchMode::Polling),
+                    Err(_) => (Box::new(NoWatcher), WatchMode::Polling),
+                }
+            }
+        };
+    let mut watch = Watch {
+        _watcher: watcher,
+        mode,
+    };
+    for dir in directories(ws).into_iter().filter(|d| d.is_dir()) {
+        // The project root only for new top-level folders; the rest recursively.
+        let recursive = if dir == ws.root {
+            RecursiveMode::NonRecursive
+        } else {
+            RecursiveMode::Recursive
+        };
+        if watch._watcher.watch(&dir, recursive).is_err() {
+            watch.mode = WatchMode::Polling;
+        }
+    }
+    let _ = tx.send(Event::Watching(watch.mode));
+    // Events in the project root matter only for our own folders appearing.
+    let mut interesting = directories(ws);
+    interesting.retain(|d| *d != ws.root);
+    std::thread::spawn(move || debounce(raw_rx, tx, interesting));
+    watch
+}
+
+/// Turn bursts of relevant raw events into single `FilesChanged` events.
+fn debounce(
+    raw: mpsc::Receiver<notify::Result<notify::Event>>,
+    tx: UnboundedSender<Event>,
+    interesting: Vec<PathBuf>,
+) {
+    let relevant = |e: &notify::Result<notify::Event>| match e {
+        Ok(event) => {
+            event.need_rescan()
+                || (!matches!(event.kind, EventKind::Access(_))
+                    && event
+                        .paths
+                        .iter()
+                        .any(|p| interesting.iter().any(|d| p.starts_with(d))))
+        }
+        Err(_) => true,
+    };
+    while let Ok(first) = raw.recv() {
+        if !relevant(&first) {
+            continue;
+        }
+        let start = Instant::now();
+        loop {
+            let left = MAX_DELAY.saturating_sub(start.elapsed());
+            match raw.recv_timeout(DEBOUNCE.min(left)) {
+                Ok(_) if !left.is_zero() => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                _ => break,
+            }
+        }
+        if tx.send(Event::FilesChanged).is_err() {
+            return;
+        }
+    }
+}
+
+/// A cheap summary of the workspace's state: changes whenever a checkpoint,
+/// PAUSE file, run record, history snapshot or message appears or changes.
+pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
+    let mut paths = vec![
+        ws.checkpoint.clone(),
+        ws.runs_dir(),
+        ws.state_history_dir(),
+        ws.memory.current_state(),
+    ];
+    paths.extend(ws.pause_files());
+    paths.extend(directories(ws));
+    paths
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .and_then(|m| Some((m.modified().ok()?, m.len())))
+        })
+        .collect()
+}
+
+/// Stand-in when neither watcher can be made: the fingerprint check still runs.
+struct NoWatcher;
+
+impl Watcher for NoWatcher {
+    fn new<F: notify::EventHandler>(_: F, _: notify::Config) -> notify::Result<Self> {
+        Ok(NoWatcher)
+    }
+    fn watch(&mut self, _: &std::path::Path, _: RecursiveMode) -> notify::Result<()> {
+        Ok(())
+    }
+    fn unwatch(&mut self, _: &std::path::Path) -> notify::Result<()> {
+        Ok(())
+    }
+    fn kind() -> notify::WatcherKind {
+        notify::WatcherKind::NullWatcher
+    }
+}

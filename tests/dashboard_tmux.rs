@@ -1,0 +1,222 @@
+//! The real dashboard, driven as a person would: tmux runs it, send-keys
+//! types, capture-pane reads the screen. On a workspace with an interrupted
+//! handover: resume it and see it complete; toggle PAUSE and see the file
+//! appear and vanish; abandon with confirmation; see a run started from the
+//! CLI appear live; shrink the pane to 60x20 and still work.
+//!
+//! Skipped (with a message) when tmux is not installed, unless
+//! `AGENT_HANDOVER_REQUIRE_TMUX=1`.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{Project, config};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(p: &Project, size: (u16, u16)) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var("AGENT_HANDOVER_REQUIRE_TMUX").is_err(),
+                "tmux is required but not installed"
+            );
+            eprintln!("SKIPPED: tmux is not installed");
+            return None;
+        }
+        let socket = format!("ah-e2e-{}-{}", std::process::id(), fastrand::u32(..));
+        let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+        let command = format!(
+            "env HOME={} TERM=xterm-256color {} dashboard",
+            p.path("home").display(),
+            bin.display()
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", &size.0.to_string(), "-y", &size.1.to_string()])
+            .args(["-c", p.dir.path().to_str().unwrap(), &command])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Some(Tmux { socket })
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let o = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "0"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", "-t", "0", k]);
+        }
+    }
+
+    /// Wait until the screen satisfies `cond`; panics with the screen if it never does.
+    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let screen = self.screen();
+            if cond(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn session_alive(&self) -> bool {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "has-session"])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+fn wait_until(what: &str, cond: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A project whose `gate` step fails until the file `open` exists.
+fn gated_project() -> Project {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"gate\"\nargv = [\"sh\", \"-c\", \"test -f open\"]\nidempotent = true\n",
+    ));
+    assert_eq!(
+        p.handover("session one").status.code(),
+        Some(1),
+        "the gate fails first"
+    );
+    p
+}
+
+#[test]
+fn resume_pause_and_abandon_from_the_dashboard() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the resume alert", |s| {
+        s.contains("RESUME NEEDED") && s.contains("gate")
+    });
+
+    // Resume: fix the cause, press r, see it complete.
+    std::fs::write(p.path("open"), "").unwrap();
+    t.keys(&["r"]);
+    t.wait_for("the run to complete", |s| {
+        s.contains("completed") && !s.contains("RESUME NEEDED")
+    });
+    assert_eq!(p.check(), 2);
+
+    // PAUSE on (with a reason) and off.
+    t.keys(&["p"]);
+    t.wait_for("the pause dialog", |s| s.contains("Pause all automation"));
+    t.keys(&["-l", "lunch"]);
+    t.keys(&["Enter"]);
+    wait_until("the PAUSE file", || {
+        p.path(".agent-handover/PAUSE").exists()
+    });
+    t.wait_for("the PAUSED badge", |s| s.contains("PAUSED: lunch"));
+    assert!(
+        std::fs::read_to_string(p.path(".agent-handover/PAUSE"))
+            .unwrap()
+            .starts_with("lunch\n")
+    );
+    t.keys(&["p"]);
+    wait_until("the PAUSE file to go", || {
+        !p.path(".agent-handover/PAUSE").exists()
+    });
+    t.wait_for("the badge to go", |s| !s.contains("PAUSED"));
+
+    // A handover interrupted from outside shows up live.
+    std::fs::remove_file(p.path("open")).unwrap();
+    assert_eq!(p.handover("session two").status.code(), Some(1));
+    t.wait_for("the new interruption", |s| s.contains("RESUME NEEDED"));
+
+    // Abandon asks first; Esc keeps the run.
+    t.keys(&["a"]);
+    t.wait_for("the confirmation", |s| s.contains("Abandon the handover?"));
+    t.keys(&["Escape"]);
+    t.wait_for("the dialog to close", |s| {
+        !s.contains("Abandon the handover?")
+    });
+    assert_eq!(p.check(), 1, "Esc must not abandon");
+    t.keys(&["a"]);
+    t.wait_for("the confirmation", |s| s.contains("Abandon the handover?"));
+    t.keys(&["-l", "superseded"]);
+    t.keys(&["Enter"]);
+    wait_until("the abandonment", || p.check() == 0);
+    t.wait_for("abandoned status", |s| s.contains("abandoned"));
+    assert_eq!(p.checkpoint_json()["abandoned"]["reason"], "superseded");
+
+    // q quits and the process ends.
+    t.keys(&["q"]);
+    wait_until("the dashboard to exit", || !t.session_alive());
+}
+
+#[test]
+fn narrow_pane_collapses_panels_into_tabs() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    let screen = t.wait_for("the narrow layout", |s| {
+        s.contains("1 Run") && s.contains("RESUME NEEDED")
+    });
+    assert!(screen.contains("5 Timeline"), "{screen}");
+    t.keys(&["5"]);
+    t.wait_for("the timeline tab", |s| s.contains("Timeline · 1 runs"));
+    t.keys(&["?"]);
+    t.wait_for("the help", |s| s.contains("any key closes"));
+    t.keys(&["x"]);
+    t.wait_for("help closed", |s| !s.contains("any key closes"));
+    // Widen the pane: the run panel becomes a sidebar and Run leaves the tabs.
+    t.tmux(&["resize-window", "-t", "0", "-x", "120", "-y", "32"]);
+    t.wait_for("the wide layout", |s| {
+        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run 2")
+    });
+    t.keys(&["q"]);
+    wait_until("the dashboard to exit", || !t.session_alive());
+}
+
+#[test]
+fn refuses_politely_without_a_terminal() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["dashboard"]);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(
+        common::stderr(&o).contains("needs a terminal"),
+        "{}",
+        common::stderr(&o)
+    );
+}

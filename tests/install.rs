@@ -1,0 +1,182 @@
+//! `install <agent>`: idempotent, keeps the user's text and hooks, refuses
+//! malformed files without touching them.
+
+mod common;
+
+use common::{Project, config, json, stderr, stdout};
+
+const BEGIN: &str = "<!-- agent-handover:begin -->";
+const END: &str = "<!-- agent-handover:end -->";
+
+fn install(p: &Project, agent: &str) -> serde_json::Value {
+    let o = p.run(&["--json", "install", agent]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+fn read(p: &Project, rel: &str) -> String {
+    std::fs::read_to_string(p.path(rel)).unwrap()
+}
+
+fn changes(report: &serde_json::Value) -> Vec<String> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["change"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_agent_installs_once_then_changes_nothing() {
+    for (agent, files) in [
+        ("codex", vec!["AGENTS.md"]),
+        ("opencode", vec!["AGENTS.md"]),
+        ("claude", vec!["CLAUDE.md", ".claude/settings.json"]),
+        ("cline", vec![".clinerules/00-agent-handover.md"]),
+    ] {
+        let p = Project::new(&config(""));
+        assert!(
+            changes(&install(&p, agent)).iter().all(|c| c == "created"),
+            "{agent}"
+        );
+        let first: Vec<Vec<u8>> = files
+            .iter()
+            .map(|f| std::fs::read(p.path(f)).unwrap())
+            .collect();
+        assert!(
+            changes(&install(&p, agent))
+                .iter()
+                .all(|c| c == "unchanged"),
+            "{agent}"
+        );
+        let second: Vec<Vec<u8>> = files
+            .iter()
+            .map(|f| std::fs::read(p.path(f)).unwrap())
+            .collect();
+        assert_eq!(first, second, "{agent}: identical bytes");
+        let md = read(&p, files[0]);
+        assert!(
+            md.starts_with(&format!("{BEGIN}\n## Session handover (agent-handover)\n")),
+            "{md}"
+        );
+        assert!(md.ends_with(&format!("{END}\n")), "{md}");
+        assert!(
+            md.contains(&format!("agent-handover brief --agent {agent}")),
+            "{md}"
+        );
+    }
+}
+
+#[test]
+fn text_outside_the_markers_is_kept_byte_for_byte() {
+    let p = Project::new(&config(""));
+    let user = "# Project rules\n\nUse tabs.  \n\n";
+    std::fs::write(p.path("AGENTS.md"), user).unwrap();
+    install(&p, "codex");
+    let once = read(&p, "AGENTS.md");
+    assert!(
+        once.starts_with("# Project rules\n\nUse tabs.\n\n<!-- agent-handover:begin -->\n"),
+        "{once}"
+    );
+    // The user adds text after the block and edits inside it; install restores only the block.
+    let edited = once.replace("## Session handover", "## Session handover EDITED")
+        + "\n## Later notes\nkeep me\n";
+    std::fs::write(p.path("AGENTS.md"), &edited).unwrap();
+    assert_eq!(changes(&install(&p, "codex")), ["updated"]);
+    assert_eq!(
+        read(&p, "AGENTS.md"),
+        once.clone() + "\n## Later notes\nkeep me\n"
+    );
+    // OpenCode shares AGENTS.md: its block replaces Codex's, in place.
+    assert_eq!(changes(&install(&p, "opencode")), ["updated"]);
+    let open = read(&p, "AGENTS.md");
+    assert!(open.contains("brief --agent opencode") && !open.contains("brief --agent codex"));
+    assert_eq!(open.matches(BEGIN).count(), 1);
+    assert!(open.starts_with("# Project rules\n") && open.ends_with("## Later notes\nkeep me\n"));
+}
+
+#[test]
+fn claude_hook_merges_into_existing_settings() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir(p.path(".claude")).unwrap();
+    let user = r#"{
+  "permissions": {"allow": ["Bash(cargo test:*)"]},
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo welcome"}]}],
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "cargo fmt"}]}]
+  },
+  "env": {"FOO": "bar"}
+}"#;
+    std::fs::write(p.path(".claude/settings.json"), user).unwrap();
+    std::fs::write(p.path("CLAUDE.md"), "Be brief.\n").unwrap();
+    assert_eq!(changes(&install(&p, "claude")), ["updated", "updated"]);
+    let v: serde_json::Value = serde_json::from_str(&read(&p, ".claude/settings.json")).unwrap();
+    assert_eq!(v["permissions"]["allow"][0], "Bash(cargo test:*)");
+    assert_eq!(v["env"]["FOO"], "bar");
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "cargo fmt"
+    );
+    let start = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 2);
+    assert_eq!(start[0]["hooks"][0]["command"], "echo welcome");
+    assert_eq!(start[1]["matcher"], "startup|resume|clear|compact");
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        "cd \"$CLAUDE_PROJECT_DIR\" && agent-handover brief --agent claude"
+    );
+    let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys, ["permissions", "hooks", "env"]);
+    assert!(read(&p, "CLAUDE.md").starts_with("Be brief.\n\n<!-- agent-handover:begin -->\n"));
+    let before = read(&p, ".claude/settings.json");
+    assert_eq!(changes(&install(&p, "claude")), ["unchanged", "unchanged"]);
+    assert_eq!(read(&p, ".claude/settings.json"), before);
+}
+
+#[test]
+fn malformed_files_are_refused_and_left_untouched() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir(p.path(".claude")).unwrap();
+    let broken = "{\"hooks\": {\"SessionStart\": [}\n";
+    std::fs::write(p.path(".claude/settings.json"), broken).unwrap();
+    let o = p.run(&["install", "claude"]);
+    assert_eq!(o.status.code(), Some(3));
+    let err = stderr(&o);
+    assert!(
+        err.contains(".claude/settings.json") && err.contains("invalid JSON"),
+        "{err}"
+    );
+    assert!(err.contains("left it untouched"), "{err}");
+    assert_eq!(read(&p, ".claude/settings.json"), broken);
+    assert!(
+        !p.path("CLAUDE.md").exists(),
+        "nothing written when one file is bad"
+    );
+
+    let half = format!("mine\n{BEGIN}\nold block without its end\n");
+    std::fs::write(p.path("AGENTS.md"), &half).unwrap();
+    let o = p.run(&["install", "codex"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("without the other"), "{}", stderr(&o));
+    assert_eq!(read(&p, "AGENTS.md"), half);
+}
+
+#[test]
+fn cline_uses_a_single_clinerules_file_when_there_is_one() {
+    let p = Project::new(&config(""));
+    std::fs::write(p.path(".clinerules"), "Always write tests.\n").unwrap();
+    let o = p.run(&["install", "cline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "updated    .clinerules\n");
+    let rules = read(&p, ".clinerules");
+    assert!(
+        rules.starts_with("Always write tests.\n\n<!-- agent-handover:begin -->\n"),
+        "{rules}"
+    );
+    assert!(rules.contains("At the START of every task"), "{rules}");
+    assert_eq!(
+        stdout(&p.run(&["install", "cline"])),
+        "unchanged  .clinerules\n"
+    );
+}
