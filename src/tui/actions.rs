@@ -2,6 +2,7 @@
 //! CLI does them (same lock, same PAUSE rules). Runs off the UI thread.
 
 use agent_handover::engine::pause;
+use agent_handover::inbox::Inbox;
 use agent_handover::{Engine, Workspace};
 
 use super::app::Action;
@@ -30,6 +31,12 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
         Action::Pause(reason) => {
             let file = pause::pause(ws, false, reason.as_deref()).map_err(err)?;
             Ok(format!("paused: {}", file.display()))
+        }
+        Action::MarkRead { agent, id } => {
+            Inbox::new(ws)
+                .mark_read(&agent, std::slice::from_ref(&id))
+                .map_err(err)?;
+            Ok(format!("marked read for {agent}"))
         }
         Action::Unpause => {
             pause::unpause(ws, false).map_err(err)?;

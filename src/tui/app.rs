@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState};
+use agent_handover::handoff::LintReport;
+use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
 use chrono::{DateTime, Utc};
@@ -92,6 +94,13 @@ pub enum Action {
     Pause(Option<String>),
     /// Remove it.
     Unpause,
+    /// Mark one message read for an agent.
+    MarkRead {
+        /// Whose read marks.
+        agent: String,
+        /// `<queue>/<id>`.
+        id: String,
+    },
 }
 
 impl Action {
@@ -103,6 +112,7 @@ impl Action {
             Action::Retry(step) => format!("retrying {step}"),
             Action::Pause(_) => "pausing".into(),
             Action::Unpause => "unpausing".into(),
+            Action::MarkRead { .. } => "marking read".into(),
         }
     }
 }
@@ -127,6 +137,19 @@ pub enum Effect {
     Quit,
 }
 
+/// The inbox as the dashboard shows it: every queue, and one agent's view.
+#[derive(Debug, Clone, Default)]
+pub struct InboxData {
+    /// Every queue with its counts (agents by name, then `shared`).
+    pub queues: Vec<QueueSummary>,
+    /// The agent whose messages are listed (its queue and `shared`).
+    pub agent: Option<String>,
+    /// Its newest messages, newest first.
+    pub messages: Vec<MessageSummary>,
+    /// How many it has in all.
+    pub total: usize,
+}
+
 /// The slower data, loaded in the background.
 #[derive(Debug, Clone, Default)]
 pub struct FullData {
@@ -134,6 +157,10 @@ pub struct FullData {
     pub runs: Option<Result<Vec<RunSummary>, String>>,
     /// Versions of current-state.md, newest first.
     pub versions: Option<Result<Vec<Version>, String>>,
+    /// Message queues.
+    pub inbox: Option<Result<InboxData, String>>,
+    /// The quality of the current handoff (`None` inside: no current state yet).
+    pub quality: Option<Result<Option<LintReport>, String>>,
 }
 
 /// Something that happened.
@@ -208,6 +235,12 @@ pub struct App {
     pub version_cursor: usize,
     /// Selected run (Timeline view).
     pub timeline_cursor: usize,
+    /// Selected agent queue (Inbox view), by name.
+    pub inbox_agent: Option<String>,
+    /// Selected message (Inbox view).
+    pub message_cursor: usize,
+    /// First finding shown (Quality view).
+    pub quality_scroll: usize,
     /// The diff shown in the State view.
     pub diff: Option<DiffView>,
     /// Side-by-side diff instead of unified.
@@ -247,6 +280,9 @@ impl App {
             step_cursor: 0,
             version_cursor: 0,
             timeline_cursor: 0,
+            inbox_agent: None,
+            message_cursor: 0,
+            quality_scroll: 0,
             diff: None,
             side_by_side: false,
             busy: None,
@@ -287,6 +323,27 @@ impl App {
     /// The tabs of the current layout.
     pub fn tabs(&self) -> Vec<View> {
         layout::tabs(self.size)
+    }
+
+    /// The inbox, if loaded.
+    pub fn inbox(&self) -> Option<&InboxData> {
+        self.full.inbox.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// The agents with their own queue (not `shared`).
+    pub fn agents(&self) -> Vec<&QueueSummary> {
+        self.inbox().map_or_else(Vec::new, |i| {
+            i.queues.iter().filter(|q| q.agent != "shared").collect()
+        })
+    }
+
+    /// The quality report, if loaded and there is a current state.
+    pub fn quality(&self) -> Option<&LintReport> {
+        self.full
+            .quality
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .and_then(Option::as_ref)
     }
 
     /// The versions list, if loaded.
@@ -357,6 +414,9 @@ impl App {
     fn on_full(&mut self, full: FullData) -> Vec<Effect> {
         let old_versions: Vec<String> = self.versions().iter().map(|v| v.id.clone()).collect();
         self.full = full;
+        if self.inbox_agent.is_none() {
+            self.inbox_agent = self.inbox().and_then(|i| i.agent.clone());
+        }
         self.clamp_cursors();
         let new_versions: Vec<String> = self.versions().iter().map(|v| v.id.clone()).collect();
         // Keep showing the last change; recompute when the versions moved.
@@ -384,6 +444,10 @@ impl App {
             _ => 0,
         };
         self.timeline_cursor = self.timeline_cursor.min(runs.saturating_sub(1));
+        let messages = self.inbox().map_or(0, |i| i.messages.len());
+        self.message_cursor = self.message_cursor.min(messages.saturating_sub(1));
+        let findings = self.quality().map_or(0, |q| q.findings.len());
+        self.quality_scroll = self.quality_scroll.min(findings.saturating_sub(1));
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -523,7 +587,40 @@ impl App {
                     }
                 }
             }
-            Command::MarkRead => Vec::new(),
+            Command::MarkRead => {
+                let target = self.inbox().and_then(|i| {
+                    let m = i.messages.get(self.message_cursor)?;
+                    Some((i.agent.clone()?, format!("{}/{}", m.queue, m.id), m.read))
+                });
+                match target {
+                    Some((_, _, true)) => {
+                        self.toast = Some(("already read".into(), false));
+                        Vec::new()
+                    }
+                    Some((agent, id, false)) => self.act(Action::MarkRead { agent, id }),
+                    None => Vec::new(),
+                }
+            }
+            Command::PrevQueue | Command::NextQueue => {
+                let agents: Vec<String> = self.agents().iter().map(|q| q.agent.clone()).collect();
+                if agents.is_empty() {
+                    return Vec::new();
+                }
+                let at = self
+                    .inbox_agent
+                    .as_ref()
+                    .and_then(|a| agents.iter().position(|x| x == a))
+                    .unwrap_or(0);
+                let n = agents.len();
+                let next = if command == Command::NextQueue {
+                    (at + 1) % n
+                } else {
+                    (at + n - 1) % n
+                };
+                self.inbox_agent = Some(agents[next].clone());
+                self.message_cursor = 0;
+                vec![Effect::LoadFull]
+            }
             Command::DiffSelected => {
                 let from = self.version_cursor + 1;
                 if from < self.versions().len() {
@@ -583,7 +680,14 @@ impl App {
                 };
                 shift(&mut self.timeline_cursor, n);
             }
-            View::Inbox | View::Quality => {}
+            View::Inbox => {
+                let n = self.inbox().map_or(0, |i| i.messages.len());
+                shift(&mut self.message_cursor, n);
+            }
+            View::Quality => {
+                let n = self.quality().map_or(0, |q| q.findings.len());
+                shift(&mut self.quality_scroll, n);
+            }
         }
         Vec::new()
     }
@@ -732,6 +836,29 @@ mod tests {
             app.update(code(KeyCode::Enter)),
             vec![Effect::ComputeDiff { from: 2, to: 1 }]
         );
+    }
+
+    #[test]
+    fn inbox_queues_switch_and_mark_read_targets_the_selected_message() {
+        let mut app = fixtures::loaded((60, 20));
+        app.update(key('2'));
+        assert_eq!(app.inbox_agent.as_deref(), Some("codex"));
+        assert_eq!(
+            app.update(key('m')),
+            vec![Effect::Act(Action::MarkRead {
+                agent: "codex".into(),
+                id: "codex/20261121T115000.000000000Z-reviewer-0a1b2c3d".into()
+            })]
+        );
+        app.busy = None;
+        app.update(key('j'));
+        assert!(
+            app.update(key('m')).is_empty(),
+            "the second message is read already"
+        );
+        assert_eq!(app.update(key(']')), vec![Effect::LoadFull]);
+        assert_eq!(app.inbox_agent.as_deref(), Some("claude"));
+        assert_eq!(app.message_cursor, 0);
     }
 
     #[test]

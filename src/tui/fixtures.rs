@@ -7,11 +7,13 @@ use agent_handover::engine::checkpoint::Owner;
 use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::pause::PauseInfo;
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
+use agent_handover::handoff::{LintContext, lint};
+use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Source, Version};
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::app::{App, DiffView, Event, FullData};
+use super::app::{App, DiffView, Event, FullData, InboxData};
 use super::keys::KeyMap;
 use super::theme::Theme;
 
@@ -123,7 +125,74 @@ fn version(i: usize, minutes_ago: i64, run: Option<&str>, summary: Option<&str>)
     }
 }
 
-/// Past runs and three versions of current-state.md.
+fn message(
+    id: &str,
+    queue: &str,
+    from: &str,
+    subject: &str,
+    minutes_ago: i64,
+    read: bool,
+) -> MessageSummary {
+    MessageSummary {
+        id: id.into(),
+        queue: queue.into(),
+        from: from.into(),
+        to: queue.into(),
+        subject: subject.into(),
+        created: at(minutes_ago),
+        read,
+        preview: format!(
+            "{subject}. Details in the linked issue; ping me when the parser branch is green."
+        ),
+        path: PathBuf::from(format!("messages/for_{queue}/{id}.md")),
+        ..Default::default()
+    }
+}
+
+/// Two agents' queues, the first agent's messages.
+pub fn inbox() -> InboxData {
+    let q = |agent: &str, total, unread| QueueSummary {
+        agent: agent.into(),
+        total,
+        unread,
+    };
+    InboxData {
+        queues: vec![q("claude", 1, 1), q("codex", 3, 2), q("shared", 1, 0)],
+        agent: Some("codex".into()),
+        messages: vec![
+            message(
+                "20261121T115000.000000000Z-reviewer-0a1b2c3d",
+                "codex",
+                "reviewer",
+                "CI red on main",
+                10,
+                false,
+            ),
+            message(
+                "20261121T110000.000000000Z-architect-1b2c3d4e",
+                "codex",
+                "architect",
+                "AST v3 merged",
+                60,
+                true,
+            ),
+            message(
+                "20261121T090000.000000000Z-lead-2c3d4e5f",
+                "shared",
+                "lead",
+                "Release freeze Friday 18:00 UTC",
+                180,
+                false,
+            ),
+        ],
+        total: 3,
+    }
+}
+
+/// A handoff with a few problems, scored without workspace context.
+pub const HANDOFF: &str = "# Session 4: parser rewrite\n\n## Goal\nShip the parser.\n\n## Done (don't redo)\n- Lexer with spans\n\n## Status\n88/90 tests pass\n\n## Next step\nTODO\n";
+
+/// Past runs, three versions of current-state.md, the inbox and a quality report.
 pub fn full_data() -> FullData {
     let run = |id: &str, status, done, started: i64, problems: &[&str]| RunSummary {
         run_id: id.into(),
@@ -157,6 +226,8 @@ pub fn full_data() -> FullData {
             ),
             version(2, 1065, None, Some("handover: codex session")),
         ])),
+        inbox: Some(Ok(inbox())),
+        quality: Some(Ok(Some(lint(HANDOFF, &LintContext::default())))),
     }
 }
 

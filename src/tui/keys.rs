@@ -44,6 +44,10 @@ pub enum Command {
     Retry,
     /// Mark the selected message read.
     MarkRead,
+    /// Inbox: the previous agent's queue.
+    PrevQueue,
+    /// Inbox: the next agent's queue.
+    NextQueue,
     /// Diff: compare the selected version with the one before it.
     DiffSelected,
     /// Diff: unified or side by side.
@@ -97,156 +101,33 @@ const fn b(
 }
 
 /// The default bindings, in help order.
+#[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
-    b(
-        "pause",
-        Command::TogglePause,
-        &["p"],
-        "pause",
-        "toggle PAUSE (stops all automation)",
-        Scope::Global,
-    ),
-    b(
-        "resume",
-        Command::Resume,
-        &["r"],
-        "resume",
-        "resume the interrupted handover",
-        Scope::Global,
-    ),
-    b(
-        "abandon",
-        Command::Abandon,
-        &["a"],
-        "abandon",
-        "abandon the interrupted handover (asks to confirm)",
-        Scope::Global,
-    ),
-    b(
-        "retry",
-        Command::Retry,
-        &["R"],
-        "retry",
-        "retry the failed step (the selected one in the Run tab)",
-        Scope::Global,
-    ),
-    b(
-        "mark-read",
-        Command::MarkRead,
-        &["m"],
-        "read",
-        "mark the selected message read",
-        Scope::In(View::Inbox),
-    ),
-    b(
-        "diff",
-        Command::DiffSelected,
-        &["enter"],
-        "diff",
-        "diff the selected version with the one before",
-        Scope::In(View::State),
-    ),
-    b(
-        "side-by-side",
-        Command::ToggleSideBySide,
-        &["s"],
-        "split",
-        "unified / side-by-side diff",
-        Scope::In(View::State),
-    ),
-    b(
-        "next-tab",
-        Command::NextTab,
-        &["tab", "l", "right"],
-        "",
-        "next tab",
-        Scope::Global,
-    ),
-    b(
-        "prev-tab",
-        Command::PrevTab,
-        &["backtab", "h", "left"],
-        "",
-        "previous tab",
-        Scope::Global,
-    ),
+    b("pause", Command::TogglePause, &["p"], "pause", "toggle PAUSE (stops all automation)", Scope::Global),
+    b("resume", Command::Resume, &["r"], "resume", "resume the interrupted handover", Scope::Global),
+    b("abandon", Command::Abandon, &["a"], "abandon", "abandon the interrupted handover (asks to confirm)", Scope::Global),
+    b("retry", Command::Retry, &["R"], "retry", "retry the failed step (the selected one in the Run tab)", Scope::Global),
+    b("mark-read", Command::MarkRead, &["m"], "read", "mark the selected message read", Scope::In(View::Inbox)),
+    b("prev-queue", Command::PrevQueue, &["["], "", "previous agent's inbox", Scope::In(View::Inbox)),
+    b("next-queue", Command::NextQueue, &["]"], "agent", "next agent's inbox", Scope::In(View::Inbox)),
+    b("diff", Command::DiffSelected, &["enter"], "diff", "diff the selected version with the one before", Scope::In(View::State)),
+    b("side-by-side", Command::ToggleSideBySide, &["s"], "split", "unified / side-by-side diff", Scope::In(View::State)),
+    b("next-tab", Command::NextTab, &["tab", "l", "right"], "", "next tab", Scope::Global),
+    b("prev-tab", Command::PrevTab, &["backtab", "h", "left"], "", "previous tab", Scope::Global),
     b("tab-1", Command::Tab(1), &["1"], "", "tab 1", Scope::Global),
     b("tab-2", Command::Tab(2), &["2"], "", "tab 2", Scope::Global),
     b("tab-3", Command::Tab(3), &["3"], "", "tab 3", Scope::Global),
     b("tab-4", Command::Tab(4), &["4"], "", "tab 4", Scope::Global),
     b("tab-5", Command::Tab(5), &["5"], "", "tab 5", Scope::Global),
-    b(
-        "up",
-        Command::Up,
-        &["k", "up"],
-        "",
-        "move up",
-        Scope::Global,
-    ),
-    b(
-        "down",
-        Command::Down,
-        &["j", "down"],
-        "",
-        "move down",
-        Scope::Global,
-    ),
-    b(
-        "page-up",
-        Command::PageUp,
-        &["ctrl-u", "pageup"],
-        "",
-        "page up",
-        Scope::Global,
-    ),
-    b(
-        "page-down",
-        Command::PageDown,
-        &["ctrl-d", "pagedown"],
-        "",
-        "page down",
-        Scope::Global,
-    ),
-    b(
-        "top",
-        Command::Top,
-        &["g", "home"],
-        "",
-        "top",
-        Scope::Global,
-    ),
-    b(
-        "bottom",
-        Command::Bottom,
-        &["G", "end"],
-        "",
-        "bottom",
-        Scope::Global,
-    ),
-    b(
-        "refresh",
-        Command::Refresh,
-        &["ctrl-r"],
-        "",
-        "reload everything now",
-        Scope::Global,
-    ),
-    b(
-        "help",
-        Command::Help,
-        &["?"],
-        "help",
-        "this help",
-        Scope::Global,
-    ),
-    b(
-        "quit",
-        Command::Quit,
-        &["q", "ctrl-c"],
-        "quit",
-        "quit",
-        Scope::Global,
-    ),
+    b("up", Command::Up, &["k", "up"], "", "move up", Scope::Global),
+    b("down", Command::Down, &["j", "down"], "", "move down", Scope::Global),
+    b("page-up", Command::PageUp, &["ctrl-u", "pageup"], "", "page up", Scope::Global),
+    b("page-down", Command::PageDown, &["ctrl-d", "pagedown"], "", "page down", Scope::Global),
+    b("top", Command::Top, &["g", "home"], "", "top", Scope::Global),
+    b("bottom", Command::Bottom, &["G", "end"], "", "bottom", Scope::Global),
+    b("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now", Scope::Global),
+    b("help", Command::Help, &["?"], "help", "this help", Scope::Global),
+    b("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit", Scope::Global),
 ];
 
 /// A key, as written in the table and in config: `q`, `R`, `?`, `ctrl-c`,
@@ -352,20 +233,24 @@ impl KeyMap {
         find(Scope::In(view)).or_else(|| find(Scope::Global))
     }
 
-    /// Footer hints for `view`: (first key, label), view-specific first.
+    /// Footer hints for `view`: (first key, label): the view's own keys, then
+    /// help (the way to everything else, so it survives a narrow footer),
+    /// then the global ones.
     pub fn footer(&self, view: View) -> Vec<(String, &'static str)> {
-        let (mut local, mut global) = (Vec::new(), Vec::new());
+        let (mut local, mut help, mut global) = (Vec::new(), Vec::new(), Vec::new());
         for (b, keys) in &self.entries {
             if b.label.is_empty() {
                 continue;
             }
             let hint = (keys[0].clone(), b.label);
             match b.scope {
+                _ if b.command == Command::Help => help.push(hint),
                 Scope::In(v) if v == view => local.push(hint),
                 Scope::Global => global.push(hint),
                 Scope::In(_) => {}
             }
         }
+        local.append(&mut help);
         local.append(&mut global);
         local
     }
@@ -456,6 +341,11 @@ mod tests {
         let m = KeyMap::default();
         let footer = m.footer(View::State);
         assert_eq!(footer[0], ("enter".to_string(), "diff"));
+        assert_eq!(
+            footer[2],
+            ("?".to_string(), "help"),
+            "help right after the view's own keys"
+        );
         assert!(
             footer.iter().all(|(_, label)| *label != "read"),
             "Inbox-only keys stay out of other footers"

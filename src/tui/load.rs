@@ -6,10 +6,13 @@ use std::sync::Arc;
 use agent_handover::Workspace;
 use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::list_runs;
+use agent_handover::handoff::{LintContext, LintReport, lint};
+use agent_handover::inbox::Inbox;
+use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 
-use super::app::FullData;
+use super::app::{FullData, InboxData};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -19,12 +22,46 @@ pub fn run(ws: &Workspace) -> Result<RunSnapshot, String> {
     RunSnapshot::load(ws).map_err(|e| e.to_string())
 }
 
-/// Everything else.
-pub fn full(ws: &Workspace) -> FullData {
+/// How many messages of one agent the inbox view lists.
+pub const MESSAGES_SHOWN: usize = 200;
+
+/// Everything else; the inbox as `agent` sees it (default: the first agent).
+pub fn full(ws: &Workspace, agent: Option<&str>) -> FullData {
     FullData {
         runs: Some(list_runs(ws, TIMELINE_LIMIT).map_err(|e| e.to_string())),
         versions: Some(list_versions(ws).map_err(|e| e.to_string())),
+        inbox: Some(inbox(ws, agent).map_err(|e| e.to_string())),
+        quality: Some(quality(ws).map_err(|e| e.to_string())),
     }
+}
+
+fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxData> {
+    let inbox = Inbox::new(ws);
+    let queues = inbox.queues()?;
+    let agent = agent
+        .filter(|a| queues.iter().any(|q| q.agent == *a))
+        .or_else(|| {
+            queues
+                .iter()
+                .map(|q| q.agent.as_str())
+                .find(|a| *a != "shared")
+        })
+        .map(str::to_string);
+    let page = inbox.page(agent.as_deref(), false, MESSAGES_SHOWN)?;
+    Ok(InboxData {
+        queues,
+        agent,
+        messages: page.messages,
+        total: page.total,
+    })
+}
+
+/// The score of the current state, as the next session would get it.
+fn quality(ws: &Workspace) -> agent_handover::Result<Option<LintReport>> {
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    Ok(store
+        .read_current_state()?
+        .map(|text| lint(&text, &LintContext::for_workspace(ws))))
 }
 
 /// The diff between two versions.

@@ -49,7 +49,7 @@ pub async fn run(
     spawn_clock(tx.clone());
     let _watch = watch::start(&ws, tx.clone());
     let mut loader = Loader::default();
-    loader.start_full(&ws, &tx);
+    loader.start_full(&ws, &tx, app.inbox_agent.clone());
 
     while let Some(first) = rx.recv().await {
         let mut effects = Vec::new();
@@ -57,7 +57,7 @@ pub async fn run(
         // Take everything already queued before drawing once.
         while let Some(event) = pending.take().or_else(|| rx.try_recv().ok()) {
             if matches!(event, Event::FullLoaded(_)) {
-                loader.full_done(&ws, &tx);
+                loader.full_done(&ws, &tx, app.inbox_agent.clone());
             }
             effects.extend(app.update(event));
         }
@@ -71,7 +71,7 @@ pub async fn run(
                         let _ = tx.send(Event::RunLoaded(Box::new(load::run(&ws))));
                     });
                 }
-                Effect::LoadFull => loader.start_full(&ws, &tx),
+                Effect::LoadFull => loader.start_full(&ws, &tx, app.inbox_agent.clone()),
                 Effect::ComputeDiff { from, to } => {
                     let versions = app.versions();
                     if let (Some(a), Some(b)) =
@@ -109,7 +109,7 @@ struct Loader {
 }
 
 impl Loader {
-    fn start_full(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>) {
+    fn start_full(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, agent: Option<String>) {
         if self.running {
             self.again = true;
             return;
@@ -117,14 +117,17 @@ impl Loader {
         self.running = true;
         let (ws, tx) = (ws.clone(), tx.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Event::FullLoaded(Box::new(load::full(&ws))));
+            let _ = tx.send(Event::FullLoaded(Box::new(load::full(
+                &ws,
+                agent.as_deref(),
+            ))));
         });
     }
 
-    fn full_done(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>) {
+    fn full_done(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, agent: Option<String>) {
         self.running = false;
         if std::mem::take(&mut self.again) {
-            self.start_full(ws, tx);
+            self.start_full(ws, tx, agent);
         }
     }
 }

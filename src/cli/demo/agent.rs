@@ -12,11 +12,36 @@ use std::time::Duration;
 use agent_handover::Workspace;
 use agent_handover::engine::checkpoint::{Checkpoint, RunStatus};
 use agent_handover::engine::pause::active_pause;
+use agent_handover::inbox::{Inbox, NewMessage};
 
 use super::{crash_during_tests, finish, spawn_run};
 
 /// Seconds between simulated sessions.
 const SESSION_GAP: Duration = Duration::from_secs(6);
+
+/// What teammates write to the agent between sessions: (from, subject, body).
+const MESSAGES: [(&str, &str, &str); 4] = [
+    (
+        "reviewer",
+        "CI red on main",
+        "parser::unicode fails since the escape table changed; see the CI log.",
+    ),
+    (
+        "architect",
+        "AST v3 merged",
+        "Spans are byte offsets now; please rebase the parser branch.",
+    ),
+    (
+        "lead",
+        "Release freeze Friday",
+        "Freeze starts Friday 18:00 UTC; land the parser before then.",
+    ),
+    (
+        "claude",
+        "Lexer review done",
+        "Two nits on the lexer PR, otherwise good to merge.",
+    ),
+];
 
 /// A running simulated agent; [`DemoAgent::stop`] ends it.
 pub struct DemoAgent {
@@ -38,6 +63,7 @@ impl DemoAgent {
                 if blocked {
                     continue;
                 }
+                post_message(&ws, n);
                 let outcome = if n % 3 == 0 {
                     crash_during_tests(&ws, &exe, n)
                 } else {
@@ -57,6 +83,19 @@ impl DemoAgent {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.thread.join();
     }
+}
+
+/// A teammate writes the agent's inbox (the `n`-th of [`MESSAGES`], cycling).
+pub fn post_message(ws: &Workspace, n: u32) {
+    let (from, subject, body) = MESSAGES[n as usize % MESSAGES.len()];
+    let message = NewMessage {
+        from: from.into(),
+        to: ws.tag.clone(),
+        subject: Some(subject.into()),
+        body: body.into(),
+        reply_to: None,
+    };
+    let _ = Inbox::new(ws).send(&message);
 }
 
 /// Sleep `total` in small slices; false once asked to stop.

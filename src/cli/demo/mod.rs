@@ -50,6 +50,7 @@ pub fn demo(args: &DemoArgs) -> Result<u8> {
     // Two finished sessions, so the timeline and the diff have something to show.
     for n in 1..=2 {
         finish(spawn_run(&ws.root, &exe, n, 0)?)?;
+        agent::post_message(&ws, n);
     }
     let agent = agent::DemoAgent::start(ws.clone(), exe);
     let result = crate::tui::run(ws.clone(), Default::default());

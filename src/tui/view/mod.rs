@@ -1,6 +1,8 @@
 //! Rendering: a pure function of the state. Each panel has its own file;
 //! this one draws the frame around them (header, tabs, footer, dialogs).
 
+mod inbox;
+mod quality;
 mod run;
 mod state;
 mod timeline;
@@ -27,7 +29,8 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
         View::Run => run::render(frame, areas.body, app, &areas),
         View::State => state::render(frame, areas.body, app),
         View::Timeline => timeline::render(frame, areas.body, app),
-        View::Inbox | View::Quality => loading(frame, areas.body, app, app.view.title()),
+        View::Inbox => inbox::render(frame, areas.body, app),
+        View::Quality => quality::render(frame, areas.body, app),
     }
     footer(frame, areas.footer, app);
     if let Some(modal) = &app.modal {
