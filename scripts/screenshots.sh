@@ -16,7 +16,8 @@ sock=ah-shots-$$
 work=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 ws=$work/parser
-export HOME=$ws/home NO_COLOR= AGENT_HANDOVER_CHECKPOINT=
+export HOME=$ws/home
+unset NO_COLOR AGENT_HANDOVER_CHECKPOINT
 
 # A project with history: the tour's two sessions (one crashed and resumed),
 # a third session, messages between agents, then a fourth handover killed

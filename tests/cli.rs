@@ -272,6 +272,36 @@ fn checkpoint_env_var_and_flag_precedence() {
     assert_eq!(code(&["check", "--checkpoint", "env.json"], None), 2);
 }
 
+#[test]
+fn an_empty_checkpoint_env_var_counts_as_unset() {
+    let p = Project::new(&config(""));
+    let o = p
+        .cmd()
+        .args(["check"])
+        .env("AGENT_HANDOVER_CHECKPOINT", "")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let p = Project::new(&config(""));
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = p
+        .std_cmd()
+        .args(["template", "code"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+}
+
 // ---- bad input never destroys data ----
 
 #[test]

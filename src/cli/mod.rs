@@ -165,6 +165,11 @@ fn dashboard(target: &Target) -> agent_handover::Result<u8> {
 
 /// Parse the command line and run it; returns the process exit code.
 pub fn main() -> ExitCode {
+    // An exported but empty $AGENT_HANDOVER_CHECKPOINT means "not set", not "no value".
+    if std::env::var_os("AGENT_HANDOVER_CHECKPOINT").is_some_and(|v| v.is_empty()) {
+        // SAFETY: nothing else runs yet: this is the first thing main does, before any thread starts.
+        unsafe { std::env::remove_var("AGENT_HANDOVER_CHECKPOINT") };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -553,7 +553,10 @@ impl App {
                 }
             }
             Command::Resume => {
-                if self.resume_needed() {
+                if self.snapshot().is_some_and(|s| s.paused.is_some()) {
+                    self.toast = Some(("paused: unpause first (p)".into(), true));
+                    Vec::new()
+                } else if self.resume_needed() {
                     self.act(Action::Resume)
                 } else {
                     self.toast = Some(("nothing to resume".into(), false));
@@ -742,6 +745,16 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
         assert!(app.update(key('r')).is_empty());
         assert_eq!(app.toast, Some(("nothing to resume".into(), false)));
+    }
+
+    #[test]
+    fn resume_while_paused_explains_instead_of_failing() {
+        let mut app = fixtures::app((100, 30));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
+            fixtures::interrupted_run(),
+        )))));
+        assert!(app.update(key('r')).is_empty());
+        assert_eq!(app.toast, Some(("paused: unpause first (p)".into(), true)));
     }
 
     #[test]

@@ -41,7 +41,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, areas: &Areas) {
     };
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
     let enabled = |c: Command| match c {
-        Command::Resume => app.resume_needed(),
+        Command::Resume => {
+            app.resume_needed() && app.snapshot().is_some_and(|s| s.paused.is_none())
+        }
         Command::Abandon => app
             .snapshot()
             .is_some_and(|s| s.status == RunStatus::InProgress),
@@ -160,6 +162,14 @@ fn body(snap: &RunSnapshot, app: &App, width: u16) -> Vec<Line<'static>> {
                 "running as pid {} on {}",
                 owner.pid, owner.host
             )));
+        }
+        if step.state == StepState::Interrupted {
+            let what = if step.idempotent == Some(false) {
+                "its process died mid-step and it is not idempotent: check its effects, then R retries it"
+            } else {
+                "its process died mid-step: r resumes and runs it again"
+            };
+            lines.push(Line::styled(what, t.warn));
         }
         if let Some(e) = &step.last_error {
             lines.push(Line::styled(format!("error: {e}"), t.error));

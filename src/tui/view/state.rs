@@ -40,7 +40,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
 
 fn label(v: &Version) -> String {
     match (&v.run, &v.summary) {
-        (Some(run), _) => format!("run {run}"),
+        // The date is in "ago"; the rest of the id tells runs apart.
+        (Some(run), _) => format!(
+            "run {}",
+            run.split_once('-').map_or(run.as_str(), |(_, rest)| rest)
+        ),
         (None, Some(summary)) => summary.clone(),
         (None, None) => "edited by hand".into(),
     }
