@@ -18,10 +18,13 @@
 //! `target/bench-cli.md`. Targets are reported PASS/FAIL; the exit code is 0
 //! regardless (a tool that misbehaves, e.g. a wrong exit code, aborts the bench).
 
+mod support;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{load_average, our_binary, stats};
 
 const DEFAULT_ITERS: usize = 41;
 const WARMUPS: usize = 3;
@@ -122,20 +125,6 @@ impl Case {
     }
 }
 
-/// Median and p90 (nearest rank) in milliseconds.
-fn stats(samples: &[Duration]) -> (f64, f64) {
-    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    ms.sort_by(f64::total_cmp);
-    let n = ms.len();
-    let median = if n % 2 == 1 {
-        ms[n / 2]
-    } else {
-        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
-    };
-    let p90 = ms[(n * 9).div_ceil(10).max(1) - 1];
-    (median, p90)
-}
-
 struct Row {
     scenario: &'static str,
     target: f64,
@@ -202,29 +191,6 @@ fn setup_run(ours: &Path, dir: &Path) -> i32 {
     .expect("run our binary")
     .code()
     .unwrap_or(-1)
-}
-
-/// Our release binary: `target/<profile>/agent-handover`, beside `deps/` holding this bench.
-fn our_binary() -> (PathBuf, PathBuf) {
-    let exe = std::env::current_exe().expect("current_exe");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("bench runs from target/<profile>/deps")
-        .to_path_buf();
-    let mut bin = profile_dir.join("agent-handover");
-    if !bin.is_file()
-        && let Some(built) = option_env!("CARGO_BIN_EXE_agent-handover")
-    {
-        bin = PathBuf::from(built);
-    }
-    assert!(
-        bin.is_file(),
-        "{} not found; run this through `cargo bench --bench cli`, which builds it",
-        bin.display()
-    );
-    let target_dir = profile_dir.parent().unwrap_or(&profile_dir).to_path_buf();
-    (bin, target_dir)
 }
 
 fn python_cli() -> Result<PathBuf, String> {
@@ -313,12 +279,6 @@ fn strace_counts(case: &Case, out_file: &Path) -> Result<SyscallCounts, String> 
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
 }
 
 fn main() {

@@ -16,8 +16,10 @@
 //! The Markdown table is printed and written to `target/bench-history.md`.
 //! Targets are reported PASS/FAIL; the exit code is 0 regardless.
 
+mod support;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agent_handover::memory::diff::StateDiff;
@@ -27,6 +29,7 @@ use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::DateTime;
 use git2::build::TreeUpdateBuilder;
 use git2::{FileMode, Repository, Signature, Time};
+use support::{stats, target_dir};
 
 const DEFAULT_ITERS: usize = 31;
 const WARMUPS: usize = 3;
@@ -149,19 +152,6 @@ fn diff_texts() -> (String, String, usize) {
     (old, new, DIFF_LINES / 2 + 7)
 }
 
-/// Median and p90 (nearest rank) in milliseconds.
-fn stats(samples: &[Duration]) -> (f64, f64) {
-    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    ms.sort_by(f64::total_cmp);
-    let n = ms.len();
-    let median = if n % 2 == 1 {
-        ms[n / 2]
-    } else {
-        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
-    };
-    (median, ms[(n * 9).div_ceil(10).max(1) - 1])
-}
-
 /// Time `run` (after warm-ups); `prepare` makes its input outside the clock.
 fn measure<I, O>(
     iters: usize,
@@ -179,15 +169,6 @@ fn measure<I, O>(
             start.elapsed()
         })
         .collect()
-}
-
-/// `target/`, from this bench's path `target/<profile>/deps/history-*`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.ancestors()
-        .nth(3)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("target"))
 }
 
 fn main() {

@@ -15,14 +15,17 @@
 //! `shared/`, every agent having read half of its messages, and a completed
 //! handover (checkpoint and current-state.md).
 
+mod support;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_handover::inbox::Inbox;
 use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::{DateTime, TimeDelta, Utc};
+use support::{load_average, our_binary, stats};
 
 const DEFAULT_ITERS: usize = 41;
 const WARMUPS: usize = 3;
@@ -304,19 +307,6 @@ fn generate(root: &Path, bin: &Path) -> usize {
     total
 }
 
-/// Median and p90 (nearest rank) in milliseconds.
-fn stats(samples: &[Duration]) -> (f64, f64) {
-    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    ms.sort_by(f64::total_cmp);
-    let n = ms.len();
-    let median = if n % 2 == 1 {
-        ms[n / 2]
-    } else {
-        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
-    };
-    (median, ms[(n * 9).div_ceil(10).max(1) - 1])
-}
-
 fn table(
     cases: &[ProcessCase],
     library: &[(&str, Vec<Duration>)],
@@ -345,28 +335,4 @@ fn table(
         let _ = writeln!(out, "| {label} | {median:.2} | {p90:.2} |");
     }
     out
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
-/// Our release binary: `target/<profile>/agent-handover`, beside `deps/` holding this bench.
-fn our_binary() -> (PathBuf, PathBuf) {
-    let exe = std::env::current_exe().expect("current_exe");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("bench runs from target/<profile>/deps")
-        .to_path_buf();
-    let bin = profile_dir.join("agent-handover");
-    assert!(
-        bin.is_file(),
-        "{} not found; run this through `cargo bench --bench inbox`, which builds it",
-        bin.display()
-    );
-    let target_dir = profile_dir.parent().unwrap_or(&profile_dir).to_path_buf();
-    (bin, target_dir)
 }

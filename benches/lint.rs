@@ -7,6 +7,8 @@
 //! `BENCH_ITERS` sets the measured runs (default 300, after 50 warm-up
 //! runs). Writes `target/bench-lint.md`.
 
+mod support;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 use agent_handover::handoff::{LintContext, lint, text::estimate_tokens};
 use agent_handover::memory::history::StateHistory;
 use agent_handover::{Workspace, WorkspaceOptions};
+use support::stats;
 
 const HANDOFF: &str = include_str!("../tests/fixtures/handoffs/good_long.md");
 const PREVIOUS: &str = include_str!("../tests/fixtures/handoffs/previous.md");
@@ -25,19 +28,14 @@ fn measure(iters: usize, mut f: impl FnMut()) -> (f64, f64) {
     for _ in 0..WARM_UP {
         f();
     }
-    let mut times: Vec<Duration> = (0..iters)
+    let times: Vec<Duration> = (0..iters)
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed()
         })
         .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    (
-        ms(times[times.len() / 2]),
-        ms(times[(times.len() * 9 / 10).min(times.len() - 1)]),
-    )
+    stats(&times)
 }
 
 /// A workspace with 30 current-state versions, 60 session notes, 200 inbox

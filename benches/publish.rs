@@ -3,11 +3,14 @@
 //! git push`), interleaved in one run. `cargo bench --bench publish`;
 //! `BENCH_ITERS` sets the iterations (default 31). Writes `target/bench-publish.md`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agent_handover::backend::git::GitSpec;
+use support::stats;
 
 fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
@@ -73,15 +76,6 @@ fn write_state(work: &Path, i: usize) {
     std::fs::write(work.join("memory/layer2/current-state.md"), body).unwrap();
 }
 
-fn median(mut v: Vec<Duration>) -> (f64, f64) {
-    v.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    (
-        ms(v[v.len() / 2]),
-        ms(v[(v.len() * 9 / 10).min(v.len() - 1)]),
-    )
-}
-
 fn main() {
     let iters: usize = std::env::var("BENCH_ITERS")
         .ok()
@@ -117,8 +111,8 @@ fn main() {
             cli.push(cli_elapsed);
         }
     }
-    let (om, op) = median(ours);
-    let (cm, cp) = median(cli);
+    let (om, op) = stats(&ours);
+    let (cm, cp) = stats(&cli);
     let ratio = om / cm;
     let verdict = if ratio <= 2.0 { "PASS" } else { "FAIL" };
     let table = format!(
@@ -129,6 +123,5 @@ fn main() {
          ours / git = {ratio:.2}x (target <= 2x): {verdict}\n"
     );
     println!("{table}");
-    let _ = std::fs::create_dir_all("target");
-    let _ = std::fs::write("target/bench-publish.md", &table);
+    let _ = std::fs::write(support::target_dir().join("bench-publish.md"), &table);
 }

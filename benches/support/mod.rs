@@ -1,0 +1,53 @@
+//! What every benchmark needs: robust statistics, our release binary, the
+//! machine's load. (Each bench uses a subset.)
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Median and p90 (nearest rank) in milliseconds.
+pub fn stats(samples: &[Duration]) -> (f64, f64) {
+    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    ms.sort_by(f64::total_cmp);
+    let n = ms.len();
+    let median = if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    };
+    (median, ms[(n * 9).div_ceil(10).max(1) - 1])
+}
+
+/// Our release binary `target/<profile>/agent-handover` (cargo builds it for
+/// `cargo bench`), and `target/`.
+pub fn our_binary() -> (PathBuf, PathBuf) {
+    let exe = std::env::current_exe().expect("current_exe");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("bench runs from target/<profile>/deps")
+        .to_path_buf();
+    let bin = profile_dir.join("agent-handover");
+    assert!(
+        bin.is_file(),
+        "{} not found; run this through `cargo bench`, which builds it",
+        bin.display()
+    );
+    (bin, target_dir())
+}
+
+/// `target/`, from the bench's path `target/<profile>/deps/<bench>-*`.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.ancestors()
+        .nth(3)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("target"))
+}
+
+/// The 1, 5 and 15 minute load averages, for the report.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
