@@ -15,9 +15,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::app::{Event, WatchMode};
 
 /// Quiet time that ends a burst of file events.
-pub const DEBOUNCE: Duration = Duration::from_millis(40);
+pub const DEBOUNCE: Duration = Duration::from_millis(30);
 /// Longest a burst is held back.
-pub const MAX_DELAY: Duration = Duration::from_millis(120);
+pub const MAX_DELAY: Duration = Duration::from_millis(100);
 /// Poll interval when event watching is unavailable.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -104,13 +104,20 @@ fn debounce(
         if !relevant(&first) {
             continue;
         }
+        // Wait for DEBOUNCE without relevant events (irrelevant ones do not
+        // extend the wait), but never longer than MAX_DELAY in all.
         let start = Instant::now();
+        let mut quiet_since = Instant::now();
         loop {
-            let left = MAX_DELAY.saturating_sub(start.elapsed());
-            match raw.recv_timeout(DEBOUNCE.min(left)) {
-                Ok(_) if !left.is_zero() => continue,
+            let quiet_left = DEBOUNCE.saturating_sub(quiet_since.elapsed());
+            let total_left = MAX_DELAY.saturating_sub(start.elapsed());
+            if quiet_left.is_zero() || total_left.is_zero() {
+                break;
+            }
+            match raw.recv_timeout(quiet_left.min(total_left)) {
+                Ok(event) if relevant(&event) => quiet_since = Instant::now(),
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
-                _ => break,
             }
         }
         if tx.send(Event::FilesChanged).is_err() {

@@ -1,0 +1,231 @@
+//! The dashboard on a large workspace — 10,000 layer-1 notes, 10,000 inbox
+//! messages across 10 agents, 500 versions of current-state.md — driven as a
+//! person would run it (the release binary in tmux). Measures:
+//! * time to first frame, from process start (median of 11 starts);
+//! * peak memory (VmHWM) once everything has loaded;
+//! * idle CPU over 10 s;
+//! * the delay from a file change (a PAUSE file appearing or going) to the
+//!   redraw showing it (median of 21).
+//!
+//! Frames are timed by the dashboard's own frame log
+//! (`AGENT_HANDOVER_FRAME_LOG`). `cargo bench --bench dashboard`; writes
+//! `target/bench-dashboard.md`. Needs tmux.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use agent_handover::inbox::{Inbox, NewMessage};
+use agent_handover::memory::history::StateHistory;
+use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
+use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
+use support::{load_average, our_binary, stats};
+
+const NOTES: usize = 10_000;
+const MESSAGES: usize = 10_000;
+const AGENTS: usize = 10;
+const VERSIONS: usize = 500;
+const STARTS: usize = 11;
+const CHANGES: usize = 21;
+
+fn main() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("tmux is not installed: the dashboard benchmark needs a terminal");
+        return;
+    }
+    let (bin, target) = our_binary();
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let t = Instant::now();
+    let ws = generate(&project);
+    println!("generated the workspace in {:.1} s", t.elapsed().as_secs_f64());
+
+    let socket = format!("ah-bench-{}", std::process::id());
+    let frames = root.path().join("frames.log");
+    let start_file = root.path().join("start.ns");
+    let mut first_frames = Vec::new();
+    for _ in 0..STARTS {
+        let _ = std::fs::remove_file(&frames);
+        let session = Session::start(&socket, &bin, &ws, &frames, &start_file);
+        let first = wait_for_frames(&frames, 1);
+        let start_ns: u128 = std::fs::read_to_string(&start_file).unwrap().trim().parse().unwrap();
+        first_frames.push(Duration::from_micros((first[0] - start_ns / 1000) as u64));
+        drop(session);
+    }
+
+    // One long-lived session for memory, idle CPU and change latency.
+    let _ = std::fs::remove_file(&frames);
+    let session = Session::start(&socket, &bin, &ws, &frames, &start_file);
+    std::thread::sleep(Duration::from_secs(3)); // background loading done
+    let pid = session.pid();
+    let peak_kib = status_field(pid, "VmHWM:");
+    let cpu_before = cpu_ticks(pid);
+    let idle = Duration::from_secs(10);
+    std::thread::sleep(idle);
+    let cpu_ticks_used = cpu_ticks(pid) - cpu_before;
+    let ticks_per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let idle_cpu_pct = cpu_ticks_used as f64 / ticks_per_sec / idle.as_secs_f64() * 100.0;
+
+    let pause = ws.project_pause_file.clone();
+    let mut redraws = Vec::new();
+    for i in 0..CHANGES {
+        let before = frame_count(&frames);
+        let changed_at = now_micros();
+        if i % 2 == 0 {
+            std::fs::write(&pause, "bench\n").unwrap();
+        } else {
+            std::fs::remove_file(&pause).unwrap();
+        }
+        let shown = wait_for_frames(&frames, before + 1);
+        redraws.push(Duration::from_micros((shown[before] - changed_at) as u64));
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    drop(session);
+
+    let (ttff, ttff_p90) = stats(&first_frames);
+    let (redraw, redraw_p90) = stats(&redraws);
+    let peak_mib = peak_kib as f64 / 1024.0;
+    let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
+    let table = format!(
+        "## Dashboard on a large workspace\n\n\
+         {NOTES} layer-1 notes, {MESSAGES} messages across {AGENTS} agents, {VERSIONS} state versions; \
+         release binary in tmux; load average {}.\n\n\
+         | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
+         | time to first frame ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | < 50 ms | {} |\n\
+         | peak memory (VmHWM, all views loaded) | {peak_mib:.1} MiB | | < 30 MiB | {} |\n\
+         | idle CPU over {} s | {idle_cpu_pct:.2} % | | < 0.5 % | {} |\n\
+         | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | < 150 ms | {} |\n",
+        load_average(),
+        verdict(ttff < 50.0),
+        verdict(peak_mib < 30.0),
+        idle.as_secs(),
+        verdict(idle_cpu_pct < 0.5),
+        verdict(redraw < 150.0),
+    );
+    println!("{table}");
+    let _ = std::fs::write(target.join("bench-dashboard.md"), &table);
+}
+
+/// The large workspace, made through the library (so every file is real).
+fn generate(dir: &Path) -> Workspace {
+    std::fs::write(dir.join("handover.toml"), "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n").unwrap();
+    let ws = Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        home: Some(dir.join("home")),
+        ..Default::default()
+    })
+    .unwrap();
+    let start = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+    for i in 0..NOTES {
+        let date = start + Days::days((i / 10) as i64);
+        let month = ws.memory.layer1_month_dir(date);
+        std::fs::create_dir_all(&month).unwrap();
+        let path = ws.memory.layer1_note("bench", date, (i % 10) as u32 + 1);
+        std::fs::write(path, format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n")).unwrap();
+    }
+    let history = StateHistory::new(ws.state_history_dir());
+    let t0 = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    for v in 0..VERSIONS {
+        let text: String = (0..120).map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l })).collect();
+        history.save(&format!("# State {v}\n{text}"), &format!("run-{v}"), Some(t0 + Days::hours(v as i64))).unwrap();
+    }
+    let inbox = Inbox::new(&ws);
+    for m in 0..MESSAGES {
+        let message = NewMessage {
+            from: format!("peer{}", m % 7),
+            to: format!("agent{}", m % AGENTS),
+            subject: Some(format!("message {m}")),
+            body: format!("Body of message {m}.\n"),
+            reply_to: None,
+        };
+        inbox.send(&message).unwrap();
+    }
+    let overrides = RunOverrides { note: Some("# Session\n## Status\n1/1 tests pass\n".into()), ..Default::default() };
+    let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
+    Engine::new(ws.clone()).start(request).unwrap();
+    ws
+}
+
+/// A tmux session running the dashboard; killed on drop.
+struct Session {
+    socket: String,
+}
+
+impl Session {
+    fn start(socket: &str, bin: &Path, ws: &Workspace, frames: &Path, start_file: &Path) -> Self {
+        let command = format!(
+            "date +%s%N > {}; exec env HOME={} TERM=xterm-256color AGENT_HANDOVER_FRAME_LOG={} {} dashboard",
+            start_file.display(),
+            ws.root.join("home").display(),
+            frames.display(),
+            bin.display()
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "48"])
+            .args(["-c", ws.root.to_str().unwrap(), &command])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux failed");
+        Session { socket: socket.to_string() }
+    }
+
+    fn pid(&self) -> u32 {
+        let out = Command::new("tmux").args(["-L", &self.socket, "display", "-p", "#{pane_pid}"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Frame times (µs since the epoch) once the log has `n` of them.
+fn wait_for_frames(log: &Path, n: usize) -> Vec<u128> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let times: Vec<u128> = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect();
+        if times.len() >= n {
+            return times;
+        }
+        assert!(Instant::now() < deadline, "the dashboard drew {} frames, expected {n}", times.len());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn frame_count(log: &Path) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().count()
+}
+
+fn now_micros() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros()
+}
+
+fn proc_file(pid: u32, name: &str) -> PathBuf {
+    PathBuf::from(format!("/proc/{pid}/{name}"))
+}
+
+/// A `kB` field of /proc/PID/status.
+fn status_field(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(proc_file(pid, "status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// User + system CPU ticks of a process.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(proc_file(pid, "stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
