@@ -41,7 +41,10 @@ fn main() {
     std::fs::create_dir(&project).unwrap();
     let t = Instant::now();
     let ws = generate(&project);
-    println!("generated the workspace in {:.1} s", t.elapsed().as_secs_f64());
+    println!(
+        "generated the workspace in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
 
     let socket = format!("ah-bench-{}", std::process::id());
     let frames = root.path().join("frames.log");
@@ -51,7 +54,11 @@ fn main() {
         let _ = std::fs::remove_file(&frames);
         let session = Session::start(&socket, &bin, &ws, &frames, &start_file);
         let first = wait_for_frames(&frames, 1);
-        let start_ns: u128 = std::fs::read_to_string(&start_file).unwrap().trim().parse().unwrap();
+        let start_ns: u128 = std::fs::read_to_string(&start_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         first_frames.push(Duration::from_micros((first[0] - start_ns / 1000) as u64));
         drop(session);
     }
@@ -111,7 +118,11 @@ fn main() {
 
 /// The large workspace, made through the library (so every file is real).
 fn generate(dir: &Path) -> Workspace {
-    std::fs::write(dir.join("handover.toml"), "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n").unwrap();
+    std::fs::write(
+        dir.join("handover.toml"),
+        "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n",
+    )
+    .unwrap();
     let ws = Workspace::resolve(WorkspaceOptions {
         cwd: Some(dir.to_path_buf()),
         home: Some(dir.join("home")),
@@ -124,13 +135,25 @@ fn generate(dir: &Path) -> Workspace {
         let month = ws.memory.layer1_month_dir(date);
         std::fs::create_dir_all(&month).unwrap();
         let path = ws.memory.layer1_note("bench", date, (i % 10) as u32 + 1);
-        std::fs::write(path, format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n")).unwrap();
+        std::fs::write(
+            path,
+            format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n"),
+        )
+        .unwrap();
     }
     let history = StateHistory::new(ws.state_history_dir());
     let t0 = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
     for v in 0..VERSIONS {
-        let text: String = (0..120).map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l })).collect();
-        history.save(&format!("# State {v}\n{text}"), &format!("run-{v}"), Some(t0 + Days::hours(v as i64))).unwrap();
+        let text: String = (0..120)
+            .map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l }))
+            .collect();
+        history
+            .save(
+                &format!("# State {v}\n{text}"),
+                &format!("run-{v}"),
+                Some(t0 + Days::hours(v as i64)),
+            )
+            .unwrap();
     }
     let inbox = Inbox::new(&ws);
     for m in 0..MESSAGES {
@@ -143,7 +166,10 @@ fn generate(dir: &Path) -> Workspace {
         };
         inbox.send(&message).unwrap();
     }
-    let overrides = RunOverrides { note: Some("# Session\n## Status\n1/1 tests pass\n".into()), ..Default::default() };
+    let overrides = RunOverrides {
+        note: Some("# Session\n## Status\n1/1 tests pass\n".into()),
+        ..Default::default()
+    };
     let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
     Engine::new(ws.clone()).start(request).unwrap();
     ws
@@ -164,24 +190,42 @@ impl Session {
             bin.display()
         );
         let ok = Command::new("tmux")
-            .args(["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "48"])
+            .args([
+                "-L",
+                socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "160",
+                "-y",
+                "48",
+            ])
             .args(["-c", ws.root.to_str().unwrap(), &command])
             .status()
             .unwrap()
             .success();
         assert!(ok, "tmux failed");
-        Session { socket: socket.to_string() }
+        Session {
+            socket: socket.to_string(),
+        }
     }
 
     fn pid(&self) -> u32 {
-        let out = Command::new("tmux").args(["-L", &self.socket, "display", "-p", "#{pane_pid}"]).output().unwrap();
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "display", "-p", "#{pane_pid}"])
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -198,17 +242,27 @@ fn wait_for_frames(log: &Path, n: usize) -> Vec<u128> {
         if times.len() >= n {
             return times;
         }
-        assert!(Instant::now() < deadline, "the dashboard drew {} frames, expected {n}", times.len());
+        assert!(
+            Instant::now() < deadline,
+            "the dashboard drew {} frames, expected {n}",
+            times.len()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
 
 fn frame_count(log: &Path) -> usize {
-    std::fs::read_to_string(log).unwrap_or_default().lines().count()
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
 }
 
 fn now_micros() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_micros()
 }
 
 fn proc_file(pid: u32, name: &str) -> PathBuf {

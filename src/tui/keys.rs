@@ -106,7 +106,7 @@ pub const BINDINGS: &[Binding] = &[
     b("pause", Command::TogglePause, &["p"], "pause", "toggle PAUSE (stops all automation)", Scope::Global),
     b("resume", Command::Resume, &["r"], "resume", "resume the interrupted handover", Scope::Global),
     b("abandon", Command::Abandon, &["a"], "abandon", "abandon the interrupted handover (asks to confirm)", Scope::Global),
-    b("retry", Command::Retry, &["R"], "retry", "retry the failed step (the selected one in the Run tab)", Scope::Global),
+    b("retry", Command::Retry, &["R"], "retry", "retry the failed step (the selected one in Run)", Scope::Global),
     b("mark-read", Command::MarkRead, &["m"], "read", "mark the selected message read", Scope::In(View::Inbox)),
     b("prev-queue", Command::PrevQueue, &["["], "", "previous agent's inbox", Scope::In(View::Inbox)),
     b("next-queue", Command::NextQueue, &["]"], "agent", "next agent's inbox", Scope::In(View::Inbox)),
@@ -255,18 +255,28 @@ impl KeyMap {
         local
     }
 
-    /// Help rows: (keys joined, help text, scope label).
+    /// Help rows: (keys joined, help text, scope label); the numbered tab
+    /// keys share one row.
     pub fn help(&self) -> Vec<(String, &'static str, &'static str)> {
-        self.entries
-            .iter()
-            .map(|(b, keys)| {
-                let scope = match b.scope {
-                    Scope::Global => "",
-                    Scope::In(v) => v.title(),
-                };
-                (keys.join(" "), b.help, scope)
-            })
-            .collect()
+        let mut rows = Vec::new();
+        let mut tab_keys = Vec::new();
+        for (b, keys) in &self.entries {
+            if let Command::Tab(_) = b.command {
+                tab_keys.push(keys[0].clone());
+                if tab_keys.len() == 1 {
+                    rows.push((String::new(), "jump to a tab", ""));
+                }
+                let at = rows.len() - 1;
+                rows[at].0 = tab_keys.join(" ");
+                continue;
+            }
+            let scope = match b.scope {
+                Scope::Global => "",
+                Scope::In(v) => v.title(),
+            };
+            rows.push((keys.join(" "), b.help, scope));
+        }
+        rows
     }
 }
 
@@ -350,6 +360,12 @@ mod tests {
             footer.iter().all(|(_, label)| *label != "read"),
             "Inbox-only keys stay out of other footers"
         );
-        assert_eq!(m.help().len(), BINDINGS.len());
+        let help = m.help();
+        assert_eq!(
+            help.len(),
+            BINDINGS.len() - 4,
+            "the five tab keys share a row"
+        );
+        assert!(help.contains(&("1 2 3 4 5".to_string(), "jump to a tab", "")));
     }
 }

@@ -237,7 +237,7 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
             ],
         ),
     };
-    let width = area.width.saturating_sub(4).min(72);
+    let width = area.width.saturating_sub(4).min(84);
     let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let [_, middle, _] = Layout::vertical([
         Constraint::Fill(1),
