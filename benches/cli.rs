@@ -283,11 +283,7 @@ fn on_path(program: &str) -> bool {
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing to parse.
-    let iters = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(DEFAULT_ITERS);
+    let iters = support::iterations(DEFAULT_ITERS);
     let (ours, target_dir) = our_binary();
     let python = python_cli();
     let cat = PathBuf::from("cat");

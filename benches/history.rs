@@ -172,11 +172,7 @@ fn measure<I, O>(
 }
 
 fn main() {
-    let iters = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(DEFAULT_ITERS);
+    let iters = support::iterations(DEFAULT_ITERS);
     let tmp = tempfile::Builder::new()
         .prefix("agent-handover-bench-history-")
         .tempdir()

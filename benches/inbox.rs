@@ -38,11 +38,7 @@ const TARGET_MS: f64 = 20.0;
 const AGENT: &str = "a3";
 
 fn main() {
-    let iters = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(DEFAULT_ITERS);
+    let iters = support::iterations(DEFAULT_ITERS);
     let (bin, target_dir) = our_binary();
     let dir = tempfile::Builder::new()
         .prefix("bench-inbox-")

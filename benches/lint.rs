@@ -105,10 +105,7 @@ fn busy_workspace(root: &Path) -> Workspace {
 }
 
 fn main() {
-    let iters: usize = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+    let iters: usize = support::iterations(300);
     let project = tempfile::tempdir().expect("temp dir");
     let ws = busy_workspace(project.path());
 

@@ -77,10 +77,7 @@ fn write_state(work: &Path, i: usize) {
 }
 
 fn main() {
-    let iters: usize = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(31);
+    let iters: usize = support::iterations(31);
     let root = tempfile::tempdir().unwrap();
     let ours_dir = clone(root.path(), "ours");
     let cli_dir = clone(root.path(), "cli");

@@ -18,6 +18,15 @@ pub fn stats(samples: &[Duration]) -> (f64, f64) {
     (median, ms[(n * 9).div_ceil(10).max(1) - 1])
 }
 
+/// Timed iterations: `$BENCH_ITERS` if set to a positive number, else `default`.
+pub fn iterations(default: usize) -> usize {
+    std::env::var("BENCH_ITERS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(default)
+}
+
 /// Our release binary `target/<profile>/agent-handover` (cargo builds it for
 /// `cargo bench`), and `target/`.
 pub fn our_binary() -> (PathBuf, PathBuf) {

@@ -170,6 +170,32 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// A dialog body asking for an optional reason: Enter `confirm`s, Esc `cancel`s.
+fn reason_prompt(
+    app: &App,
+    intro: String,
+    reason: &str,
+    confirm: &str,
+    cancel: &str,
+) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    vec![
+        Line::raw(intro),
+        Line::raw(""),
+        Line::from(vec![
+            Span::raw("Reason (optional): "),
+            Span::styled(format!("{reason}_"), t.accent),
+        ]),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled(" Enter ", t.button),
+            Span::raw(format!(" {confirm}   ")),
+            Span::styled(" Esc ", t.button),
+            Span::raw(format!(" {cancel}")),
+        ]),
+    ]
+}
+
 fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     let t = &app.theme;
     let (title, lines): (&str, Vec<Line<'_>>) = match modal {
@@ -197,45 +223,19 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 .snapshot()
                 .and_then(|s| s.run_id.clone())
                 .unwrap_or_default();
+            let intro = format!("Abandon run {run}? Its record and every file it wrote are kept.");
             (
                 " Abandon the handover? ",
-                vec![
-                    Line::raw(format!(
-                        "Abandon run {run}? Its record and every file it wrote are kept."
-                    )),
-                    Line::raw(""),
-                    Line::from(vec![
-                        Span::raw("Reason (optional): "),
-                        Span::styled(format!("{reason}_"), t.accent),
-                    ]),
-                    Line::raw(""),
-                    Line::from(vec![
-                        Span::styled(" Enter ", t.button),
-                        Span::raw(" abandon   "),
-                        Span::styled(" Esc ", t.button),
-                        Span::raw(" keep it"),
-                    ]),
-                ],
+                reason_prompt(app, intro, reason, "abandon", "keep it"),
             )
         }
-        Modal::PauseReason { reason } => (
-            " Pause all automation ",
-            vec![
-                Line::raw("Nothing runs until you unpause; handovers stay resumable."),
-                Line::raw(""),
-                Line::from(vec![
-                    Span::raw("Reason (optional): "),
-                    Span::styled(format!("{reason}_"), t.accent),
-                ]),
-                Line::raw(""),
-                Line::from(vec![
-                    Span::styled(" Enter ", t.button),
-                    Span::raw(" pause   "),
-                    Span::styled(" Esc ", t.button),
-                    Span::raw(" cancel"),
-                ]),
-            ],
-        ),
+        Modal::PauseReason { reason } => {
+            let intro = "Nothing runs until you unpause; handovers stay resumable.".to_string();
+            (
+                " Pause all automation ",
+                reason_prompt(app, intro, reason, "pause", "cancel"),
+            )
+        }
     };
     let width = area.width.saturating_sub(4).min(84);
     let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
