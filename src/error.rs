@@ -197,12 +197,4 @@ impl Error {
             detail: detail.into(),
         }
     }
-
-    /// True for errors that mean a state file could not be understood.
-    pub fn is_unreadable_state(&self) -> bool {
-        matches!(
-            self,
-            Error::Corrupt { .. } | Error::FutureVersion { .. } | Error::TooLarge { .. }
-        )
-    }
 }

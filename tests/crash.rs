@@ -15,8 +15,6 @@ use std::time::{Duration, Instant};
 use agent_handover::engine::checkpoint::{Checkpoint, RunStatus, StepState};
 use common::{Project, config, header};
 
-const STEPS: [&str; 4] = ["session_note", "current_state", "count", "publish"];
-
 fn iterations() -> usize {
     std::env::var("CRASH_ITERS")
         .ok()
@@ -250,5 +248,4 @@ fn killing_a_resumer_mid_step_is_recovered_too() {
     assert_eq!(cp["step_records"]["slow"]["attempts"], 7);
     assert_eq!(cp["step_records"]["session_note"]["attempts"], 1);
     assert_eq!(count_lines(&p), 7);
-    let _ = STEPS;
 }

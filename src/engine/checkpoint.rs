@@ -396,9 +396,9 @@ mod tests {
             "{err}"
         );
         let err = Checkpoint::parse(r#"{"status":"exploded"}"#, p()).unwrap_err();
-        assert!(err.is_unreadable_state());
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
         let err = Checkpoint::parse("[]", p()).unwrap_err();
-        assert!(err.is_unreadable_state());
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     }
 
     #[test]

@@ -129,11 +129,6 @@ impl Engine {
         self
     }
 
-    /// The workspace.
-    pub fn workspace(&self) -> &Workspace {
-        &self.ws
-    }
-
     /// Read the checkpoint (no lock; for display and `check`).
     pub fn checkpoint(&self) -> Result<Checkpoint> {
         Checkpoint::load(&self.ws.checkpoint)

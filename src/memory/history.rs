@@ -5,7 +5,7 @@
 //! recognised as one). A version is stored once, keyed by that id, so
 //! retrying a write never duplicates it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use sha1::{Digest, Sha1};
@@ -42,11 +42,6 @@ impl StateHistory {
     /// A history kept in `dir` (created on first save).
     pub fn new(dir: PathBuf) -> Self {
         StateHistory { dir }
-    }
-
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// Store `content` unless a version with the same content is already
