@@ -32,6 +32,64 @@ pub struct Config {
     /// `[dashboard]`: keys and colours of the dashboard.
     #[serde(default)]
     pub dashboard: DashboardSection,
+    /// `[compaction]`: folding older months of layer-1 notes into layer 3.
+    #[serde(default)]
+    pub compaction: CompactionSection,
+    /// `[retention]`: how many current-state versions and past runs to keep.
+    #[serde(default)]
+    pub retention: RetentionSection,
+    /// `[[metric]]`: commands whose numbers every handover records.
+    #[serde(default, rename = "metric")]
+    pub metrics: Vec<MetricSection>,
+}
+
+/// `[compaction]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CompactionSection {
+    /// Months of notes kept in layer 1, the current one included (default 1:
+    /// every month before the current one is folded).
+    pub keep_months: Option<u32>,
+    /// Add a `compact` step to every handover, before `publish` (default false).
+    #[serde(default)]
+    pub auto: bool,
+}
+
+/// `[retention]` section; an unset count keeps everything.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct RetentionSection {
+    /// Keep the newest N versions of current-state.md in the local history.
+    pub state_versions: Option<usize>,
+    /// Keep the newest N past runs (their records and staged inputs).
+    pub runs: Option<usize>,
+}
+
+/// One `[[metric]]`: a command and the numbers to read from its output.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetricSection {
+    /// Probe name, e.g. `tests`.
+    pub name: String,
+    /// Program and arguments; no shell is involved.
+    pub argv: Vec<String>,
+    /// Kill it after this many seconds (default 600).
+    pub timeout_secs: Option<u64>,
+    /// Fail the handover when the command fails (default false: recorded only).
+    #[serde(default)]
+    pub required: bool,
+    /// `[[metric.value]]`: the named numbers.
+    #[serde(default, rename = "value")]
+    pub values: Vec<MetricValueSection>,
+}
+
+/// One `[[metric.value]]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetricValueSection {
+    /// The number's name, unique across all metrics.
+    pub name: String,
+    /// A regex matched against each line of output; its first capture group
+    /// (or the group named `value`) is the number.
+    pub pattern: String,
+    /// `first`, `last` (default), `sum`, `max`, `min` or `count`.
+    pub combine: Option<String>,
 }
 
 /// `[dashboard]` section.

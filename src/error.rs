@@ -132,6 +132,18 @@ pub enum Error {
     /// The requested operation needs a run in a state it is not in.
     #[error("{0}")]
     NoSuchRun(String),
+    /// A handover is in progress, and this operation does not run over it.
+    #[error(
+        "handover {run_id} is in progress (pending: {pending})\n  fix: finish it with `agent-handover resume`, or give it up with `agent-handover abandon --reason \"...\"`; then {then}"
+    )]
+    HandoverInProgress {
+        /// The run in progress.
+        run_id: String,
+        /// Its steps not done yet.
+        pending: String,
+        /// What to do once it is settled.
+        then: String,
+    },
     /// A handoff scored below the required minimum; nothing was written.
     #[error(
         "the handoff scores {score}/100, below the minimum of {min}; nothing was written:\n{findings}\n  fix: address these (`agent-handover lint FILE` lists every finding) and run again, or lower --min-score / [handover].min_score"

@@ -17,11 +17,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{Error, Result};
 
 static DURABLE_WRITES: AtomicU64 = AtomicU64::new(0);
+static SYNCS: AtomicU64 = AtomicU64::new(0);
 
 /// How many durable file writes this process has made (for benchmarks and
 /// tests that keep the fsync budget of a run honest).
 pub fn durable_write_count() -> u64 {
     DURABLE_WRITES.load(Ordering::Relaxed)
+}
+
+/// How many `fsync`s (of files and of directories) this process has made.
+pub fn sync_count() -> u64 {
+    SYNCS.load(Ordering::Relaxed)
 }
 
 /// Atomically and durably replace `path` with `bytes`.
@@ -32,7 +38,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = write_temp_beside(path, bytes)?;
     tmp.persist(path)
         .map_err(|e| Error::io("rename into place", path, e.error))?;
-    sync_parent(path)
+    sync_parent(path)?;
+    crate::failpoint::after_op();
+    Ok(())
 }
 
 /// Durably create `path` with `bytes` unless it already exists.
@@ -44,6 +52,7 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     match tmp.persist_noclobber(path) {
         Ok(_) => {
             sync_parent(path)?;
+            crate::failpoint::after_op();
             Ok(true)
         }
         Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
@@ -74,6 +83,7 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
     DURABLE_WRITES.fetch_add(1, Ordering::Relaxed);
+    SYNCS.fetch_add(1, Ordering::Relaxed);
     Ok(tmp)
 }
 
@@ -92,9 +102,48 @@ pub fn create_dir_durable(dir: &Path) -> Result<()> {
     }
 }
 
+/// Remove the files `names` from `dir`, then make the removals durable with
+/// one `fsync` of the directory (a batch costs one sync, not one per file).
+/// A file already gone is not an error; a symlink is removed, never followed.
+pub fn remove_files_durable<S: AsRef<std::ffi::OsStr>>(dir: &Path, names: &[S]) -> Result<usize> {
+    let mut removed = 0;
+    for name in names {
+        let path = dir.join(name.as_ref());
+        match fs::remove_file(&path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io("remove", path, e)),
+        }
+        crate::failpoint::after_op();
+    }
+    if removed > 0 {
+        sync_dir(dir)?;
+        crate::failpoint::after_op();
+    }
+    Ok(removed)
+}
+
+/// Remove `dir` if it is empty (durably); `Ok(false)` if it still holds something.
+pub fn remove_dir_if_empty(dir: &Path) -> Result<bool> {
+    match fs::remove_dir(dir) {
+        Ok(()) => {
+            sync_parent(dir)?;
+            crate::failpoint::after_op();
+            Ok(true)
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        Err(e) if e.kind() == ErrorKind::DirectoryNotEmpty => Ok(false),
+        Err(e) => Err(Error::io("remove directory", dir, e)),
+    }
+}
+
 /// `fsync` the directory holding `path`, so a rename or create in it is durable.
 pub fn sync_parent(path: &Path) -> Result<()> {
-    let dir = parent_of(path);
+    sync_dir(parent_of(path))
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    SYNCS.fetch_add(1, Ordering::Relaxed);
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| Error::io("sync directory", dir, e))

@@ -22,6 +22,7 @@ pub mod brief;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod failpoint;
 pub mod fsx;
 pub mod handoff;
 pub mod inbox;

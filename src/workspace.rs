@@ -190,9 +190,12 @@ impl MemoryLayout {
 
     /// `layer3/YYYY-MM-<tag>-archive.md`.
     pub fn layer3_archive(&self, month: &str, tag: &str) -> PathBuf {
-        self.root
-            .join("layer3")
-            .join(format!("{month}-{tag}-archive.md"))
+        self.layer3_dir().join(format!("{month}-{tag}-archive.md"))
+    }
+
+    /// `layer3/`, holding the monthly archives.
+    pub fn layer3_dir(&self) -> PathBuf {
+        self.root.join("layer3")
     }
 }
 

@@ -71,7 +71,7 @@ impl GitSpec {
         self.check_branch(&repo)?;
         let specs = self.pathspecs(&workdir)?;
         let committed = commit_paths(&repo, &specs, message)?;
-        failpoint("publish-after-commit");
+        crate::failpoint::hit("publish-after-commit");
         let committed = match committed {
             Some(id) => format!("committed {}", short(id)),
             None => "nothing to commit".to_string(),
@@ -434,14 +434,6 @@ fn short(id: git2::Oid) -> String {
     id.to_string()[..7].to_string()
 }
 
-/// Crash here when `AGENT_HANDOVER_FAILPOINT` names this point (debug builds
-/// only: the crash tests use it to die between commit and push).
-fn failpoint(name: &str) {
-    if cfg!(debug_assertions) && std::env::var("AGENT_HANDOVER_FAILPOINT").is_ok_and(|v| v == name)
-    {
-        std::process::abort();
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,8 @@
 //!
 //! 1. message previews;
 //! 2. the tail of the current state (cut at a line break), then all of it;
-//! 3. the shown messages, oldest first (their count stays).
+//! 3. the metrics;
+//! 4. the shown messages, oldest first (their count stays).
 //!
 //! Recovery and the next steps are never cut: a brief whose essentials alone
 //! exceed the budget says so with its estimate. Everything left out is
@@ -28,7 +29,12 @@ pub fn fit(b: &mut Brief) {
         b.omitted = omissions(b);
         measure(b);
         let over = b.estimated_tokens.saturating_sub(b.max_tokens);
-        if over == 0 || !(drop_previews(b) || cut_state(b, over) || drop_oldest_message(b)) {
+        if over == 0
+            || !(drop_previews(b)
+                || cut_state(b, over)
+                || drop_metrics(b)
+                || drop_oldest_message(b))
+        {
             break;
         }
     }
@@ -83,6 +89,18 @@ fn cut_state(b: &mut Brief, over_tokens: usize) -> bool {
     true
 }
 
+fn drop_metrics(b: &mut Brief) -> bool {
+    match &mut b.metrics {
+        Some(m) if !m.omitted && m.error.is_none() => {
+            m.omitted = true;
+            m.changes.clear();
+            m.failed.clear();
+            true
+        }
+        _ => false,
+    }
+}
+
 fn drop_oldest_message(b: &mut Brief) -> bool {
     b.mail.shown.pop().is_some()
 }
@@ -109,13 +127,17 @@ fn omissions(b: &Brief) -> Vec<String> {
         };
         left_out.push(format!("{part} (`cat {}`)", s.path.display()));
     }
+    if b.metrics.as_ref().is_some_and(|m| m.omitted) {
+        left_out.push("the metrics (`agent-handover metrics`)".to_string());
+    }
     left_out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::brief::{CurrentState, Mail, Recovery, RecoveryState};
+    use crate::brief::{CurrentState, Mail, Metrics, Recovery, RecoveryState};
+    use crate::engine::metrics::Change;
     use crate::inbox::MessageSummary;
 
     fn brief(max_tokens: usize, unread: usize, state_lines: usize) -> Brief {
@@ -161,6 +183,7 @@ mod tests {
                 truncated: false,
                 error: None,
             },
+            metrics: None,
             next_steps: vec!["Continue.".into()],
             omitted: Vec::new(),
         }
@@ -225,5 +248,66 @@ mod tests {
                 && md.contains("## 4. Next step")
                 && md.contains("Continue.")
         );
+    }
+
+    #[test]
+    fn metrics_are_shown_before_the_next_step_and_cut_after_the_state() {
+        let mut b = brief(1500, 2, 10);
+        b.metrics = Some(Metrics {
+            run_id: Some("20261121-100000-aaaa".into()),
+            started_at: Some("2026-11-21T10:00:00.000000+00:00".into()),
+            changes: vec![Change {
+                name: "passed".into(),
+                value: Some(30.0),
+                previous: Some(25.0),
+            }],
+            failed: vec!["tests failed (exit 1)".into()],
+            omitted: false,
+            error: None,
+        });
+        fit(&mut b);
+        let md = b.to_markdown();
+        let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h:?} in\n{md}"));
+        assert!(at("## 3. Current state") < at("## 4. Metrics"));
+        assert!(at("## 4. Metrics") < at("## 5. Next step"));
+        assert!(
+            md.contains("handover of 2026-11-21T10:00 (`20261121-100000-aaaa`)"),
+            "{md}"
+        );
+        assert!(md.contains("\n- passed 30 (+5)\n"), "{md}");
+        assert!(md.contains("- **Failed:** tests failed (exit 1);"), "{md}");
+
+        // Tighter and tighter: the state goes before the metrics, the
+        // metrics before any message.
+        let mut cut = false;
+        for max_tokens in (50..estimate_tokens(&md)).rev().step_by(5) {
+            let mut small = b.clone();
+            small.max_tokens = max_tokens;
+            fit(&mut small);
+            let omitted = small.metrics.as_ref().unwrap().omitted;
+            assert!(
+                !omitted || small.current_state.text.is_none(),
+                "{max_tokens}"
+            );
+            assert!(omitted || small.mail.shown.len() == 2, "{max_tokens}");
+            if omitted {
+                cut = true;
+                assert!(small.metrics.as_ref().unwrap().changes.is_empty());
+                assert!(
+                    small
+                        .omitted
+                        .iter()
+                        .any(|o| o.contains("`agent-handover metrics`")),
+                    "{:?}",
+                    small.omitted
+                );
+                let md = small.to_markdown();
+                assert!(
+                    md.contains("## 4. Metrics\n\nLeft out to fit the budget"),
+                    "{md}"
+                );
+            }
+        }
+        assert!(cut, "some budget cuts the metrics");
     }
 }

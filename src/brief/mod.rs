@@ -4,16 +4,20 @@
 //!    automation paused, was a run abandoned, is the checkpoint unreadable?
 //! 2. **Messages**: how many unread messages this agent has, and the newest few.
 //! 3. **Current state**: `memory/layer2/current-state.md`.
-//! 4. **Next step**: what to do first, derived from the above.
+//! 4. **Metrics**: the numbers the latest handover measured (`[[metric]]`),
+//!    with their change since the one before; only when some were measured,
+//!    and then the next step's number moves up by one.
+//! 5. **Next step**: what to do first, derived from the above.
 //!
 //! It reads only what it shows: the checkpoint, the PAUSE files, the names in
-//! the agent's two queues plus the newest few messages, and the current
-//! state. A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
+//! the agent's two queues plus the newest few messages, the current state,
+//! and the run records (for the metrics). A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
 //! token of Markdown) trims the least important parts first and records what
 //! it left out ([`budget`]). Problems reading the inbox or the current state
 //! are shown in their section rather than failing the brief.
 
 mod budget;
+mod measured;
 mod recovery;
 mod render;
 
@@ -26,6 +30,7 @@ use crate::error::Result;
 use crate::inbox::{Inbox, MessageSummary, check_agent};
 use crate::memory::MemoryStore;
 use crate::workspace::Workspace;
+pub use measured::Metrics;
 pub use recovery::{Recovery, RecoveryState};
 
 /// Default token budget of a brief.
@@ -53,7 +58,9 @@ pub struct Brief {
     pub mail: Mail,
     /// 3: the current state.
     pub current_state: CurrentState,
-    /// 4: what to do, most urgent first.
+    /// 4: the latest measured numbers; `None` when nothing was ever measured.
+    pub metrics: Option<Metrics>,
+    /// 5 (4 without metrics): what to do, most urgent first.
     pub next_steps: Vec<String>,
     /// What was left out, each with the command that shows it.
     pub omitted: Vec<String>,
@@ -110,6 +117,7 @@ pub fn brief(ws: &Workspace, agent: &str, max_tokens: usize) -> Result<Brief> {
         recovery,
         mail,
         current_state: gather_state(ws),
+        metrics: measured::gather(ws),
         next_steps,
         omitted: Vec::new(),
     };

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::recovery::{Recovery, RecoveryState};
-use super::{Brief, CurrentState, Mail};
+use super::{Brief, CurrentState, Mail, Metrics};
 
 /// Render `b` as the Markdown an agent reads.
 pub fn markdown(b: &Brief) -> String {
@@ -14,13 +14,23 @@ pub fn markdown(b: &Brief) -> String {
         b.estimated_tokens,
         b.max_tokens
     );
-    out += "## 1. Recovery\n\n";
+    let mut number = 0;
+    let mut heading = |out: &mut String, title: &str| {
+        number += 1;
+        let gap = if number == 1 { "" } else { "\n" };
+        let _ = write!(out, "{gap}## {number}. {title}\n\n");
+    };
+    heading(&mut out, "Recovery");
     recovery(&mut out, &b.recovery);
-    let _ = write!(out, "\n## 2. Messages for {}\n\n", b.agent);
+    heading(&mut out, &format!("Messages for {}", b.agent));
     mail(&mut out, &b.mail);
-    out += "\n## 3. Current state\n\n";
+    heading(&mut out, "Current state");
     state(&mut out, &b.current_state);
-    out += "\n## 4. Next step\n\n";
+    if let Some(m) = &b.metrics {
+        heading(&mut out, "Metrics");
+        metrics(&mut out, m);
+    }
+    heading(&mut out, "Next step");
     for (i, step) in b.next_steps.iter().enumerate() {
         let _ = writeln!(out, "{}. {step}", i + 1);
     }
@@ -157,6 +167,41 @@ fn state(out: &mut String, s: &CurrentState) {
             out,
             "\n_… cut at line {} of {}; the rest is in the file._",
             s.shown_lines, s.total_lines
+        );
+    }
+}
+
+fn metrics(out: &mut String, m: &Metrics) {
+    if let Some(e) = &m.error {
+        let _ = writeln!(out, "**The run records cannot be read:** {e}");
+        return;
+    }
+    if m.omitted {
+        out.push_str("Left out to fit the budget: `agent-handover metrics`.\n");
+        return;
+    }
+    let when = m
+        .started_at
+        .as_deref()
+        .map(|t| format!(" of {}", t.get(..16).unwrap_or(t)))
+        .unwrap_or_default();
+    let run = m
+        .run_id
+        .as_deref()
+        .map(|id| format!(" (`{id}`)"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Measured by the handover{when}{run}; the change since the one before in parentheses:\n"
+    );
+    for c in &m.changes {
+        let _ = writeln!(out, "- {}", c.describe());
+    }
+    if !m.failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **Failed:** {}; its numbers may be missing or partial.",
+            m.failed.join("; ")
         );
     }
 }

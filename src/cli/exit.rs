@@ -12,7 +12,8 @@ pub const UNREADABLE: u8 = 3;
 pub const PAUSED: u8 = 4;
 /// Another process is executing the handover.
 pub const BUSY: u8 = 5;
-/// A step needs a human decision (`retry` or `abandon`).
+/// A step needs a human decision (`retry` or `abandon`), or a pending
+/// handover must be resumed or abandoned first.
 pub const NEEDS_HUMAN: u8 = 6;
 /// A handoff scored below the minimum (`lint --min-score`; `run --min-score` refused it).
 pub const BELOW_MIN_SCORE: u8 = 7;
@@ -32,7 +33,7 @@ Exit codes:
   3   a state file is corrupt, too large or from a newer version (left untouched)
   4   paused: a PAUSE file exists
   5   busy: another process is executing the handover
-  6   a step needs a human decision (agent-handover retry STEP, or abandon)
+  6   a human decision is needed (retry STEP, resume, or abandon)
   7   the handoff scores below --min-score (lint; run refused it, nothing written)
   64  usage error    74  I/O error    78  config error";
 
@@ -42,7 +43,7 @@ pub fn code_for(error: &Error) -> u8 {
         Error::Corrupt { .. } | Error::FutureVersion { .. } | Error::TooLarge { .. } => UNREADABLE,
         Error::Paused { .. } => PAUSED,
         Error::Busy { .. } => BUSY,
-        Error::NeedsHuman { .. } => NEEDS_HUMAN,
+        Error::NeedsHuman { .. } | Error::HandoverInProgress { .. } => NEEDS_HUMAN,
         Error::BelowMinScore { .. } => BELOW_MIN_SCORE,
         Error::Io { .. } => IO,
         Error::Config { .. }

@@ -161,6 +161,7 @@ fn history_line(r: &RunSummary) -> String {
     line
 }
 
-fn short_time(rfc3339: &str) -> &str {
+/// The first 16 characters of a timestamp: `2026-11-21T10:00`.
+pub fn short_time(rfc3339: &str) -> &str {
     rfc3339.get(..16).unwrap_or(rfc3339)
 }

@@ -2,12 +2,14 @@
 //! in its own file and only formats what the library returns.
 
 mod brief;
+mod compact;
 mod demo;
 mod exit;
 mod inbox;
 mod inspect;
 mod install;
 mod manage;
+mod metrics;
 mod output;
 mod quality;
 mod running;
@@ -126,6 +128,10 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
+    /// Fold older months of layer-1 notes into layer-3 archives, then apply [retention].
+    Compact(compact::CompactArgs),
+    /// The numbers each handover measured (see [[metric]] in handover.toml), per session.
+    Metrics(metrics::MetricsArgs),
     /// Versions of current-state.md across sessions: list them, diff any two.
     State(state::StateArgs),
     /// Score a handoff 0-100 and list its findings (default: the current state).
@@ -196,6 +202,8 @@ pub fn main() -> ExitCode {
         } => manage::pause(&target, global, reason.as_deref(), out),
         Command::Unpause { global, target } => manage::unpause(&target, global, out),
         Command::History { limit, target } => inspect::history(&target, limit, out),
+        Command::Compact(args) => compact::compact(&args, out),
+        Command::Metrics(args) => metrics::metrics(&args, out),
         Command::State(args) => state::state(&args, out),
         Command::Lint(args) => quality::lint(&args, out),
         Command::Template(args) => quality::template(&args, out),

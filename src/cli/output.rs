@@ -61,6 +61,7 @@ fn error_kind(error: &Error) -> &'static str {
         Error::StepFailed { .. } => "step_failed",
         Error::NeedsHuman { .. } => "needs_human",
         Error::NoSuchRun(_) => "no_such_run",
+        Error::HandoverInProgress { .. } => "handover_in_progress",
         Error::BelowMinScore { .. } => "below_min_score",
         Error::UnknownStep { .. } => "unknown_step",
         Error::UnknownVersion { .. } => "unknown_version",

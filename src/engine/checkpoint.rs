@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::metrics::MetricsSample;
 use super::plan::StepSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
@@ -103,7 +104,7 @@ pub fn host_name() -> String {
 }
 
 /// Everything we know about one step of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
     /// Current state.
     pub state: StepState,
@@ -125,6 +126,9 @@ pub struct StepRecord {
     /// What the step produced (e.g. the note's path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The numbers a `metrics` step measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<MetricsSample>,
 }
 
 impl StepRecord {
@@ -138,6 +142,7 @@ impl StepRecord {
             finished_at: None,
             owner: None,
             output: None,
+            metrics: None,
         }
     }
 

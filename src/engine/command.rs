@@ -1,17 +1,147 @@
-//! Running a `command` step: a program with arguments (no shell), its output
-//! captured (last 4 KiB of each stream), run in its own process group that is
-//! killed whole after a timeout, and — on Linux — killed with its parent, so a
-//! crashed handover does not leave the step running while a resumer starts it
-//! again. (Only the direct child gets that parent-death signal: a step that
+//! Running a program with arguments (no shell) in its own process group that
+//! is killed whole after a timeout, and — on Linux — killed with its parent,
+//! so a crashed handover does not leave a step running while a resumer starts
+//! it again. (Only the direct child gets that parent-death signal: a step that
 //! forks long-lived grandchildren should be marked non-idempotent.)
+//!
+//! [`capture`] returns how the process ended and the tail of its output, up
+//! to a bound per stream (both streams through one pipe with
+//! [`Streams::Merged`], so their lines keep their order); [`run`] is the
+//! `command` step on top of it, keeping the last 4 KiB of each stream.
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-const TAIL_BYTES: usize = 4096;
+/// Bytes of each stream a `command` step keeps (and an error message quotes).
+pub const TAIL_BYTES: usize = 4096;
+
+/// Where a command's stdout and stderr go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streams {
+    /// Each into its own buffer.
+    Separate,
+    /// Both into [`Captured::stdout`], interleaved as written.
+    Merged,
+}
+
+/// How a command ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// It exited (or was killed by a signal other than ours).
+    Exited(ExitStatus),
+    /// It outlived its timeout and its process group was killed.
+    TimedOut(Duration),
+    /// Waiting for it failed.
+    WaitFailed(String),
+}
+
+/// A finished command: how it ended and the tail of its output.
+#[derive(Debug)]
+pub struct Captured {
+    /// How it ended.
+    pub ended: Ended,
+    /// The last bytes of its stdout (of both streams with [`Streams::Merged`]).
+    pub stdout: Vec<u8>,
+    /// The last bytes of its stderr (empty with [`Streams::Merged`]).
+    pub stderr: Vec<u8>,
+    /// Whether the start of a stream was dropped to keep within the bound.
+    pub truncated: bool,
+}
+
+impl Captured {
+    /// Its exit code, when it exited normally.
+    pub fn exit_code(&self) -> Option<i32> {
+        match &self.ended {
+            Ended::Exited(status) => status.code(),
+            _ => None,
+        }
+    }
+
+    /// `None` when it exited 0; otherwise why it failed, with the last
+    /// [`TAIL_BYTES`] of its stderr (or stdout) so the error is actionable.
+    pub fn failure(&self) -> Option<String> {
+        let status = match &self.ended {
+            Ended::Exited(s) if s.success() => return None,
+            Ended::Exited(s) => s,
+            Ended::TimedOut(t) => {
+                return Some(format!("timed out after {}s and was killed", t.as_secs()));
+            }
+            Ended::WaitFailed(e) => return Some(e.clone()),
+        };
+        let code = status.code().map_or_else(
+            || "killed by a signal".to_string(),
+            |c| format!("exit status {c}"),
+        );
+        let stream = if self.stderr.iter().all(u8::is_ascii_whitespace) {
+            &self.stdout
+        } else {
+            &self.stderr
+        };
+        let tail = String::from_utf8_lossy(&stream[stream.len().saturating_sub(TAIL_BYTES)..]);
+        let detail = tail.trim();
+        Some(if detail.is_empty() {
+            code
+        } else {
+            format!("{code}: {detail}")
+        })
+    }
+}
+
+/// Run `argv` in `cwd` with extra environment `env`, keeping the last
+/// `max_bytes` of each stream; `Err` only when it cannot be started.
+pub fn capture(
+    argv: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    env: &[(&str, &str)],
+    streams: Streams,
+    max_bytes: usize,
+) -> Result<Captured, String> {
+    let (program, args) = argv.split_first().ok_or("empty argv")?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .envs(env.iter().copied());
+    let cannot_start =
+        |e: std::io::Error| format!("cannot start {program:?} in {}: {e}", cwd.display());
+    // With a merged pipe, `cmd` holds the write ends until it is dropped.
+    let merged = match streams {
+        Streams::Separate => {
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            None
+        }
+        Streams::Merged => {
+            let (reader, writer) = std::io::pipe().map_err(cannot_start)?;
+            let writer2 = writer.try_clone().map_err(cannot_start)?;
+            cmd.stdout(writer).stderr(writer2);
+            Some(reader)
+        }
+    };
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    die_with_parent(&mut cmd);
+    let spawned = cmd.spawn();
+    drop(cmd);
+    let mut child = spawned.map_err(cannot_start)?;
+    let stdout = match merged {
+        Some(reader) => tail_reader(Some(reader), max_bytes),
+        None => tail_reader(child.stdout.take(), max_bytes),
+    };
+    let stderr = tail_reader(child.stderr.take(), max_bytes);
+    let ended = wait_with_timeout(&mut child, timeout)
+        .unwrap_or_else(|e| Ended::WaitFailed(format!("waiting for {program:?}: {e}")));
+    let (stdout, cut_out) = join_tail(stdout);
+    let (stderr, cut_err) = join_tail(stderr);
+    Ok(Captured {
+        ended,
+        stdout,
+        stderr,
+        truncated: cut_out || cut_err,
+    })
+}
 
 /// Run `argv` in `cwd` with extra environment `env`.
 ///
@@ -23,65 +153,28 @@ pub fn run(
     timeout: Duration,
     env: &[(&str, &str)],
 ) -> Result<String, String> {
-    let (program, args) = argv.split_first().ok_or("empty argv")?;
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .envs(env.iter().copied());
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    die_with_parent(&mut cmd);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start {program:?} in {}: {e}", cwd.display()))?;
-    let stdout = tail_reader(child.stdout.take());
-    let stderr = tail_reader(child.stderr.take());
-    let status = wait_with_timeout(&mut child, timeout);
-    let (out, err) = (join_tail(stdout), join_tail(stderr));
-    match status {
-        None => Err(format!(
-            "timed out after {}s and was killed",
-            timeout.as_secs()
-        )),
-        Some(Ok(s)) if s.success() => Ok(format!("{program} exited 0")),
-        Some(Ok(s)) => {
-            let detail = if err.trim().is_empty() { out } else { err };
-            let detail = detail.trim();
-            let code = s.code().map_or_else(
-                || "killed by a signal".to_string(),
-                |c| format!("exit status {c}"),
-            );
-            Err(if detail.is_empty() {
-                code
-            } else {
-                format!("{code}: {detail}")
-            })
-        }
-        Some(Err(e)) => Err(format!("waiting for {program:?}: {e}")),
+    let captured = capture(argv, cwd, timeout, env, Streams::Separate, TAIL_BYTES)?;
+    match captured.failure() {
+        None => Ok(format!("{} exited 0", argv[0])),
+        Some(why) => Err(why),
     }
 }
 
-fn wait_with_timeout(
-    child: &mut Child,
-    timeout: Duration,
-) -> Option<std::io::Result<std::process::ExitStatus>> {
+fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Ended> {
     let deadline = Instant::now() + timeout;
     let mut nap = Duration::from_micros(500);
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(Ok(status)),
-            Ok(None) if Instant::now() >= deadline => {
+        match child.try_wait()? {
+            Some(status) => return Ok(Ended::Exited(status)),
+            None if Instant::now() >= deadline => {
                 kill_group(child);
                 let _ = child.wait();
-                return None;
+                return Ok(Ended::TimedOut(timeout));
             }
-            Ok(None) => {
+            None => {
                 std::thread::sleep(nap);
                 nap = (nap * 2).min(Duration::from_millis(20));
             }
-            Err(e) => return Some(Err(e)),
         }
     }
 }
@@ -95,30 +188,34 @@ fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-fn tail_reader<R: Read + Send + 'static>(stream: Option<R>) -> Option<JoinHandle<Vec<u8>>> {
+/// Read `stream` to its end on a thread, keeping its last `max_bytes` and
+/// whether anything before them was dropped.
+fn tail_reader<R: Read + Send + 'static>(
+    stream: Option<R>,
+    max_bytes: usize,
+) -> Option<JoinHandle<(Vec<u8>, bool)>> {
     let mut stream = stream?;
     Some(std::thread::spawn(move || {
         let mut tail = Vec::new();
+        let mut dropped = false;
         let mut buf = [0u8; 8192];
         while let Ok(n) = stream.read(&mut buf) {
             if n == 0 {
                 break;
             }
             tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 2 * TAIL_BYTES {
-                tail.drain(..tail.len() - TAIL_BYTES);
+            if tail.len() > 2 * max_bytes {
+                tail.drain(..tail.len() - max_bytes);
+                dropped = true;
             }
         }
-        let start = tail.len().saturating_sub(TAIL_BYTES);
-        tail.split_off(start)
+        let start = tail.len().saturating_sub(max_bytes);
+        (tail.split_off(start), dropped || start > 0)
     }))
 }
 
-fn join_tail(handle: Option<JoinHandle<Vec<u8>>>) -> String {
-    handle
-        .and_then(|h| h.join().ok())
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
+fn join_tail(handle: Option<JoinHandle<(Vec<u8>, bool)>>) -> (Vec<u8>, bool) {
+    handle.and_then(|h| h.join().ok()).unwrap_or_default()
 }
 
 #[cfg(target_os = "linux")]
@@ -178,5 +275,40 @@ mod tests {
             "{}",
             &err[err.len() - 20..]
         );
+    }
+
+    #[test]
+    fn merged_output_keeps_its_order_and_its_bound() {
+        let cwd = std::env::temp_dir();
+        let t = Duration::from_secs(10);
+        let c = capture(
+            &sh("echo one; echo two >&2; echo three; exit 4"),
+            &cwd,
+            t,
+            &[],
+            Streams::Merged,
+            1 << 20,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8_lossy(&c.stdout), "one\ntwo\nthree\n");
+        assert!(c.stderr.is_empty() && !c.truncated);
+        assert_eq!(c.exit_code(), Some(4));
+        assert_eq!(c.failure().unwrap(), "exit status 4: one\ntwo\nthree");
+
+        let c = capture(&sh("seq 1 100000"), &cwd, t, &[], Streams::Merged, 1000).unwrap();
+        assert!(c.truncated && c.stdout.len() == 1000 && c.failure().is_none());
+        assert!(c.stdout.ends_with(b"99999\n100000\n"));
+
+        let c = capture(
+            &sh("echo partial; sleep 5"),
+            &cwd,
+            Duration::from_millis(200),
+            &[],
+            Streams::Merged,
+            1000,
+        )
+        .unwrap();
+        assert!(matches!(c.ended, Ended::TimedOut(_)) && c.exit_code().is_none());
+        assert_eq!(c.stdout, b"partial\n");
     }
 }

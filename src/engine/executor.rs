@@ -16,6 +16,7 @@
 //! write, and so are "last step done" and "run completed".
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::Duration;
 
 use chrono::{Local, Utc};
@@ -26,11 +27,15 @@ use super::checkpoint::{
 };
 use super::command;
 use super::lock::RunLock;
+use super::metrics::{self, MetricsSample};
 use super::pause::ensure_not_paused;
 use super::plan::{Inputs, RunRequest, StepAction, StepSpec};
+use super::retention;
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::memory::MemoryStore;
+use crate::memory::compact;
+use crate::memory::month::YearMonth;
 use crate::workspace::{MemoryLayout, Workspace};
 
 /// What a library step sees when it runs.
@@ -368,6 +373,12 @@ impl Engine {
                     };
                     dirs.extend(layout.current_state().parent().map(Into::into));
                 }
+                StepAction::Compact { memory_dir, .. } => {
+                    let layout = MemoryLayout {
+                        root: memory_dir.clone(),
+                    };
+                    dirs.push(layout.layer3_dir());
+                }
                 _ => {}
             }
         }
@@ -438,9 +449,10 @@ impl Engine {
             record.owner = Some(Owner::current());
             cp.save(&self.ws.checkpoint)?;
 
-            let outcome = self.run_step(spec, inputs, &run_id);
+            let (outcome, metrics) = self.run_step(spec, inputs, &run_id);
             let record = cp.step_records.get_mut(&spec.name).expect("inserted above");
             record.finished_at = Some(Utc::now());
+            record.metrics = metrics;
             match outcome {
                 Ok(output) => {
                     record.state = StepState::Done;
@@ -480,11 +492,36 @@ impl Engine {
         }
     }
 
+    /// Run one step: its outcome (`Ok` with a short description of what it
+    /// did) and, for a `metrics` step, the numbers it measured.
     fn run_step(
         &mut self,
         spec: &StepSpec,
         inputs: &Inputs,
         run_id: &str,
+    ) -> (
+        std::result::Result<Option<String>, String>,
+        Option<MetricsSample>,
+    ) {
+        let env = [
+            ("AGENT_HANDOVER_RUN_ID", run_id),
+            ("AGENT_HANDOVER_STEP", spec.name.as_str()),
+        ];
+        if let StepAction::Metrics { probes, cwd } = &spec.action {
+            return match metrics::run_probes(probes, cwd, &env) {
+                Ok(sample) => (Ok(Some(sample.describe())), Some(sample)),
+                Err((message, sample)) => (Err(message), Some(sample)),
+            };
+        }
+        (self.run_plain_step(spec, inputs, run_id, &env), None)
+    }
+
+    fn run_plain_step(
+        &mut self,
+        spec: &StepSpec,
+        inputs: &Inputs,
+        run_id: &str,
+        env: &[(&str, &str)],
     ) -> std::result::Result<Option<String>, String> {
         let store = |memory_dir: &std::path::Path| {
             MemoryStore::new(
@@ -518,16 +555,22 @@ impl Engine {
                 cwd,
                 timeout_secs,
                 ..
-            } => command::run(
-                argv,
-                cwd,
-                Duration::from_secs(*timeout_secs),
-                &[
-                    ("AGENT_HANDOVER_RUN_ID", run_id),
-                    ("AGENT_HANDOVER_STEP", &spec.name),
-                ],
-            )
-            .map(Some),
+            } => command::run(argv, cwd, Duration::from_secs(*timeout_secs), env).map(Some),
+            StepAction::Compact {
+                memory_dir,
+                before,
+                month,
+                date,
+            } => compact_step(memory_dir, *before, *month, *date)
+                .map(Some)
+                .map_err(|e| e.to_string()),
+            StepAction::Prune { policy } => retention::plan(&self.ws, policy, Some(run_id))
+                .and_then(|plan| {
+                    retention::apply(&plan)?;
+                    Ok(Some(plan.describe("removed")))
+                })
+                .map_err(|e| e.to_string()),
+            StepAction::Metrics { .. } => unreachable!("handled by run_step"),
             StepAction::Library { .. } => {
                 let step = self
                     .library_steps
@@ -541,6 +584,45 @@ impl Engine {
             }
         }
     }
+}
+
+/// Fold the chosen months of layer 1 into layer 3; a one-line account.
+fn compact_step(
+    memory_dir: &Path,
+    before: YearMonth,
+    only: Option<YearMonth>,
+    date: chrono::NaiveDate,
+) -> Result<String> {
+    let layout = MemoryLayout {
+        root: memory_dir.to_path_buf(),
+    };
+    let months = match only {
+        Some(month) => vec![month],
+        None => compact::layer1_months(&layout)?
+            .into_iter()
+            .filter(|m| *m < before)
+            .collect(),
+    };
+    let (mut appended, mut removed, mut skipped) = (0, 0, 0);
+    for month in &months {
+        let report = compact::compact_month(&layout, *month, date)?;
+        appended += report.appended();
+        removed += report.removed;
+        skipped += report.skipped.len();
+    }
+    let mut summary = format!(
+        "{} month{}: {appended} note{} archived, {removed} removed from layer 1",
+        months.len(),
+        if months.len() == 1 { "" } else { "s" },
+        if appended == 1 { "" } else { "s" },
+    );
+    if skipped > 0 {
+        summary.push_str(&format!(
+            "; {skipped} file{} left in layer 1 (see `agent-handover compact --dry-run`)",
+            if skipped == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(summary)
 }
 
 /// A new, time-sortable run id: `YYYYMMDD-HHMMSS-xxxx`.

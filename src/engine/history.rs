@@ -63,6 +63,21 @@ impl RunSummary {
 ///
 /// Unreadable records are reported, not skipped silently.
 pub fn list_runs(ws: &Workspace, limit: usize) -> Result<Vec<RunSummary>> {
+    let mut runs: Vec<RunSummary> = load_runs(ws)?.iter().filter_map(RunSummary::of).collect();
+    runs.sort_by(|a, b| {
+        b.started_at
+            .cmp(&a.started_at)
+            .then_with(|| b.run_id.cmp(&a.run_id))
+    });
+    runs.truncate(limit);
+    Ok(runs)
+}
+
+/// The record of every run with an id, once each, in no particular order:
+/// the current checkpoint (in progress, or finished without an archived
+/// record: finished by 0.5.1, or a crash between completing and archiving)
+/// and the archived records in `runs/`. Unreadable records are errors.
+pub fn load_runs(ws: &Workspace) -> Result<Vec<Checkpoint>> {
     let records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -71,24 +86,16 @@ pub fn list_runs(ws: &Workspace, limit: usize) -> Result<Vec<RunSummary>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io("list", ws.runs_dir(), e)),
     };
-    // The current run first: in progress, or finished without an archived
-    // record (finished by 0.5.1, or a crash between completing and archiving).
-    let mut runs: Vec<RunSummary> = RunSummary::of(&Checkpoint::load(&ws.checkpoint)?)
+    let mut runs: Vec<Checkpoint> = Some(Checkpoint::load(&ws.checkpoint)?)
+        .filter(|cp| cp.run_id.is_some())
         .into_iter()
         .collect();
     for path in records {
-        if let Some(summary) = RunSummary::of(&Checkpoint::load(&path)?)
-            && !runs.iter().any(|r| r.run_id == summary.run_id)
-        {
-            runs.push(summary);
+        let cp = Checkpoint::load(&path)?;
+        if cp.run_id.is_some() && !runs.iter().any(|r| r.run_id == cp.run_id) {
+            runs.push(cp);
         }
     }
-    runs.sort_by(|a, b| {
-        b.started_at
-            .cmp(&a.started_at)
-            .then_with(|| b.run_id.cmp(&a.run_id))
-    });
-    runs.truncate(limit);
     Ok(runs)
 }
 

@@ -6,8 +6,11 @@ pub mod command;
 pub mod executor;
 pub mod history;
 pub mod lock;
+pub mod maintenance;
+pub mod metrics;
 pub mod pause;
 pub mod plan;
+pub mod retention;
 pub mod snapshot;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};

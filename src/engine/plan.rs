@@ -8,9 +8,13 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use super::maintenance::compaction_cutoff;
+use super::metrics::{MetricProbe, probes_from_config};
+use super::retention::RetentionPolicy;
 use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::memory::month::YearMonth;
 use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
 
@@ -20,8 +24,25 @@ pub const SESSION_NOTE: &str = "session_note";
 pub const CURRENT_STATE: &str = "current_state";
 /// Name of the built-in publish step.
 pub const PUBLISH: &str = "publish";
+/// Name of the built-in layer-3 compaction step.
+pub const COMPACT: &str = "compact";
+/// Name of the built-in retention step.
+pub const PRUNE: &str = "prune";
+/// Name of the built-in metrics step.
+pub const METRICS: &str = "metrics";
+/// Every built-in step name, which a `[[command]]` cannot take.
+pub const BUILT_IN_STEPS: [&str; 6] = [
+    METRICS,
+    SESSION_NOTE,
+    CURRENT_STATE,
+    COMPACT,
+    PRUNE,
+    PUBLISH,
+];
 /// Default timeout of a command step.
 pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 600;
+/// Months kept in layer 1 by default: the current one.
+pub const DEFAULT_KEEP_MONTHS: u32 = 1;
 
 /// One step of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +92,30 @@ pub enum StepAction {
         /// Kill it after this long.
         timeout_secs: u64,
     },
+    /// Fold older months of layer-1 notes into their layer-3 archives.
+    Compact {
+        /// Memory root.
+        memory_dir: PathBuf,
+        /// Fold every month before this one...
+        before: YearMonth,
+        /// ...or only this one (the `compact` command stages a step per month).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        month: Option<YearMonth>,
+        /// The date written in the archives' headers.
+        date: NaiveDate,
+    },
+    /// Delete current-state versions and past runs beyond the retention counts.
+    Prune {
+        /// What to keep.
+        policy: RetentionPolicy,
+    },
+    /// Run the metric probes and record their numbers with the run.
+    Metrics {
+        /// The commands and their patterns.
+        probes: Vec<MetricProbe>,
+        /// Working directory.
+        cwd: PathBuf,
+    },
     /// A step implemented by a Rust closure registered with the executor.
     Library {
         /// Whether re-running it after a crash is harmless.
@@ -82,7 +127,11 @@ impl StepAction {
     /// Whether an interrupted attempt may simply be run again.
     pub fn is_idempotent(&self) -> bool {
         match self {
-            StepAction::SessionNote { .. } | StepAction::CurrentState { .. } => true,
+            StepAction::SessionNote { .. }
+            | StepAction::CurrentState { .. }
+            | StepAction::Compact { .. }
+            | StepAction::Prune { .. }
+            | StepAction::Metrics { .. } => true,
             StepAction::Publish { backend, .. } => backend.is_idempotent(),
             StepAction::Command { idempotent, .. } | StepAction::Library { idempotent } => {
                 *idempotent
@@ -106,6 +155,9 @@ impl StepAction {
             StepAction::CurrentState { .. } => "current_state",
             StepAction::Publish { .. } => "publish",
             StepAction::Command { .. } => "command",
+            StepAction::Compact { .. } => "compact",
+            StepAction::Prune { .. } => "prune",
+            StepAction::Metrics { .. } => "metrics",
             StepAction::Library { .. } => "library",
         }
     }
@@ -181,6 +233,14 @@ impl RunRequest {
     }
 }
 
+/// The `[retention]` counts of the workspace's config.
+pub fn retention_policy(ws: &Workspace) -> RetentionPolicy {
+    RetentionPolicy {
+        state_versions: ws.config.retention.state_versions,
+        runs: ws.config.retention.runs,
+    }
+}
+
 /// Command-line overrides of `run`, as in 0.5.1.
 #[derive(Debug, Clone, Default)]
 pub struct RunOverrides {
@@ -228,7 +288,21 @@ pub fn plan_from_config(
         .unwrap_or_else(|| format!("handover: {} session", ws.tag));
 
     let memory_dir = ws.memory.root.clone();
-    let mut available: Vec<StepSpec> = vec![
+    let probes = probes_from_config(&cfg.metrics).map_err(|e| Error::config(cfg_path, e))?;
+    let mut available: Vec<StepSpec> = Vec::new();
+    let mut default_order: Vec<&str> = Vec::new();
+    if !probes.is_empty() {
+        default_order.push(METRICS);
+    }
+    available.push(StepSpec {
+        name: METRICS.into(),
+        action: StepAction::Metrics {
+            probes,
+            cwd: ws.root.clone(),
+        },
+    });
+    default_order.extend([SESSION_NOTE, CURRENT_STATE]);
+    available.extend([
         StepSpec {
             name: SESSION_NOTE.into(),
             action: StepAction::SessionNote {
@@ -240,12 +314,22 @@ pub fn plan_from_config(
         StepSpec {
             name: CURRENT_STATE.into(),
             action: StepAction::CurrentState {
-                memory_dir,
+                memory_dir: memory_dir.clone(),
                 date: today,
             },
         },
-    ];
+    ]);
     for c in &cfg.commands {
+        if BUILT_IN_STEPS.contains(&c.name.as_str()) {
+            return Err(Error::config(
+                cfg_path,
+                format!(
+                    "[[command]] {:?} has the name of a built-in step; the built-in names are {}, so pick another",
+                    c.name,
+                    BUILT_IN_STEPS.join(", ")
+                ),
+            ));
+        }
         if c.argv.is_empty() {
             return Err(Error::config(
                 cfg_path,
@@ -261,18 +345,43 @@ pub fn plan_from_config(
                 timeout_secs: c.timeout_secs.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECS),
             },
         });
+        default_order.push(&c.name);
+    }
+    available.push(StepSpec {
+        name: COMPACT.into(),
+        action: StepAction::Compact {
+            memory_dir,
+            before: compaction_cutoff(ws, today)?,
+            month: None,
+            date: today,
+        },
+    });
+    if cfg.compaction.auto {
+        default_order.push(COMPACT);
+    }
+    let policy = retention_policy(ws);
+    available.push(StepSpec {
+        name: PRUNE.into(),
+        action: StepAction::Prune { policy },
+    });
+    if policy.is_set() {
+        default_order.push(PRUNE);
     }
     available.push(StepSpec {
         name: PUBLISH.into(),
         action: StepAction::Publish { backend, message },
     });
+    default_order.push(PUBLISH);
 
-    let plan = match &cfg.handover.steps {
-        None => available,
-        Some(order) => order
+    let order: Vec<&str> = match &cfg.handover.steps {
+        None => default_order,
+        Some(order) => order.iter().map(String::as_str).collect(),
+    };
+    let plan = {
+        order
             .iter()
             .map(|name| {
-                available.iter().find(|s| &s.name == name).cloned().ok_or_else(|| {
+                available.iter().find(|s| s.name == *name).cloned().ok_or_else(|| {
                     let known: Vec<_> = available.iter().map(|s| s.name.as_str()).collect();
                     Error::config(
                         cfg_path,
@@ -280,7 +389,7 @@ pub fn plan_from_config(
                     )
                 })
             })
-            .collect::<Result<_>>()?,
+            .collect::<Result<Vec<_>>>()?
     };
     let request = RunRequest {
         plan,
@@ -388,7 +497,7 @@ mod tests {
             plan_from_config(&ws, &RunOverrides::default(), today())
                 .unwrap_err()
                 .to_string()
-                .contains("twice")
+                .contains("built-in step")
         );
     }
 

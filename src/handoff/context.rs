@@ -13,6 +13,7 @@ use crate::fsx;
 use crate::inbox::Inbox;
 use crate::memory::MAX_MEMORY_FILE_BYTES;
 use crate::memory::history::StateHistory;
+use crate::memory::note_name::NoteName;
 use crate::workspace::Workspace;
 
 /// Default token budget of a handoff: a briefing, not a transcript.
@@ -145,7 +146,11 @@ fn newest_note_before(layer1: &Path, today: NaiveDate) -> Option<PathBuf> {
         };
         for file in files.flatten() {
             let name = file.file_name();
-            let Some(key) = name.to_str().and_then(note_key) else {
+            let Some(key) = name
+                .to_str()
+                .and_then(NoteName::parse)
+                .map(|n| (n.date, n.n))
+            else {
                 continue;
             };
             if key.0 < today && best.as_ref().is_none_or(|(b, _)| key > *b) {
@@ -154,25 +159,6 @@ fn newest_note_before(layer1: &Path, today: NaiveDate) -> Option<PathBuf> {
         }
     }
     best.map(|(_, path)| path)
-}
-
-/// `(date, n)` of a note named `<tag>-YYYY-MM-DD.md` or `<tag>-YYYY-MM-DD-<n>.md`.
-fn note_key(name: &str) -> Option<(NaiveDate, u32)> {
-    let stem = name.strip_suffix(".md")?;
-    if stem.starts_with('.') {
-        return None;
-    }
-    let date_at_end = |s: &str| {
-        let tail = s.get(s.len().checked_sub(10)?..)?;
-        NaiveDate::parse_from_str(tail, "%Y-%m-%d").ok()
-    };
-    if let Some((rest, n)) = stem.rsplit_once('-')
-        && let Ok(n) = n.parse::<u32>()
-        && let Some(date) = date_at_end(rest)
-    {
-        return Some((date, n));
-    }
-    Some((date_at_end(stem)?, 1))
 }
 
 /// The newest [`MAX_INBOX_FILES`] messages of every queue.
@@ -221,18 +207,6 @@ mod tests {
             ..Default::default()
         })
         .unwrap()
-    }
-
-    #[test]
-    fn note_names_sort_by_date_then_number() {
-        let d = |s| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
-        assert_eq!(note_key("t-2026-11-21.md"), Some((d("2026-11-21"), 1)));
-        assert_eq!(
-            note_key("my-tag-2026-11-21-3.md"),
-            Some((d("2026-11-21"), 3))
-        );
-        assert_eq!(note_key(".t-2026-11-21.md.tmp"), None);
-        assert_eq!(note_key("notes.md"), None);
     }
 
     #[test]

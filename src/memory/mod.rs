@@ -9,7 +9,10 @@
 //!   follow a symlink out of it.
 
 pub mod diff;
+pub mod compact;
 pub mod history;
+pub mod month;
+pub mod note_name;
 pub mod versions;
 
 use std::path::{Path, PathBuf};

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_handover::engine::history::RunSummary;
+use agent_handover::engine::metrics::{self, SessionMetrics};
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState};
 use agent_handover::handoff::LintReport;
 use agent_handover::inbox::{MessageSummary, QueueSummary};
@@ -31,16 +32,19 @@ pub enum View {
     Quality,
     /// Past runs.
     Timeline,
+    /// Numbers measured at each handover, over the sessions.
+    Metrics,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Run,
         View::Inbox,
         View::State,
         View::Quality,
         View::Timeline,
+        View::Metrics,
     ];
 
     /// Tab title.
@@ -51,6 +55,7 @@ impl View {
             View::State => "State",
             View::Quality => "Quality",
             View::Timeline => "Timeline",
+            View::Metrics => "Metrics",
         }
     }
 }
@@ -161,6 +166,8 @@ pub struct FullData {
     pub inbox: Option<Result<InboxData, String>>,
     /// The quality of the current handoff (`None` inside: no current state yet).
     pub quality: Option<Result<Option<LintReport>, String>>,
+    /// Sessions with measured numbers, oldest first.
+    pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
 }
 
 /// Something that happened.
@@ -241,6 +248,8 @@ pub struct App {
     pub message_cursor: usize,
     /// First finding shown (Quality view).
     pub quality_scroll: usize,
+    /// Selected metric (Metrics view), an index into [`App::metric_names`].
+    pub metric_cursor: usize,
     /// The diff shown in the State view.
     pub diff: Option<DiffView>,
     /// Side-by-side diff instead of unified.
@@ -283,6 +292,7 @@ impl App {
             inbox_agent: None,
             message_cursor: 0,
             quality_scroll: 0,
+            metric_cursor: 0,
             diff: None,
             side_by_side: false,
             busy: None,
@@ -352,6 +362,20 @@ impl App {
             Some(Ok(v)) => v,
             _ => &[],
         }
+    }
+
+    /// The sessions with measured numbers, oldest first, if loaded.
+    pub fn sessions(&self) -> &[SessionMetrics] {
+        match &self.full.metrics {
+            Some(Ok(s)) => s,
+            _ => &[],
+        }
+    }
+
+    /// Every metric name recorded: the newest session's in its order, then
+    /// those only older sessions have.
+    pub fn metric_names(&self) -> Vec<String> {
+        metrics::metric_names(self.sessions())
     }
 
     /// Apply one event; returns the work it asks for.
@@ -448,6 +472,8 @@ impl App {
         self.message_cursor = self.message_cursor.min(messages.saturating_sub(1));
         let findings = self.quality().map_or(0, |q| q.findings.len());
         self.quality_scroll = self.quality_scroll.min(findings.saturating_sub(1));
+        let metrics = self.metric_names().len();
+        self.metric_cursor = self.metric_cursor.min(metrics.saturating_sub(1));
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -691,6 +717,10 @@ impl App {
                 let n = self.quality().map_or(0, |q| q.findings.len());
                 shift(&mut self.quality_scroll, n);
             }
+            View::Metrics => {
+                let n = self.metric_names().len();
+                shift(&mut self.metric_cursor, n);
+            }
         }
         Vec::new()
     }
@@ -827,9 +857,11 @@ mod tests {
     #[test]
     fn tabs_follow_the_layout_and_wrap() {
         let mut app = fixtures::app((60, 20));
-        assert_eq!(app.tabs().len(), 5);
+        assert_eq!(app.tabs().len(), 6);
         app.update(key('5'));
         assert_eq!(app.view, View::Timeline);
+        app.update(code(KeyCode::Tab));
+        assert_eq!(app.view, View::Metrics);
         app.update(code(KeyCode::Tab));
         assert_eq!(app.view, View::Run);
         // Wide: the run panel is a sidebar, not a tab.
@@ -886,5 +918,42 @@ mod tests {
             modifiers: crossterm::event::KeyModifiers::NONE,
         }));
         assert_eq!(app.view, view);
+    }
+
+    #[test]
+    fn metrics_tab_by_number_and_its_selection_moves_and_clamps() {
+        let mut app = fixtures::loaded((60, 20));
+        app.update(key('6'));
+        assert_eq!(app.view, View::Metrics);
+        assert_eq!(
+            app.metric_names(),
+            ["passed", "failed", "coverage", "warnings"]
+        );
+        app.update(code(KeyCode::Down));
+        app.update(key('j'));
+        assert_eq!(app.metric_cursor, 2);
+        app.update(key('G'));
+        assert_eq!(app.metric_cursor, 3, "stops at the last metric");
+        app.update(code(KeyCode::Down));
+        assert_eq!(app.metric_cursor, 3);
+        app.update(key('k'));
+        assert_eq!(app.metric_cursor, 2);
+        assert_eq!(app.step_cursor, 0, "other views' cursors stay");
+        // Fewer metrics after a reload: the selection stays in range.
+        let mut full = fixtures::full_data();
+        full.metrics = Some(Ok(Vec::new()));
+        app.update(Event::FullLoaded(Box::new(full)));
+        assert_eq!(app.metric_cursor, 0);
+        assert!(app.update(code(KeyCode::Down)).is_empty());
+        assert_eq!(app.metric_cursor, 0);
+    }
+
+    #[test]
+    fn metrics_tab_is_last_in_the_wide_layout_too() {
+        let mut app = fixtures::app((160, 48));
+        app.update(code(KeyCode::BackTab));
+        assert_eq!(app.view, View::Metrics);
+        app.update(key('5'));
+        assert_eq!(app.view, View::Metrics, "no Run tab: Metrics is the fifth");
     }
 }

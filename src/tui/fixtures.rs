@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use agent_handover::engine::checkpoint::Owner;
 use agent_handover::engine::history::RunSummary;
+use agent_handover::engine::metrics::{MetricsSample, ProbeOutcome, SessionMetrics};
 use agent_handover::engine::pause::PauseInfo;
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
 use agent_handover::handoff::{LintContext, lint};
@@ -12,6 +13,7 @@ use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Source, Version};
 use chrono::{DateTime, TimeZone, Utc};
+use indexmap::IndexMap;
 
 use super::app::{App, DiffView, Event, FullData, InboxData};
 use super::keys::KeyMap;
@@ -192,7 +194,75 @@ pub fn inbox() -> InboxData {
 /// A handoff with a few problems, scored without workspace context.
 pub const HANDOFF: &str = "# Session 4: parser rewrite\n\n## Goal\nShip the parser.\n\n## Done (don't redo)\n- Lexer with spans\n\n## Status\n88/90 tests pass\n\n## Next step\nTODO\n";
 
-/// Past runs, three versions of current-state.md, the inbox and a quality report.
+fn probe(name: &str, duration_ms: u64) -> ProbeOutcome {
+    ProbeOutcome {
+        name: name.into(),
+        ok: true,
+        exit_code: Some(0),
+        error: None,
+        duration_ms,
+        missing: Vec::new(),
+    }
+}
+
+/// Eight measured sessions, oldest first (the last three are the timeline's
+/// runs): test counts, coverage and clippy warnings; clippy failed in the
+/// newest, so it has no `warnings`.
+pub fn sessions() -> Vec<SessionMetrics> {
+    let runs = [
+        ("20261117-101000-5d01", 5870),
+        ("20261118-142000-6e02", 4180),
+        ("20261119-090500-7f03", 3055),
+        ("20261119-163000-8a04", 2610),
+        ("20261120-110000-9b05", 1500),
+        ("20261120-181500-9c3e", 1065),
+        ("20261121-093000-11b0", 150),
+        ("20261121-115700-4f2a", 3),
+    ];
+    let passed = [30.0, 41.0, 52.0, 52.0, 60.0, 71.0, 85.0, 88.0];
+    let failed = [60.0, 49.0, 38.0, 38.0, 30.0, 19.0, 5.0, 2.0];
+    let coverage = [41.5, 45.2, 48.0, 48.0, 55.25, 60.1, 66.4, 71.5];
+    let warnings = [14.0, 12.0, 12.0, 9.0, 7.0, 7.0, 4.0];
+    let newest = runs.len() - 1;
+    runs.iter()
+        .enumerate()
+        .map(|(i, (run_id, minutes_ago))| {
+            let mut values = IndexMap::from([
+                ("passed".to_string(), passed[i]),
+                ("failed".to_string(), failed[i]),
+                ("coverage".to_string(), coverage[i]),
+            ]);
+            let mut clippy = probe("clippy", 9_800);
+            match warnings.get(i) {
+                Some(w) => {
+                    values.insert("warnings".into(), *w);
+                }
+                None => {
+                    clippy.ok = false;
+                    clippy.exit_code = Some(101);
+                    clippy.error = Some("exit status 101: error: could not compile `parser` (lib) due to 2 previous errors\nwarning: build failed, waiting for other jobs to finish...".into());
+                    clippy.missing = vec!["warnings".into()];
+                }
+            }
+            SessionMetrics {
+                run_id: run_id.to_string(),
+                started_at: Some(at(*minutes_ago).to_rfc3339()),
+                status: if i == newest {
+                    RunStatus::InProgress
+                } else {
+                    RunStatus::Completed
+                },
+                sample: MetricsSample {
+                    values,
+                    probes: vec![probe("tests", 41_000), probe("coverage", 95_000), clippy],
+                },
+            }
+        })
+        .collect()
+}
+
+/// Past runs, three versions of current-state.md, the inbox, a quality
+/// report and measured sessions.
 pub fn full_data() -> FullData {
     let run = |id: &str, status, done, started: i64, problems: &[&str]| RunSummary {
         run_id: id.into(),
@@ -228,6 +298,7 @@ pub fn full_data() -> FullData {
         ])),
         inbox: Some(Ok(inbox())),
         quality: Some(Ok(Some(lint(HANDOFF, &LintContext::default())))),
+        metrics: Some(Ok(sessions())),
     }
 }
 

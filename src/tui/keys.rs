@@ -119,6 +119,7 @@ pub const BINDINGS: &[Binding] = &[
     b("tab-3", Command::Tab(3), &["3"], "", "tab 3", Scope::Global),
     b("tab-4", Command::Tab(4), &["4"], "", "tab 4", Scope::Global),
     b("tab-5", Command::Tab(5), &["5"], "", "tab 5", Scope::Global),
+    b("tab-6", Command::Tab(6), &["6"], "", "tab 6", Scope::Global),
     b("up", Command::Up, &["k", "up"], "", "move up", Scope::Global),
     b("down", Command::Down, &["j", "down"], "", "move down", Scope::Global),
     b("page-up", Command::PageUp, &["ctrl-u", "pageup"], "", "page up", Scope::Global),
@@ -326,6 +327,19 @@ mod tests {
     }
 
     #[test]
+    fn every_view_has_its_numbered_tab_key() {
+        let m = KeyMap::default();
+        for n in 1..=View::ALL.len() {
+            let digit = char::from_digit(n as u32, 10).unwrap();
+            assert_eq!(
+                m.command_for(&key(KeyCode::Char(digit)), View::Run),
+                Some(Command::Tab(n as u8)),
+                "tab {n}"
+            );
+        }
+    }
+
+    #[test]
     fn overrides_rebind_and_report_mistakes() {
         let overrides = BTreeMap::from([
             ("pause".to_string(), vec!["P".to_string()]),
@@ -363,9 +377,9 @@ mod tests {
         let help = m.help();
         assert_eq!(
             help.len(),
-            BINDINGS.len() - 4,
-            "the five tab keys share a row"
+            BINDINGS.len() - (View::ALL.len() - 1),
+            "the numbered tab keys share a row"
         );
-        assert!(help.contains(&("1 2 3 4 5".to_string(), "jump to a tab", "")));
+        assert!(help.contains(&("1 2 3 4 5 6".to_string(), "jump to a tab", "")));
     }
 }

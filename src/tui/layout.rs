@@ -83,14 +83,22 @@ impl Areas {
         } else {
             (None, middle)
         };
-        let mut x = 0;
-        let tabs = tabs(size)
-            .into_iter()
+        let views = tabs(size);
+        let widths: Vec<u16> = views
+            .iter()
             .enumerate()
-            .map(|(i, view)| {
-                let width = tab_label(i, view).chars().count() as u16;
+            .map(|(i, view)| tab_label(i, *view).chars().count() as u16)
+            .collect();
+        // A column between tabs, unless that would push the last one off a narrow pane.
+        let spaced = widths.iter().sum::<u16>() + widths.len().saturating_sub(1) as u16;
+        let gap = u16::from(spaced <= w);
+        let mut x = 0;
+        let tabs = views
+            .into_iter()
+            .zip(widths)
+            .map(|(view, width)| {
                 let rect = Rect::new(x, tab_bar.y, width.min(w.saturating_sub(x)), tab_bar.height);
-                x = x.saturating_add(width + 1);
+                x = x.saturating_add(width + gap);
                 (rect, view)
             })
             .collect();
@@ -171,6 +179,20 @@ mod tests {
             assert!(
                 !a.buttons.is_empty(),
                 "{size:?}: the run panel shows its buttons"
+            );
+        }
+    }
+
+    #[test]
+    fn every_tab_label_fits_a_narrow_pane() {
+        let app = fixtures::app((60, 20));
+        let a = Areas::compute((60, 20), &app);
+        assert_eq!(a.tabs.len(), View::ALL.len());
+        for (i, (r, view)) in a.tabs.iter().enumerate() {
+            assert_eq!(
+                usize::from(r.width),
+                tab_label(i, *view).chars().count(),
+                "{view:?} is cut"
             );
         }
     }

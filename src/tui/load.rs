@@ -6,6 +6,7 @@ use std::sync::Arc;
 use agent_handover::Workspace;
 use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::list_runs;
+use agent_handover::engine::metrics::history as metrics_history;
 use agent_handover::handoff::{LintContext, LintReport, lint};
 use agent_handover::inbox::Inbox;
 use agent_handover::memory::MemoryStore;
@@ -25,6 +26,9 @@ pub fn run(ws: &Workspace) -> Result<RunSnapshot, String> {
 /// How many messages of one agent the inbox view lists.
 pub const MESSAGES_SHOWN: usize = 200;
 
+/// How many of the newest measured sessions the metrics view plots.
+pub const METRICS_LIMIT: usize = 200;
+
 /// Everything else; the inbox as `agent` sees it (default: the first agent).
 pub fn full(ws: &Workspace, agent: Option<&str>) -> FullData {
     FullData {
@@ -32,6 +36,7 @@ pub fn full(ws: &Workspace, agent: Option<&str>) -> FullData {
         versions: Some(list_versions(ws).map_err(|e| e.to_string())),
         inbox: Some(inbox(ws, agent).map_err(|e| e.to_string())),
         quality: Some(quality(ws).map_err(|e| e.to_string())),
+        metrics: Some(metrics_history(ws, METRICS_LIMIT).map_err(|e| e.to_string())),
     }
 }
 

@@ -2,6 +2,7 @@
 //! this one draws the frame around them (header, tabs, footer, dialogs).
 
 mod inbox;
+mod metrics;
 mod quality;
 mod run;
 mod state;
@@ -31,6 +32,7 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
         View::Timeline => timeline::render(frame, areas.body, app),
         View::Inbox => inbox::render(frame, areas.body, app),
         View::Quality => quality::render(frame, areas.body, app),
+        View::Metrics => metrics::render(frame, areas.body, app),
     }
     footer(frame, areas.footer, app);
     if let Some(modal) = &app.modal {
@@ -359,6 +361,37 @@ pub(crate) mod tests {
             screen.contains("4996") && !screen.contains(" 4994 "),
             "{screen}"
         );
+    }
+
+    #[test]
+    fn metrics_empty_unmatched_and_unreadable() {
+        for size in [(60, 20), (160, 48)] {
+            let mut app = fixtures::loaded(size);
+            app.view = View::Metrics;
+            app.update(Event::FullLoaded(Box::new(crate::tui::app::FullData {
+                metrics: Some(Ok(Vec::new())),
+                ..fixtures::full_data()
+            })));
+            insta::assert_snapshot!(format!("metrics_empty_{}x{}", size.0, size.1), draw(&app));
+        }
+        let mut app = fixtures::loaded((60, 20));
+        app.view = View::Metrics;
+        let mut sessions = fixtures::sessions();
+        for s in &mut sessions {
+            s.sample.values.clear();
+        }
+        app.full.metrics = Some(Ok(sessions));
+        let screen = draw(&app);
+        assert!(
+            screen.contains("8 sessions ran their [[metric]] commands")
+                && screen.contains("✗ clippy exit 101"),
+            "{screen}"
+        );
+        app.full.metrics = Some(Err(
+            ".agent-handover/runs/20261121-093000-11b0.json is unreadable".into(),
+        ));
+        let screen = draw(&app);
+        assert!(screen.contains("unreadable"), "{screen}");
     }
 
     #[test]
