@@ -349,3 +349,36 @@ fn wrong_branch_or_missing_remote_are_clear_errors() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_compaction_publishes_its_archives_and_its_removals() {
+    let s = setup(1);
+    let p = &s.clones[0];
+    let d = p.dir.path();
+    std::fs::create_dir_all(d.join("memory/layer1/2026-08")).unwrap();
+    for day in 1..=3 {
+        std::fs::write(
+            d.join(format!("memory/layer1/2026-08/agent0-2026-08-0{day}.md")),
+            format!("note of day {day}"),
+        )
+        .unwrap();
+    }
+    assert!(p.handover("first").status.success());
+    let tree = || git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(tree().contains("memory/layer1/2026-08/agent0-2026-08-02.md"));
+
+    let config = GIT_CONFIG.replace("TAG", "agent0") + "\n[compaction]\nauto = true\n";
+    std::fs::write(d.join("handover.toml"), config).unwrap();
+    let out = p.handover("second");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let files = tree();
+    assert!(!files.contains("memory/layer1/2026-08/"), "{files}");
+    assert!(files.contains("memory/layer3/2026-08-agent0-archive.md"), "{files}");
+    let archive = git(
+        s.remote.path(),
+        &["show", "main:memory/layer3/2026-08-agent0-archive.md"],
+    );
+    for day in 1..=3 {
+        assert_eq!(archive.matches(&format!("note of day {day}")).count(), 1);
+    }
+}

@@ -190,12 +190,17 @@ fn metrics(out: &mut String, m: &Metrics) {
         .as_deref()
         .map(|id| format!(" (`{id}`)"))
         .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "Measured by the handover{when}{run}; the change since the one before in parentheses:\n"
-    );
+    let compared = if m.changes.iter().any(|c| c.previous.is_some()) {
+        "; the change since the one before in parentheses"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "Measured by the handover{when}{run}{compared}:\n");
     for c in &m.changes {
         let _ = writeln!(out, "- {}", c.describe());
+    }
+    if m.changes.is_empty() {
+        out.push_str("- No numbers found in the output.\n");
     }
     if !m.failed.is_empty() {
         let _ = writeln!(

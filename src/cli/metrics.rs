@@ -129,7 +129,10 @@ fn table(r: &Report) -> String {
         text += cells.join("  ").trim_end();
         text.push('\n');
     }
-    let changes: Vec<String> = r.latest.iter().map(Change::describe).collect();
+    let mut changes: Vec<String> = r.latest.iter().map(Change::describe).collect();
+    if changes.is_empty() {
+        changes.push("no numbers found".to_string());
+    }
     let failed: String = r
         .sessions
         .last()

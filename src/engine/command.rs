@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Bytes of each stream a `command` step keeps (and an error message quotes).
-pub const TAIL_BYTES: usize = 4096;
+const TAIL_BYTES: usize = 4096;
 
 /// Where a command's stdout and stderr go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ impl Captured {
     }
 
     /// `None` when it exited 0; otherwise why it failed, with the last
-    /// [`TAIL_BYTES`] of its stderr (or stdout) so the error is actionable.
+    /// 4 KiB of its stderr (or stdout) so the error is actionable.
     pub fn failure(&self) -> Option<String> {
         let status = match &self.ended {
             Ended::Exited(s) if s.success() => return None,

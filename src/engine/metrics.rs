@@ -62,7 +62,8 @@ pub enum Combine {
     Max,
     /// The smallest match.
     Min,
-    /// How many lines match (no capture group needed), e.g. `^error`.
+    /// How many lines match (no capture group needed), e.g. `^error`; 0
+    /// when none does (never missing once the command started).
     Count,
 }
 
@@ -205,7 +206,7 @@ pub fn probes_from_config(sections: &[MetricSection]) -> Result<Vec<MetricProbe>
 
 impl Combine {
     /// The mode named as in the config (`"sum"`), if it is one.
-    pub fn parse(name: &str) -> Option<Self> {
+    fn parse(name: &str) -> Option<Self> {
         Some(match name {
             "first" => Combine::First,
             "last" => Combine::Last,
@@ -233,7 +234,7 @@ impl Combine {
 impl MetricPattern {
     /// The compiled pattern; an error when it does not compile, or when it
     /// has no group to read the number from (unless it only counts).
-    pub fn regex(&self) -> Result<Regex, String> {
+    fn regex(&self) -> Result<Regex, String> {
         let re = Regex::new(&self.pattern)
             .map_err(|e| format!("pattern {:?} is not a valid regex: {e}", self.pattern))?;
         let has_group = re.captures_len() > 1;
@@ -265,7 +266,7 @@ impl MetricPattern {
 
 /// A number as commands print it: `30`, `-2`, `0.25`, `1,234`, `1_234.5`,
 /// `1e3`; `None` for anything else (and for infinities and NaN).
-pub fn parse_number(text: &str) -> Option<f64> {
+fn parse_number(text: &str) -> Option<f64> {
     let text = text.trim();
     let (int, frac) = text.split_once('.').unwrap_or((text, ""));
     let digits = int.trim_start_matches(['+', '-']);
@@ -464,15 +465,16 @@ impl Change {
 
     /// The change since the previous session, when both values are known.
     pub fn delta(&self) -> Option<f64> {
-        // Rounded, so that 0.3 - 0.1 reads 0.2.
-        Some(((self.value? - self.previous?) * 1e9).round() / 1e9)
+        Some(difference(self.previous?, self.value?))
     }
 
-    /// `passed 30 (+5)`, `passed 30 (=)`, `passed 30` (nothing to compare
+    /// `passed 30 (+5)`, `passed 30 (±0)`, `passed 30` (nothing to compare
     /// with), `passed - (was 25)`.
     pub fn describe(&self) -> String {
         match (self.value, self.delta(), self.previous) {
-            (Some(v), Some(d), _) => format!("{} {} ({})", self.name, format_value(v), signed(d)),
+            (Some(v), Some(d), _) => {
+                format!("{} {} ({})", self.name, format_value(v), format_change(d))
+            }
             (Some(v), None, _) => format!("{} {}", self.name, format_value(v)),
             (None, _, Some(p)) => format!("{} - (was {})", self.name, format_value(p)),
             (None, _, None) => format!("{} -", self.name),
@@ -480,12 +482,17 @@ impl Change {
     }
 }
 
-/// `+5`, `-2.5`, `=`.
-fn signed(d: f64) -> String {
-    match d {
-        0.0 => "=".to_string(),
-        d if d > 0.0 => format!("+{}", format_value(d)),
-        d => format_value(d),
+/// `after - before`, rounded to a millionth so that `0.3 - 0.1` is `0.2`.
+pub fn difference(before: f64, after: f64) -> f64 {
+    ((after - before) * 1e6).round() / 1e6
+}
+
+/// A change with its sign: `+5`, `-2.5`, `±0`.
+pub fn format_change(change: f64) -> String {
+    match change {
+        c if c > 0.0 => format!("+{}", format_value(c)),
+        c if c < 0.0 => format_value(c),
+        _ => "±0".into(),
     }
 }
 
@@ -769,7 +776,7 @@ mod tests {
             ]
         );
         let same = Change::latest(&[new.clone(), new.clone()]);
-        assert_eq!(same[0].describe(), "passed 30 (=)");
+        assert_eq!(same[0].describe(), "passed 30 (±0)");
         let first = Change::latest(std::slice::from_ref(&new));
         assert_eq!(first[0].describe(), "passed 30");
         assert!(Change::latest(&[]).is_empty());

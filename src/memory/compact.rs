@@ -11,7 +11,7 @@
 //! * a month's archives are written first (atomically and durably, one write
 //!   per archive however many notes it gains);
 //! * only then are the month's notes removed from layer 1, and only those
-//!   whose current content is in an archive under the same name and blob;
+//!   untouched since they were read (same inode, size, mtime and ctime);
 //!   the removals are made durable together, with one directory sync.
 //!
 //! Re-running after a crash at any point therefore appends only notes not
@@ -122,20 +122,9 @@ pub fn compact_month(
     for archive in &plan.writes {
         fsx::write_atomic(&archive.path, archive.text.as_bytes())?;
     }
-    // Only notes whose content is still what was archived are removed.
-    let removable: Vec<&str> = plan
-        .folded
-        .iter()
-        .filter(|(name, blob)| {
-            read_note(&plan.dir.join(name))
-                .ok()
-                .flatten()
-                .is_some_and(|text| short_blob(&text) == *blob)
-        })
-        .map(|(name, _)| name.as_str())
-        .collect();
+    let removed = fsx::remove_files_durable(&plan.dir, &plan.unchanged_notes())?;
     let mut report = plan.report;
-    report.removed = fsx::remove_files_durable(&plan.dir, &removable)?;
+    report.removed = removed;
     fsx::remove_dir_if_empty(&plan.dir)?;
     Ok(report)
 }
@@ -145,8 +134,9 @@ struct MonthPlan {
     dir: PathBuf,
     /// Archives to (re)write, with their whole new text.
     writes: Vec<ArchiveText>,
-    /// `(file name, blob)` of every note that will be in an archive.
-    folded: Vec<(String, String)>,
+    /// Every note that will be in an archive: its file name, and its file's
+    /// identity when it was read.
+    folded: Vec<(String, FileStamp)>,
     report: MonthReport,
 }
 
@@ -160,9 +150,45 @@ struct Note {
     file: String,
     name: NoteName,
     text: String,
+    stamp: FileStamp,
+}
+
+/// A file's identity and last change, as `stat` reports them: equal stamps
+/// mean the file was neither replaced nor written in between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        Some(FileStamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
 }
 
 impl MonthPlan {
+    /// The folded notes untouched since they were read: only these are
+    /// removed (a note edited meanwhile stays, to be archived next time).
+    fn unchanged_notes(&self) -> Vec<&str> {
+        self.folded
+            .iter()
+            .filter(|(name, stamp)| FileStamp::of(&self.dir.join(name)).as_ref() == Some(stamp))
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
     fn build(layout: &MemoryLayout, month: YearMonth, date: NaiveDate) -> Result<MonthPlan> {
         let dir = layout.layer1_dir().join(month.to_string());
         let mut report = MonthReport {
@@ -240,7 +266,7 @@ impl MonthPlan {
                 text.push_str(&addition);
                 entry.appended += 1;
             }
-            self.folded.push((note.file, blob));
+            self.folded.push((note.file, note.stamp));
         }
         entry.bytes = text.len() as u64;
         if entry.appended > 0 {
@@ -276,13 +302,19 @@ fn scan_notes(dir: &Path, skipped: &mut Vec<Skipped>) -> Result<Vec<Note>> {
             Some(_) if !is_file => {
                 Some("not a regular file (a symlink or folder); left as it is".into())
             }
-            Some(name) => match read_note(&path) {
-                Ok(Some(text)) => {
-                    notes.push(Note { file, name, text });
+            // Stamped before it is read: a change after the stamp keeps it in layer 1.
+            Some(name) => match (FileStamp::of(&path), read_note(&path)) {
+                (Some(stamp), Ok(Some(text))) => {
+                    notes.push(Note {
+                        file,
+                        name,
+                        text,
+                        stamp,
+                    });
                     None
                 }
-                Ok(None) => None, // removed meanwhile
-                Err(e) => Some(e.to_string()),
+                (None, _) | (_, Ok(None)) => None, // removed meanwhile
+                (_, Err(e)) => Some(e.to_string()),
             },
         };
         if let Some(reason) = reason {
@@ -421,6 +453,23 @@ mod tests {
         assert_eq!(archive.matches("original").count(), 1);
         assert_eq!(archive.matches("rewritten").count(), 1);
         assert!(archive.starts_with("<!-- agent-handover | layer3 | 2026-11-23 -->\n"));
+    }
+
+    #[test]
+    fn a_note_changed_after_it_was_read_stays_in_layer1() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        let path = note(&l, "codex-2026-09-01.md", "first text");
+        let plan = MonthPlan::build(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, "edited meanwhile").unwrap();
+        assert!(
+            plan.unchanged_notes().is_empty(),
+            "an edited note must not be removed"
+        );
+        // The next compaction archives the edit as its own entry.
+        let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        assert_eq!((report.appended(), report.removed), (1, 1));
     }
 
     #[test]
