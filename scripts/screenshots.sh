@@ -45,7 +45,7 @@ $3/90 tests pass
 $4
 NOTE
 }
-"$bin" run --config handover.toml --note "$(note 3 "Nested lists parse (src/parser/list.rs)" 71 "Fix unicode escapes in src/parser/escape.rs")" >/dev/null
+AGENT_HANDOVER_DEMO_PASSED=71 "$bin" run --config handover.toml --note "$(note 3 "Nested lists parse (src/parser/list.rs)" 71 "Fix unicode escapes in src/parser/escape.rs")" >/dev/null
 if "$bin" inbox --help >/dev/null 2>&1; then
   echo "CI is red on main since 10:12: parser::unicode fails on the new escape table." |
     "$bin" inbox send --to demo-agent --from reviewer --subject "CI red on main" >/dev/null
@@ -54,7 +54,7 @@ if "$bin" inbox --help >/dev/null 2>&1; then
   echo "Release freeze starts Friday 18:00 UTC." |
     "$bin" inbox send --to shared --from lead --subject "Release freeze" >/dev/null || true
 fi
-AGENT_HANDOVER_DEMO_SLEEP=30 "$bin" run --config handover.toml \
+AGENT_HANDOVER_DEMO_PASSED=88 AGENT_HANDOVER_DEMO_SLEEP=30 "$bin" run --config handover.toml \
   --note "$(note 4 "Unicode escapes (src/parser/escape.rs)" 88 "Wire the CLI to the new parser in src/cli/mod.rs")" >/dev/null 2>&1 &
 run=$!
 for _ in $(seq 200); do
@@ -87,3 +87,4 @@ shot state-narrow-60x20 60 20 3
 shot paused-100x30 100 30
 "$bin" unpause >/dev/null
 shot help-100x30 100 30 "?"
+shot metrics-160x48 160 48 5

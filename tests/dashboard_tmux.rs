@@ -220,3 +220,28 @@ fn refuses_politely_without_a_terminal() {
         common::stderr(&o)
     );
 }
+
+/// Measured numbers appear in the Metrics tab, and a new session's numbers
+/// appear live while the tab is open.
+#[test]
+fn metrics_tab_shows_the_numbers_live() {
+    let p = Project::new(&config(
+        "[[metric]]\nname = \"suite\"\nargv = [\"sh\", \"-c\", \"cat count\"]\n[[metric.value]]\nname = \"passed\"\npattern = '(\\d+) passed'\n",
+    ));
+    std::fs::write(p.path("count"), "30 passed\n").unwrap();
+    assert!(p.handover("session one").status.success());
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("Metrics"));
+    t.keys(&["6"]);
+    t.wait_for("the first session's number", |s| {
+        s.contains("passed") && s.contains("30") && s.contains("1 session")
+    });
+    std::fs::write(p.path("count"), "42 passed\n").unwrap();
+    assert!(p.handover("session two").status.success());
+    let screen = t.wait_for("the second session, live", |s| {
+        s.contains("42") && s.contains("+12")
+    });
+    assert!(screen.contains("2 sessions"), "{screen}");
+}

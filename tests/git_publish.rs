@@ -373,7 +373,10 @@ fn a_compaction_publishes_its_archives_and_its_removals() {
     assert!(out.status.success(), "{}", stderr(&out));
     let files = tree();
     assert!(!files.contains("memory/layer1/2026-08/"), "{files}");
-    assert!(files.contains("memory/layer3/2026-08-agent0-archive.md"), "{files}");
+    assert!(
+        files.contains("memory/layer3/2026-08-agent0-archive.md"),
+        "{files}"
+    );
     let archive = git(
         s.remote.path(),
         &["show", "main:memory/layer3/2026-08-agent0-archive.md"],

@@ -434,7 +434,6 @@ fn short(id: git2::Oid) -> String {
     id.to_string()[..7].to_string()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,8 +8,8 @@
 //! * tags that would escape the memory root are refused, and writes never
 //!   follow a symlink out of it.
 
-pub mod diff;
 pub mod compact;
+pub mod diff;
 pub mod history;
 pub mod month;
 pub mod note_name;

@@ -26,7 +26,8 @@ pub struct DemoArgs {
     tour: bool,
 }
 
-/// The demo project's config: a `tests` step the simulated agent can slow down.
+/// The demo project's config: a `tests` step the simulated agent can slow
+/// down, and a metric that reports the session's test counts.
 const CONFIG: &str = r#"[handover]
 memory_dir = "memory"
 tag = "demo-agent"
@@ -38,6 +39,16 @@ type = "null"
 name = "tests"
 argv = ["sh", "-c", "sleep ${AGENT_HANDOVER_DEMO_SLEEP:-0}; echo 42/42 tests pass"]
 idempotent = true
+
+[[metric]]
+name = "suite"
+argv = ["sh", "-c", "p=${AGENT_HANDOVER_DEMO_PASSED:-42}; echo \"test result: $p passed; $((90 - p)) failed\""]
+[[metric.value]]
+name = "passed"
+pattern = '(\d+) passed'
+[[metric.value]]
+name = "failed"
+pattern = '(\d+) failed'
 "#;
 
 /// Run the demo.
@@ -92,9 +103,14 @@ fn create_workspace(dir: Option<&Path>) -> Result<Workspace> {
     })
 }
 
+/// How many of the demo project's 90 tests pass after session `n`.
+fn passing_tests(n: u32) -> u32 {
+    (30 + n * 13).min(90)
+}
+
 /// The handoff a simulated session `n` writes.
 fn session_note(n: u32) -> String {
-    let passing = (30 + n * 13).min(90);
+    let passing = passing_tests(n);
     let (next, failed) = match n % 3 {
         0 => (
             "Fix unicode escapes in src/parser/escape.rs",
@@ -130,6 +146,7 @@ fn spawn_run(dir: &Path, exe: &Path, n: u32, sleep: u32) -> Result<Child> {
         ])
         .current_dir(dir)
         .env("AGENT_HANDOVER_DEMO_SLEEP", sleep.to_string())
+        .env("AGENT_HANDOVER_DEMO_PASSED", passing_tests(n).to_string())
         .env("HOME", dir.join("home"))
         .env_remove("AGENT_HANDOVER_CHECKPOINT")
         .stdin(Stdio::null())

@@ -7,7 +7,7 @@
 //! Nobody knows whether up is good (tests passed) or bad (lint errors), so
 //! changes get the accent, never good/bad colours.
 
-use agent_handover::engine::metrics::{SessionMetrics, format_value};
+use agent_handover::engine::metrics::{SessionMetrics, difference, format_change, format_value};
 use chrono::{DateTime, FixedOffset};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -56,8 +56,7 @@ impl Series {
     /// rounded to a millionth (`0.3 - 0.1` is `0.2`, not `0.19999999999999998`).
     fn change_at(&self, i: usize) -> Option<f64> {
         let before = self.values.get(i.checked_sub(1)?).copied().flatten()?;
-        let change = self.values.get(i).copied().flatten()? - before;
-        Some((change * 1e6).round() / 1e6)
+        Some(difference(before, self.values.get(i).copied().flatten()?))
     }
 
     /// The change in the newest session.
@@ -74,18 +73,9 @@ fn range(values: &[Option<f64>]) -> Option<(f64, f64)> {
     })
 }
 
-/// `+5`, `-3`, `±0`.
-fn signed(change: f64) -> String {
-    match change {
-        c if c > 0.0 => format!("+{}", format_value(c)),
-        c if c < 0.0 => format_value(c),
-        _ => "±0".into(),
-    }
-}
-
 /// A change, right-aligned in `width`: the accent when something moved.
 fn change_span(app: &App, change: Option<f64>, width: usize) -> Span<'static> {
-    let text = change.map(signed).unwrap_or_default();
+    let text = change.map(format_change).unwrap_or_default();
     let style = match change {
         Some(c) if c != 0.0 => app.theme.accent,
         _ => app.theme.muted,
@@ -452,9 +442,6 @@ mod tests {
 
     #[test]
     fn changes_are_signed_without_float_noise() {
-        assert_eq!(signed(5.0), "+5");
-        assert_eq!(signed(-3.0), "-3");
-        assert_eq!(signed(0.0), "±0");
         let s = Series {
             name: "x".into(),
             values: vec![Some(1.0), None, Some(4.0), Some(6.5), Some(6.6), Some(6.9)],
@@ -464,7 +451,7 @@ mod tests {
             (None, None, Some(2.5))
         );
         assert_eq!(
-            s.change_at(5).map(signed).as_deref(),
+            s.change_at(5).map(format_change).as_deref(),
             Some("+0.3"),
             "not 0.3000000000000007"
         );
