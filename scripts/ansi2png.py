@@ -70,6 +70,21 @@ def apply_sgr(params, st):
         i += 1
 
 
+# Braille dot bits by (column, row), as Unicode numbers them.
+BRAILLE_DOTS = [(0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
+                (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80)]
+
+
+def draw_braille(draw, bits, px, py, cw, ch, fg):
+    """Draw a braille cell's dots (charts use them; the mono font lacks them)."""
+    r = max(1, cw // 6)
+    for col, row, bit in BRAILLE_DOTS:
+        if bits & bit:
+            cx = px + cw * (1 + 2 * col) // 4
+            cy = py + ch * (1 + 2 * row) // 8
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=fg)
+
+
 def main():
     src, out, cols, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     regular = ImageFont.truetype(FONT_DIR + "DejaVuSansMono.ttf", SIZE)
@@ -98,7 +113,9 @@ def main():
             px, py = pad + x * cw, pad + y * ch
             if bg != BG:
                 draw.rectangle([px, py, px + cw - 1, py + ch - 1], fill=bg)
-            if char != " ":
+            if 0x2800 <= ord(char) <= 0x28FF:
+                draw_braille(draw, ord(char) - 0x2800, px, py, cw, ch, fg)
+            elif char != " ":
                 draw.text((px, py + 1), char, font=bold if st["bold"] else regular, fill=fg)
             if st["ul"]:
                 draw.line([px, py + ch - 2, px + cw - 1, py + ch - 2], fill=fg)
