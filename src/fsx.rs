@@ -193,15 +193,39 @@ pub fn remove_orphan_temps(dir: &Path, min_age: std::time::Duration) -> usize {
 ///
 /// `fix` tells the user what to do when the file is too large.
 pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<Option<String>> {
-    let file = match File::open(path) {
+    Ok(read_bounded_with(path, File::options().read(true), limit, fix)?.map(|(text, _)| text))
+}
+
+/// Like [`read_text_bounded`], but a symlink is refused instead of followed
+/// (no race can swap one in), and the metadata of the very file read is
+/// returned with its text.
+pub fn read_text_bounded_nofollow(
+    path: &Path,
+    limit: u64,
+    fix: &'static str,
+) -> Result<Option<(String, fs::Metadata)>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = File::options();
+    options.read(true).custom_flags(libc::O_NOFOLLOW);
+    read_bounded_with(path, &options, limit, fix)
+}
+
+fn read_bounded_with(
+    path: &Path,
+    options: &fs::OpenOptions,
+    limit: u64,
+    fix: &'static str,
+) -> Result<Option<(String, fs::Metadata)>> {
+    let file = match options.open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(Error::Symlink { path: path.into() });
+        }
         Err(e) => return Err(Error::io("open", path, e)),
     };
-    let size = file
-        .metadata()
-        .map_err(|e| Error::io("stat", path, e))?
-        .len();
+    let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    let size = meta.len();
     if size > limit {
         return Err(Error::TooLarge {
             path: path.into(),
@@ -214,13 +238,12 @@ pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<O
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| Error::Corrupt {
-            path: path.into(),
-            detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-            fix: "re-save it as UTF-8, or move it aside; agent-handover left it untouched".into(),
-        })
+    let text = String::from_utf8(bytes).map_err(|e| Error::Corrupt {
+        path: path.into(),
+        detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        fix: "re-save it as UTF-8, or move it aside; agent-handover left it untouched".into(),
+    })?;
+    Ok(Some((text, meta)))
 }
 
 /// Check that `name` is safe to use as one path component: no separators,

@@ -381,6 +381,7 @@ fn records(p: &Project) -> usize {
 #[test]
 fn retention_keeps_exactly_n_runs_and_state_versions() {
     let p = Project::new(&config("[retention]\nruns = 3\nstate_versions = 2\n"));
+    let mut ids = Vec::new();
     for i in 0..6 {
         let out = p.handover(&format!("session {i}"));
         assert!(out.status.success(), "{}", stderr(&out));
@@ -389,8 +390,16 @@ fn retention_keeps_exactly_n_runs_and_state_versions() {
             "after handover {i}: {} records",
             records(&p)
         );
+        ids.push(p.checkpoint_json()["run_id"].as_str().unwrap().to_string());
     }
     assert_eq!(records(&p), 3);
+    for id in &ids[3..] {
+        assert!(
+            p.path(&format!(".agent-handover/runs/{id}.record.json"))
+                .exists(),
+            "the newest runs are the ones kept: {id} is gone"
+        );
+    }
     assert_eq!(
         read_dir_sorted(&p.path(".agent-handover/history/current-state")).len(),
         2
@@ -404,8 +413,9 @@ fn retention_keeps_exactly_n_runs_and_state_versions() {
 #[test]
 fn retention_never_deletes_what_a_pending_run_needs() {
     let p = Project::new(
-        "[handover]\ntag = \"t\"\nsteps = [\"session_note\", \"prune\", \"gate\", \"publish\"]\n\n[backend]\ntype = \"null\"\n\n[retention]\nruns = 1\n\n[[command]]\nname = \"gate\"\nargv = [\"sh\", \"-c\", \"test -e open\"]\nidempotent = true\n",
+        "[handover]\ntag = \"t\"\nsteps = [\"session_note\", \"prune\", \"gate\", \"publish\"]\n\n[backend]\ntype = \"null\"\n\n[retention]\nruns = 0\n\n[[command]]\nname = \"gate\"\nargv = [\"sh\", \"-c\", \"test -e open\"]\nidempotent = true\n",
     );
+    // runs = 0: only the protection keeps the pending run's staged inputs.
     std::fs::write(p.path("open"), "").unwrap();
     for i in 0..3 {
         assert!(p.handover(&format!("session {i}")).status.success());

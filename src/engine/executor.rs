@@ -354,36 +354,27 @@ impl Engine {
     /// run writes. Only lock holders write there, so any temp file is an
     /// orphan (the state dir also gets PAUSE writes, so only old ones go).
     fn sweep_orphans(&self, plan: &[StepSpec]) {
-        let mut dirs = vec![self.ws.runs_dir(), self.ws.state_history_dir()];
+        for dir in [self.ws.runs_dir(), self.ws.state_history_dir()] {
+            fsx::remove_orphan_temps(&dir, Duration::ZERO);
+        }
         for spec in plan {
-            match &spec.action {
+            let (root, dir) = match &spec.action {
                 StepAction::SessionNote {
                     memory_dir, date, ..
-                } => {
-                    dirs.push(
-                        MemoryLayout {
-                            root: memory_dir.clone(),
-                        }
-                        .layer1_month_dir(*date),
-                    );
-                }
+                } => (memory_dir, layout(memory_dir).layer1_month_dir(*date)),
                 StepAction::CurrentState { memory_dir, .. } => {
-                    let layout = MemoryLayout {
-                        root: memory_dir.clone(),
-                    };
-                    dirs.extend(layout.current_state().parent().map(Into::into));
+                    let file = layout(memory_dir).current_state();
+                    (memory_dir, file.parent().map(Into::into).unwrap_or(file))
                 }
                 StepAction::Compact { memory_dir, .. } => {
-                    let layout = MemoryLayout {
-                        root: memory_dir.clone(),
-                    };
-                    dirs.push(layout.layer3_dir());
+                    (memory_dir, layout(memory_dir).layer3_dir())
                 }
-                _ => {}
+                _ => continue,
+            };
+            // Never sweep through a symlink out of the memory tree.
+            if fsx::ensure_within(root, &dir).is_ok() {
+                fsx::remove_orphan_temps(&dir, Duration::ZERO);
             }
-        }
-        for dir in dirs {
-            fsx::remove_orphan_temps(&dir, Duration::ZERO);
         }
         fsx::remove_orphan_temps(self.ws.state_dir(), Duration::from_secs(60));
     }
@@ -586,6 +577,13 @@ impl Engine {
     }
 }
 
+/// The memory layout rooted at `memory_dir`.
+fn layout(memory_dir: &Path) -> MemoryLayout {
+    MemoryLayout {
+        root: memory_dir.to_path_buf(),
+    }
+}
+
 /// Fold the chosen months of layer 1 into layer 3; a one-line account.
 fn compact_step(
     memory_dir: &Path,
@@ -593,9 +591,7 @@ fn compact_step(
     only: Option<YearMonth>,
     date: chrono::NaiveDate,
 ) -> Result<String> {
-    let layout = MemoryLayout {
-        root: memory_dir.to_path_buf(),
-    };
+    let layout = layout(memory_dir);
     let months = match only {
         Some(month) => vec![month],
         None => compact::layer1_months(&layout)?

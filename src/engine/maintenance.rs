@@ -144,10 +144,11 @@ pub fn step_outputs(cp: &Checkpoint) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The layer-1 months before `before` that hold notes.
 fn months_before(ws: &Workspace, before: YearMonth) -> Result<Vec<YearMonth>> {
     Ok(compact::layer1_months(&ws.memory)?
         .into_iter()
-        .filter(|m| *m < before)
+        .filter(|m| *m < before && compact::has_notes(&ws.memory, *m))
         .collect())
 }
 
@@ -175,8 +176,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = workspace(dir.path(), "[compaction]\nkeep_months = 2\n");
         for m in ["2026-08", "2026-09", "2026-10", "2026-11"] {
-            std::fs::create_dir_all(ws.memory.layer1_dir().join(m)).unwrap();
+            let dir = ws.memory.layer1_dir().join(m);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(format!("t-{m}-01.md")), "note").unwrap();
         }
+        // A month holding no note is not compacted (again and again).
+        let only_readme = ws.memory.layer1_dir().join("2026-07");
+        std::fs::create_dir_all(&only_readme).unwrap();
+        std::fs::write(only_readme.join("README.md"), "hand-written").unwrap();
         let before = compaction_cutoff(&ws, today()).unwrap();
         assert_eq!(before.to_string(), "2026-10");
         let request = compaction_request(&ws, before, today()).unwrap();

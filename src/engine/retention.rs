@@ -1,7 +1,8 @@
 //! Retention: keep the newest N versions of current-state.md and the newest N
 //! past runs, deleting the older ones — never what a pending run needs.
 //!
-//! Runs are ordered by when they were staged; the run doing the pruning
+//! Runs are ordered by the start time in their id, then by when they were
+//! staged; the run doing the pruning
 //! counts as the newest, so once it is archived exactly N remain.
 //! Protected whatever their age: the run in progress and the run doing the
 //! pruning, with their staged inputs
@@ -111,8 +112,9 @@ fn plan_runs(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io("list", dir, e)),
     };
-    // A run's age is when it was staged (its inputs file), or else when it
-    // was archived; ids only break ties.
+    // A run's age: the start time its id begins with (to the second, which
+    // survives copies), then when it was staged (its inputs file) or else
+    // archived, then the id.
     let mut staged: BTreeMap<String, SystemTime> = BTreeMap::new();
     for entry in entries.filter_map(|e| e.ok()) {
         let Ok(name) = entry.file_name().into_string() else {
@@ -138,18 +140,22 @@ fn plan_runs(
             *slot = mtime;
         }
     }
-    let mut runs: Vec<(bool, SystemTime, String)> = staged
+    let age = |id: &str, at: SystemTime| {
+        let started = id.get(..15).unwrap_or(id).to_string(); // YYYYMMDD-HHMMSS
+        (pruning_run == Some(id), started, at)
+    };
+    let mut runs: Vec<((bool, String, SystemTime), String)> = staged
         .into_iter()
-        .map(|(id, at)| (pruning_run == Some(id.as_str()), at, id))
+        .map(|(id, at)| (age(&id, at), id))
         .collect();
     if let Some(id) = pruning_run
-        && !runs.iter().any(|r| r.2 == id)
+        && !runs.iter().any(|r| r.1 == id)
     {
-        runs.push((true, SystemTime::now(), id.to_string())); // it will exist: it counts
+        runs.push((age(id, SystemTime::now()), id.to_string())); // it will exist: it counts
     }
     // Newest first; the run doing the pruning counts as the newest.
     runs.sort_by(|a, b| b.cmp(a));
-    for (_, _, id) in runs.into_iter().skip(keep) {
+    for (_, id) in runs.into_iter().skip(keep) {
         if protected.contains(&id) {
             continue;
         }

@@ -40,6 +40,10 @@ use crate::workspace::MemoryLayout;
 pub const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
 
 const MARKER_PREFIX: &str = "<!-- agent-handover:note ";
+const ARCHIVE_FIX: &str =
+    "move the archive aside (e.g. rename it to ...-archive-1.md) and compact again";
+/// Longest file name most file systems take.
+const MAX_FILE_NAME_BYTES: usize = 255;
 
 /// What compacting one month did (or, in a preview, would do).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -102,6 +106,17 @@ pub fn layer1_months(layout: &MemoryLayout) -> Result<Vec<YearMonth>> {
     Ok(months)
 }
 
+/// Whether `month`'s layer-1 folder holds any file named like a note (a
+/// folder holding only other files is left alone, not compacted again and again).
+pub fn has_notes(layout: &MemoryLayout, month: YearMonth) -> bool {
+    std::fs::read_dir(layout.layer1_dir().join(month.to_string())).is_ok_and(|entries| {
+        entries.filter_map(|e| e.ok()).any(|e| {
+            e.file_type().is_ok_and(|t| t.is_file())
+                && e.file_name().to_str().and_then(NoteName::parse).is_some()
+        })
+    })
+}
+
 /// Work out what compacting `month` would do, writing nothing.
 pub fn preview_month(
     layout: &MemoryLayout,
@@ -122,7 +137,7 @@ pub fn compact_month(
     for archive in &plan.writes {
         fsx::write_atomic(&archive.path, archive.text.as_bytes())?;
     }
-    let removed = fsx::remove_files_durable(&plan.dir, &plan.unchanged_notes())?;
+    let removed = fsx::remove_files_durable(&plan.dir, &plan.removable()?)?;
     let mut report = plan.report;
     report.removed = removed;
     fsx::remove_dir_if_empty(&plan.dir)?;
@@ -134,10 +149,18 @@ struct MonthPlan {
     dir: PathBuf,
     /// Archives to (re)write, with their whole new text.
     writes: Vec<ArchiveText>,
-    /// Every note that will be in an archive: its file name, and its file's
-    /// identity when it was read.
-    folded: Vec<(String, FileStamp)>,
+    /// Every note that will be in an archive.
+    folded: Vec<Folded>,
     report: MonthReport,
+}
+
+/// A note that will be in an archive.
+struct Folded {
+    file: String,
+    blob: String,
+    /// Its file's identity when it was read.
+    stamp: FileStamp,
+    archive: PathBuf,
 }
 
 struct ArchiveText {
@@ -165,28 +188,50 @@ struct FileStamp {
 }
 
 impl FileStamp {
+    /// The stamp of the regular file at `path` (`None` for anything else).
     fn of(path: &Path) -> Option<FileStamp> {
-        use std::os::unix::fs::MetadataExt;
         let m = std::fs::symlink_metadata(path).ok()?;
-        Some(FileStamp {
+        m.is_file().then(|| FileStamp::from(&m))
+    }
+}
+
+impl From<&std::fs::Metadata> for FileStamp {
+    fn from(m: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
             dev: m.dev(),
             ino: m.ino(),
             size: m.size(),
             mtime: (m.mtime(), m.mtime_nsec()),
             ctime: (m.ctime(), m.ctime_nsec()),
-        })
+        }
     }
 }
 
 impl MonthPlan {
-    /// The folded notes untouched since they were read: only these are
-    /// removed (a note edited meanwhile stays, to be archived next time).
-    fn unchanged_notes(&self) -> Vec<&str> {
-        self.folded
-            .iter()
-            .filter(|(name, stamp)| FileStamp::of(&self.dir.join(name)).as_ref() == Some(stamp))
-            .map(|(name, _)| name.as_str())
-            .collect()
+    /// The folded notes that may leave layer 1: their archive on disk holds
+    /// them (same name and blob; read back, so a write that went elsewhere,
+    /// e.g. two tags meeting in one file on a case-insensitive file system,
+    /// removes nothing), and they are untouched since they were read (a note
+    /// edited meanwhile stays, to be archived next time).
+    fn removable(&self) -> Result<Vec<&str>> {
+        let mut on_disk: BTreeMap<&Path, HashSet<(String, String)>> = BTreeMap::new();
+        let mut names = Vec::new();
+        for f in &self.folded {
+            if !on_disk.contains_key(f.archive.as_path()) {
+                let text =
+                    fsx::read_text_bounded_nofollow(&f.archive, MAX_ARCHIVE_BYTES, ARCHIVE_FIX)?;
+                let held = text.map(|(t, _)| archived_notes(&t)).unwrap_or_default();
+                on_disk.insert(&f.archive, held);
+            }
+            let held = &on_disk[f.archive.as_path()];
+            if held.contains(&(f.file.clone(), f.blob.clone()))
+                && FileStamp::of(&self.dir.join(&f.file)).as_ref() == Some(&f.stamp)
+            {
+                names.push(f.file.as_str());
+            }
+        }
+        Ok(names)
     }
 
     fn build(layout: &MemoryLayout, month: YearMonth, date: NaiveDate) -> Result<MonthPlan> {
@@ -218,12 +263,15 @@ impl MonthPlan {
         for (tag, mut notes) in by_tag {
             notes.sort_by(|a, b| a.name.cmp(&b.name));
             let path = layout.layer3_archive(&month.to_string(), &tag);
-            plan.fold_tag(tag, path, notes, month, date)?;
+            plan.fold_tag(tag, path, notes, month, date);
         }
+        plan.report.removed = plan.folded.len(); // what a run would remove
         Ok(plan)
     }
 
-    /// Fold one tag's notes into its archive text.
+    /// Fold one tag's notes into its archive text. When the archive cannot
+    /// be used (unreadable, a symlink, a name too long), its notes stay in
+    /// layer 1 and are reported, so a handover that compacts still completes.
     fn fold_tag(
         &mut self,
         tag: String,
@@ -231,12 +279,28 @@ impl MonthPlan {
         notes: Vec<Note>,
         month: YearMonth,
         date: NaiveDate,
-    ) -> Result<()> {
-        let existing = fsx::read_text_bounded(
-            &path,
-            MAX_ARCHIVE_BYTES,
-            "move the archive aside (e.g. rename it to ...-archive-1.md) and compact again",
-        )?;
+    ) {
+        let usable = if path.file_name().map_or(0, |n| n.len()) > MAX_FILE_NAME_BYTES {
+            Err(format!(
+                "the archive name for tag {tag:?} would be too long; rename these notes with a shorter tag"
+            ))
+        } else {
+            fsx::read_text_bounded_nofollow(&path, MAX_ARCHIVE_BYTES, ARCHIVE_FIX)
+                .map(|text| text.map(|(t, _)| t))
+                .map_err(|e| e.to_string())
+        };
+        let existing = match usable {
+            Ok(existing) => existing,
+            Err(reason) => {
+                self.report
+                    .skipped
+                    .extend(notes.into_iter().map(|n| Skipped {
+                        path: self.dir.join(&n.file),
+                        reason: reason.clone(),
+                    }));
+                return;
+            }
+        };
         let archived = existing.as_deref().map(archived_notes).unwrap_or_default();
         let mut text = match &existing {
             Some(old) => rehead(old, date),
@@ -257,7 +321,7 @@ impl MonthPlan {
                     self.report.skipped.push(Skipped {
                         path: self.dir.join(&note.file),
                         reason: format!(
-                            "{} would grow past {MAX_ARCHIVE_BYTES} bytes; move it aside (e.g. rename it to ...-archive-1.md) and compact again",
+                            "{} would grow past {MAX_ARCHIVE_BYTES} bytes; {ARCHIVE_FIX}",
                             path.display()
                         ),
                     });
@@ -266,7 +330,12 @@ impl MonthPlan {
                 text.push_str(&addition);
                 entry.appended += 1;
             }
-            self.folded.push((note.file, note.stamp));
+            self.folded.push(Folded {
+                file: note.file,
+                blob,
+                stamp: note.stamp,
+                archive: path.clone(),
+            });
         }
         entry.bytes = text.len() as u64;
         if entry.appended > 0 {
@@ -275,7 +344,6 @@ impl MonthPlan {
             entry.bytes = old.len() as u64;
         }
         self.report.archives.push(entry);
-        Ok(())
     }
 }
 
@@ -302,19 +370,21 @@ fn scan_notes(dir: &Path, skipped: &mut Vec<Skipped>) -> Result<Vec<Note>> {
             Some(_) if !is_file => {
                 Some("not a regular file (a symlink or folder); left as it is".into())
             }
-            // Stamped before it is read: a change after the stamp keeps it in layer 1.
-            Some(name) => match (FileStamp::of(&path), read_note(&path)) {
-                (Some(stamp), Ok(Some(text))) => {
+            // Opened without following links, stamped by the descriptor
+            // before it is read: a change after the stamp keeps it in layer 1.
+            Some(name) => match read_note(&path) {
+                Ok(Some((text, meta))) if meta.is_file() => {
                     notes.push(Note {
                         file,
                         name,
                         text,
-                        stamp,
+                        stamp: FileStamp::from(&meta),
                     });
                     None
                 }
-                (None, _) | (_, Ok(None)) => None, // removed meanwhile
-                (_, Err(e)) => Some(e.to_string()),
+                Ok(Some(_)) => Some("not a regular file; left as it is".into()),
+                Ok(None) => None, // removed meanwhile
+                Err(e) => Some(e.to_string()),
             },
         };
         if let Some(reason) = reason {
@@ -324,8 +394,8 @@ fn scan_notes(dir: &Path, skipped: &mut Vec<Skipped>) -> Result<Vec<Note>> {
     Ok(notes)
 }
 
-fn read_note(path: &Path) -> Result<Option<String>> {
-    fsx::read_text_bounded(
+fn read_note(path: &Path) -> Result<Option<(String, std::fs::Metadata)>> {
+    fsx::read_text_bounded_nofollow(
         path,
         MAX_MEMORY_FILE_BYTES,
         "move the oversized note out of layer1/ (compaction leaves it in place)",
@@ -338,7 +408,10 @@ fn short_blob(text: &str) -> String {
 
 /// One archived note: marker, heading, the note's full text.
 fn entry_text(file: &str, blob: &str, text: &str) -> String {
-    let mut entry = format!("\n{MARKER_PREFIX}name={file} blob={blob} -->\n## {file}\n\n{text}");
+    let mut entry = format!(
+        "\n{MARKER_PREFIX}name={} blob={blob} -->\n## {file}\n\n{text}",
+        encode_name(file)
+    );
     if !entry.ends_with('\n') {
         entry.push('\n');
     }
@@ -355,7 +428,7 @@ fn archived_notes(archive: &str) -> HashSet<(String, String)> {
             let mut blob = None;
             for field in fields.split_whitespace() {
                 if let Some(v) = field.strip_prefix("name=") {
-                    name = Some(v.to_string());
+                    name = decode_name(v);
                 } else if let Some(v) = field.strip_prefix("blob=") {
                     blob = Some(v.to_string());
                 }
@@ -363,6 +436,37 @@ fn archived_notes(archive: &str) -> HashSet<(String, String)> {
             Some((name?, blob?))
         })
         .collect()
+}
+
+/// A file name as one marker field: bytes other than ASCII letters, digits
+/// and `._+@-` as `%XX`, so spaces, newlines or `-->` cannot break the marker.
+fn encode_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"._+@-".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`encode_name`]; `None` for a malformed field.
+fn decode_name(field: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(field.len());
+    let mut rest = field.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        if b == b'%' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &tail[2..];
+        } else {
+            bytes.push(b);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// An existing archive with its header dated `date` (a header is added to
@@ -463,13 +567,59 @@ mod tests {
         let plan = MonthPlan::build(&l, month("2026-09"), day("2026-11-21")).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&path, "edited meanwhile").unwrap();
+        for w in &plan.writes {
+            fsx::write_atomic(&w.path, w.text.as_bytes()).unwrap();
+        }
         assert!(
-            plan.unchanged_notes().is_empty(),
+            plan.removable().unwrap().is_empty(),
             "an edited note must not be removed"
         );
         // The next compaction archives the edit as its own entry.
         let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
         assert_eq!((report.appended(), report.removed), (1, 1));
+    }
+
+    #[test]
+    fn odd_note_names_survive_the_marker_and_are_never_duplicated() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        let name = "my notes --> x%41-2026-09-01.md";
+        note(&l, name, "odd");
+        assert_eq!(decode_name(&encode_name(name)).as_deref(), Some(name));
+        // A crash after the archive write: the rerun recognises the note.
+        let plan = MonthPlan::build(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        for w in &plan.writes {
+            fsx::write_atomic(&w.path, w.text.as_bytes()).unwrap();
+        }
+        let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        assert_eq!((report.appended(), report.removed), (0, 1));
+    }
+
+    #[test]
+    fn an_unusable_archive_keeps_its_notes_in_layer1() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        let kept = note(&l, "codex-2026-09-01.md", "stays");
+        note(&l, "claude-2026-09-01.md", "goes");
+        std::fs::create_dir_all(l.layer3_dir()).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", l.layer3_archive("2026-09", "codex")).unwrap();
+        let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        assert_eq!(report.removed, 1, "{report:?}");
+        assert!(report.skipped[0].reason.contains("symlink"), "{report:?}");
+        assert!(kept.exists());
+    }
+
+    #[test]
+    fn a_note_not_in_its_archive_on_disk_is_not_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(dir.path());
+        let path = note(&l, "codex-2026-09-01.md", "must stay");
+        let plan = MonthPlan::build(&l, month("2026-09"), day("2026-11-21")).unwrap();
+        // The archive write "went elsewhere": what is on disk lacks the note.
+        std::fs::create_dir_all(l.layer3_dir()).unwrap();
+        std::fs::write(l.layer3_archive("2026-09", "codex"), "other text").unwrap();
+        assert!(plan.removable().unwrap().is_empty());
+        assert!(path.exists());
     }
 
     #[test]
