@@ -63,22 +63,34 @@ impl RunSummary {
 ///
 /// Unreadable records are reported, not skipped silently.
 pub fn list_runs(ws: &Workspace, limit: usize) -> Result<Vec<RunSummary>> {
-    let mut runs: Vec<RunSummary> = load_runs(ws)?.iter().filter_map(RunSummary::of).collect();
+    Ok(summarize(&load_runs(ws)?, limit))
+}
+
+/// The newest `limit` of `runs` summarised, newest first (by start time).
+pub fn summarize(runs: &[Checkpoint], limit: usize) -> Vec<RunSummary> {
+    let mut runs: Vec<RunSummary> = runs.iter().filter_map(RunSummary::of).collect();
     runs.sort_by(|a, b| {
         b.started_at
             .cmp(&a.started_at)
             .then_with(|| b.run_id.cmp(&a.run_id))
     });
     runs.truncate(limit);
-    Ok(runs)
+    runs
 }
 
-/// The record of every run with an id, once each, in no particular order:
-/// the current checkpoint (in progress, or finished without an archived
-/// record: finished by 0.5.1, or a crash between completing and archiving)
-/// and the archived records in `runs/`. Unreadable records are errors.
+/// The record of every run with an id, once each: see [`runs_newest_first`].
 pub fn load_runs(ws: &Workspace) -> Result<Vec<Checkpoint>> {
-    let records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
+    runs_newest_first(ws)?.collect()
+}
+
+/// The record of every run with an id, once each, read lazily: first the
+/// current checkpoint (in progress, or finished without an archived record:
+/// finished by 0.5.1, or a crash between completing and archiving), then the
+/// archived records in `runs/`, newest first by run id (ids begin with their
+/// start time), so a reader that needs only the newest can stop early.
+/// Unreadable records are errors.
+pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<Checkpoint>>> {
+    let mut records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".record.json")))
@@ -86,17 +98,17 @@ pub fn load_runs(ws: &Workspace) -> Result<Vec<Checkpoint>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io("list", ws.runs_dir(), e)),
     };
-    let mut runs: Vec<Checkpoint> = Some(Checkpoint::load(&ws.checkpoint)?)
-        .filter(|cp| cp.run_id.is_some())
+    records.sort_unstable_by(|a, b| b.cmp(a));
+    let current = Some(Checkpoint::load(&ws.checkpoint)?).filter(|cp| cp.run_id.is_some());
+    let current_id = current.as_ref().and_then(|cp| cp.run_id.clone());
+    // Record files are named by run id, so only the checkpoint can repeat one.
+    let archived = records
         .into_iter()
-        .collect();
-    for path in records {
-        let cp = Checkpoint::load(&path)?;
-        if cp.run_id.is_some() && !runs.iter().any(|r| r.run_id == cp.run_id) {
-            runs.push(cp);
-        }
-    }
-    Ok(runs)
+        .filter_map(move |path| match Checkpoint::load(&path) {
+            Ok(cp) if cp.run_id.is_none() || cp.run_id == current_id => None,
+            other => Some(other),
+        });
+    Ok(current.map(Ok).into_iter().chain(archived))
 }
 
 #[cfg(test)]

@@ -10,9 +10,9 @@ use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::RunStatus;
+use super::checkpoint::{Checkpoint, RunStatus};
 use super::command::{self, Streams};
-use super::history::load_runs;
+use super::history::runs_newest_first;
 use super::plan::DEFAULT_COMMAND_TIMEOUT_SECS;
 use crate::config::MetricSection;
 use crate::fsx;
@@ -396,27 +396,42 @@ pub struct SessionMetrics {
 
 /// Every session with recorded numbers (past runs and the current one),
 /// oldest first (by start time, then run id); at most the newest `limit`.
+/// Reads run records newest first and stops once it has `limit`.
 ///
 /// Unreadable run records are errors, as in the run history.
 pub fn history(ws: &Workspace, limit: usize) -> crate::error::Result<Vec<SessionMetrics>> {
-    let mut sessions: Vec<SessionMetrics> = load_runs(ws)?
-        .into_iter()
-        .filter_map(|cp| {
-            let sample = cp.step_records.values().find_map(|r| r.metrics.clone())?;
-            Some(SessionMetrics {
-                run_id: cp.run_id?,
+    sessions(runs_newest_first(ws)?, limit)
+}
+
+/// The newest `limit` sessions with recorded numbers among `runs` (given
+/// newest first, as [`runs_newest_first`] reads them), oldest first.
+pub fn sessions(
+    runs: impl Iterator<Item = crate::error::Result<Checkpoint>>,
+    limit: usize,
+) -> crate::error::Result<Vec<SessionMetrics>> {
+    let mut sessions = Vec::new();
+    for cp in runs {
+        if sessions.len() >= limit {
+            break;
+        }
+        let cp = cp?;
+        let Some(sample) = cp.step_records.values().find_map(|r| r.metrics.clone()) else {
+            continue;
+        };
+        if let Some(run_id) = cp.run_id {
+            sessions.push(SessionMetrics {
+                run_id,
                 started_at: cp.started_at,
                 status: cp.status,
                 sample,
-            })
-        })
-        .collect();
+            });
+        }
+    }
     sessions.sort_by(|a, b| {
         a.started_at
             .cmp(&b.started_at)
             .then_with(|| a.run_id.cmp(&b.run_id))
     });
-    sessions.drain(..sessions.len().saturating_sub(limit));
     Ok(sessions)
 }
 
@@ -859,5 +874,10 @@ mod tests {
             .map(|s| s.sample.values["passed"])
             .collect();
         assert_eq!(newest, [3.0, 4.0]);
+        // The newest two are found without reading older records: a damaged
+        // old one does not matter to them, but is an error for the whole history.
+        std::fs::write(ws.run_record_file("20250101-100000-ffff"), "{broken").unwrap();
+        assert_eq!(history(&ws, 2).unwrap().len(), 2);
+        assert!(history(&ws, 10).is_err());
     }
 }

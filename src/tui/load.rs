@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use agent_handover::Workspace;
+use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
-use agent_handover::engine::history::list_runs;
-use agent_handover::engine::metrics::history as metrics_history;
+use agent_handover::engine::history::{load_runs, summarize};
+use agent_handover::engine::metrics::sessions;
 use agent_handover::handoff::{LintContext, LintReport, lint};
 use agent_handover::inbox::Inbox;
 use agent_handover::memory::MemoryStore;
@@ -31,13 +32,26 @@ pub const METRICS_LIMIT: usize = 200;
 
 /// Everything else; the inbox as `agent` sees it (default: the first agent).
 pub fn full(ws: &Workspace, agent: Option<&str>) -> FullData {
+    // The run records are read once, for the timeline and the metrics.
+    let runs = load_runs(ws).map_err(|e| e.to_string());
     FullData {
-        runs: Some(list_runs(ws, TIMELINE_LIMIT).map_err(|e| e.to_string())),
+        runs: Some(of_runs(&runs, |runs| Ok(summarize(runs, TIMELINE_LIMIT)))),
         versions: Some(list_versions(ws).map_err(|e| e.to_string())),
         inbox: Some(inbox(ws, agent).map_err(|e| e.to_string())),
         quality: Some(quality(ws).map_err(|e| e.to_string())),
-        metrics: Some(metrics_history(ws, METRICS_LIMIT).map_err(|e| e.to_string())),
+        metrics: Some(of_runs(&runs, |runs| {
+            sessions(runs.iter().cloned().map(Ok), METRICS_LIMIT)
+        })),
     }
+}
+
+/// What `derive` makes of the run records, or why they could not be read.
+fn of_runs<T>(
+    runs: &Result<Vec<Checkpoint>, String>,
+    derive: impl FnOnce(&[Checkpoint]) -> agent_handover::Result<T>,
+) -> Result<T, String> {
+    let runs = runs.as_ref().map_err(Clone::clone)?;
+    derive(runs).map_err(|e| e.to_string())
 }
 
 fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxData> {
