@@ -11,6 +11,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agent_handover::memory::month::YearMonth;
 use common::{Project, config, json, read_dir_sorted, stderr, stdout};
 
 /// The months the fixture fills, and the tags of its notes.
@@ -20,8 +21,13 @@ const TAGS: [&str; 2] = ["codex", "claude"];
 /// Write `per_tag` notes per tag in each fixture month (two per day, so the
 /// `-2` names occur); returns each note's unique token.
 fn seed_notes(p: &Project, per_tag: usize) -> Vec<String> {
+    seed_notes_in(p, &MONTHS, per_tag)
+}
+
+/// [`seed_notes`] in the given months.
+fn seed_notes_in(p: &Project, months: &[&str], per_tag: usize) -> Vec<String> {
     let mut tokens = Vec::new();
-    for month in MONTHS {
+    for &month in months {
         let dir = p.path(&format!("memory/layer1/{month}"));
         std::fs::create_dir_all(&dir).unwrap();
         for tag in TAGS {
@@ -87,13 +93,14 @@ fn layer1_months(p: &Project) -> Vec<String> {
         .collect()
 }
 
-/// Every file in the project (but HOME) with its bytes.
+/// Every file under `root` with its bytes, and every folder (with a `/`).
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for path in read_dir_sorted(&dir) {
             if path.is_dir() {
+                files.insert(format!("{}/", path.display()), Vec::new());
                 stack.push(path);
             } else {
                 files.insert(path.display().to_string(), std::fs::read(&path).unwrap());
@@ -361,7 +368,14 @@ fn compaction_waits_for_a_pending_handover() {
 #[test]
 fn auto_compaction_runs_inside_the_handover() {
     let p = Project::new(&config("[compaction]\nauto = true\n"));
-    let tokens = seed_notes(&p, 2);
+    // The two months before the current one, whatever today is.
+    let this_month = YearMonth::of(chrono::Local::now().date_naive());
+    let past = [
+        this_month.minus(2).to_string(),
+        this_month.minus(1).to_string(),
+    ];
+    let months: Vec<&str> = past.iter().map(String::as_str).collect();
+    let tokens = seed_notes_in(&p, &months, 2);
     let out = p.handover("today's note");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("compact"), "{}", stdout(&out));

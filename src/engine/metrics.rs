@@ -78,7 +78,7 @@ pub struct MetricsSample {
 }
 
 impl MetricsSample {
-    /// One line for the step's output, e.g. `passed=30 failed=60; tests exited 1`.
+    /// One line for the step's output, e.g. `passed=30 failed=60; tests failed (exit 1)`.
     pub fn describe(&self) -> String {
         let values: Vec<String> = self
             .values
@@ -90,8 +90,9 @@ impl MetricsSample {
         } else {
             values.join(" ")
         };
-        for probe in self.probes.iter().filter(|p| !p.ok) {
-            line.push_str(&format!("; {} failed", probe.name));
+        for failure in self.probes.iter().filter_map(ProbeOutcome::failure) {
+            line.push_str("; ");
+            line.push_str(&failure);
         }
         line
     }

@@ -289,36 +289,41 @@ pub fn plan_from_config(
 
     let memory_dir = ws.memory.root.clone();
     let probes = probes_from_config(&cfg.metrics).map_err(|e| Error::config(cfg_path, e))?;
-    let mut available: Vec<StepSpec> = Vec::new();
-    let mut default_order: Vec<&str> = Vec::new();
-    if !probes.is_empty() {
-        default_order.push(METRICS);
-    }
-    available.push(StepSpec {
-        name: METRICS.into(),
-        action: StepAction::Metrics {
-            probes,
-            cwd: ws.root.clone(),
-        },
-    });
-    default_order.extend([SESSION_NOTE, CURRENT_STATE]);
-    available.extend([
-        StepSpec {
-            name: SESSION_NOTE.into(),
-            action: StepAction::SessionNote {
-                memory_dir: memory_dir.clone(),
-                tag: ws.tag.clone(),
-                date: today,
+    let policy = retention_policy(ws);
+    // Every step the config makes available, and whether it is in the default order.
+    let mut available: Vec<(StepSpec, bool)> = vec![
+        (
+            StepSpec {
+                name: METRICS.into(),
+                action: StepAction::Metrics {
+                    cwd: ws.root.clone(),
+                    probes,
+                },
             },
-        },
-        StepSpec {
-            name: CURRENT_STATE.into(),
-            action: StepAction::CurrentState {
-                memory_dir: memory_dir.clone(),
-                date: today,
+            !cfg.metrics.is_empty(),
+        ),
+        (
+            StepSpec {
+                name: SESSION_NOTE.into(),
+                action: StepAction::SessionNote {
+                    memory_dir: memory_dir.clone(),
+                    tag: ws.tag.clone(),
+                    date: today,
+                },
             },
-        },
-    ]);
+            true,
+        ),
+        (
+            StepSpec {
+                name: CURRENT_STATE.into(),
+                action: StepAction::CurrentState {
+                    memory_dir: memory_dir.clone(),
+                    date: today,
+                },
+            },
+            true,
+        ),
+    ];
     for c in &cfg.commands {
         if BUILT_IN_STEPS.contains(&c.name.as_str()) {
             return Err(Error::config(
@@ -336,60 +341,67 @@ pub fn plan_from_config(
                 format!("[[command]] {:?} has an empty argv", c.name),
             ));
         }
-        available.push(StepSpec {
-            name: c.name.clone(),
-            action: StepAction::Command {
-                argv: c.argv.clone(),
-                cwd: ws.root.clone(),
-                idempotent: c.idempotent,
-                timeout_secs: c.timeout_secs.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECS),
+        let action = StepAction::Command {
+            argv: c.argv.clone(),
+            cwd: ws.root.clone(),
+            idempotent: c.idempotent,
+            timeout_secs: c.timeout_secs.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECS),
+        };
+        available.push((
+            StepSpec {
+                name: c.name.clone(),
+                action,
             },
-        });
-        default_order.push(&c.name);
+            true,
+        ));
     }
-    available.push(StepSpec {
-        name: COMPACT.into(),
-        action: StepAction::Compact {
-            memory_dir,
-            before: compaction_cutoff(ws, today)?,
-            month: None,
-            date: today,
-        },
-    });
-    if cfg.compaction.auto {
-        default_order.push(COMPACT);
-    }
-    let policy = retention_policy(ws);
-    available.push(StepSpec {
-        name: PRUNE.into(),
-        action: StepAction::Prune { policy },
-    });
-    if policy.is_set() {
-        default_order.push(PRUNE);
-    }
-    available.push(StepSpec {
-        name: PUBLISH.into(),
-        action: StepAction::Publish { backend, message },
-    });
-    default_order.push(PUBLISH);
-
-    let order: Vec<&str> = match &cfg.handover.steps {
-        None => default_order,
-        Some(order) => order.iter().map(String::as_str).collect(),
+    let compact = StepAction::Compact {
+        memory_dir,
+        before: compaction_cutoff(ws, today)?,
+        month: None,
+        date: today,
     };
-    let plan = {
-        order
+    available.extend([
+        (
+            StepSpec {
+                name: COMPACT.into(),
+                action: compact,
+            },
+            cfg.compaction.auto,
+        ),
+        (
+            StepSpec {
+                name: PRUNE.into(),
+                action: StepAction::Prune { policy },
+            },
+            policy.is_set(),
+        ),
+        (
+            StepSpec {
+                name: PUBLISH.into(),
+                action: StepAction::Publish { backend, message },
+            },
+            true,
+        ),
+    ]);
+
+    let plan = match &cfg.handover.steps {
+        None => available
+            .into_iter()
+            .filter_map(|(step, by_default)| by_default.then_some(step))
+            .collect(),
+        Some(order) => order
             .iter()
             .map(|name| {
-                available.iter().find(|s| s.name == *name).cloned().ok_or_else(|| {
-                    let known: Vec<_> = available.iter().map(|s| s.name.as_str()).collect();
+                available.iter().find(|(s, _)| s.name == *name).map(|(s, _)| s.clone()).ok_or_else(|| {
+                    let known: Vec<_> = available.iter().map(|(s, _)| s.name.as_str()).collect();
                     Error::config(
                         cfg_path,
                         format!("[handover].steps names {name:?}, which is neither a built-in step nor a [[command]]; known: {}", known.join(", ")),
                     )
                 })
             })
-            .collect::<Result<Vec<_>>>()?
+            .collect::<Result<Vec<_>>>()?,
     };
     let request = RunRequest {
         plan,
@@ -473,6 +485,26 @@ mod tests {
         );
         let r = plan_from_config(&ws, &RunOverrides::default(), today()).unwrap();
         assert_eq!(names(&r), ["tests", "session_note"]);
+    }
+
+    #[test]
+    fn metrics_compaction_and_retention_join_the_default_order_when_configured() {
+        let (_d, ws) = workspace_with(
+            "[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[compaction]\nauto = true\n[retention]\nruns = 5\n[[command]]\nname = \"tests\"\nargv = [\"true\"]\n[[metric]]\nname = \"m\"\nargv = [\"true\"]\n[[metric.value]]\nname = \"n\"\npattern = '(\\d+)'\n",
+        );
+        let r = plan_from_config(&ws, &RunOverrides::default(), today()).unwrap();
+        assert_eq!(
+            names(&r),
+            [
+                "metrics",
+                "session_note",
+                "current_state",
+                "tests",
+                "compact",
+                "prune",
+                "publish"
+            ]
+        );
     }
 
     #[test]
