@@ -695,7 +695,7 @@ mod tests {
             Some("exit status 1: 3 passed; 4 failed\nboom")
         );
         assert_eq!(o.missing, ["skipped"]);
-        assert_eq!(sample.describe(), "passed=3; probe failed");
+        assert_eq!(sample.describe(), "passed=3; probe failed (exit 1)");
         assert_eq!(o.failure().as_deref(), Some("probe failed (exit 1)"));
     }
 
