@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_handover::engine::maintenance::compaction_request;
+use agent_handover::engine::plan::compaction_request;
 use agent_handover::{Engine, Workspace, WorkspaceOptions, fsx};
 use chrono::NaiveDate;
 use support::{iterations, load_average, stats, target_dir};
@@ -85,7 +85,7 @@ fn compact(ws: Workspace) -> (Duration, u64) {
     let syncs = fsx::sync_count();
     let start = Instant::now();
     let before = "2026-01".parse().expect("month");
-    let request = compaction_request(&ws, before, today()).expect("plan");
+    let request = compaction_request(&ws, before, today(), None).expect("plan");
     assert_eq!(request.plan.len(), MONTHS);
     let report = Engine::new(ws).start(request).expect("compaction");
     let took = start.elapsed();

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use agent_handover::backend::Backend;
 use agent_handover::backend::git::GitSpec;
 use support::stats;
 

@@ -129,9 +129,62 @@ pub enum Error {
         /// The commands that settle it.
         fix: String,
     },
-    /// The requested operation needs a run in a state it is not in.
-    #[error("{0}")]
-    NoSuchRun(String),
+    /// `retry` or `abandon` with no handover in progress.
+    #[error("nothing to {verb}: no handover is in progress (last status: {last_status})")]
+    NothingInProgress {
+        /// What was asked ("retry", "abandon").
+        verb: &'static str,
+        /// The status of the last handover.
+        last_status: &'static str,
+    },
+    /// `retry` of a step that is already done.
+    #[error("step '{step}' is already done; done steps never run again")]
+    StepAlreadyDone {
+        /// The step.
+        step: String,
+    },
+    /// A handover started by agent-handover 0.5.x has no staged plan to resume from.
+    #[error(
+        "{} was written by agent-handover 0.5.x and has no staged plan\n  fix: finish it with `agent-handover run --config <your handover.toml>` (done steps stay done)",
+        path.display()
+    )]
+    LegacyCheckpoint {
+        /// The checkpoint.
+        path: PathBuf,
+    },
+    /// A step of the run has a kind this agent-handover does not know: a
+    /// newer version staged it. The checkpoint itself is fine.
+    #[error(
+        "step '{step}' has kind {kind:?}, written by a newer agent-handover than this one\n  fix: finish the handover with the newer agent-handover (upgrade this one), or give it up with `agent-handover abandon --reason \"...\"`; {} was left untouched",
+        path.display()
+    )]
+    NewerStepKind {
+        /// The step.
+        step: String,
+        /// Its kind, as written.
+        kind: String,
+        /// The checkpoint.
+        path: PathBuf,
+    },
+    /// `lint` without a file before any current state was written.
+    #[error(
+        "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
+        path.display()
+    )]
+    NothingToLint {
+        /// The current-state file that is missing.
+        path: PathBuf,
+    },
+    /// Every layer-1 note name of a tag and day is taken.
+    #[error("{} already holds 10,000 notes tagged {tag:?} for {date}\n  fix: compact or move some", dir.display())]
+    NoteNamesExhausted {
+        /// The month folder.
+        dir: PathBuf,
+        /// The tag.
+        tag: String,
+        /// The day.
+        date: chrono::NaiveDate,
+    },
     /// A handover is in progress, and this operation does not run over it.
     #[error(
         "handover {run_id} is in progress (pending: {pending})\n  fix: finish it with `agent-handover resume`, or give it up with `agent-handover abandon --reason \"...\"`; then {then}"
@@ -192,7 +245,88 @@ pub enum Error {
     },
 }
 
+/// What kind of error it is: its stable name (the JSON `kind`) and the
+/// process exit code, derived together in [`Error::kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorKind {
+    /// Stable snake_case name, printed as `"kind"` by `--json`.
+    pub name: &'static str,
+    /// The exit code of the `agent-handover` binary (see [`exit_code`]).
+    pub exit_code: u8,
+}
+
+/// The exit codes of the `agent-handover` binary, one table for every command.
+pub mod exit_code {
+    /// Success; for `check`: no handover in progress.
+    pub const OK: u8 = 0;
+    /// `check`: a handover was interrupted and needs resuming; other commands: it failed.
+    pub const FAILED: u8 = 1;
+    /// `check`: the last handover completed.
+    pub const COMPLETED: u8 = 2;
+    /// A state file (checkpoint, run record) is corrupt, too large or from a newer version.
+    pub const UNREADABLE: u8 = 3;
+    /// A PAUSE file stops automation.
+    pub const PAUSED: u8 = 4;
+    /// Another process is executing the handover.
+    pub const BUSY: u8 = 5;
+    /// A step needs a human decision (`retry`, `abandon`, an upgrade), or a
+    /// pending handover must be resumed or abandoned first.
+    pub const NEEDS_HUMAN: u8 = 6;
+    /// A handoff scored below the minimum (`lint --min-score`; `run --min-score` refused it).
+    pub const BELOW_MIN_SCORE: u8 = 7;
+    /// Bad command-line usage.
+    pub const USAGE: u8 = 64;
+    /// An I/O error.
+    pub const IO: u8 = 74;
+    /// The config is invalid (or a name in it is unsafe).
+    pub const CONFIG: u8 = 78;
+
+    /// The table shown at the end of `--help`.
+    pub const HELP_TABLE: &str = "\
+Exit codes:
+  0   ok (check: no handover in progress)
+  1   check: an interrupted handover needs resuming; others: the command failed
+  2   check: the last handover completed
+  3   a state file is corrupt, too large or from a newer version (left untouched)
+  4   paused: a PAUSE file exists
+  5   busy: another process is executing the handover
+  6   a human decision is needed (retry STEP, resume, abandon, or upgrade)
+  7   the handoff scores below --min-score (lint; run refused it, nothing written)
+  64  usage error    74  I/O error    78  config error";
+}
+
 impl Error {
+    /// The kind of this error: its JSON name and exit code, decided here once.
+    pub fn kind(&self) -> ErrorKind {
+        use exit_code::*;
+        let (name, exit_code) = match self {
+            Error::Io { .. } => ("io", IO),
+            Error::Corrupt { .. } => ("corrupt", UNREADABLE),
+            Error::FutureVersion { .. } => ("future_version", UNREADABLE),
+            Error::TooLarge { .. } => ("too_large", UNREADABLE),
+            Error::UnsafeName { .. } => ("unsafe_name", CONFIG),
+            Error::OutsideRoot { .. } => ("outside_root", CONFIG),
+            Error::Symlink { .. } => ("symlink", CONFIG),
+            Error::Config { .. } => ("config", CONFIG),
+            Error::Paused { .. } => ("paused", PAUSED),
+            Error::Busy { .. } => ("busy", BUSY),
+            Error::StepFailed { .. } => ("step_failed", FAILED),
+            Error::NeedsHuman { .. } => ("needs_human", NEEDS_HUMAN),
+            Error::NewerStepKind { .. } => ("newer_step_kind", NEEDS_HUMAN),
+            Error::HandoverInProgress { .. } => ("handover_in_progress", NEEDS_HUMAN),
+            Error::NothingInProgress { .. } => ("no_such_run", FAILED),
+            Error::StepAlreadyDone { .. } => ("step_already_done", FAILED),
+            Error::LegacyCheckpoint { .. } => ("legacy_checkpoint", FAILED),
+            Error::NothingToLint { .. } => ("nothing_to_lint", FAILED),
+            Error::NoteNamesExhausted { .. } => ("note_names_exhausted", FAILED),
+            Error::BelowMinScore { .. } => ("below_min_score", BELOW_MIN_SCORE),
+            Error::UnknownStep { .. } => ("unknown_step", USAGE),
+            Error::UnknownVersion { .. } => ("unknown_version", USAGE),
+            Error::UnknownMessage { .. } => ("unknown_message", USAGE),
+        };
+        ErrorKind { name, exit_code }
+    }
+
     /// Wrap an `io::Error` with the operation and path it happened on.
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -27,12 +27,14 @@ pub mod fsx;
 pub mod handoff;
 pub mod inbox;
 pub mod memory;
+pub mod outcome;
 pub mod workspace;
 
 pub use engine::{
-    Checkpoint, Engine, Inputs, RunOverrides, RunReport, RunRequest, RunStatus, StepAction,
+    Checkpoint, Engine, Inputs, RunOverrides, RunReport, RunRequest, RunStatus, Step, StepAction,
     StepContext, StepRecord, StepSpec, StepState, plan_from_config,
 };
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use memory::MemoryStore;
+pub use outcome::{AfterCrash, StepError};
 pub use workspace::{Workspace, WorkspaceOptions};

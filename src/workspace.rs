@@ -162,6 +162,13 @@ pub struct MemoryLayout {
 }
 
 impl MemoryLayout {
+    /// The layout of the memory tree rooted at `root`.
+    pub fn at(root: &Path) -> Self {
+        MemoryLayout {
+            root: root.to_path_buf(),
+        }
+    }
+
     /// `layer1/`, holding one folder of session notes per month.
     pub fn layer1_dir(&self) -> PathBuf {
         self.root.join("layer1")

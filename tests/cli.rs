@@ -450,6 +450,15 @@ fn interrupted_non_idempotent_step_waits_for_a_human() {
         status.contains("deploy") && status.contains("interrupted"),
         "{status}"
     );
+    assert!(
+        status.contains("needs a human: check its effects, then `agent-handover retry deploy`"),
+        "{status}"
+    );
+    let deploy = &json(&p.run(&["status", "--json"]))["steps"][2];
+    assert_eq!(deploy["needs_human"], true, "{deploy}");
+    assert_eq!(deploy["after_crash"], "ask_human", "{deploy}");
+    let brief = stdout(&p.run(&["brief"]));
+    assert!(brief.contains("Decide about deploy"), "{brief}");
 
     let o = p.run(&["resume"]);
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
@@ -702,4 +711,64 @@ fn wait_until(cond: impl Fn() -> bool) {
         assert!(std::time::Instant::now() < deadline, "timed out waiting");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+}
+
+#[test]
+fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"gate\"\nargv = [\"sh\", \"-c\", \"test -e open\"]\nidempotent = true\n",
+    ));
+    assert_eq!(p.handover("n").status.code(), Some(1), "the gate fails");
+    // A newer agent-handover staged the last step with a kind we do not know.
+    let mut cp = p.checkpoint_json();
+    let publish = cp["plan"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["name"] == "publish")
+        .unwrap();
+    *publish = serde_json::json!({"name": "publish", "kind": "teleport", "to": "mars"});
+    std::fs::write(p.checkpoint_path(), serde_json::to_vec_pretty(&cp).unwrap()).unwrap();
+
+    assert_eq!(
+        p.check(),
+        1,
+        "still an interrupted handover, not a corrupt file"
+    );
+    let status = json(&p.run(&["status", "--json"]));
+    assert_eq!(status["steps"][3]["kind"], "teleport");
+    assert_eq!(status["steps"][3]["after_crash"], "ask_human");
+
+    std::fs::write(p.path("open"), "").unwrap();
+    let before = std::fs::read(p.checkpoint_path()).unwrap();
+    let o = p.run(&["--json", "resume"]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("kind \"teleport\", written by a newer agent-handover")
+            && err.contains("agent-handover abandon"),
+        "{err}"
+    );
+    assert!(!err.contains("unreadable"), "{err}");
+    assert_eq!(json(&o)["kind"], "newer_step_kind");
+    let after = p.checkpoint_json();
+    assert_eq!(
+        after["step_records"]["gate"]["state"], "done",
+        "the steps it knows ran"
+    );
+    assert_eq!(
+        after["plan"][3],
+        serde_json::json!({"name": "publish", "kind": "teleport", "to": "mars"}),
+        "the newer step is kept as written"
+    );
+    assert_ne!(before, std::fs::read(p.checkpoint_path()).unwrap());
+
+    let o = p.run(&["abandon", "--reason", "needs the newer version"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.check(), 0);
+    let record = p.checkpoint_json();
+    assert_eq!(
+        record["plan"][3]["to"], "mars",
+        "abandoning keeps every field"
+    );
 }

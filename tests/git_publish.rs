@@ -385,3 +385,96 @@ fn a_compaction_publishes_its_archives_and_its_removals() {
         assert_eq!(archive.matches(&format!("note of day {day}")).count(), 1);
     }
 }
+
+#[test]
+fn pause_pulled_right_before_the_push_is_a_pause_and_the_run_stays_resumable() {
+    let s = setup(1);
+    let p = &s.clones[0];
+    // The run stands still between its commit and its push while a human pulls the brake.
+    let child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "braked"])
+        .env(
+            "AGENT_HANDOVER_FAILPOINT",
+            "stall:publish-after-commit:3000",
+        )
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while git(p.dir.path(), &["log", "--format=%s"]) != "handover: agent0\ninit" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the commit never came"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = p.run(&["pause", "--reason", "review before it leaves"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(4), "paused, not failed: {err}");
+    assert!(
+        err.contains("automation paused") && err.contains("stays resumable"),
+        "{err}"
+    );
+    assert_eq!(remote_log(&s), "init", "nothing left the machine");
+    assert_eq!(p.check(), 1, "the handover stays resumable");
+    let publish = &p.checkpoint_json()["step_records"]["publish"];
+    assert_eq!(publish["state"], "pending", "{publish}");
+    assert!(
+        publish.get("last_error").is_none(),
+        "a pause is not an error: {publish}"
+    );
+
+    assert_eq!(p.run(&["resume"]).status.code(), Some(4), "still paused");
+    p.run(&["unpause"]);
+    let o = p.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        remote_log(&s),
+        "handover: agent0\ninit",
+        "pushed once, no second commit"
+    );
+    assert_eq!(p.check(), 2);
+}
+
+#[test]
+fn an_interrupted_publish_is_shown_as_safe_to_resume_everywhere() {
+    let s = setup(1);
+    let p = &s.clones[0];
+    let o = p
+        .cmd()
+        .args(["run", "--config", "handover.toml", "--note", "crashy"])
+        .env("AGENT_HANDOVER_FAILPOINT", "publish-after-commit")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), None, "killed");
+    let status = stdout(&p.run(&["status", "--verbose"]));
+    assert!(
+        status.contains("publish") && status.contains("interrupted"),
+        "{status}"
+    );
+    assert!(status.contains("reconciled on resume"), "{status}");
+    assert!(
+        status.contains("safe to resume: `agent-handover resume`"),
+        "{status}"
+    );
+    assert!(!status.contains("needs a human"), "{status}");
+    let publish = &common::json(&p.run(&["status", "--json"]))["steps"][2];
+    assert_eq!(publish["needs_human"], false, "{publish}");
+    assert_eq!(publish["after_crash"], "reconcile", "{publish}");
+
+    let brief = stdout(&p.run(&["brief"]));
+    assert!(
+        brief.contains("Finish the interrupted handover first: `agent-handover resume`"),
+        "{brief}"
+    );
+    assert!(!brief.contains("Decide about"), "{brief}");
+    let brief = common::json(&p.run(&["brief", "--json"]));
+    assert_eq!(
+        brief["recovery"]["needs_human"],
+        serde_json::json!([]),
+        "{brief}"
+    );
+}

@@ -4,8 +4,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_handover::engine::plan::{Inputs, RunRequest, StepAction, StepSpec};
-use agent_handover::{Engine, Error, RunStatus, Workspace, WorkspaceOptions};
+use agent_handover::engine::steps::LibraryStep;
+use agent_handover::engine::{Inputs, RunRequest, StepAction, StepSpec};
+use agent_handover::{
+    Engine, Error, RunOverrides, RunStatus, Workspace, WorkspaceOptions, plan_from_config,
+};
 
 fn workspace(dir: &std::path::Path) -> Workspace {
     Workspace::resolve(WorkspaceOptions {
@@ -19,15 +22,15 @@ fn workspace(dir: &std::path::Path) -> Workspace {
 fn request() -> RunRequest {
     let library = |name: &str, idempotent| StepSpec {
         name: name.into(),
-        action: StepAction::Library { idempotent },
+        action: StepAction::Library(LibraryStep { idempotent }),
     };
-    RunRequest {
-        plan: vec![library("collect", true), library("notify", false)],
-        inputs: Inputs {
+    RunRequest::new(
+        vec![library("collect", true), library("notify", false)],
+        Inputs {
             extra: [("summary".to_string(), "hello".to_string())].into(),
             ..Default::default()
         },
-    }
+    )
 }
 
 #[test]
@@ -65,4 +68,35 @@ fn closures_run_as_checkpointed_steps_and_resume_after_failure() {
     assert_eq!(report.executed, ["notify"]);
     assert_eq!(report.status, RunStatus::Completed);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn the_min_score_of_the_config_gates_a_library_caller_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("handover.toml"),
+        "[handover]\ntag = \"lib\"\nmin_score = 80\n\n[backend]\ntype = \"null\"\n",
+    )
+    .unwrap();
+    let ws = workspace(dir.path());
+    let overrides = RunOverrides {
+        note: Some("did stuff".into()),
+        ..Default::default()
+    };
+    let today = chrono::Local::now().date_naive();
+    let request = plan_from_config(&ws, &overrides, today).unwrap();
+    let err = Engine::new(ws).start(request).unwrap_err();
+    assert!(matches!(err, Error::BelowMinScore { min: 80, .. }), "{err}");
+    assert!(!dir.path().join("memory").exists(), "nothing was written");
+    assert!(!dir.path().join(".agent-handover").exists());
+
+    // The caller's own minimum beats the config's: 0 turns the gate off.
+    let ws = workspace(dir.path());
+    let overrides = RunOverrides {
+        min_score: Some(0),
+        ..overrides
+    };
+    let request = plan_from_config(&ws, &overrides, today).unwrap();
+    let report = Engine::new(ws).start(request).unwrap();
+    assert_eq!(report.status, RunStatus::Completed);
 }

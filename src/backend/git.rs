@@ -27,6 +27,9 @@ use git2::{
 };
 use serde::{Deserialize, Serialize};
 
+use super::Backend;
+use crate::outcome::{AfterCrash, StepError};
+
 /// Connect and I/O timeout of a push or fetch.
 pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(60);
 const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
@@ -48,10 +51,28 @@ pub struct GitSpec {
 
 type Outcome = Result<String, String>;
 
+impl Backend for GitSpec {
+    fn after_crash(&self) -> AfterCrash {
+        AfterCrash::Reconcile // finds its own commit and push (module docs)
+    }
+
+    fn publish(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
+        self.commit_and_push(message, gate)
+    }
+}
+
 impl GitSpec {
     /// Stage, commit and push (see the module docs); returns a summary.
     /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
-    pub fn publish(&self, message: &str, gate: &dyn Fn() -> Result<(), String>) -> Outcome {
+    fn commit_and_push(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
         let repo = Repository::discover(&self.repo_dir).map_err(|e| {
             format!(
                 "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
@@ -79,7 +100,7 @@ impl GitSpec {
         if !self.push {
             return Ok(format!("{committed}; not pushed (push = false)"));
         }
-        gate().map_err(|paused| format!("{committed}; not pushed: {paused}"))?;
+        gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
         let pushed = self.push_integrating(&repo)?;
         Ok(format!("{committed}; {pushed}"))
     }
@@ -464,11 +485,18 @@ mod tests {
     #[test]
     fn the_gate_holds_the_push_but_not_the_commit() {
         let (dir, spec) = repos();
+        let paused = StepError::Paused {
+            file: dir.path().join("PAUSE"),
+            reason: None,
+        };
+        let err = spec.publish("m", &|| Err(paused.clone())).unwrap_err();
+        assert_eq!(err, paused, "a pause stays a pause, not a failure");
         let err = spec
-            .publish("m", &|| Err("automation paused".into()))
-            .unwrap_err();
+            .publish("m", &|| Err(StepError::failed("gate broke")))
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.starts_with("committed ") && err.ends_with("not pushed: automation paused"),
+            err.starts_with("nothing to commit; not pushed: gate broke"),
             "{err}"
         );
         let remote = Repository::open_bare(dir.path().join("remote.git")).unwrap();

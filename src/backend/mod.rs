@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::BackendSection;
 use crate::fsx;
+use crate::outcome::{AfterCrash, StepError};
 use git::GitSpec;
 
 /// A backend, as staged in a run's plan.
@@ -59,29 +60,48 @@ impl BackendSpec {
         }
     }
 
-    /// Whether publishing twice is harmless as it is.
-    pub fn is_idempotent(&self) -> bool {
-        matches!(self, BackendSpec::Null)
+    /// The backend behind this spec.
+    pub fn backend(&self) -> &dyn Backend {
+        match self {
+            BackendSpec::Null => &NullBackend,
+            BackendSpec::Git(spec) => spec,
+        }
     }
+}
 
-    /// Whether publishing reconciles with what an interrupted attempt already
-    /// did (git: is our commit already there? already pushed?), so resuming
-    /// may run it again without a human.
-    pub fn reconciles(&self) -> bool {
-        true
-    }
+/// A publish target. Adding one: implement this, add a variant to
+/// [`BackendSpec`] and its arm in [`BackendSpec::backend`] and
+/// [`BackendSpec::from_config`] (see ARCHITECTURE.md).
+pub trait Backend {
+    /// How an interrupted publish is settled after a crash. Required, not
+    /// defaulted: a backend must say whether publishing again is safe.
+    fn after_crash(&self) -> AfterCrash;
 
-    /// Publish; returns a one-line summary of what was done. `gate` is asked
-    /// before anything leaves the machine (the PAUSE brake).
-    pub fn publish(
+    /// Publish; returns a one-line summary of what was done. `gate` is
+    /// asked before anything leaves the machine (the PAUSE brake); its
+    /// error stops the publish as it is (a pause stays a pause).
+    fn publish(
         &self,
         message: &str,
-        gate: &dyn Fn() -> Result<(), String>,
-    ) -> Result<String, String> {
-        match self {
-            BackendSpec::Null => Ok("null backend: nothing to publish".into()),
-            BackendSpec::Git(spec) => spec.publish(message, gate),
-        }
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<String, StepError>;
+}
+
+/// Local only: publishing succeeds without doing anything.
+#[derive(Debug, Clone, Copy)]
+pub struct NullBackend;
+
+impl Backend for NullBackend {
+    fn after_crash(&self) -> AfterCrash {
+        AfterCrash::Rerun
+    }
+
+    fn publish(
+        &self,
+        _message: &str,
+        _gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
+        Ok("null backend: nothing to publish".into())
     }
 }
 
@@ -137,7 +157,7 @@ mod tests {
             false,
         )
         .unwrap();
-        assert!(b.is_idempotent());
-        assert!(b.publish("m", &|| Ok(())).is_ok());
+        assert_eq!(b.backend().after_crash(), AfterCrash::Rerun);
+        assert!(b.backend().publish("m", &|| Ok(())).is_ok());
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::engine::checkpoint::Abandonment;
 use crate::engine::lock::RunLock;
 use crate::engine::pause::{PauseInfo, active_pause};
-use crate::engine::{RunSnapshot, RunStatus, StepState};
+use crate::engine::{RunSnapshot, RunStatus};
 use crate::workspace::Workspace;
 
 /// Where the last handover stands.
@@ -82,7 +82,7 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
     let needs_human = snap
         .steps
         .iter()
-        .filter(|s| s.state == StepState::Interrupted && s.idempotent == Some(false))
+        .filter(|s| s.needs_human)
         .map(|s| s.name.clone())
         .collect();
     Recovery {

@@ -1,16 +1,11 @@
 //! `compact`: fold older months of layer-1 notes into layer 3 and apply
 //! retention, as one checkpointed run (or preview it with `--dry-run`).
 
-use std::collections::BTreeMap;
-
-use agent_handover::engine::maintenance::{
-    CompactionPreview, compaction_cutoff, compaction_request, ensure_no_pending_handover,
-    preview_compaction, step_outputs,
-};
+use agent_handover::engine::maintenance::{CompactionPreview, preview_compaction};
+use agent_handover::engine::plan::compaction_cutoff;
 use agent_handover::memory::month::YearMonth;
-use agent_handover::{Checkpoint, Engine, Result, RunReport, Workspace};
+use agent_handover::{Engine, Result, Workspace};
 use clap::Args;
-use serde::Serialize;
 
 use super::Target;
 use super::exit;
@@ -29,16 +24,6 @@ pub struct CompactArgs {
     target: Target,
 }
 
-/// What `compact --json` prints after a run.
-#[derive(Serialize)]
-struct CompactOutcome<'a> {
-    before: YearMonth,
-    #[serde(flatten)]
-    report: &'a RunReport,
-    /// What each step did, by step name.
-    outputs: BTreeMap<String, String>,
-}
-
 /// `compact`.
 pub fn compact(args: &CompactArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
@@ -52,50 +37,22 @@ pub fn compact(args: &CompactArgs, out: Output) -> Result<u8> {
         out.emit(&preview, || print_preview(&ws, &preview));
         return Ok(exit::OK);
     }
-    let checkpoint = Checkpoint::load(&ws.checkpoint)?;
-    ensure_no_pending_handover(&checkpoint, "run `agent-handover compact` again")?;
-    let request = compaction_request(&ws, before, today)?;
-    let checkpoint_path = ws.checkpoint.clone();
-    let mut engine = Engine::new(ws);
-    let report = if !request.plan.is_empty() {
-        engine.start(request)?
-    } else if checkpoint.status == agent_handover::RunStatus::InProgress {
-        engine.resume()?
-    } else {
-        let nothing = RunReport {
-            run_id: None,
-            status: checkpoint.status,
-            executed: Vec::new(),
-            finished_previous: None,
-        };
-        out.emit(
-            &CompactOutcome {
-                before,
-                report: &nothing,
-                outputs: BTreeMap::new(),
-            },
-            || println!("nothing to compact: no layer-1 notes before {before}, nothing to prune"),
+    let done = Engine::new(ws).compact(before, today)?;
+    out.emit(&done, || {
+        if done.did_nothing() {
+            println!("nothing to compact: no layer-1 notes before {before}, nothing to prune");
+            return;
+        }
+        println!(
+            "compaction {} ({}):",
+            done.report.run_id.as_deref().unwrap_or("?"),
+            done.report.status.as_str()
         );
-        return Ok(exit::OK);
-    };
-    let outputs = step_outputs(&Checkpoint::load(&checkpoint_path)?);
-    out.emit(
-        &CompactOutcome {
-            before,
-            report: &report,
-            outputs: outputs.clone(),
-        },
-        || {
-            println!(
-                "compaction {} ({}):",
-                report.run_id.as_deref().unwrap_or("?"),
-                super::inspect::status_name(report.status)
-            );
-            for step in &report.executed {
-                println!("  {step}: {}", outputs.get(step).map_or("", String::as_str));
-            }
-        },
-    );
+        for step in &done.report.executed {
+            let output = done.outputs.get(step).map_or("", String::as_str);
+            println!("  {step}: {output}");
+        }
+    });
     Ok(exit::OK)
 }
 

@@ -2,6 +2,7 @@
 
 use agent_handover::engine::history::{RunSummary, list_runs};
 use agent_handover::engine::{Checkpoint, RunSnapshot, StepState};
+use agent_handover::outcome::AfterCrash;
 use agent_handover::{Result, RunStatus};
 use serde_json::json;
 
@@ -41,7 +42,7 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
     let snap = RunSnapshot::load(&ws)?;
     out.emit(&snap, || {
-        println!("status: {}", status_name(snap.status));
+        println!("status: {}", snap.status.as_str());
         for step in &snap.steps {
             let mark = if step.state == StepState::Done {
                 "x"
@@ -83,10 +84,22 @@ fn print_details(snap: &RunSnapshot) {
         {
             line += &format!(", pid {} on {}", o.pid, o.host);
         }
-        if s.idempotent == Some(false) {
-            line += ", not idempotent";
+        match s.after_crash {
+            Some(AfterCrash::Rerun) | None => {}
+            Some(rule) => line += &format!(", {}", rule.describe()),
         }
         println!("{line}");
+        if s.state == StepState::Interrupted {
+            let what = if s.needs_human {
+                format!(
+                    "needs a human: check its effects, then `agent-handover retry {}` or `agent-handover abandon`",
+                    s.name
+                )
+            } else {
+                "safe to resume: `agent-handover resume` runs it again".to_string()
+            };
+            println!("  {:width$}  {what}", "");
+        }
         if let Some(e) = &s.last_error {
             println!("  {:width$}  error: {}", "", e.lines().next().unwrap_or(""));
         }
@@ -118,16 +131,6 @@ fn print_details(snap: &RunSnapshot) {
     }
 }
 
-/// The lowercase name of a status, as in the file.
-pub fn status_name(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::None => "none",
-        RunStatus::InProgress => "in_progress",
-        RunStatus::Completed => "completed",
-        RunStatus::Abandoned => "abandoned",
-    }
-}
-
 /// `history`: past runs, newest first.
 pub fn history(target: &Target, limit: usize, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
@@ -147,7 +150,7 @@ fn history_line(r: &RunSummary) -> String {
     let mut line = format!(
         "{}  {:<11}  {}/{} steps  started {}",
         r.run_id,
-        status_name(r.status),
+        r.status.as_str(),
         r.steps_done,
         r.steps_total,
         r.started_at.as_deref().map(short_time).unwrap_or("?")

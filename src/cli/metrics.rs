@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::Target;
 use super::exit;
-use super::inspect::{short_time, status_name};
+use super::inspect::short_time;
 use super::output::Output;
 
 /// How to configure metrics, shown while none are recorded.
@@ -153,7 +153,7 @@ fn notes(s: &SessionMetrics) -> String {
         .filter_map(ProbeOutcome::failure)
         .collect();
     if s.status != RunStatus::Completed {
-        notes.push(format!("run {}", status_name(s.status)));
+        notes.push(format!("run {}", s.status.as_str()));
     }
     notes.join("; ")
 }

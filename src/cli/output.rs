@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use super::exit;
 use agent_handover::Error;
 
 /// How a command prints.
@@ -28,43 +27,20 @@ impl Output {
     /// Report an error and return its exit code. With `--json`, stdout gets
     /// `{"error": ..., "kind": ..., "exit_code": N}` too.
     pub fn fail(&self, error: &Error) -> u8 {
-        let code = exit::code_for(error);
+        let kind = error.kind();
         eprintln!("error: {error}");
         if self.json {
             let value = serde_json::json!({
                 "ok": false,
                 "error": error.to_string(),
-                "kind": error_kind(error),
-                "exit_code": code,
+                "kind": kind.name,
+                "exit_code": kind.exit_code,
             });
             println!(
                 "{}",
                 serde_json::to_string_pretty(&value).expect("output serializes")
             );
         }
-        code
-    }
-}
-
-fn error_kind(error: &Error) -> &'static str {
-    match error {
-        Error::Io { .. } => "io",
-        Error::Corrupt { .. } => "corrupt",
-        Error::FutureVersion { .. } => "future_version",
-        Error::TooLarge { .. } => "too_large",
-        Error::UnsafeName { .. } => "unsafe_name",
-        Error::OutsideRoot { .. } => "outside_root",
-        Error::Symlink { .. } => "symlink",
-        Error::Config { .. } => "config",
-        Error::Paused { .. } => "paused",
-        Error::Busy { .. } => "busy",
-        Error::StepFailed { .. } => "step_failed",
-        Error::NeedsHuman { .. } => "needs_human",
-        Error::NoSuchRun(_) => "no_such_run",
-        Error::HandoverInProgress { .. } => "handover_in_progress",
-        Error::BelowMinScore { .. } => "below_min_score",
-        Error::UnknownStep { .. } => "unknown_step",
-        Error::UnknownVersion { .. } => "unknown_version",
-        Error::UnknownMessage { .. } => "unknown_message",
+        kind.exit_code
     }
 }

@@ -1,13 +1,13 @@
 //! Handoff quality: `lint` (score a handoff), `template` (print a blank one
-//! for a kind of work), and the quality gate `run --min-score` installs.
+//! for a kind of work). The `run --min-score` gate is the library's
+//! [`agent_handover::engine::QualityGate`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
-use agent_handover::memory::{self, MAX_MEMORY_FILE_BYTES};
-use agent_handover::{Error, Result, RunRequest, Workspace};
-use chrono::NaiveDate;
+use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
+use agent_handover::{Error, Result, Workspace};
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use serde::Serialize;
@@ -108,12 +108,7 @@ fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)>
         None => {
             let p = ws.memory.current_state();
             let text = agent_handover::fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
-                .ok_or_else(|| {
-                    Error::NoSuchRun(format!(
-                        "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
-                        p.display()
-                    ))
-                })?;
+                .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
             Ok((p.display().to_string(), text))
         }
     }
@@ -139,46 +134,4 @@ pub fn template(args: &TemplateArgs, out: Output) -> Result<u8> {
         }
     }
     Ok(exit::OK)
-}
-
-/// `run`'s quality gate: a new run's current state (as it will be written,
-/// with its dated header) must score at least `min`.
-pub struct Gate {
-    ctx: LintContext,
-    min: u8,
-    date: NaiveDate,
-}
-
-impl Gate {
-    /// The gate for runs of `ws` dated `date`: the minimum is `flag`, else
-    /// `[handover].min_score`; `None` when it is 0 or unset.
-    pub fn new(ws: &Workspace, flag: Option<u8>, date: NaiveDate) -> Result<Option<Gate>> {
-        let min = flag.or(ws.config.handover.min_score).unwrap_or(0);
-        if min > 100 {
-            return Err(Error::config(
-                ws.config_path.as_deref(),
-                format!(
-                    "[handover].min_score = {min} is out of range\n  fix: use 0-100 (0 turns the gate off)"
-                ),
-            ));
-        }
-        Ok((min > 0).then(|| Gate {
-            ctx: LintContext::for_workspace(ws),
-            min,
-            date,
-        }))
-    }
-
-    /// Refuse `request` if its current state (or, without one, its note) scores below the minimum.
-    pub fn admit(&self, request: &RunRequest) -> Result<()> {
-        let inputs = &request.inputs;
-        let Some(text) = inputs
-            .current_state
-            .as_ref()
-            .or(inputs.session_note.as_ref())
-        else {
-            return Ok(());
-        };
-        handoff::gate(&(memory::header(2, self.date) + text), &self.ctx, self.min).map(drop)
-    }
 }

@@ -11,9 +11,7 @@ use clap::Args;
 
 use super::Target;
 use super::exit;
-use super::inspect::status_name;
 use super::output::Output;
-use super::quality::Gate;
 
 /// Arguments of `run` (0.5.1's flags, plus note files).
 #[derive(Debug, Args)]
@@ -58,15 +56,11 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         note: text_arg(&args.note, &args.note_file)?,
         current_state: text_arg(&args.current_state, &args.current_state_file)?,
         no_push: args.no_push,
+        min_score: args.min_score,
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;
-    let gate = Gate::new(&ws, args.min_score, today)?;
-    let mut engine = Engine::new(ws);
-    if let Some(gate) = gate {
-        engine = engine.with_admission(move |request| gate.admit(request));
-    }
-    let report = engine.start(request)?;
+    let report = Engine::new(ws).start(request)?;
     out.emit(&report, || {
         if let Some(prev) = &report.finished_previous {
             println!(
@@ -98,7 +92,7 @@ fn print_report(verb: &str, report: &RunReport) {
     if report.executed.is_empty() && report.status != RunStatus::InProgress {
         println!(
             "nothing to resume (last handover: {})",
-            status_name(report.status)
+            report.status.as_str()
         );
     } else {
         println!(

@@ -14,8 +14,9 @@ use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::metrics::MetricsSample;
-use super::plan::StepSpec;
+pub use super::identity::Owner;
+use super::probe::MetricsSample;
+use super::steps::StepSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
 
@@ -36,6 +37,18 @@ pub enum RunStatus {
     Completed,
     /// A human gave the last run up; its record and files are kept.
     Abandoned,
+}
+
+impl RunStatus {
+    /// The snake_case name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::None => "none",
+            RunStatus::InProgress => "in_progress",
+            RunStatus::Completed => "completed",
+            RunStatus::Abandoned => "abandoned",
+        }
+    }
 }
 
 /// State of one step.
@@ -65,42 +78,6 @@ impl StepState {
             StepState::Interrupted => "interrupted",
         }
     }
-}
-
-/// The process that executes (or executed) a step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Owner {
-    /// Process id.
-    pub pid: u32,
-    /// Host name.
-    pub host: String,
-}
-
-impl Owner {
-    /// This process.
-    pub fn current() -> Self {
-        Owner {
-            pid: std::process::id(),
-            host: host_name(),
-        }
-    }
-
-    /// Whether the owner is still running (only knowable on this host).
-    pub fn is_alive(&self) -> Option<bool> {
-        if self.host != host_name() {
-            return None;
-        }
-        let pid = rustix::process::Pid::from_raw(self.pid as i32)?;
-        Some(rustix::process::test_kill_process(pid).is_ok())
-    }
-}
-
-/// This machine's host name.
-pub fn host_name() -> String {
-    rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// Everything we know about one step of a run.
@@ -334,6 +311,7 @@ impl Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::identity::host_name;
 
     fn p() -> &'static Path {
         Path::new("/x/checkpoint.json")

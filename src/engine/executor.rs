@@ -16,42 +16,21 @@
 //! write, and so are "last step done" and "run completed".
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
-use chrono::{Local, Utc};
+use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::{
-    Abandonment, Checkpoint, Owner, RunStatus, StepRecord, StepState, host_name,
-};
-use super::command;
+use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepRecord, StepState};
+use super::identity::{Owner, iso_now, new_run_id, who};
 use super::lock::RunLock;
-use super::metrics::{self, MetricsSample};
 use super::pause::ensure_not_paused;
-use super::plan::{Inputs, RunRequest, StepAction, StepSpec};
-use super::retention;
+use super::plan::RunRequest;
+use super::step::{Inputs, StepContext, StepError, StepFn};
+use super::steps::StepSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
-use crate::memory::MemoryStore;
-use crate::memory::compact;
-use crate::memory::month::YearMonth;
-use crate::workspace::{MemoryLayout, Workspace};
-
-/// What a library step sees when it runs.
-#[derive(Debug)]
-pub struct StepContext<'a> {
-    /// The run's id.
-    pub run_id: &'a str,
-    /// The step's name.
-    pub step: &'a str,
-    /// The run's staged inputs.
-    pub inputs: &'a Inputs,
-}
-
-/// A step implemented in Rust; `Ok` may carry a short description of its output.
-pub type StepFn =
-    Box<dyn FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String> + Send>;
+use crate::workspace::Workspace;
 
 /// The outcome of an execution.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -75,14 +54,10 @@ struct StagedInputs {
     inputs: Inputs,
 }
 
-/// Decides whether a new run may be staged; an `Err` refuses it before anything is written.
-pub type AdmitFn = Box<dyn Fn(&RunRequest) -> Result<()> + Send>;
-
 /// Executes the runs of one workspace.
 pub struct Engine {
     ws: Workspace,
     library_steps: HashMap<String, StepFn>,
-    admit: Option<AdmitFn>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -103,22 +78,7 @@ impl Engine {
         Engine {
             ws,
             library_steps: HashMap::new(),
-            admit: None,
         }
-    }
-
-    /// Check every new run before it is staged (`start` with new inputs, or
-    /// adopting a 0.5.1 run); a resumed run is not checked again. An `Err`
-    /// refuses the run with nothing of it written (when no run is in
-    /// progress, it is checked before the lock, so not even `run.lock` is
-    /// created; it is checked again under the lock). The CLI's
-    /// handoff-quality gate (`run --min-score`) is one.
-    pub fn with_admission(
-        mut self,
-        check: impl Fn(&RunRequest) -> Result<()> + Send + 'static,
-    ) -> Self {
-        self.admit = Some(Box::new(check));
-        self
     }
 
     /// Register the closure behind a `library` step named `name`. A process
@@ -126,7 +86,7 @@ impl Engine {
     pub fn with_library_step(
         mut self,
         name: impl Into<String>,
-        step: impl FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, String>
+        step: impl FnMut(&StepContext<'_>) -> std::result::Result<Option<String>, StepError>
         + Send
         + 'static,
     ) -> Self {
@@ -139,21 +99,42 @@ impl Engine {
         Checkpoint::load(&self.ws.checkpoint)
     }
 
+    /// The workspace this engine runs.
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
     /// Start the handover `request` describes (0.5.1's `run`).
     ///
     /// If a run is in progress with the same inputs, it is resumed. If its
     /// inputs differ, it is finished first, then the new one runs. A run
-    /// started by 0.5.1 is adopted: its done steps stay done.
+    /// started by 0.5.1 is adopted: its done steps stay done. A new run must
+    /// pass its admission rules ([`RunRequest::admit`]); a refused one
+    /// leaves nothing on disk (when no run is in progress it is checked
+    /// before the lock, so not even `run.lock` is created).
     pub fn start(&mut self, request: RunRequest) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
         request.validate()?;
-        if let Some(admit) = &self.admit
-            && self.checkpoint()?.status != RunStatus::InProgress
-        {
-            admit(&request)?; // refused before the lock: not even run.lock is created
+        if request.quality_gate.is_some() && self.checkpoint()?.status != RunStatus::InProgress {
+            request.admit(&self.ws)?;
         }
-        let _lock = RunLock::acquire(&self.ws.lock_file())?;
+        let (_lock, cp) = self.lock()?;
+        self.start_locked(cp, request)
+    }
+
+    /// Take the run lock and read the checkpoint under it.
+    pub(crate) fn lock(&self) -> Result<(RunLock, Checkpoint)> {
+        let lock = RunLock::acquire(&self.ws.lock_file())?;
         let cp = Checkpoint::load(&self.ws.checkpoint)?;
+        Ok((lock, cp))
+    }
+
+    /// [`Engine::start`] with the lock held and `cp` read under it.
+    pub(crate) fn start_locked(
+        &mut self,
+        cp: Checkpoint,
+        request: RunRequest,
+    ) -> Result<RunReport> {
         let extra = cp.extra.clone();
         let mut finished_previous = None;
         if cp.status == RunStatus::InProgress {
@@ -182,8 +163,12 @@ impl Engine {
     /// Resume the interrupted run, if any (nothing to do is not an error).
     pub fn resume(&mut self) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
-        let _lock = RunLock::acquire(&self.ws.lock_file())?;
-        let cp = Checkpoint::load(&self.ws.checkpoint)?;
+        let (_lock, cp) = self.lock()?;
+        self.resume_locked(cp)
+    }
+
+    /// [`Engine::resume`] with the lock held and `cp` read under it.
+    pub(crate) fn resume_locked(&mut self, cp: Checkpoint) -> Result<RunReport> {
         if cp.status != RunStatus::InProgress {
             return Ok(RunReport {
                 run_id: cp.run_id,
@@ -201,8 +186,7 @@ impl Engine {
     /// interruption a human has looked at), then continue the run.
     pub fn retry(&mut self, step: &str) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
-        let _lock = RunLock::acquire(&self.ws.lock_file())?;
-        let cp = Checkpoint::load(&self.ws.checkpoint)?;
+        let (_lock, cp) = self.lock()?;
         let cp = self.require_in_progress(cp, "retry")?;
         self.refuse_legacy(&cp)?;
         let record = cp
@@ -219,9 +203,7 @@ impl Engine {
                     .join(", "),
             })?;
         if record.state == StepState::Done {
-            return Err(Error::NoSuchRun(format!(
-                "step '{step}' is already done; done steps never run again"
-            )));
+            return Err(Error::StepAlreadyDone { step: step.into() });
         }
         let inputs = self.load_inputs(&cp)?;
         self.execute(cp, &inputs, Some(step))
@@ -230,8 +212,7 @@ impl Engine {
     /// Give the interrupted run up: its record (who, when, why) and every file
     /// it wrote are kept; `check` then reports no run in progress.
     pub fn abandon(&self, reason: Option<&str>) -> Result<Checkpoint> {
-        let _lock = RunLock::acquire(&self.ws.lock_file())?;
-        let cp = Checkpoint::load(&self.ws.checkpoint)?;
+        let (_lock, cp) = self.lock()?;
         let mut cp = self.require_in_progress(cp, "abandon")?;
         for record in cp.step_records.values_mut() {
             if record.state == StepState::Running {
@@ -249,26 +230,22 @@ impl Engine {
         Ok(cp)
     }
 
-    fn require_in_progress(&self, cp: Checkpoint, verb: &str) -> Result<Checkpoint> {
+    fn require_in_progress(&self, cp: Checkpoint, verb: &'static str) -> Result<Checkpoint> {
         if cp.status == RunStatus::InProgress {
             Ok(cp)
         } else {
-            Err(Error::NoSuchRun(format!(
-                "nothing to {verb}: no handover is in progress (last status: {})",
-                serde_json::to_value(cp.status)
-                    .expect("status serializes")
-                    .as_str()
-                    .unwrap_or("?")
-            )))
+            Err(Error::NothingInProgress {
+                verb,
+                last_status: cp.status.as_str(),
+            })
         }
     }
 
     fn refuse_legacy(&self, cp: &Checkpoint) -> Result<()> {
         if cp.is_legacy() {
-            return Err(Error::NoSuchRun(format!(
-                "{} was written by agent-handover 0.5.x and has no staged plan\n  fix: finish it with `agent-handover run --config <your handover.toml>` (done steps stay done)",
-                self.ws.checkpoint.display()
-            )));
+            return Err(Error::LegacyCheckpoint {
+                path: self.ws.checkpoint.clone(),
+            });
         }
         Ok(())
     }
@@ -299,9 +276,7 @@ impl Engine {
         request: RunRequest,
         extra: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Checkpoint> {
-        if let Some(admit) = &self.admit {
-            admit(&request)?;
-        }
+        request.admit(&self.ws)?;
         let staged = StagedInputs {
             run_id: run_id.into(),
             created_at: Utc::now(),
@@ -357,23 +332,10 @@ impl Engine {
         for dir in [self.ws.runs_dir(), self.ws.state_history_dir()] {
             fsx::remove_orphan_temps(&dir, Duration::ZERO);
         }
-        for spec in plan {
-            let (root, dir) = match &spec.action {
-                StepAction::SessionNote {
-                    memory_dir, date, ..
-                } => (memory_dir, layout(memory_dir).layer1_month_dir(*date)),
-                StepAction::CurrentState { memory_dir, .. } => {
-                    let file = layout(memory_dir).current_state();
-                    (memory_dir, file.parent().map(Into::into).unwrap_or(file))
-                }
-                StepAction::Compact { memory_dir, .. } => {
-                    (memory_dir, layout(memory_dir).layer3_dir())
-                }
-                _ => continue,
-            };
+        for written in plan.iter().flat_map(|spec| spec.action.writes()) {
             // Never sweep through a symlink out of the memory tree.
-            if fsx::ensure_within(root, &dir).is_ok() {
-                fsx::remove_orphan_temps(&dir, Duration::ZERO);
+            if fsx::ensure_within(&written.root, &written.dir).is_ok() {
+                fsx::remove_orphan_temps(&written.dir, Duration::ZERO);
             }
         }
         fsx::remove_orphan_temps(self.ws.state_dir(), Duration::from_secs(60));
@@ -396,41 +358,43 @@ impl Engine {
                 .step_records
                 .entry(spec.name.clone())
                 .or_insert_with(StepRecord::pending);
-            match record.state {
-                StepState::Done => continue,
-                StepState::Running | StepState::Interrupted
-                    if !spec.action.resumes_safely() && retry != Some(spec.name.as_str()) =>
-                {
-                    record.state = StepState::Interrupted;
-                    cp.save(&self.ws.checkpoint)?;
-                    return Err(Error::NeedsHuman {
-                        step: spec.name.clone(),
-                        why: "was interrupted while running and is not idempotent, so it may already have taken effect".into(),
-                        fix: format!(
-                            "check its effects, then `agent-handover retry {0}` to run it again, or `agent-handover abandon --reason \"...\"`",
-                            spec.name
-                        ),
-                    });
-                }
-                _ => {}
+            if record.state == StepState::Done {
+                continue;
             }
-            if let StepAction::Library { .. } = spec.action
-                && !self.library_steps.contains_key(&spec.name)
-            {
-                if unsaved {
-                    cp.save(&self.ws.checkpoint)?;
+            let step = match spec.runnable(&self.ws.checkpoint) {
+                Ok(step) => step,
+                Err(newer) => {
+                    if unsaved {
+                        cp.save(&self.ws.checkpoint)?;
+                    }
+                    return Err(newer);
                 }
+            };
+            if matches!(record.state, StepState::Running | StepState::Interrupted)
+                && !spec.action.resumes_safely()
+                && retry != Some(spec.name.as_str())
+            {
+                record.state = StepState::Interrupted;
+                cp.save(&self.ws.checkpoint)?;
                 return Err(Error::NeedsHuman {
                     step: spec.name.clone(),
-                    why: "is a library step whose code this process does not have".into(),
-                    fix: "resume the run from the program that defines the step".into(),
+                    why: "was interrupted while running and is not idempotent, so it may already have taken effect".into(),
+                    fix: format!(
+                        "check its effects, then `agent-handover retry {0}` to run it again, or `agent-handover abandon --reason \"...\"`",
+                        spec.name
+                    ),
                 });
             }
-            if let Err(paused) = ensure_not_paused(&self.ws.pause_files()) {
+            let mut ctx = StepContext::new(&self.ws, &run_id, &spec.name, inputs);
+            ctx.library = self.library_steps.get_mut(&spec.name);
+            let ready = step
+                .preflight(&ctx)
+                .and_then(|()| ensure_not_paused(&self.ws.pause_files()));
+            if let Err(stop) = ready {
                 if unsaved {
                     cp.save(&self.ws.checkpoint)?;
                 }
-                return Err(paused);
+                return Err(stop);
             }
             let record = cp.step_records.get_mut(&spec.name).expect("inserted above");
             record.state = StepState::Running;
@@ -440,28 +404,44 @@ impl Engine {
             record.owner = Some(Owner::current());
             cp.save(&self.ws.checkpoint)?;
 
-            let (outcome, metrics) = self.run_step(spec, inputs, &run_id);
+            let outcome = step.run(&mut ctx);
             let record = cp.step_records.get_mut(&spec.name).expect("inserted above");
             record.finished_at = Some(Utc::now());
-            record.metrics = metrics;
-            match outcome {
+            record.metrics = ctx.measured.take();
+            let stop = match outcome {
                 Ok(output) => {
                     record.state = StepState::Done;
                     record.last_error = None;
                     record.output = output;
                     unsaved = true;
                     executed.push(spec.name.clone());
+                    continue;
                 }
-                Err(message) => {
+                Err(StepError::Paused { file, reason }) => {
+                    // Nothing is lost: the step runs again (reconciling) on resume.
+                    record.state = StepState::Pending;
+                    Error::Paused { file, reason }
+                }
+                Err(StepError::Failed { message }) => {
                     record.state = StepState::Failed;
                     record.last_error = Some(message.clone());
-                    cp.save(&self.ws.checkpoint)?;
-                    return Err(Error::StepFailed {
+                    Error::StepFailed {
                         step: spec.name.clone(),
                         message,
-                    });
+                    }
                 }
-            }
+                Err(StepError::NeedsHuman { why, fix }) => {
+                    record.state = StepState::Failed;
+                    record.last_error = Some(why.clone());
+                    Error::NeedsHuman {
+                        step: spec.name.clone(),
+                        why,
+                        fix,
+                    }
+                }
+            };
+            cp.save(&self.ws.checkpoint)?;
+            return Err(stop);
         }
         cp.status = RunStatus::Completed;
         cp.finished_at = Some(iso_now());
@@ -482,160 +462,4 @@ impl Engine {
             None => Ok(()),
         }
     }
-
-    /// Run one step: its outcome (`Ok` with a short description of what it
-    /// did) and, for a `metrics` step, the numbers it measured.
-    fn run_step(
-        &mut self,
-        spec: &StepSpec,
-        inputs: &Inputs,
-        run_id: &str,
-    ) -> (
-        std::result::Result<Option<String>, String>,
-        Option<MetricsSample>,
-    ) {
-        let env = [
-            ("AGENT_HANDOVER_RUN_ID", run_id),
-            ("AGENT_HANDOVER_STEP", spec.name.as_str()),
-        ];
-        if let StepAction::Metrics { probes, cwd } = &spec.action {
-            return match metrics::run_probes(probes, cwd, &env) {
-                Ok(sample) => (Ok(Some(sample.describe())), Some(sample)),
-                Err((message, sample)) => (Err(message), Some(sample)),
-            };
-        }
-        (self.run_plain_step(spec, inputs, run_id, &env), None)
-    }
-
-    fn run_plain_step(
-        &mut self,
-        spec: &StepSpec,
-        inputs: &Inputs,
-        run_id: &str,
-        env: &[(&str, &str)],
-    ) -> std::result::Result<Option<String>, String> {
-        let store = |memory_dir: &std::path::Path| {
-            MemoryStore::new(
-                MemoryLayout {
-                    root: memory_dir.to_path_buf(),
-                },
-                self.ws.state_history_dir(),
-            )
-        };
-        let text = |t: &Option<String>| t.clone().unwrap_or_default();
-        match &spec.action {
-            StepAction::SessionNote {
-                memory_dir,
-                tag,
-                date,
-            } => store(memory_dir)
-                .write_session_note(tag, *date, &text(&inputs.session_note))
-                .map(|p| Some(p.display().to_string()))
-                .map_err(|e| e.to_string()),
-            StepAction::CurrentState { memory_dir, date } => store(memory_dir)
-                .write_current_state(*date, &text(&inputs.current_state), run_id)
-                .map(|p| Some(p.display().to_string()))
-                .map_err(|e| e.to_string()),
-            StepAction::Publish { backend, message } => {
-                let pause_files = self.ws.pause_files();
-                let gate = || ensure_not_paused(&pause_files).map_err(|e| e.to_string());
-                backend.publish(message, &gate).map(Some)
-            }
-            StepAction::Command {
-                argv,
-                cwd,
-                timeout_secs,
-                ..
-            } => command::run(argv, cwd, Duration::from_secs(*timeout_secs), env).map(Some),
-            StepAction::Compact {
-                memory_dir,
-                before,
-                month,
-                date,
-            } => compact_step(memory_dir, *before, *month, *date)
-                .map(Some)
-                .map_err(|e| e.to_string()),
-            StepAction::Prune { policy } => retention::plan(&self.ws, policy, Some(run_id))
-                .and_then(|plan| {
-                    retention::apply(&plan)?;
-                    Ok(Some(plan.describe("removed")))
-                })
-                .map_err(|e| e.to_string()),
-            StepAction::Metrics { .. } => unreachable!("handled by run_step"),
-            StepAction::Library { .. } => {
-                let step = self
-                    .library_steps
-                    .get_mut(&spec.name)
-                    .expect("checked before the step started");
-                step(&StepContext {
-                    run_id,
-                    step: &spec.name,
-                    inputs,
-                })
-            }
-        }
-    }
-}
-
-/// The memory layout rooted at `memory_dir`.
-fn layout(memory_dir: &Path) -> MemoryLayout {
-    MemoryLayout {
-        root: memory_dir.to_path_buf(),
-    }
-}
-
-/// Fold the chosen months of layer 1 into layer 3; a one-line account.
-fn compact_step(
-    memory_dir: &Path,
-    before: YearMonth,
-    only: Option<YearMonth>,
-    date: chrono::NaiveDate,
-) -> Result<String> {
-    let layout = layout(memory_dir);
-    let months = match only {
-        Some(month) => vec![month],
-        None => compact::layer1_months(&layout)?
-            .into_iter()
-            .filter(|m| *m < before)
-            .collect(),
-    };
-    let (mut appended, mut removed, mut skipped) = (0, 0, 0);
-    for month in &months {
-        let report = compact::compact_month(&layout, *month, date)?;
-        appended += report.appended();
-        removed += report.removed;
-        skipped += report.skipped.len();
-    }
-    let mut summary = format!(
-        "{} month{}: {appended} note{} archived, {removed} removed from layer 1",
-        months.len(),
-        if months.len() == 1 { "" } else { "s" },
-        if appended == 1 { "" } else { "s" },
-    );
-    if skipped > 0 {
-        summary.push_str(&format!(
-            "; {skipped} file{} left in layer 1 (see `agent-handover compact --dry-run`)",
-            if skipped == 1 { "" } else { "s" }
-        ));
-    }
-    Ok(summary)
-}
-
-/// A new, time-sortable run id: `YYYYMMDD-HHMMSS-xxxx`.
-pub fn new_run_id() -> String {
-    let now = Local::now();
-    let salt = (u64::from(std::process::id()) << 20) ^ u64::from(now.timestamp_subsec_nanos());
-    format!("{}-{:04x}", now.format("%Y%m%d-%H%M%S"), salt % 0xffff)
-}
-
-/// Now, as Python's `datetime.now(timezone.utc).isoformat()` writes it (0.5.1's format).
-fn iso_now() -> String {
-    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
-}
-
-/// `user@host (pid N)`: who is acting, for records.
-pub fn who() -> String {
-    let user = std::env::var("USER")
-        .unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()));
-    format!("{user}@{} (pid {})", host_name(), std::process::id())
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use chrono::Utc;
 
-use super::checkpoint::host_name;
+use super::identity::host_name;
 use crate::error::{Error, Result};
 use crate::fsx;
 

@@ -1,72 +1,84 @@
-//! Maintenance runs: `agent-handover compact` folds the older months of
-//! layer 1 into layer 3 (one checkpointed `compact-YYYY-MM` step per month),
-//! then applies the `[retention]` counts (a `prune` step), and can preview
-//! all of it without writing anything.
+//! Maintenance runs: [`Engine::compact`] folds the older months of layer 1
+//! into layer 3 (one checkpointed `compact-YYYY-MM` step per month), then
+//! applies the `[retention]` counts (a `prune` step), refusing to run over a
+//! pending handover; [`preview_compaction`] shows all of it without writing.
 
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::checkpoint::{Checkpoint, RunStatus, StepState};
-use super::executor::new_run_id;
-use super::plan::{
-    DEFAULT_KEEP_MONTHS, Inputs, PRUNE, RunRequest, StepAction, StepSpec, retention_policy,
-};
+use super::checkpoint::{Checkpoint, RunStatus};
+use super::executor::{Engine, RunReport};
+use super::identity::new_run_id;
+use super::pause::ensure_not_paused;
+use super::plan::{compactable_months, compaction_request, retention_policy};
 use super::retention::{self, RetentionPlan};
+use super::steps::StepSpec;
 use crate::error::{Error, Result};
 use crate::memory::compact::{self, MonthReport};
 use crate::memory::month::YearMonth;
 use crate::workspace::Workspace;
 
-/// The first month kept in layer 1 on `today`: compaction folds the months
-/// before it (`[compaction].keep_months`, default 1: the current month stays).
-pub fn compaction_cutoff(ws: &Workspace, today: NaiveDate) -> Result<YearMonth> {
-    let keep = ws
-        .config
-        .compaction
-        .keep_months
-        .unwrap_or(DEFAULT_KEEP_MONTHS);
-    if keep == 0 {
-        return Err(Error::config(
-            ws.config_path.as_deref(),
-            "[compaction].keep_months must be at least 1 (the current month stays in layer 1)",
-        ));
-    }
-    Ok(YearMonth::of(today).minus(keep - 1))
+/// What [`Engine::compact`] did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Compaction {
+    /// Months before this one were folded.
+    pub before: YearMonth,
+    /// The maintenance run executed (no run id when there was nothing to do).
+    #[serde(flatten)]
+    pub report: RunReport,
+    /// What each executed step did, by step name.
+    pub outputs: BTreeMap<String, String>,
 }
 
-/// The `compact` run: a `compact-YYYY-MM` step for every layer-1 month
-/// before `before`, then `prune` when `[retention]` would delete something.
-/// An empty plan means there is nothing to do.
-pub fn compaction_request(
-    ws: &Workspace,
-    before: YearMonth,
-    today: NaiveDate,
-) -> Result<RunRequest> {
-    let mut plan: Vec<StepSpec> = months_before(ws, before)?
-        .into_iter()
-        .map(|month| StepSpec {
-            name: format!("compact-{month}"),
-            action: StepAction::Compact {
-                memory_dir: ws.memory.root.clone(),
-                before,
-                month: Some(month),
-                date: today,
-            },
-        })
-        .collect();
-    let policy = retention_policy(ws);
-    if policy.is_set() && !retention::plan(ws, &policy, Some(&new_run_id()))?.is_empty() {
-        plan.push(StepSpec {
-            name: PRUNE.into(),
-            action: StepAction::Prune { policy },
-        });
+impl Compaction {
+    /// Whether there was nothing to fold, prune or finish.
+    pub fn did_nothing(&self) -> bool {
+        self.report.run_id.is_none() && self.report.executed.is_empty()
     }
-    Ok(RunRequest {
-        plan,
-        inputs: Inputs::default(),
-    })
+}
+
+impl Engine {
+    /// Fold the layer-1 months before `before` into layer 3 and apply
+    /// retention, as one checkpointed run; an interrupted maintenance run is
+    /// finished first. Refused (exit 6) while a handover is pending: that
+    /// check and the run happen under one hold of the run lock.
+    pub fn compact(&mut self, before: YearMonth, today: NaiveDate) -> Result<Compaction> {
+        let (_lock, cp) = self.lock()?;
+        ensure_no_pending_handover(&cp, "run `agent-handover compact` again")?;
+        let in_progress = cp
+            .run_id
+            .clone()
+            .filter(|_| cp.status == RunStatus::InProgress);
+        let request = compaction_request(self.workspace(), before, today, in_progress.as_deref())?;
+        let last_status = cp.status;
+        let report = if !request.plan.is_empty() {
+            ensure_not_paused(&self.workspace().pause_files())?;
+            request.validate()?;
+            self.start_locked(cp, request)?
+        } else if in_progress.is_some() {
+            ensure_not_paused(&self.workspace().pause_files())?;
+            self.resume_locked(cp)?
+        } else {
+            return Ok(Compaction {
+                before,
+                report: RunReport {
+                    run_id: None,
+                    status: last_status,
+                    executed: Vec::new(),
+                    finished_previous: None,
+                },
+                outputs: BTreeMap::new(),
+            });
+        };
+        let outputs = step_outputs(&self.checkpoint()?);
+        Ok(Compaction {
+            before,
+            report,
+            outputs,
+        })
+    }
 }
 
 /// What `compact` would do, computed without writing anything.
@@ -86,13 +98,15 @@ pub fn preview_compaction(
     before: YearMonth,
     today: NaiveDate,
 ) -> Result<CompactionPreview> {
-    let months = months_before(ws, before)?
+    let months = compactable_months(ws, before)?
         .into_iter()
         .map(|month| compact::preview_month(&ws.memory, month, today))
         .collect::<Result<_>>()?;
     let policy = retention_policy(ws);
+    let cp = Checkpoint::load(&ws.checkpoint)?;
+    let in_progress = cp.run_id.filter(|_| cp.status == RunStatus::InProgress);
     // The run that would prune counts as the newest run, as it will when it runs.
-    let retention = retention::plan(ws, &policy, Some(&new_run_id()))?;
+    let retention = retention::plan(ws, &policy, Some(&new_run_id()), in_progress.as_deref())?;
     Ok(CompactionPreview {
         before,
         months,
@@ -106,12 +120,7 @@ pub fn ensure_no_pending_handover(cp: &Checkpoint, then: &str) -> Result<()> {
     if cp.status != RunStatus::InProgress || is_maintenance(&cp.plan) && !cp.plan.is_empty() {
         return Ok(());
     }
-    let pending: Vec<&str> = cp
-        .step_records
-        .iter()
-        .filter(|(_, r)| r.state != StepState::Done)
-        .map(|(name, _)| name.as_str())
-        .collect();
+    let pending = cp.pending_steps();
     Err(Error::HandoverInProgress {
         run_id: cp
             .run_id
@@ -128,12 +137,7 @@ pub fn ensure_no_pending_handover(cp: &Checkpoint, then: &str) -> Result<()> {
 
 /// Whether every step of `plan` is compaction or retention.
 pub fn is_maintenance(plan: &[StepSpec]) -> bool {
-    plan.iter().all(|s| {
-        matches!(
-            s.action,
-            StepAction::Compact { .. } | StepAction::Prune { .. }
-        )
-    })
+    plan.iter().all(|s| s.action.is_maintenance())
 }
 
 /// The step outputs of the run the checkpoint holds, by step name.
@@ -144,17 +148,11 @@ pub fn step_outputs(cp: &Checkpoint) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The layer-1 months before `before` that hold notes.
-fn months_before(ws: &Workspace, before: YearMonth) -> Result<Vec<YearMonth>> {
-    Ok(compact::layer1_months(&ws.memory)?
-        .into_iter()
-        .filter(|m| *m < before && compact::has_notes(&ws.memory, *m))
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::plan::compaction_cutoff;
+    use crate::engine::steps::{CompactStep, SessionNoteStep, StepAction};
     use crate::workspace::WorkspaceOptions;
 
     fn workspace(dir: &std::path::Path, config: &str) -> Workspace {
@@ -186,7 +184,7 @@ mod tests {
         std::fs::write(only_readme.join("README.md"), "hand-written").unwrap();
         let before = compaction_cutoff(&ws, today()).unwrap();
         assert_eq!(before.to_string(), "2026-10");
-        let request = compaction_request(&ws, before, today()).unwrap();
+        let request = compaction_request(&ws, before, today(), None).unwrap();
         let names: Vec<&str> = request.plan.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["compact-2026-08", "compact-2026-09"]);
         assert!(is_maintenance(&request.plan));
@@ -208,11 +206,11 @@ mod tests {
             run_id: Some("r".into()),
             plan: vec![StepSpec {
                 name: "session_note".into(),
-                action: StepAction::SessionNote {
+                action: StepAction::SessionNote(SessionNoteStep {
                     memory_dir: "m".into(),
                     tag: "t".into(),
                     date: today(),
-                },
+                }),
             }],
             ..Checkpoint::default()
         };
@@ -220,12 +218,12 @@ mod tests {
         assert!(err.to_string().contains("agent-handover resume"), "{err}");
         cp.plan = vec![StepSpec {
             name: "compact-2026-09".into(),
-            action: StepAction::Compact {
+            action: StepAction::Compact(CompactStep {
                 memory_dir: "m".into(),
                 before: "2026-11".parse().unwrap(),
                 month: Some("2026-09".parse().unwrap()),
                 date: today(),
-            },
+            }),
         }];
         ensure_no_pending_handover(&cp, "compact again").unwrap();
     }

@@ -1,19 +1,36 @@
 //! Runs: plans staged on disk, the checkpoint, the executor (run / resume /
-//! retry / abandon), the run lock, the PAUSE brake and the run history.
+//! retry / abandon / compact), the run lock, the PAUSE brake and the run
+//! history. The modules form layers, each using only those below it (see
+//! ARCHITECTURE.md):
+//!
+//! 1. [`identity`] (host, owner, run ids, clock), [`process`] (child
+//!    processes), [`probe`] (metric probes), [`step`] (the step trait);
+//! 2. [`steps`] (one module per step kind), [`lock`], [`pause`],
+//!    [`retention`];
+//! 3. [`checkpoint`] (the on-disk state, holding a plan of steps);
+//! 4. [`plan`] (the planner: config -> run request, compaction requests);
+//! 5. [`executor`] (the engine), then [`maintenance`] (`compact` on it);
+//! 6. read models: [`history`], [`snapshot`], [`metrics`].
 
 pub mod checkpoint;
-pub mod command;
 pub mod executor;
 pub mod history;
+pub mod identity;
 pub mod lock;
 pub mod maintenance;
 pub mod metrics;
 pub mod pause;
 pub mod plan;
+pub mod probe;
+pub mod process;
 pub mod retention;
 pub mod snapshot;
+pub mod step;
+pub mod steps;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
-pub use executor::{Engine, RunReport, StepContext};
-pub use plan::{Inputs, RunOverrides, RunRequest, StepAction, StepSpec, plan_from_config};
+pub use executor::{Engine, RunReport};
+pub use plan::{QualityGate, RunOverrides, RunRequest, plan_from_config};
 pub use snapshot::{RunSnapshot, StepView};
+pub use step::{Inputs, Step, StepContext};
+pub use steps::{StepAction, StepSpec};

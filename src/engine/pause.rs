@@ -55,7 +55,7 @@ pub fn pause(ws: &Workspace, global: bool, reason: Option<&str>) -> Result<PathB
     let reason = reason.unwrap_or("").replace(['\n', '\r'], " ");
     let body = format!(
         "{reason}\npaused by {} at {}\n",
-        super::executor::who(),
+        super::identity::who(),
         Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
     );
     fsx::write_atomic(&file, body.as_bytes())?;

@@ -1,19 +1,27 @@
-//! A run's plan: its ordered steps, each with a kind and arguments, and its
-//! inputs (the note texts). Both are staged on disk before the first step
-//! runs, so any process can resume the run.
+//! The planner: the run a config describes ([`plan_from_config`]) and the
+//! `compact` run ([`compaction_request`]), each as a [`RunRequest`]: the
+//! ordered steps, the texts they write, and the admission rules a new run
+//! must pass (the handoff-quality gate). Both are staged on disk before
+//! the first step runs, so any process can resume the run.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
 
-use super::maintenance::compaction_cutoff;
-use super::metrics::{MetricProbe, probes_from_config};
-use super::retention::RetentionPolicy;
+use super::identity::new_run_id;
+use super::probe::probes_from_config;
+use super::process::DEFAULT_COMMAND_TIMEOUT_SECS;
+use super::retention::{self, RetentionPolicy};
+use super::step::Inputs;
+use super::steps::{
+    CommandStep, CompactStep, CurrentStateStep, MetricsStep, PruneStep, PublishStep,
+    SessionNoteStep, StepAction, StepSpec,
+};
 use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::handoff::{self, LintContext};
+use crate::memory::compact;
 use crate::memory::month::YearMonth;
 use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
@@ -39,156 +47,77 @@ pub const BUILT_IN_STEPS: [&str; 6] = [
     PRUNE,
     PUBLISH,
 ];
-/// Default timeout of a command step.
-pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 600;
 /// Months kept in layer 1 by default: the current one.
 pub const DEFAULT_KEEP_MONTHS: u32 = 1;
 
-/// One step of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StepSpec {
-    /// Unique name within the plan.
-    pub name: String,
-    /// What it does.
-    #[serde(flatten)]
-    pub action: StepAction,
-}
-
-/// The kinds of step and their arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum StepAction {
-    /// Write the run's session note as a layer-1 note.
-    SessionNote {
-        /// Memory root.
-        memory_dir: PathBuf,
-        /// Note tag.
-        tag: String,
-        /// The session's date (the note's date, even when resumed later).
-        date: NaiveDate,
-    },
-    /// Replace layer-2 current-state.md with the run's state text.
-    CurrentState {
-        /// Memory root.
-        memory_dir: PathBuf,
-        /// The session's date.
-        date: NaiveDate,
-    },
-    /// Publish the memory through a backend.
-    Publish {
-        /// Where to.
-        backend: BackendSpec,
-        /// Commit message (or equivalent).
-        message: String,
-    },
-    /// Run a program (no shell).
-    Command {
-        /// Program and arguments.
-        argv: Vec<String>,
-        /// Working directory.
-        cwd: PathBuf,
-        /// Whether re-running it after a crash is harmless.
-        idempotent: bool,
-        /// Kill it after this long.
-        timeout_secs: u64,
-    },
-    /// Fold older months of layer-1 notes into their layer-3 archives.
-    Compact {
-        /// Memory root.
-        memory_dir: PathBuf,
-        /// Fold every month before this one...
-        before: YearMonth,
-        /// ...or only this one (the `compact` command stages a step per month).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        month: Option<YearMonth>,
-        /// The date written in the archives' headers.
-        date: NaiveDate,
-    },
-    /// Delete current-state versions and past runs beyond the retention counts.
-    Prune {
-        /// What to keep.
-        policy: RetentionPolicy,
-    },
-    /// Run the metric probes and record their numbers with the run.
-    Metrics {
-        /// The commands and their patterns.
-        probes: Vec<MetricProbe>,
-        /// Working directory.
-        cwd: PathBuf,
-    },
-    /// A step implemented by a Rust closure registered with the executor.
-    Library {
-        /// Whether re-running it after a crash is harmless.
-        idempotent: bool,
-    },
-}
-
-impl StepAction {
-    /// Whether an interrupted attempt may simply be run again.
-    pub fn is_idempotent(&self) -> bool {
-        match self {
-            StepAction::SessionNote { .. }
-            | StepAction::CurrentState { .. }
-            | StepAction::Compact { .. }
-            | StepAction::Prune { .. }
-            | StepAction::Metrics { .. } => true,
-            StepAction::Publish { backend, .. } => backend.is_idempotent(),
-            StepAction::Command { idempotent, .. } | StepAction::Library { idempotent } => {
-                *idempotent
-            }
-        }
-    }
-
-    /// Whether an interrupted attempt may run again without a human: it is
-    /// idempotent, or it reconciles with what the attempt already did.
-    pub fn resumes_safely(&self) -> bool {
-        match self {
-            StepAction::Publish { backend, .. } => backend.reconciles(),
-            other => other.is_idempotent(),
-        }
-    }
-
-    /// The kind's name as written in the checkpoint.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            StepAction::SessionNote { .. } => "session_note",
-            StepAction::CurrentState { .. } => "current_state",
-            StepAction::Publish { .. } => "publish",
-            StepAction::Command { .. } => "command",
-            StepAction::Compact { .. } => "compact",
-            StepAction::Prune { .. } => "prune",
-            StepAction::Metrics { .. } => "metrics",
-            StepAction::Library { .. } => "library",
-        }
-    }
-}
-
-/// The texts a run writes, staged beside the checkpoint.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Inputs {
-    /// The layer-1 session note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_note: Option<String>,
-    /// The layer-2 current state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_state: Option<String>,
-    /// Anything a library user wants to stage with the run.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub extra: BTreeMap<String, String>,
-}
-
-/// A run to start: its steps and inputs.
+/// A run to start: its steps, its inputs, and what a new run must pass.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRequest {
     /// Steps in order.
     pub plan: Vec<StepSpec>,
     /// Staged texts.
     pub inputs: Inputs,
+    /// The handoff-quality gate, if the config or the caller set a minimum.
+    /// Checked when the run is staged (before anything of it is written),
+    /// never again when it is resumed.
+    pub quality_gate: Option<QualityGate>,
+}
+
+/// Refuse a new run whose handoff scores below a minimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QualityGate {
+    /// The minimum score, 1-100.
+    pub min_score: u8,
+    /// The date the current state would carry in its header.
+    pub date: NaiveDate,
+}
+
+impl QualityGate {
+    /// The gate for runs of `ws` dated `date`: the minimum is `min_score`,
+    /// else `[handover].min_score`; `None` when it is 0 or unset.
+    pub fn new(ws: &Workspace, min_score: Option<u8>, date: NaiveDate) -> Result<Option<Self>> {
+        let min = min_score.or(ws.config.handover.min_score).unwrap_or(0);
+        if min > 100 {
+            return Err(Error::config(
+                ws.config_path.as_deref(),
+                format!(
+                    "[handover].min_score = {min} is out of range\n  fix: use 0-100 (0 turns the gate off)"
+                ),
+            ));
+        }
+        Ok((min > 0).then_some(QualityGate {
+            min_score: min,
+            date,
+        }))
+    }
+
+    /// Refuse `inputs` if their current state (or, without one, their note)
+    /// scores below the minimum in `ws`.
+    pub fn admit(&self, ws: &Workspace, inputs: &Inputs) -> Result<()> {
+        let Some(text) = inputs
+            .current_state
+            .as_ref()
+            .or(inputs.session_note.as_ref())
+        else {
+            return Ok(());
+        };
+        let ctx = LintContext::for_workspace(ws);
+        handoff::gate(&(memory::header(2, self.date) + text), &ctx, self.min_score).map(drop)
+    }
 }
 
 impl RunRequest {
-    /// Check the plan: unique, safe step names; inputs present for the note
-    /// steps and not oversized.
+    /// A request without a quality gate.
+    pub fn new(plan: Vec<StepSpec>, inputs: Inputs) -> Self {
+        RunRequest {
+            plan,
+            inputs,
+            quality_gate: None,
+        }
+    }
+
+    /// Check the plan: unique, safe step names, kinds this binary runs;
+    /// inputs present for the steps that need them and not oversized.
     pub fn validate(&self) -> Result<()> {
         let mut seen = HashSet::new();
         for step in &self.plan {
@@ -199,17 +128,20 @@ impl RunRequest {
                     format!("step {:?} appears twice in the plan", step.name),
                 ));
             }
-            let needs = match step.action {
-                StepAction::SessionNote { .. } => Some(("session note", &self.inputs.session_note)),
-                StepAction::CurrentState { .. } => {
-                    Some(("current state", &self.inputs.current_state))
-                }
-                _ => None,
-            };
-            if let Some((what, None)) = needs {
+            if step.action.step().is_none() {
                 return Err(Error::config(
                     None,
-                    format!("step {:?} needs a {what} but the run has none", step.name),
+                    format!(
+                        "step {:?} has kind {:?}, which this agent-handover does not know",
+                        step.name,
+                        step.action.kind()
+                    ),
+                ));
+            }
+            if let Err(what) = step.action.check_inputs(&self.inputs) {
+                return Err(Error::config(
+                    None,
+                    format!("step {:?} needs {what} but the run has none", step.name),
                 ));
             }
         }
@@ -231,6 +163,14 @@ impl RunRequest {
         }
         Ok(())
     }
+
+    /// Refuse it if it does not pass its admission rules (see [`QualityGate`]).
+    pub fn admit(&self, ws: &Workspace) -> Result<()> {
+        match &self.quality_gate {
+            Some(gate) => gate.admit(ws, &self.inputs),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The `[retention]` counts of the workspace's config.
@@ -241,7 +181,7 @@ pub fn retention_policy(ws: &Workspace) -> RetentionPolicy {
     }
 }
 
-/// Command-line overrides of `run`, as in 0.5.1.
+/// Command-line overrides of `run`, as in 0.5.1, plus the quality gate.
 #[derive(Debug, Clone, Default)]
 pub struct RunOverrides {
     /// `--note`: beats `[note].session`.
@@ -250,10 +190,13 @@ pub struct RunOverrides {
     pub current_state: Option<String>,
     /// `--no-push`: beats `[backend].push`.
     pub no_push: bool,
+    /// `--min-score`: beats `[handover].min_score` (0 turns the gate off).
+    pub min_score: Option<u8>,
 }
 
 /// Build the run a config describes: `session_note`, `current_state`, the
-/// `[[command]]` steps, then `publish` (or the order in `[handover].steps`).
+/// `[[command]]` steps, then `publish` (or the order in `[handover].steps`),
+/// with the quality gate of `[handover].min_score` / `overrides.min_score`.
 pub fn plan_from_config(
     ws: &Workspace,
     overrides: &RunOverrides,
@@ -261,6 +204,7 @@ pub fn plan_from_config(
 ) -> Result<RunRequest> {
     let cfg = &ws.config;
     let cfg_path = ws.config_path.as_deref();
+    let quality_gate = QualityGate::new(ws, overrides.min_score, today)?;
     let session = overrides
         .note
         .clone()
@@ -290,37 +234,41 @@ pub fn plan_from_config(
     let memory_dir = ws.memory.root.clone();
     let probes = probes_from_config(&cfg.metrics).map_err(|e| Error::config(cfg_path, e))?;
     let policy = retention_policy(ws);
+    let step = |name: &str, action: StepAction| StepSpec {
+        name: name.into(),
+        action,
+    };
     // Every step the config makes available, and whether it is in the default order.
     let mut available: Vec<(StepSpec, bool)> = vec![
         (
-            StepSpec {
-                name: METRICS.into(),
-                action: StepAction::Metrics {
+            step(
+                METRICS,
+                StepAction::Metrics(MetricsStep {
                     cwd: ws.root.clone(),
                     probes,
-                },
-            },
+                }),
+            ),
             !cfg.metrics.is_empty(),
         ),
         (
-            StepSpec {
-                name: SESSION_NOTE.into(),
-                action: StepAction::SessionNote {
+            step(
+                SESSION_NOTE,
+                StepAction::SessionNote(SessionNoteStep {
                     memory_dir: memory_dir.clone(),
                     tag: ws.tag.clone(),
                     date: today,
-                },
-            },
+                }),
+            ),
             true,
         ),
         (
-            StepSpec {
-                name: CURRENT_STATE.into(),
-                action: StepAction::CurrentState {
+            step(
+                CURRENT_STATE,
+                StepAction::CurrentState(CurrentStateStep {
                     memory_dir: memory_dir.clone(),
                     date: today,
-                },
-            },
+                }),
+            ),
             true,
         ),
     ];
@@ -341,46 +289,31 @@ pub fn plan_from_config(
                 format!("[[command]] {:?} has an empty argv", c.name),
             ));
         }
-        let action = StepAction::Command {
+        let action = StepAction::Command(CommandStep {
             argv: c.argv.clone(),
             cwd: ws.root.clone(),
             idempotent: c.idempotent,
             timeout_secs: c.timeout_secs.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECS),
-        };
-        available.push((
-            StepSpec {
-                name: c.name.clone(),
-                action,
-            },
-            true,
-        ));
+        });
+        available.push((step(&c.name, action), true));
     }
-    let compact = StepAction::Compact {
+    let compact = StepAction::Compact(CompactStep {
         memory_dir,
         before: compaction_cutoff(ws, today)?,
         month: None,
         date: today,
-    };
+    });
     available.extend([
+        (step(COMPACT, compact), cfg.compaction.auto),
         (
-            StepSpec {
-                name: COMPACT.into(),
-                action: compact,
-            },
-            cfg.compaction.auto,
-        ),
-        (
-            StepSpec {
-                name: PRUNE.into(),
-                action: StepAction::Prune { policy },
-            },
+            step(PRUNE, StepAction::Prune(PruneStep { policy })),
             policy.is_set(),
         ),
         (
-            StepSpec {
-                name: PUBLISH.into(),
-                action: StepAction::Publish { backend, message },
-            },
+            step(
+                PUBLISH,
+                StepAction::Publish(PublishStep { backend, message }),
+            ),
             true,
         ),
     ]);
@@ -410,12 +343,72 @@ pub fn plan_from_config(
             current_state: Some(state),
             extra: BTreeMap::new(),
         },
+        quality_gate,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),
         other => other,
     })?;
     Ok(request)
+}
+
+/// The first month kept in layer 1 on `today`: compaction folds the months
+/// before it (`[compaction].keep_months`, default 1: the current month stays).
+pub fn compaction_cutoff(ws: &Workspace, today: NaiveDate) -> Result<YearMonth> {
+    let keep = ws
+        .config
+        .compaction
+        .keep_months
+        .unwrap_or(DEFAULT_KEEP_MONTHS);
+    if keep == 0 {
+        return Err(Error::config(
+            ws.config_path.as_deref(),
+            "[compaction].keep_months must be at least 1 (the current month stays in layer 1)",
+        ));
+    }
+    Ok(YearMonth::of(today).minus(keep - 1))
+}
+
+/// The `compact` run: a `compact-YYYY-MM` step for every layer-1 month
+/// before `before`, then `prune` when `[retention]` would delete something
+/// (`in_progress`: the checkpoint's run in progress, which it keeps). An
+/// empty plan means there is nothing to do.
+pub fn compaction_request(
+    ws: &Workspace,
+    before: YearMonth,
+    today: NaiveDate,
+    in_progress: Option<&str>,
+) -> Result<RunRequest> {
+    let mut plan: Vec<StepSpec> = compactable_months(ws, before)?
+        .into_iter()
+        .map(|month| StepSpec {
+            name: format!("compact-{month}"),
+            action: StepAction::Compact(CompactStep {
+                memory_dir: ws.memory.root.clone(),
+                before,
+                month: Some(month),
+                date: today,
+            }),
+        })
+        .collect();
+    let policy = retention_policy(ws);
+    if policy.is_set()
+        && !retention::plan(ws, &policy, Some(&new_run_id()), in_progress)?.is_empty()
+    {
+        plan.push(StepSpec {
+            name: PRUNE.into(),
+            action: StepAction::Prune(PruneStep { policy }),
+        });
+    }
+    Ok(RunRequest::new(plan, Inputs::default()))
+}
+
+/// The layer-1 months before `before` that hold notes.
+pub fn compactable_months(ws: &Workspace, before: YearMonth) -> Result<Vec<YearMonth>> {
+    Ok(compact::layer1_months(&ws.memory)?
+        .into_iter()
+        .filter(|m| *m < before && compact::has_notes(&ws.memory, *m))
+        .collect())
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::{Checkpoint, RunStatus};
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::memory::MAX_MEMORY_FILE_BYTES;
@@ -77,18 +76,20 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Work out what `policy` deletes in `ws`; `pruning_run` (the run doing it)
-/// is protected too.
+/// Work out what `policy` deletes in `ws`; `pruning_run` (the run doing it,
+/// which counts as the newest) and `in_progress` (the checkpoint's run in
+/// progress, if any) are protected.
 pub fn plan(
     ws: &Workspace,
     policy: &RetentionPolicy,
     pruning_run: Option<&str>,
+    in_progress: Option<&str>,
 ) -> Result<RetentionPlan> {
-    let mut protected: BTreeSet<String> = pruning_run.map(String::from).into_iter().collect();
-    let checkpoint = Checkpoint::load(&ws.checkpoint)?;
-    if checkpoint.status == RunStatus::InProgress {
-        protected.extend(checkpoint.run_id);
-    }
+    let protected: BTreeSet<String> = pruning_run
+        .into_iter()
+        .chain(in_progress)
+        .map(String::from)
+        .collect();
     let mut plan = RetentionPlan::default();
     if let Some(keep) = policy.runs {
         plan_runs(ws, keep, &protected, pruning_run, &mut plan)?;
@@ -251,7 +252,7 @@ mod tests {
             runs: Some(3),
             ..Default::default()
         };
-        let plan = plan(&ws, &policy, None).unwrap();
+        let plan = plan(&ws, &policy, None, None).unwrap();
         assert_eq!(plan.runs.len(), 7);
         assert_eq!(plan.run_files.len(), 14);
         assert_eq!(apply(&plan).unwrap(), 14);
@@ -264,28 +265,27 @@ mod tests {
             ]
         );
         // Applying again finds nothing more to do.
-        assert!(super::plan(&ws, &policy, None).unwrap().is_empty());
+        assert!(super::plan(&ws, &policy, None, None).unwrap().is_empty());
     }
 
     #[test]
-    fn the_checkpoint_run_and_the_pruning_run_are_never_deleted() {
+    fn the_run_in_progress_and_the_pruning_run_are_never_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let ws = workspace(dir.path());
         for i in 0..5 {
             past_run(&ws, &format!("20261101-10000{i}-abcd"));
         }
-        Checkpoint {
-            status: RunStatus::InProgress,
-            run_id: Some("20261101-100000-abcd".into()),
-            ..Checkpoint::default()
-        }
-        .save(&ws.checkpoint)
-        .unwrap();
         let policy = RetentionPolicy {
             runs: Some(1),
             ..Default::default()
         };
-        let plan = plan(&ws, &policy, Some("20261101-100001-abcd")).unwrap();
+        let plan = plan(
+            &ws,
+            &policy,
+            Some("20261101-100001-abcd"),
+            Some("20261101-100000-abcd"),
+        )
+        .unwrap();
         assert_eq!(
             plan.runs,
             [
@@ -312,7 +312,7 @@ mod tests {
         };
         // v0 is what current-state.md holds now (reverted by hand): kept.
         fsx::write_atomic(&ws.memory.current_state(), b"v0").unwrap();
-        let plan = plan(&ws, &policy, None).unwrap();
+        let plan = plan(&ws, &policy, None, None).unwrap();
         assert_eq!(plan.state_versions.len(), 3);
         apply(&plan).unwrap();
         let left: Vec<String> = history
@@ -331,6 +331,6 @@ mod tests {
         past_run(&ws, "20261101-100000-abcd");
         let policy = RetentionPolicy::default();
         assert!(!policy.is_set());
-        assert!(plan(&ws, &policy, None).unwrap().is_empty());
+        assert!(plan(&ws, &policy, None, None).unwrap().is_empty());
     }
 }

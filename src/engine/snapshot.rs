@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::checkpoint::{Abandonment, Checkpoint, Owner, RunStatus, StepState};
+use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepState};
+use super::identity::Owner;
 use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
 use crate::error::Result;
+use crate::outcome::AfterCrash;
 use crate::workspace::Workspace;
 
 /// Everything worth showing about the current handover.
@@ -46,11 +48,17 @@ pub struct StepView {
     /// Name.
     pub name: String,
     /// Kind (`session_note`, `command`, ...), unknown for 0.5.1 files.
-    pub kind: Option<&'static str>,
+    pub kind: Option<String>,
     /// Whether an interrupted attempt is simply re-run.
     pub idempotent: Option<bool>,
+    /// How an attempt interrupted by a crash is settled (unknown for 0.5.1 files).
+    pub after_crash: Option<AfterCrash>,
     /// Effective state (`running` with a dead owner reads `interrupted`).
     pub state: StepState,
+    /// Whether the run waits for a human about this step: it was interrupted
+    /// and running it again may repeat what it already did (`retry` or
+    /// `abandon`). The one answer `status`, `brief` and the dashboard show.
+    pub needs_human: bool,
     /// Attempts so far.
     pub attempts: u32,
     /// Error of the last failed attempt.
@@ -75,11 +83,16 @@ impl RunSnapshot {
             .iter()
             .map(|(name, r)| {
                 let spec = cp.plan.iter().find(|s| &s.name == name);
+                let after_crash = spec.map(|s| s.action.after_crash());
+                let state = r.effective_state();
                 StepView {
                     name: name.clone(),
-                    kind: spec.map(|s| s.action.kind()),
+                    kind: spec.map(|s| s.action.kind().to_string()),
                     idempotent: spec.map(|s| s.action.is_idempotent()),
-                    state: r.effective_state(),
+                    after_crash,
+                    needs_human: state == StepState::Interrupted
+                        && after_crash.is_some_and(|a| !a.resumes_safely()),
+                    state,
                     attempts: r.attempts,
                     last_error: r.last_error.clone(),
                     started_at: r.started_at,

@@ -99,10 +99,11 @@ impl MemoryStore {
                 }
             }
         }
-        Err(Error::NoSuchRun(format!(
-            "{} already holds 10,000 notes tagged {tag:?} for {date}; compact or move some",
-            dir.display()
-        )))
+        Err(Error::NoteNamesExhausted {
+            dir,
+            tag,
+            date,
+        })
     }
 
     /// Replace `layer2/current-state.md`, keeping every version in the history.

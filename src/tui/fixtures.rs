@@ -12,6 +12,7 @@ use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Source, Version};
+use agent_handover::outcome::AfterCrash;
 use chrono::{DateTime, TimeZone, Utc};
 use indexmap::IndexMap;
 
@@ -43,8 +44,14 @@ pub fn app(size: (u16, u16)) -> App {
 fn step(name: &str, kind: &'static str, state: StepState, attempts: u32) -> StepView {
     StepView {
         name: name.into(),
-        kind: Some(kind),
+        kind: Some(kind.into()),
         idempotent: Some(kind != "publish"),
+        after_crash: Some(if kind == "publish" {
+            AfterCrash::Reconcile
+        } else {
+            AfterCrash::Rerun
+        }),
+        needs_human: false,
         state,
         attempts,
         last_error: None,

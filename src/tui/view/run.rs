@@ -1,8 +1,8 @@
 //! The run panel: status, each step (state, attempts, duration), the selected
 //! step's error and output, and the resume / abandon / pause buttons.
 
-use agent_handover::RunStatus;
 use agent_handover::engine::{RunSnapshot, StepState};
+use agent_handover::{AfterCrash, RunStatus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -144,13 +144,13 @@ fn body(snap: &RunSnapshot, app: &App, width: u16) -> Vec<Line<'static>> {
     if let Some(step) = app.focused_step().and_then(|i| snap.steps.get(i)) {
         lines.push(Line::raw(""));
         let mut about = vec![step.name.clone()];
-        match step.kind {
-            Some(kind) if kind != step.name => about.push(kind.to_string()),
+        match &step.kind {
+            Some(kind) if *kind != step.name => about.push(kind.clone()),
             None => about.push("0.5.x step".into()),
             _ => {}
         }
-        if step.idempotent == Some(false) {
-            about.push("not idempotent".into());
+        if let Some(rule) = step.after_crash.filter(|r| *r != AfterCrash::Rerun) {
+            about.push(rule.describe().into());
         }
         lines.push(Line::styled(about.join(" · "), t.accent));
         if let Some(owner) = step
@@ -164,7 +164,7 @@ fn body(snap: &RunSnapshot, app: &App, width: u16) -> Vec<Line<'static>> {
             )));
         }
         if step.state == StepState::Interrupted {
-            let what = if step.idempotent == Some(false) {
+            let what = if step.needs_human {
                 "its process died mid-step and it is not idempotent: check its effects, then R retries it"
             } else {
                 "its process died mid-step: r resumes and runs it again"

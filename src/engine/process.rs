@@ -15,6 +15,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// Default timeout of a command step and of a metric probe.
+pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 600;
 /// Bytes of each stream a `command` step keeps (and an error message quotes).
 const TAIL_BYTES: usize = 4096;
 

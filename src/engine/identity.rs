@@ -1,0 +1,77 @@
+//! Who and when, for records: this host, the acting user and process, run
+//! ids and timestamps. The bottom of the engine: it imports nothing of it.
+
+use chrono::{Local, Utc};
+use serde::{Deserialize, Serialize};
+
+/// This machine's host name.
+pub fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `user@host (pid N)`: who is acting, for records.
+pub fn who() -> String {
+    let user = std::env::var("USER")
+        .unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()));
+    format!("{user}@{} (pid {})", host_name(), std::process::id())
+}
+
+/// A new, time-sortable run id: `YYYYMMDD-HHMMSS-xxxx`.
+pub fn new_run_id() -> String {
+    let now = Local::now();
+    let salt = (u64::from(std::process::id()) << 20) ^ u64::from(now.timestamp_subsec_nanos());
+    format!("{}-{:04x}", now.format("%Y%m%d-%H%M%S"), salt % 0xffff)
+}
+
+/// Now, as Python's `datetime.now(timezone.utc).isoformat()` writes it (0.5.1's format).
+pub fn iso_now() -> String {
+    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
+}
+
+/// The process that executes (or executed) a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owner {
+    /// Process id.
+    pub pid: u32,
+    /// Host name.
+    pub host: String,
+}
+
+impl Owner {
+    /// This process.
+    pub fn current() -> Self {
+        Owner {
+            pid: std::process::id(),
+            host: host_name(),
+        }
+    }
+
+    /// Whether the owner is still running (only knowable on this host).
+    pub fn is_alive(&self) -> Option<bool> {
+        if self.host != host_name() {
+            return None;
+        }
+        let pid = rustix::process::Pid::from_raw(self.pid as i32)?;
+        Some(rustix::process::test_kill_process(pid).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_sort_by_time_and_owners_know_if_they_live() {
+        let id = new_run_id();
+        assert_eq!(id.len(), "YYYYMMDD-HHMMSS-xxxx".len(), "{id}");
+        assert!(Owner::current().is_alive() == Some(true));
+        let gone = Owner {
+            pid: i32::MAX as u32,
+            host: host_name(),
+        };
+        assert_eq!(gone.is_alive(), Some(false));
+    }
+}

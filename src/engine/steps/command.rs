@@ -1,0 +1,43 @@
+//! `command`: run a program (no shell) of the project's `[[command]]` list.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::super::process;
+use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
+
+/// Run a program with arguments in its own process group, killed after a timeout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandStep {
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Whether re-running it after a crash is harmless.
+    pub idempotent: bool,
+    /// Kill it after this long.
+    pub timeout_secs: u64,
+}
+
+impl Step for CommandStep {
+    fn after_crash(&self) -> AfterCrash {
+        if self.idempotent {
+            AfterCrash::Rerun
+        } else {
+            AfterCrash::AskHuman
+        }
+    }
+
+    fn writes(&self) -> Vec<WrittenDir> {
+        Vec::new() // what the program writes is its own business
+    }
+
+    fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
+        let timeout = Duration::from_secs(self.timeout_secs);
+        process::run(&self.argv, &self.cwd, timeout, &ctx.env())
+            .map(Some)
+            .map_err(StepError::from)
+    }
+}
