@@ -13,7 +13,9 @@
 //!   (checkpoint dir and memory dir) deleted before every timed run.
 //!
 //! Python comes from `scripts/python-0.5.1.sh`; without it only ours and the
-//! baseline are measured. With `strace` on PATH, one of our runs is traced to
+//! baseline are measured. `BENCH_PREVIOUS_BIN=<path>` adds another build of
+//! agent-handover (e.g. the last release, built from an older commit) to
+//! every scenario, interleaved like the others, to compare before/after. With `strace` on PATH, one of our runs is traced to
 //! count fsyncs, renames and links. The table is printed and written to
 //! `target/bench-cli.md`. Targets are reported PASS/FAIL; the exit code is 0
 //! regardless (a tool that misbehaves, e.g. a wrong exit code, aborts the bench).
@@ -130,6 +132,7 @@ struct Row {
     target: f64,
     ours: (f64, f64),
     python: Option<(f64, f64)>,
+    previous: Option<(f64, f64)>,
     cat: (f64, f64),
 }
 
@@ -163,6 +166,7 @@ fn row(scenario: &'static str, target: f64, cases: &[Case]) -> Row {
         target,
         ours: find("ours").expect("ours measured"),
         python: find("python"),
+        previous: find("previous"),
         cat: find("cat").expect("baseline measured"),
     }
 }
@@ -295,6 +299,17 @@ fn main() {
         ),
     }
     let python = python.ok();
+    let previous = support::previous_binary();
+    let others = |args: &[&str], dir: &Path, code: i32| {
+        let mut cases = Vec::new();
+        if let Some(py) = &python {
+            cases.push(Case::new("python", py, args, dir, code));
+        }
+        if let Some(prev) = &previous {
+            cases.push(Case::new("previous", prev, args, dir, code));
+        }
+        cases
+    };
     let tmp = tempfile::Builder::new()
         .prefix("agent-handover-bench-")
         .tempdir()
@@ -307,9 +322,7 @@ fn main() {
         let dir = workspace(tmp.path(), "check");
         assert_eq!(setup_run(&ours, &dir), 0, "setup: completed run");
         let mut cases = vec![Case::new("ours", &ours, &["check"], &dir, 2)];
-        if let Some(py) = &python {
-            cases.push(Case::new("python", py, &["check"], &dir, 2));
-        }
+        cases.extend(others(&["check"], &dir, 2));
         cases.push(Case::new(
             "cat",
             &cat,
@@ -332,9 +345,7 @@ fn main() {
         .unwrap();
         assert_eq!(setup_run(&ours, &dir), 1, "setup: interrupted run");
         let mut cases = vec![Case::new("ours", &ours, &["status"], &dir, 0)];
-        if let Some(py) = &python {
-            cases.push(Case::new("python", py, &["status"], &dir, 0));
-        }
+        cases.extend(others(&["status"], &dir, 0));
         cases.push(Case::new(
             "cat",
             &cat,
@@ -358,6 +369,9 @@ fn main() {
         let mut tools: Vec<(&'static str, &Path)> = vec![("ours", &ours)];
         if let Some(py) = &python {
             tools.push(("python", py));
+        }
+        if let Some(prev) = &previous {
+            tools.push(("previous", prev));
         }
         for (tool, program) in tools {
             let dir = workspace(tmp.path(), &format!("run-{tool}"));
@@ -448,6 +462,29 @@ fn main() {
         .unwrap();
     }
     writeln!(md).unwrap();
+    if let Some(prev) = &previous {
+        writeln!(
+            md,
+            "Against the previous build `{}` (same run, interleaved):",
+            prev.display()
+        )
+        .unwrap();
+        writeln!(md).unwrap();
+        for r in &rows {
+            if let Some((med, _)) = r.previous {
+                writeln!(
+                    md,
+                    "- {}: previous {} ms, ours {} ms (ours / previous {:.2}×)",
+                    r.scenario,
+                    ms(med),
+                    ms(r.ours.0),
+                    r.ours.0 / med
+                )
+                .unwrap();
+            }
+        }
+        writeln!(md).unwrap();
+    }
     for (tool, counts) in &durable {
         match counts {
             Ok(c) => writeln!(

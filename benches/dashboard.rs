@@ -9,7 +9,8 @@
 //!
 //! Frames are timed by the dashboard's own frame log
 //! (`AGENT_HANDOVER_FRAME_LOG`). `cargo bench --bench dashboard`; writes
-//! `target/bench-dashboard.md`. Needs tmux.
+//! `target/bench-dashboard.md`. Needs tmux. With `BENCH_PREVIOUS_BIN` set,
+//! that build's first frame is measured too, its starts interleaved with ours.
 
 mod support;
 
@@ -49,18 +50,26 @@ fn main() {
     let socket = format!("ah-bench-{}", std::process::id());
     let frames = root.path().join("frames.log");
     let start_file = root.path().join("start.ns");
-    let mut first_frames = Vec::new();
-    for _ in 0..STARTS {
+    let first_frame = |bin: &Path| {
         let _ = std::fs::remove_file(&frames);
-        let session = Session::start(&socket, &bin, &ws, &frames, &start_file);
+        let session = Session::start(&socket, bin, &ws, &frames, &start_file);
         let first = wait_for_frames(&frames, 1);
         let start_ns: u128 = std::fs::read_to_string(&start_file)
             .unwrap()
             .trim()
             .parse()
             .unwrap();
-        first_frames.push(Duration::from_micros((first[0] - start_ns / 1000) as u64));
         drop(session);
+        Duration::from_micros((first[0] - start_ns / 1000) as u64)
+    };
+    let previous = support::previous_binary();
+    let mut first_frames = Vec::new();
+    let mut previous_first_frames = Vec::new();
+    for _ in 0..STARTS {
+        first_frames.push(first_frame(&bin));
+        if let Some(prev) = &previous {
+            previous_first_frames.push(first_frame(prev));
+        }
     }
 
     // One long-lived session for memory, idle CPU and change latency.
@@ -112,6 +121,17 @@ fn main() {
         verdict(idle_cpu_pct < 0.5),
         verdict(redraw < 150.0),
     );
+    let table = match &previous {
+        Some(prev) => {
+            let (prev_ttff, _) = stats(&previous_first_frames);
+            format!(
+                "{table}\nTime to first frame of the previous build `{}` in the same run: {prev_ttff:.1} ms (ours / previous {:.2}×).\n",
+                prev.display(),
+                ttff / prev_ttff
+            )
+        }
+        None => table,
+    };
     println!("{table}");
     let _ = std::fs::write(target.join("bench-dashboard.md"), &table);
 }

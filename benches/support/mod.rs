@@ -45,6 +45,12 @@ pub fn our_binary() -> (PathBuf, PathBuf) {
     (bin, target_dir())
 }
 
+/// Another build of agent-handover to measure beside ours in the same run
+/// (`$BENCH_PREVIOUS_BIN`, e.g. built from an older commit), if set.
+pub fn previous_binary() -> Option<PathBuf> {
+    std::env::var_os("BENCH_PREVIOUS_BIN").map(PathBuf::from)
+}
+
 /// `target/`, from the bench's path `target/<profile>/deps/<bench>-*`.
 pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");

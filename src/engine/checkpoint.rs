@@ -7,6 +7,15 @@
 //! have no `schema_version` and load as version 1.
 //!
 //! A checkpoint that cannot be understood is reported and never overwritten.
+//!
+//! The schema version rule: `schema_version` goes up only when a change
+//! would make an older agent-handover misread the file (an existing key
+//! changes meaning or shape). Adding a key, a step state or a step kind does
+//! not raise it: older binaries keep unknown keys as they are, and keep a
+//! step of a kind they do not know with all its fields, reporting it as
+//! written by a newer agent-handover ([`crate::Error::NewerStepKind`]) only
+//! when they would have to run it. A file with a higher version than
+//! [`SCHEMA_VERSION`] is refused as [`crate::Error::FutureVersion`].
 
 use std::path::Path;
 
