@@ -5,69 +5,20 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::{self, SessionMetrics};
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState};
 use agent_handover::handoff::LintReport;
-use agent_handover::inbox::{MessageSummary, QueueSummary};
+use agent_handover::inbox::QueueSummary;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::keys::{Command, KeyMap};
+use super::command::{Command, View};
+use super::keys::KeyMap;
 use super::layout::{self, Areas};
+use super::model::{Action, Effect, Event, FullData, InboxData, WatchMode};
 use super::theme::Theme;
-
-/// The views (tabs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum View {
-    /// Run status and steps.
-    Run,
-    /// Message queues.
-    Inbox,
-    /// current-state.md versions and diffs.
-    State,
-    /// Handoff quality.
-    Quality,
-    /// Past runs.
-    Timeline,
-    /// Numbers measured at each handover, over the sessions.
-    Metrics,
-}
-
-impl View {
-    /// Every view, in tab order.
-    pub const ALL: [View; 6] = [
-        View::Run,
-        View::Inbox,
-        View::State,
-        View::Quality,
-        View::Timeline,
-        View::Metrics,
-    ];
-
-    /// Tab title.
-    pub fn title(self) -> &'static str {
-        match self {
-            View::Run => "Run",
-            View::Inbox => "Inbox",
-            View::State => "State",
-            View::Quality => "Quality",
-            View::Timeline => "Timeline",
-            View::Metrics => "Metrics",
-        }
-    }
-}
-
-/// How file changes reach the dashboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WatchMode {
-    /// notify events (debounced).
-    Events,
-    /// Watching failed; polling instead.
-    Polling,
-}
 
 /// A dialog over the view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,122 +35,6 @@ pub enum Modal {
         /// Reason typed so far.
         reason: String,
     },
-}
-
-/// What the engine is asked to do (off the UI thread).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Resume the interrupted run.
-    Resume,
-    /// Abandon it, with a reason.
-    Abandon(Option<String>),
-    /// Retry one step.
-    Retry(String),
-    /// Create the PAUSE file.
-    Pause(Option<String>),
-    /// Remove it.
-    Unpause,
-    /// Mark one message read for an agent.
-    MarkRead {
-        /// Whose read marks.
-        agent: String,
-        /// `<queue>/<id>`.
-        id: String,
-    },
-}
-
-impl Action {
-    /// What the status line says while it runs.
-    pub fn label(&self) -> String {
-        match self {
-            Action::Resume => "resuming the handover".into(),
-            Action::Abandon(_) => "abandoning the handover".into(),
-            Action::Retry(step) => format!("retrying {step}"),
-            Action::Pause(_) => "pausing".into(),
-            Action::Unpause => "unpausing".into(),
-            Action::MarkRead { .. } => "marking read".into(),
-        }
-    }
-}
-
-/// Work for the event loop.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Reload the run snapshot (cheap).
-    LoadRun,
-    /// Reload everything else (in the background).
-    LoadFull,
-    /// Diff two versions (indexes into the version list).
-    ComputeDiff {
-        /// Older version.
-        from: usize,
-        /// Newer version.
-        to: usize,
-    },
-    /// Ask the engine.
-    Act(Action),
-    /// Leave.
-    Quit,
-}
-
-/// The inbox as the dashboard shows it: every queue, and one agent's view.
-#[derive(Debug, Clone, Default)]
-pub struct InboxData {
-    /// Every queue with its counts (agents by name, then `shared`).
-    pub queues: Vec<QueueSummary>,
-    /// The agent whose messages are listed (its queue and `shared`).
-    pub agent: Option<String>,
-    /// Its newest messages, newest first.
-    pub messages: Vec<MessageSummary>,
-    /// How many it has in all.
-    pub total: usize,
-}
-
-/// The slower data, loaded in the background.
-#[derive(Debug, Clone, Default)]
-pub struct FullData {
-    /// Past runs, newest first.
-    pub runs: Option<Result<Vec<RunSummary>, String>>,
-    /// Versions of current-state.md, newest first.
-    pub versions: Option<Result<Vec<Version>, String>>,
-    /// Message queues.
-    pub inbox: Option<Result<InboxData, String>>,
-    /// The quality of the current handoff (`None` inside: no current state yet).
-    pub quality: Option<Result<Option<LintReport>, String>>,
-    /// Sessions with measured numbers, oldest first.
-    pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
-}
-
-/// Something that happened.
-#[derive(Debug)]
-pub enum Event {
-    /// A key press.
-    Key(KeyEvent),
-    /// A mouse event.
-    Mouse(MouseEvent),
-    /// The terminal was resized.
-    Resize(u16, u16),
-    /// The run snapshot was (re)loaded.
-    RunLoaded(Box<Result<RunSnapshot, String>>),
-    /// The background data was (re)loaded.
-    FullLoaded(Box<FullData>),
-    /// A diff is ready.
-    DiffReady {
-        /// Older version index.
-        from: usize,
-        /// Newer version index.
-        to: usize,
-        /// The diff, or why it could not be made.
-        diff: Result<Arc<StateDiff>, String>,
-    },
-    /// An action finished.
-    ActionDone(Result<String, String>),
-    /// Files changed (debounced).
-    FilesChanged,
-    /// How files are watched.
-    Watching(WatchMode),
-    /// Time passed (relative times are redrawn).
-    Tick(DateTime<Utc>),
 }
 
 /// The diff being shown.

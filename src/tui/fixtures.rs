@@ -15,8 +15,9 @@ use agent_handover::memory::versions::{Source, Version};
 use chrono::{DateTime, TimeZone, Utc};
 use indexmap::IndexMap;
 
-use super::app::{App, DiffView, Event, FullData, InboxData};
+use super::app::{App, DiffView};
 use super::keys::KeyMap;
+use super::model::{Event, FullData, InboxData};
 use super::theme::Theme;
 
 /// The fixed "now" of every fixture.

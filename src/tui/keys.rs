@@ -7,54 +7,7 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::View;
-
-/// Everything a key can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Command {
-    /// Leave the dashboard.
-    Quit,
-    /// Show or hide the key help.
-    Help,
-    /// Next tab.
-    NextTab,
-    /// Previous tab.
-    PrevTab,
-    /// Jump to a tab by its number (1-based).
-    Tab(u8),
-    /// Move the selection up.
-    Up,
-    /// Move the selection down.
-    Down,
-    /// Scroll a page up.
-    PageUp,
-    /// Scroll a page down.
-    PageDown,
-    /// Go to the top.
-    Top,
-    /// Go to the bottom.
-    Bottom,
-    /// Toggle PAUSE (asks for an optional reason when pausing).
-    TogglePause,
-    /// Resume the interrupted handover.
-    Resume,
-    /// Abandon the interrupted handover (asks to confirm).
-    Abandon,
-    /// Retry the selected failed or interrupted step.
-    Retry,
-    /// Mark the selected message read.
-    MarkRead,
-    /// Inbox: the previous agent's queue.
-    PrevQueue,
-    /// Inbox: the next agent's queue.
-    NextQueue,
-    /// Diff: compare the selected version with the one before it.
-    DiffSelected,
-    /// Diff: unified or side by side.
-    ToggleSideBySide,
-    /// Reload everything now.
-    Refresh,
-}
+use super::command::{Command, View};
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@
 
 use ratatui::layout::Rect;
 
-use super::app::{App, View};
-use super::keys::Command;
+use super::app::App;
+use super::command::{Command, View};
 
 /// Narrowest terminal that gets the sidebar layout.
 pub const WIDE_MIN_COLS: u16 = 100;

@@ -14,7 +14,7 @@ use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 
-use super::app::{FullData, InboxData};
+use super::model::{FullData, InboxData};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;

@@ -1,5 +1,7 @@
 //! The dashboard: supervise agents' handovers live from a tmux pane.
 //!
+//! * [`command`]: commands and views; [`model`]: loaded data, events,
+//!   effects and actions (below everything else);
 //! * [`app`]: the state and its pure update function;
 //! * [`view`]: pure rendering, one file per panel;
 //! * [`keys`]: the one binding table (dispatch, footer, help);
@@ -10,11 +12,13 @@
 
 pub mod actions;
 pub mod app;
+pub mod command;
 #[cfg(test)]
 pub mod fixtures;
 pub mod keys;
 pub mod layout;
 pub mod load;
+pub mod model;
 pub mod runtime;
 pub mod theme;
 pub mod view;

@@ -13,7 +13,8 @@ use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::app::{App, Effect, Event};
+use super::app::App;
+use super::model::{Effect, Event};
 use super::{actions, load, view, watch};
 
 /// How often the cheap fingerprint is compared, in case an event was missed.

@@ -9,8 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{ago, fit, loading, panel};
-use crate::tui::app::{App, InboxData};
+use crate::tui::app::App;
 use crate::tui::layout::is_wide;
+use crate::tui::model::InboxData;
 
 /// Width of the queue list (wide layout).
 const QUEUES_WIDTH: u16 = 24;

@@ -412,7 +412,7 @@ fn failures(app: &App, sessions: &[SessionMetrics], width: usize) -> Vec<Line<'s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::app::View;
+    use crate::tui::command::View;
     use crate::tui::fixtures;
     use crate::tui::view::tests::draw;
 

@@ -14,8 +14,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::app::{App, Modal, View, WatchMode};
+use super::app::{App, Modal};
+use super::command::View;
 use super::layout::{Areas, tab_label};
+use super::model::WatchMode;
 
 /// Draw the whole dashboard.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
@@ -283,8 +285,9 @@ pub(crate) mod tests {
             .join("\n")
     }
 
-    use crate::tui::app::{Event, Modal};
+    use crate::tui::app::Modal;
     use crate::tui::fixtures;
+    use crate::tui::model::Event;
 
     const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 48)];
 
@@ -368,7 +371,7 @@ pub(crate) mod tests {
         for size in [(60, 20), (160, 48)] {
             let mut app = fixtures::loaded(size);
             app.view = View::Metrics;
-            app.update(Event::FullLoaded(Box::new(crate::tui::app::FullData {
+            app.update(Event::FullLoaded(Box::new(crate::tui::model::FullData {
                 metrics: Some(Ok(Vec::new())),
                 ..fixtures::full_data()
             })));

@@ -10,8 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{ago, fit, panel};
-use crate::tui::app::{App, View};
-use crate::tui::keys::Command;
+use crate::tui::app::App;
+use crate::tui::command::{Command, View};
 use crate::tui::layout::{Areas, run_buttons};
 
 /// Draw the run panel into `area`.
