@@ -1,8 +1,25 @@
-//! What keys and clicks mean: the commands, and the views they switch
-//! between. The bottom layer of the dashboard: the key map, the layout and
-//! the state all speak in these terms.
+//! What keys and clicks mean: the commands, the ids that name tabs, and the
+//! rows of the binding table. The bottom layer of the dashboard: the tabs,
+//! the key map, the layout and the state all speak in these terms.
 
-/// Everything a key can ask for.
+/// Names a tab: its title, unique among the registry's tabs. It is what the
+/// tab bar shows, what scopes a tab's own keys, and how the help labels them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TabId(&'static str);
+
+impl TabId {
+    /// The id of the tab titled `title`.
+    pub const fn new(title: &'static str) -> Self {
+        TabId(title)
+    }
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Everything a key or a click can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Command {
     /// Leave the dashboard.
@@ -35,57 +52,43 @@ pub enum Command {
     Abandon,
     /// Retry the selected failed or interrupted step.
     Retry,
-    /// Mark the selected message read.
-    MarkRead,
-    /// Inbox: the previous agent's queue.
-    PrevQueue,
-    /// Inbox: the next agent's queue.
-    NextQueue,
-    /// Diff: compare the selected version with the one before it.
-    DiffSelected,
-    /// Diff: unified or side by side.
-    ToggleSideBySide,
     /// Reload everything now.
     Refresh,
+    /// A command only one tab knows, named like its binding (the inbox's
+    /// `mark-read`, the state view's `diff`, ...).
+    Local(&'static str),
 }
 
-/// The views (tabs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum View {
-    /// Run status and steps.
-    Run,
-    /// Message queues.
-    Inbox,
-    /// current-state.md versions and diffs.
-    State,
-    /// Handoff quality.
-    Quality,
-    /// Past runs.
-    Timeline,
-    /// Numbers measured at each handover, over the sessions.
-    Metrics,
+/// One row of the binding table, as a tab or the global table declares it.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// Name used in `[dashboard.keys]`.
+    pub name: &'static str,
+    /// What it does.
+    pub command: Command,
+    /// Default keys (first one is shown).
+    pub keys: &'static [&'static str],
+    /// Short footer label (empty: not in the footer).
+    pub label: &'static str,
+    /// Help text.
+    pub help: &'static str,
 }
 
-impl View {
-    /// Every view, in tab order.
-    pub const ALL: [View; 6] = [
-        View::Run,
-        View::Inbox,
-        View::State,
-        View::Quality,
-        View::Timeline,
-        View::Metrics,
-    ];
-
-    /// Tab title.
-    pub fn title(self) -> &'static str {
-        match self {
-            View::Run => "Run",
-            View::Inbox => "Inbox",
-            View::State => "State",
-            View::Quality => "Quality",
-            View::Timeline => "Timeline",
-            View::Metrics => "Metrics",
+impl Binding {
+    /// A binding of `keys` to `command`, configurable as `name`.
+    pub const fn new(
+        name: &'static str,
+        command: Command,
+        keys: &'static [&'static str],
+        label: &'static str,
+        help: &'static str,
+    ) -> Self {
+        Binding {
+            name,
+            command,
+            keys,
+            label,
+            help,
         }
     }
 }

@@ -1,18 +1,22 @@
-//! What the dashboard knows and how it changes: the data the loaders bring
-//! back, and the events, effects and engine actions of the update loop.
-//! Below the state, the loaders and the views, so all of them can use it.
+//! What the dashboard knows and how it changes: the data every tab reads
+//! ([`Shared`]), what the loaders bring back, and the events, effects and
+//! engine actions of the update loop. Below the tabs and the state, so both
+//! can use it without importing each other.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::SessionMetrics;
+use agent_handover::engine::{RunSnapshot, RunStatus};
 use agent_handover::handoff::LintReport;
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::theme::Theme;
 
 /// How file changes reach the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +68,8 @@ impl Action {
 pub enum Effect {
     /// Reload the run snapshot (cheap).
     LoadRun,
-    /// Reload everything else (in the background).
+    /// Reload everything else (in the background), as the tabs ask
+    /// ([`LoadRequest`]).
     LoadFull,
     /// Diff two versions (indexes into the version list).
     ComputeDiff {
@@ -77,6 +82,14 @@ pub enum Effect {
     Act(Action),
     /// Leave.
     Quit,
+}
+
+/// What the next background load reads beyond the defaults; each tab adds
+/// what it needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadRequest {
+    /// Whose messages the inbox lists (default: the first agent).
+    pub inbox_agent: Option<String>,
 }
 
 /// The inbox as the dashboard shows it: every queue, and one agent's view.
@@ -105,6 +118,16 @@ pub struct FullData {
     pub quality: Option<Result<Option<LintReport>, String>>,
     /// Sessions with measured numbers, oldest first.
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
+}
+
+impl FullData {
+    /// The versions list, if loaded (else empty).
+    pub fn versions(&self) -> &[Version] {
+        match &self.versions {
+            Some(Ok(v)) => v,
+            _ => &[],
+        }
+    }
 }
 
 /// Something that happened.
@@ -137,4 +160,36 @@ pub enum Event {
     Watching(WatchMode),
     /// Time passed (relative times are redrawn).
     Tick(DateTime<Utc>),
+}
+
+/// What every tab reads and none owns: the workspace, the clock, the screen
+/// size, the styles and the loaded data.
+#[derive(Debug, Clone)]
+pub struct Shared {
+    /// The project root (paths under it are shown relative).
+    pub workspace: PathBuf,
+    /// The styles.
+    pub theme: Theme,
+    /// Terminal size.
+    pub size: (u16, u16),
+    /// When the data was last loaded (for "3m ago").
+    pub now: DateTime<Utc>,
+    /// The run, or why it could not be read.
+    pub run: Option<Result<RunSnapshot, String>>,
+    /// The background data.
+    pub full: FullData,
+}
+
+impl Shared {
+    /// The run snapshot, if loaded and readable.
+    pub fn snapshot(&self) -> Option<&RunSnapshot> {
+        self.run.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Whether an interrupted handover waits to be resumed.
+    pub fn resume_needed(&self) -> bool {
+        self.snapshot().is_some_and(|s| {
+            s.status == RunStatus::InProgress && !s.pending.is_empty() && s.lock_holder.is_none()
+        })
+    }
 }
