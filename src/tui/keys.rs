@@ -320,6 +320,17 @@ mod tests {
     }
 
     #[test]
+    fn every_binding_name_is_unique_so_overrides_are_unambiguous() {
+        let names: Vec<String> = KeyMap::default()
+            .entries
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        let unique: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
     fn every_tab_has_its_numbered_tab_key() {
         let m = KeyMap::default();
         for n in 1..=tabs::all().iter().count() {
