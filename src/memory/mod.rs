@@ -99,11 +99,7 @@ impl MemoryStore {
                 }
             }
         }
-        Err(Error::NoteNamesExhausted {
-            dir,
-            tag,
-            date,
-        })
+        Err(Error::NoteNamesExhausted { dir, tag, date })
     }
 
     /// Replace `layer2/current-state.md`, keeping every version in the history.

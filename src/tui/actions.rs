@@ -5,7 +5,7 @@ use agent_handover::engine::pause;
 use agent_handover::inbox::Inbox;
 use agent_handover::{Engine, Workspace};
 
-use super::app::Action;
+use super::model::Action;
 
 /// Carry out `action`; the text says what happened (or what went wrong).
 pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {

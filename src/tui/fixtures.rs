@@ -1,5 +1,7 @@
-//! Fixed data for the dashboard's unit and snapshot tests (no clock, no disk).
+//! Fixed data for the dashboard's unit and snapshot tests (no clock, no disk),
+//! and the helpers that drive and draw a dashboard built from it.
 
+use std::any::Any;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,11 +16,17 @@ use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Source, Version};
 use agent_handover::outcome::AfterCrash;
 use chrono::{DateTime, TimeZone, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use indexmap::IndexMap;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
-use super::app::{App, DiffView, Event, FullData, InboxData};
+use super::app::App;
 use super::keys::KeyMap;
+use super::model::{Event, FullData, InboxData};
+use super::tab::Tab;
 use super::theme::Theme;
+use super::view;
 
 /// The fixed "now" of every fixture.
 pub fn now() -> DateTime<Utc> {
@@ -322,11 +330,53 @@ pub fn loaded(size: (u16, u16)) -> App {
     let mut app = app(size);
     app.update(Event::RunLoaded(Box::new(Ok(interrupted_run()))));
     app.update(Event::FullLoaded(Box::new(full_data())));
-    app.diff = Some(DiffView {
+    app.update(Event::DiffReady {
         from: 1,
         to: 0,
-        diff: diff(),
-        scroll: 0,
+        diff: Ok(diff()),
     });
     app
+}
+
+/// A press of the character key `c`.
+pub fn key(c: char) -> Event {
+    code(KeyCode::Char(c))
+}
+
+/// A press of the key `code`.
+pub fn code(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// Render `app` at its size into plain text (one line per row).
+pub fn draw(app: &App) -> String {
+    let mut terminal =
+        Terminal::new(TestBackend::new(app.shared.size.0, app.shared.size.1)).unwrap();
+    terminal.draw(|f| view::render(f, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height)
+        .map(|y| {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            line.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `app`'s tab of type `T`, to look into its state.
+pub fn tab<T: Tab>(app: &App) -> &T {
+    app.tabs
+        .iter()
+        .find_map(|tab| (tab as &dyn Any).downcast_ref())
+        .expect("a registered tab")
+}
+
+/// `app`'s tab of type `T`, to set up its state.
+pub fn tab_mut<T: Tab>(app: &mut App) -> &mut T {
+    app.tabs
+        .iter_mut()
+        .find_map(|tab| (tab as &mut dyn Any).downcast_mut())
+        .expect("a registered tab")
 }

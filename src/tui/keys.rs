@@ -1,134 +1,67 @@
 //! The one binding table: it dispatches keys, and the footer and the `?`
-//! help are generated from it, so they can never disagree. Keys can be
-//! rebound in `[dashboard.keys]` of handover.toml (`command = "key"` or a
-//! list of keys).
+//! help are generated from it, so they can never disagree. It is the global
+//! rows below, with every registered tab's own rows and one numbered key per
+//! tab spliced in. Keys can be rebound in `[dashboard.keys]` of handover.toml
+//! (`command = "key"` or a list of keys).
 
 use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::View;
-
-/// Everything a key can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Command {
-    /// Leave the dashboard.
-    Quit,
-    /// Show or hide the key help.
-    Help,
-    /// Next tab.
-    NextTab,
-    /// Previous tab.
-    PrevTab,
-    /// Jump to a tab by its number (1-based).
-    Tab(u8),
-    /// Move the selection up.
-    Up,
-    /// Move the selection down.
-    Down,
-    /// Scroll a page up.
-    PageUp,
-    /// Scroll a page down.
-    PageDown,
-    /// Go to the top.
-    Top,
-    /// Go to the bottom.
-    Bottom,
-    /// Toggle PAUSE (asks for an optional reason when pausing).
-    TogglePause,
-    /// Resume the interrupted handover.
-    Resume,
-    /// Abandon the interrupted handover (asks to confirm).
-    Abandon,
-    /// Retry the selected failed or interrupted step.
-    Retry,
-    /// Mark the selected message read.
-    MarkRead,
-    /// Inbox: the previous agent's queue.
-    PrevQueue,
-    /// Inbox: the next agent's queue.
-    NextQueue,
-    /// Diff: compare the selected version with the one before it.
-    DiffSelected,
-    /// Diff: unified or side by side.
-    ToggleSideBySide,
-    /// Reload everything now.
-    Refresh,
-}
+use super::command::{Binding, Command, TabId};
+use super::tab::Tabs;
+use super::tabs;
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// Everywhere.
     Global,
-    /// Only in one view.
-    In(View),
+    /// Only while one tab is selected.
+    In(TabId),
 }
 
-/// One row of the table.
-#[derive(Debug, Clone, Copy)]
-pub struct Binding {
-    /// Name used in `[dashboard.keys]`.
-    pub name: &'static str,
-    /// What it does.
-    pub command: Command,
-    /// Default keys (first one is shown).
-    pub keys: &'static [&'static str],
-    /// Short footer label (empty: not in the footer).
-    pub label: &'static str,
-    /// Help text.
-    pub help: &'static str,
-    /// Where it applies.
-    pub scope: Scope,
+/// A row of the table.
+enum Row {
+    /// A binding that applies everywhere.
+    Global(Binding),
+    /// Every tab's own bindings, in registry order.
+    TabsOwn,
+    /// `1`, `2`, ...: one key per tab, to jump to it.
+    TabNumbers,
 }
 
-const fn b(
+/// A global row.
+const fn global(
     name: &'static str,
     command: Command,
     keys: &'static [&'static str],
     label: &'static str,
     help: &'static str,
-    scope: Scope,
-) -> Binding {
-    Binding {
-        name,
-        command,
-        keys,
-        label,
-        help,
-        scope,
-    }
+) -> Row {
+    Row::Global(Binding::new(name, command, keys, label, help))
 }
 
-/// The default bindings, in help order.
+/// The table, in help order.
 #[rustfmt::skip]
-pub const BINDINGS: &[Binding] = &[
-    b("pause", Command::TogglePause, &["p"], "pause", "toggle PAUSE (stops all automation)", Scope::Global),
-    b("resume", Command::Resume, &["r"], "resume", "resume the interrupted handover", Scope::Global),
-    b("abandon", Command::Abandon, &["a"], "abandon", "abandon the interrupted handover (asks to confirm)", Scope::Global),
-    b("retry", Command::Retry, &["R"], "retry", "retry the failed step (the selected one in Run)", Scope::Global),
-    b("mark-read", Command::MarkRead, &["m"], "read", "mark the selected message read", Scope::In(View::Inbox)),
-    b("prev-queue", Command::PrevQueue, &["["], "", "previous agent's inbox", Scope::In(View::Inbox)),
-    b("next-queue", Command::NextQueue, &["]"], "agent", "next agent's inbox", Scope::In(View::Inbox)),
-    b("diff", Command::DiffSelected, &["enter"], "diff", "diff the selected version with the one before", Scope::In(View::State)),
-    b("side-by-side", Command::ToggleSideBySide, &["s"], "split", "unified / side-by-side diff", Scope::In(View::State)),
-    b("next-tab", Command::NextTab, &["tab", "l", "right"], "", "next tab", Scope::Global),
-    b("prev-tab", Command::PrevTab, &["backtab", "h", "left"], "", "previous tab", Scope::Global),
-    b("tab-1", Command::Tab(1), &["1"], "", "tab 1", Scope::Global),
-    b("tab-2", Command::Tab(2), &["2"], "", "tab 2", Scope::Global),
-    b("tab-3", Command::Tab(3), &["3"], "", "tab 3", Scope::Global),
-    b("tab-4", Command::Tab(4), &["4"], "", "tab 4", Scope::Global),
-    b("tab-5", Command::Tab(5), &["5"], "", "tab 5", Scope::Global),
-    b("tab-6", Command::Tab(6), &["6"], "", "tab 6", Scope::Global),
-    b("up", Command::Up, &["k", "up"], "", "move up", Scope::Global),
-    b("down", Command::Down, &["j", "down"], "", "move down", Scope::Global),
-    b("page-up", Command::PageUp, &["ctrl-u", "pageup"], "", "page up", Scope::Global),
-    b("page-down", Command::PageDown, &["ctrl-d", "pagedown"], "", "page down", Scope::Global),
-    b("top", Command::Top, &["g", "home"], "", "top", Scope::Global),
-    b("bottom", Command::Bottom, &["G", "end"], "", "bottom", Scope::Global),
-    b("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now", Scope::Global),
-    b("help", Command::Help, &["?"], "help", "this help", Scope::Global),
-    b("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit", Scope::Global),
+const TABLE: &[Row] = &[
+    global("pause", Command::TogglePause, &["p"], "pause", "toggle PAUSE (stops all automation)"),
+    global("resume", Command::Resume, &["r"], "resume", "resume the interrupted handover"),
+    global("abandon", Command::Abandon, &["a"], "abandon", "abandon the interrupted handover (asks to confirm)"),
+    global("retry", Command::Retry, &["R"], "retry", "retry the failed step (the selected one in Run)"),
+    Row::TabsOwn,
+    global("next-tab", Command::NextTab, &["tab", "l", "right"], "", "next tab"),
+    global("prev-tab", Command::PrevTab, &["backtab", "h", "left"], "", "previous tab"),
+    Row::TabNumbers,
+    global("up", Command::Up, &["k", "up"], "", "move up"),
+    global("down", Command::Down, &["j", "down"], "", "move down"),
+    global("page-up", Command::PageUp, &["ctrl-u", "pageup"], "", "page up"),
+    global("page-down", Command::PageDown, &["ctrl-d", "pagedown"], "", "page down"),
+    global("top", Command::Top, &["g", "home"], "", "top"),
+    global("bottom", Command::Bottom, &["G", "end"], "", "bottom"),
+    global("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now"),
+    global("help", Command::Help, &["?"], "help", "this help"),
+    global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),
 ];
 
 /// A key, as written in the table and in config: `q`, `R`, `?`, `ctrl-c`,
@@ -172,31 +105,90 @@ impl KeySpec {
     }
 }
 
-/// The effective key map: the table with the user's overrides.
+/// One binding of the effective key map.
 #[derive(Debug, Clone)]
-pub struct KeyMap {
-    entries: Vec<(Binding, Vec<String>)>,
+struct Entry {
+    /// Name used in `[dashboard.keys]` (`tab-<n>` for the numbered keys).
+    name: String,
+    /// What it does.
+    command: Command,
+    /// Its keys: the default ones, or the user's (first one is shown).
+    keys: Vec<String>,
+    /// Short footer label (empty: not in the footer).
+    label: &'static str,
+    /// Help text.
+    help: &'static str,
+    /// Where it applies.
+    scope: Scope,
 }
 
-impl Default for KeyMap {
-    fn default() -> Self {
-        KeyMap {
-            entries: BINDINGS
-                .iter()
-                .map(|b| (*b, b.keys.iter().map(|k| k.to_string()).collect()))
-                .collect(),
+impl Entry {
+    /// `binding` with its default keys, applying in `scope`.
+    fn new(binding: &Binding, scope: Scope) -> Self {
+        Entry {
+            name: binding.name.to_string(),
+            command: binding.command,
+            keys: binding.keys.iter().map(|k| k.to_string()).collect(),
+            label: binding.label,
+            help: binding.help,
+            scope,
+        }
+    }
+
+    /// The key that jumps to the `n`th tab (1-based).
+    fn tab_number(n: usize) -> Self {
+        Entry {
+            name: format!("tab-{n}"),
+            command: Command::Tab(n as u8),
+            keys: vec![n.to_string()],
+            label: "",
+            help: "jump to a tab",
+            scope: Scope::Global,
         }
     }
 }
 
+/// The effective key map: the table with the user's overrides.
+#[derive(Debug, Clone)]
+pub struct KeyMap {
+    entries: Vec<Entry>,
+}
+
+impl Default for KeyMap {
+    /// The table for the registry's tabs, with the default keys.
+    fn default() -> Self {
+        KeyMap::for_tabs(&tabs::all())
+    }
+}
+
 impl KeyMap {
+    /// The table for `tabs`, with the default keys.
+    fn for_tabs(tabs: &Tabs) -> Self {
+        let mut entries = Vec::new();
+        for row in TABLE {
+            match row {
+                Row::Global(binding) => entries.push(Entry::new(binding, Scope::Global)),
+                Row::TabsOwn => {
+                    for tab in tabs.iter() {
+                        let scope = Scope::In(tab.id());
+                        entries.extend(tab.bindings().iter().map(|b| Entry::new(b, scope)));
+                    }
+                }
+                Row::TabNumbers => {
+                    entries.extend((1..=tabs.iter().count()).map(Entry::tab_number));
+                }
+            }
+        }
+        KeyMap { entries }
+    }
+
     /// The table with `overrides` (binding name → keys); unknown names or keys
     /// are returned as warnings and ignored.
     pub fn with_overrides(overrides: &BTreeMap<String, Vec<String>>) -> (Self, Vec<String>) {
         let mut map = KeyMap::default();
         let mut warnings = Vec::new();
         for (name, keys) in overrides {
-            let Some(entry) = map.entries.iter_mut().find(|(b, _)| b.name == name) else {
+            let Some(entry) = map.entries.iter_mut().find(|e| e.name == *name) else {
                 warnings.push(format!("[dashboard.keys]: no command named {name:?}"));
                 continue;
             };
@@ -212,14 +204,14 @@ impl KeyMap {
                 .cloned()
                 .collect();
             if !valid.is_empty() {
-                entry.1 = valid;
+                entry.keys = valid;
             }
         }
         (map, warnings)
     }
 
-    /// The command `key` means in `view`; view-scoped bindings win.
-    pub fn command_for(&self, key: &KeyEvent, view: View) -> Option<Command> {
+    /// The command `key` means while `tab` is selected; its own bindings win.
+    pub fn command_for(&self, key: &KeyEvent, tab: TabId) -> Option<Command> {
         let pressed = |keys: &[String]| {
             keys.iter()
                 .filter_map(|k| KeySpec::parse(k))
@@ -228,25 +220,25 @@ impl KeyMap {
         let find = |scope: Scope| {
             self.entries
                 .iter()
-                .find(|(b, keys)| b.scope == scope && pressed(keys))
-                .map(|(b, _)| b.command)
+                .find(|e| e.scope == scope && pressed(&e.keys))
+                .map(|e| e.command)
         };
-        find(Scope::In(view)).or_else(|| find(Scope::Global))
+        find(Scope::In(tab)).or_else(|| find(Scope::Global))
     }
 
-    /// Footer hints for `view`: (first key, label): the view's own keys, then
-    /// help (the way to everything else, so it survives a narrow footer),
-    /// then the global ones.
-    pub fn footer(&self, view: View) -> Vec<(String, &'static str)> {
+    /// Footer hints while `tab` is selected: (first key, label): the tab's
+    /// own keys, then help (the way to everything else, so it survives a
+    /// narrow footer), then the global ones.
+    pub fn footer(&self, tab: TabId) -> Vec<(String, &'static str)> {
         let (mut local, mut help, mut global) = (Vec::new(), Vec::new(), Vec::new());
-        for (b, keys) in &self.entries {
-            if b.label.is_empty() {
+        for e in &self.entries {
+            if e.label.is_empty() {
                 continue;
             }
-            let hint = (keys[0].clone(), b.label);
-            match b.scope {
-                _ if b.command == Command::Help => help.push(hint),
-                Scope::In(v) if v == view => local.push(hint),
+            let hint = (e.keys[0].clone(), e.label);
+            match e.scope {
+                _ if e.command == Command::Help => help.push(hint),
+                Scope::In(t) if t == tab => local.push(hint),
                 Scope::Global => global.push(hint),
                 Scope::In(_) => {}
             }
@@ -261,21 +253,21 @@ impl KeyMap {
     pub fn help(&self) -> Vec<(String, &'static str, &'static str)> {
         let mut rows = Vec::new();
         let mut tab_keys = Vec::new();
-        for (b, keys) in &self.entries {
-            if let Command::Tab(_) = b.command {
-                tab_keys.push(keys[0].clone());
+        for e in &self.entries {
+            if let Command::Tab(_) = e.command {
+                tab_keys.push(e.keys[0].clone());
                 if tab_keys.len() == 1 {
-                    rows.push((String::new(), "jump to a tab", ""));
+                    rows.push((String::new(), e.help, ""));
                 }
                 let at = rows.len() - 1;
                 rows[at].0 = tab_keys.join(" ");
                 continue;
             }
-            let scope = match b.scope {
+            let scope = match e.scope {
                 Scope::Global => "",
-                Scope::In(v) => v.title(),
+                Scope::In(t) => t.title(),
             };
-            rows.push((keys.join(" "), b.help, scope));
+            rows.push((e.keys.join(" "), e.help, scope));
         }
         rows
     }
@@ -284,6 +276,7 @@ impl KeyMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::tabs::{inbox, run, state};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -293,46 +286,57 @@ mod tests {
     fn table_dispatches_and_scopes() {
         let m = KeyMap::default();
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('p')), View::Inbox),
+            m.command_for(&key(KeyCode::Char('p')), inbox::ID),
             Some(Command::TogglePause)
         );
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('R')), View::Run),
+            m.command_for(&key(KeyCode::Char('R')), run::ID),
             Some(Command::Retry)
         );
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('m')), View::Run),
+            m.command_for(&key(KeyCode::Char('m')), run::ID),
             None,
             "mark-read is Inbox-only"
         );
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('j')), View::Run),
+            m.command_for(&key(KeyCode::Char('j')), run::ID),
             Some(Command::Down)
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(m.command_for(&ctrl_c, View::Run), Some(Command::Quit));
-        assert_eq!(m.command_for(&key(KeyCode::Char('c')), View::Run), None);
+        assert_eq!(m.command_for(&ctrl_c, run::ID), Some(Command::Quit));
+        assert_eq!(m.command_for(&key(KeyCode::Char('c')), run::ID), None);
     }
 
     #[test]
     fn every_default_key_parses_and_none_is_bound_twice_in_a_scope() {
         let mut seen = std::collections::HashSet::new();
-        for b in BINDINGS {
-            for k in b.keys {
+        for e in KeyMap::default().entries {
+            for k in &e.keys {
                 let spec = KeySpec::parse(k).unwrap_or_else(|| panic!("{k} does not parse"));
-                let scope = format!("{:?}", b.scope);
+                let scope = format!("{:?}", e.scope);
                 assert!(seen.insert((format!("{spec:?}"), scope)), "{k} bound twice");
             }
         }
     }
 
     #[test]
-    fn every_view_has_its_numbered_tab_key() {
+    fn every_binding_name_is_unique_so_overrides_are_unambiguous() {
+        let names: Vec<String> = KeyMap::default()
+            .entries
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        let unique: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
+    fn every_tab_has_its_numbered_tab_key() {
         let m = KeyMap::default();
-        for n in 1..=View::ALL.len() {
+        for n in 1..=tabs::all().iter().count() {
             let digit = char::from_digit(n as u32, 10).unwrap();
             assert_eq!(
-                m.command_for(&key(KeyCode::Char(digit)), View::Run),
+                m.command_for(&key(KeyCode::Char(digit)), run::ID),
                 Some(Command::Tab(n as u8)),
                 "tab {n}"
             );
@@ -348,22 +352,22 @@ mod tests {
         ]);
         let (m, warnings) = KeyMap::with_overrides(&overrides);
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('P')), View::Run),
+            m.command_for(&key(KeyCode::Char('P')), run::ID),
             Some(Command::TogglePause)
         );
-        assert_eq!(m.command_for(&key(KeyCode::Char('p')), View::Run), None);
+        assert_eq!(m.command_for(&key(KeyCode::Char('p')), run::ID), None);
         assert_eq!(
-            m.command_for(&key(KeyCode::Char('q')), View::Run),
+            m.command_for(&key(KeyCode::Char('q')), run::ID),
             Some(Command::Quit)
         );
         assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(m.footer(View::Run).contains(&("P".to_string(), "pause")));
+        assert!(m.footer(run::ID).contains(&("P".to_string(), "pause")));
     }
 
     #[test]
     fn footer_and_help_come_from_the_table() {
         let m = KeyMap::default();
-        let footer = m.footer(View::State);
+        let footer = m.footer(state::ID);
         assert_eq!(footer[0], ("enter".to_string(), "diff"));
         assert_eq!(
             footer[2],
@@ -377,7 +381,7 @@ mod tests {
         let help = m.help();
         assert_eq!(
             help.len(),
-            BINDINGS.len() - (View::ALL.len() - 1),
+            m.entries.len() - (tabs::all().iter().count() - 1),
             "the numbered tab keys share a row"
         );
         assert!(help.contains(&("1 2 3 4 5 6".to_string(), "jump to a tab", "")));

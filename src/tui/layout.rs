@@ -2,13 +2,14 @@
 //! alone, so rendering and mouse hit-testing agree.
 //!
 //! Breakpoints: **narrow** (under 100 columns or 24 rows — a tmux pane
-//! beside an agent, down to 60×20): one panel per tab. **Wide**: the run
-//! panel stays on the left as a sidebar and the other views are tabs.
+//! beside an agent, down to 60×20): one panel per tab. **Wide**: the
+//! sidebar tab (the run panel) stays on the left and the others are tabs.
 
 use ratatui::layout::Rect;
 
-use super::app::{App, View};
-use super::keys::Command;
+use super::command::{Command, TabId};
+use super::model::Shared;
+use super::tab::Tabs;
 
 /// Narrowest terminal that gets the sidebar layout.
 pub const WIDE_MIN_COLS: u16 = 100;
@@ -20,31 +21,9 @@ pub fn is_wide(size: (u16, u16)) -> bool {
     size.0 >= WIDE_MIN_COLS && size.1 >= WIDE_MIN_ROWS
 }
 
-/// The tabs of the layout for `size`.
-pub fn tabs(size: (u16, u16)) -> Vec<View> {
-    if is_wide(size) {
-        View::ALL.into_iter().filter(|v| *v != View::Run).collect()
-    } else {
-        View::ALL.to_vec()
-    }
-}
-
 /// A tab's label: its number and title.
-pub fn tab_label(index: usize, view: View) -> String {
-    format!(" {} {} ", index + 1, view.title())
-}
-
-/// The buttons of the run panel, in order: (command, label).
-pub fn run_buttons(app: &App) -> Vec<(Command, &'static str)> {
-    let paused = app.snapshot().is_some_and(|s| s.paused.is_some());
-    vec![
-        (Command::Resume, " r Resume "),
-        (Command::Abandon, " a Abandon "),
-        (
-            Command::TogglePause,
-            if paused { " p Unpause " } else { " p Pause " },
-        ),
-    ]
+pub fn tab_label(index: usize, tab: TabId) -> String {
+    format!(" {} {} ", index + 1, tab.title())
 }
 
 /// The screen's regions.
@@ -55,10 +34,10 @@ pub struct Areas {
     /// Second line: tabs.
     pub tab_bar: Rect,
     /// Each tab's clickable area.
-    pub tabs: Vec<(Rect, View)>,
-    /// The run panel's place in the wide layout.
-    pub sidebar: Option<Rect>,
-    /// The selected view.
+    pub tabs: Vec<(Rect, TabId)>,
+    /// The sidebar tab's place in the wide layout.
+    pub sidebar: Option<(Rect, TabId)>,
+    /// The selected tab.
     pub body: Rect,
     /// Bottom line: key hints and status.
     pub footer: Rect,
@@ -67,49 +46,55 @@ pub struct Areas {
 }
 
 impl Areas {
-    /// Lay out a `size` screen for `app`.
-    pub fn compute(size: (u16, u16), app: &App) -> Self {
+    /// Lay out a `size` screen showing `tabs` with `selected` selected.
+    pub fn compute(size: (u16, u16), tabs: &Tabs, selected: TabId, shared: &Shared) -> Self {
         let (w, h) = size;
         let header = Rect::new(0, 0, w, 1.min(h));
         let tab_bar = Rect::new(0, 1.min(h), w, u16::from(h > 1));
         let footer = Rect::new(0, h.saturating_sub(1), w, u16::from(h > 2));
         let middle = Rect::new(0, 2.min(h), w, h.saturating_sub(3));
-        let (sidebar, body) = if is_wide(size) {
-            let side = (w * 2 / 5).clamp(40, 56);
-            (
-                Some(Rect::new(0, middle.y, side, middle.height)),
-                Rect::new(side, middle.y, w - side, middle.height),
-            )
-        } else {
-            (None, middle)
+        let wide = is_wide(size);
+        let (sidebar, body) = match tabs.sidebar(wide) {
+            Some(tab) => {
+                let side = (w * 2 / 5).clamp(40, 56);
+                (
+                    Some((Rect::new(0, middle.y, side, middle.height), tab.id())),
+                    Rect::new(side, middle.y, w - side, middle.height),
+                )
+            }
+            None => (None, middle),
         };
-        let views = tabs(size);
-        let widths: Vec<u16> = views
+        let on_bar = tabs.on_bar(wide);
+        let widths: Vec<u16> = on_bar
             .iter()
             .enumerate()
-            .map(|(i, view)| tab_label(i, *view).chars().count() as u16)
+            .map(|(i, tab)| tab_label(i, *tab).chars().count() as u16)
             .collect();
         // A column between tabs, unless that would push the last one off a narrow pane.
         let spaced = widths.iter().sum::<u16>() + widths.len().saturating_sub(1) as u16;
         let gap = u16::from(spaced <= w);
         let mut x = 0;
-        let tabs = views
+        let tab_rects = on_bar
             .into_iter()
             .zip(widths)
-            .map(|(view, width)| {
+            .map(|(tab, width)| {
                 let rect = Rect::new(x, tab_bar.y, width.min(w.saturating_sub(x)), tab_bar.height);
                 x = x.saturating_add(width + gap);
-                (rect, view)
+                (rect, tab)
             })
             .collect();
-        let run_panel = sidebar.or((app.view == View::Run).then_some(body));
-        let buttons = run_panel
-            .map(|panel| button_rects(panel, app))
-            .unwrap_or_default();
+        let panels = sidebar.into_iter().chain([(body, selected)]);
+        let buttons = panels
+            .flat_map(|(panel, tab)| {
+                let buttons = tabs.get(tab).buttons(shared);
+                let rects = button_rects(panel, &buttons);
+                rects.into_iter().zip(buttons.into_iter().map(|(c, _)| c))
+            })
+            .collect();
         Areas {
             header,
             tab_bar,
-            tabs,
+            tabs: tab_rects,
             sidebar,
             body,
             footer,
@@ -130,8 +115,9 @@ impl Areas {
     }
 }
 
-/// The buttons sit on the last inner row of the run panel.
-fn button_rects(panel: Rect, app: &App) -> Vec<(Rect, Command)> {
+/// Where a panel's `buttons` sit: on its last inner row, left to right, as
+/// many as fit (one rect per button, in order).
+pub fn button_rects(panel: Rect, buttons: &[(Command, &str)]) -> Vec<Rect> {
     if panel.height < 4 {
         return Vec::new();
     }
@@ -139,12 +125,12 @@ fn button_rects(panel: Rect, app: &App) -> Vec<(Rect, Command)> {
     let mut x = panel.x + 1;
     let right = panel.x + panel.width.saturating_sub(1);
     let mut out = Vec::new();
-    for (command, label) in run_buttons(app) {
+    for (_, label) in buttons {
         let width = label.chars().count() as u16;
         if x + width > right {
             break;
         }
-        out.push((Rect::new(x, y, width, 1), command));
+        out.push(Rect::new(x, y, width, 1));
         x += width + 1;
     }
     out
@@ -153,7 +139,7 @@ fn button_rects(panel: Rect, app: &App) -> Vec<(Rect, Command)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::fixtures;
+    use crate::tui::{fixtures, tabs};
 
     #[test]
     fn breakpoints() {
@@ -166,8 +152,7 @@ mod tests {
     #[test]
     fn regions_tile_the_screen() {
         for size in [(60, 20), (100, 30), (160, 48)] {
-            let app = fixtures::app(size);
-            let a = Areas::compute(size, &app);
+            let a = fixtures::app(size).areas();
             assert_eq!(a.header.y, 0);
             assert_eq!(a.footer.y, size.1 - 1);
             assert_eq!(a.body.y + a.body.height, a.footer.y);
@@ -185,22 +170,20 @@ mod tests {
 
     #[test]
     fn every_tab_label_fits_a_narrow_pane() {
-        let app = fixtures::app((60, 20));
-        let a = Areas::compute((60, 20), &app);
-        assert_eq!(a.tabs.len(), View::ALL.len());
-        for (i, (r, view)) in a.tabs.iter().enumerate() {
+        let a = fixtures::app((60, 20)).areas();
+        assert_eq!(a.tabs.len(), tabs::all().iter().count());
+        for (i, (r, tab)) in a.tabs.iter().enumerate() {
             assert_eq!(
                 usize::from(r.width),
-                tab_label(i, *view).chars().count(),
-                "{view:?} is cut"
+                tab_label(i, *tab).chars().count(),
+                "{tab:?} is cut"
             );
         }
     }
 
     #[test]
     fn clicks_hit_tabs_and_buttons() {
-        let app = fixtures::app((100, 30));
-        let a = Areas::compute((100, 30), &app);
+        let a = fixtures::app((100, 30)).areas();
         let (r, _) = a.tabs[1];
         assert_eq!(a.hit(r.x, r.y), Some(Command::Tab(2)));
         let (r, c) = a.buttons[0];

@@ -14,7 +14,7 @@ use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 
-use super::app::{FullData, InboxData};
+use super::model::{FullData, InboxData, LoadRequest};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -30,14 +30,14 @@ pub const MESSAGES_SHOWN: usize = 200;
 /// How many of the newest measured sessions the metrics view plots.
 pub const METRICS_LIMIT: usize = 200;
 
-/// Everything else; the inbox as `agent` sees it (default: the first agent).
-pub fn full(ws: &Workspace, agent: Option<&str>) -> FullData {
+/// Everything else, as `request` asks.
+pub fn full(ws: &Workspace, request: &LoadRequest) -> FullData {
     // The run records are read once, for the timeline and the metrics.
     let runs = load_runs(ws).map_err(|e| e.to_string());
     FullData {
         runs: Some(of_runs(&runs, |runs| Ok(summarize(runs, TIMELINE_LIMIT)))),
         versions: Some(list_versions(ws).map_err(|e| e.to_string())),
-        inbox: Some(inbox(ws, agent).map_err(|e| e.to_string())),
+        inbox: Some(inbox(ws, request.inbox_agent.as_deref()).map_err(|e| e.to_string())),
         quality: Some(quality(ws).map_err(|e| e.to_string())),
         metrics: Some(of_runs(&runs, |runs| {
             sessions(runs.iter().cloned().map(Ok), METRICS_LIMIT)
@@ -54,6 +54,7 @@ fn of_runs<T>(
     derive(runs).map_err(|e| e.to_string())
 }
 
+/// The inbox as `agent` sees it (default: the first agent).
 fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxData> {
     let inbox = Inbox::new(ws);
     let queues = inbox.queues()?;

@@ -1,24 +1,35 @@
 //! The dashboard: supervise agents' handovers live from a tmux pane.
 //!
-//! * [`app`]: the state and its pure update function;
-//! * [`view`]: pure rendering, one file per panel;
+//! From the bottom up (each module uses only those above it):
+//!
+//! * [`theme`]: colours, NO_COLOR; [`command`]: commands, tab ids and
+//!   binding rows; [`model`]: the shared data, events, effects and actions;
+//! * [`widgets`]: drawing helpers; [`tab`]: the [`tab::Tab`] trait;
+//!   [`layout`]: named breakpoints and hit-testing;
+//! * [`tabs`]: one module per tab (its state, keys, update and drawing)
+//!   and the registry that lists them;
 //! * [`keys`]: the one binding table (dispatch, footer, help);
-//! * [`layout`]: named breakpoints and hit-testing;
-//! * [`theme`]: colours, NO_COLOR;
+//! * [`app`]: the state around the tabs and its pure update function;
+//!   [`view`]: pure rendering of the frame around the tabs;
 //! * [`runtime`]: the tokio event loop; [`load`], [`actions`] and [`watch`]
 //!   are its I/O, all through the engine library.
 
 pub mod actions;
 pub mod app;
+pub mod command;
 #[cfg(test)]
 pub mod fixtures;
 pub mod keys;
 pub mod layout;
 pub mod load;
+pub mod model;
 pub mod runtime;
+pub mod tab;
+pub mod tabs;
 pub mod theme;
 pub mod view;
 pub mod watch;
+pub mod widgets;
 
 use std::io::IsTerminal;
 

@@ -13,7 +13,8 @@ use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::app::{App, Effect, Event};
+use super::app::App;
+use super::model::{Effect, Event, LoadRequest};
 use super::{actions, load, view, watch};
 
 /// How often the cheap fingerprint is compared, in case an event was missed.
@@ -49,7 +50,7 @@ pub async fn run(
     spawn_clock(tx.clone());
     let _watch = watch::start(&ws, tx.clone());
     let mut loader = Loader::default();
-    loader.start_full(&ws, &tx, app.inbox_agent.clone());
+    loader.start_full(&ws, &tx, app.load_request());
 
     while let Some(first) = rx.recv().await {
         let mut effects = Vec::new();
@@ -57,7 +58,7 @@ pub async fn run(
         // Take everything already queued before drawing once.
         while let Some(event) = pending.take().or_else(|| rx.try_recv().ok()) {
             if matches!(event, Event::FullLoaded(_)) {
-                loader.full_done(&ws, &tx, app.inbox_agent.clone());
+                loader.full_done(&ws, &tx, app.load_request());
             }
             effects.extend(app.update(event));
         }
@@ -71,9 +72,9 @@ pub async fn run(
                         let _ = tx.send(Event::RunLoaded(Box::new(load::run(&ws))));
                     });
                 }
-                Effect::LoadFull => loader.start_full(&ws, &tx, app.inbox_agent.clone()),
+                Effect::LoadFull => loader.start_full(&ws, &tx, app.load_request()),
                 Effect::ComputeDiff { from, to } => {
-                    let versions = app.versions();
+                    let versions = app.shared.full.versions();
                     if let (Some(a), Some(b)) =
                         (versions.get(from).cloned(), versions.get(to).cloned())
                     {
@@ -109,7 +110,7 @@ struct Loader {
 }
 
 impl Loader {
-    fn start_full(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, agent: Option<String>) {
+    fn start_full(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, request: LoadRequest) {
         if self.running {
             self.again = true;
             return;
@@ -117,17 +118,14 @@ impl Loader {
         self.running = true;
         let (ws, tx) = (ws.clone(), tx.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Event::FullLoaded(Box::new(load::full(
-                &ws,
-                agent.as_deref(),
-            ))));
+            let _ = tx.send(Event::FullLoaded(Box::new(load::full(&ws, &request))));
         });
     }
 
-    fn full_done(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, agent: Option<String>) {
+    fn full_done(&mut self, ws: &Workspace, tx: &UnboundedSender<Event>, request: LoadRequest) {
         self.running = false;
         if std::mem::take(&mut self.again) {
-            self.start_full(ws, tx, agent);
+            self.start_full(ws, tx, request);
         }
     }
 }

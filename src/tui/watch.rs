@@ -12,7 +12,7 @@ use agent_handover::Workspace;
 use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::app::{Event, WatchMode};
+use super::model::{Event, WatchMode};
 
 /// Quiet time that ends a burst of file events.
 pub const DEBOUNCE: Duration = Duration::from_millis(30);

@@ -1,86 +1,45 @@
-//! Rendering: a pure function of the state. Each panel has its own file;
-//! this one draws the frame around them (header, tabs, footer, dialogs).
-
-mod inbox;
-mod metrics;
-mod quality;
-mod run;
-mod state;
-mod timeline;
+//! Rendering: a pure function of the state. Each tab draws its own panel
+//! ([`super::tabs`]); this draws the frame around them (header, tab bar,
+//! footer, dialogs) and puts each tab in its place.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::app::{App, Modal, View, WatchMode};
+use super::app::{App, Modal};
 use super::layout::{Areas, tab_label};
+use super::model::WatchMode;
+use super::widgets::{fit, panel};
 
 /// Draw the whole dashboard.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
     let area = frame.area();
-    let areas = Areas::compute((area.width, area.height), app);
+    let areas = Areas::compute(
+        (area.width, area.height),
+        &app.tabs,
+        app.selected,
+        &app.shared,
+    );
     header(frame, areas.header, app);
     tab_bar(frame, &areas, app);
-    if let Some(sidebar) = areas.sidebar {
-        run::render(frame, sidebar, app, &areas);
+    if let Some((rect, tab)) = areas.sidebar {
+        app.tabs.get(tab).render(frame, rect, &app.shared, false);
     }
-    match app.view {
-        View::Run => run::render(frame, areas.body, app, &areas),
-        View::State => state::render(frame, areas.body, app),
-        View::Timeline => timeline::render(frame, areas.body, app),
-        View::Inbox => inbox::render(frame, areas.body, app),
-        View::Quality => quality::render(frame, areas.body, app),
-        View::Metrics => metrics::render(frame, areas.body, app),
-    }
+    app.tabs
+        .get(app.selected)
+        .render(frame, areas.body, &app.shared, true);
     footer(frame, areas.footer, app);
     if let Some(modal) = &app.modal {
         dialog(frame, area, app, modal);
     }
 }
 
-/// A bordered panel with a title.
-pub(crate) fn panel<'a>(title: impl Into<Line<'a>>, app: &App) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(app.theme.muted)
-        .title(title.into().style(app.theme.accent))
-}
-
-/// A panel that has nothing to show yet.
-pub(crate) fn loading(frame: &mut Frame<'_>, area: Rect, app: &App, title: &str) {
-    let p = Paragraph::new(Line::styled("loading…", app.theme.muted))
-        .block(panel(format!(" {title} "), app));
-    frame.render_widget(p, area);
-}
-
-/// "12s", "3m", "5h", "2d" since `at`.
-pub(crate) fn ago(app: &App, at: chrono::DateTime<chrono::Utc>) -> String {
-    let secs = (app.now - at).num_seconds().max(0);
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        3600..86400 => format!("{}h", secs / 3600),
-        _ => format!("{}d", secs / 86400),
-    }
-}
-
-/// Cut `text` to `width` characters, with `…` when cut.
-pub(crate) fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else if width == 0 {
-        String::new()
-    } else {
-        text.chars().take(width - 1).chain(['…']).collect()
-    }
-}
-
 fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let t = &app.theme;
+    let t = &app.shared.theme;
     let mut badges: Vec<Span<'_>> = Vec::new();
-    if let Some(snap) = app.snapshot() {
+    if let Some(snap) = app.shared.snapshot() {
         if let Some(p) = &snap.paused {
             let reason = p
                 .reason
@@ -89,7 +48,7 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .unwrap_or_default();
             badges.push(Span::styled(format!(" PAUSED{reason} "), t.paused));
         }
-        if app.resume_needed() {
+        if app.shared.resume_needed() {
             badges.push(Span::styled(
                 format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
                 t.alert,
@@ -99,7 +58,7 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
             let pid = holder.split(" on ").next().unwrap_or(holder);
             badges.push(Span::styled(format!(" running ({pid}) "), t.warn));
         }
-    } else if let Some(Err(_)) = &app.run {
+    } else if let Some(Err(_)) = &app.shared.run {
         badges.push(Span::styled(" CHECKPOINT UNREADABLE ", t.alert));
     }
     if app.watch == WatchMode::Polling {
@@ -119,21 +78,21 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
 }
 
 fn tab_bar(frame: &mut Frame<'_>, areas: &Areas, app: &App) {
-    for (i, (rect, view)) in areas.tabs.iter().enumerate() {
-        let style = if *view == app.view {
-            app.theme.selected.patch(app.theme.accent)
+    for (i, (rect, tab)) in areas.tabs.iter().enumerate() {
+        let style = if *tab == app.selected {
+            app.shared.theme.selected.patch(app.shared.theme.accent)
         } else {
-            app.theme.muted
+            app.shared.theme.muted
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(tab_label(i, *view), style)),
+            Paragraph::new(Span::styled(tab_label(i, *tab), style)),
             *rect,
         );
     }
 }
 
 fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let t = &app.theme;
+    let t = &app.shared.theme;
     let status = match (&app.busy, &app.toast) {
         (Some(busy), _) => Some(Span::styled(format!("{busy}…"), t.warn)),
         (None, Some((text, true))) => Some(Span::styled(
@@ -152,7 +111,7 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let room = usize::from(area.width).saturating_sub(status_width);
     let mut spans = Vec::new();
     let mut used = 0;
-    for (key, label) in app.keys.footer(app.view) {
+    for (key, label) in app.keys.footer(app.selected) {
         let width = key.chars().count() + label.len() + 3;
         if used + width > room {
             break;
@@ -180,7 +139,7 @@ fn reason_prompt(
     confirm: &str,
     cancel: &str,
 ) -> Vec<Line<'static>> {
-    let t = &app.theme;
+    let t = &app.shared.theme;
     vec![
         Line::raw(intro),
         Line::raw(""),
@@ -199,7 +158,7 @@ fn reason_prompt(
 }
 
 fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
-    let t = &app.theme;
+    let t = &app.shared.theme;
     let (title, lines): (&str, Vec<Line<'_>>) = match modal {
         Modal::Help => {
             let lines = app
@@ -222,6 +181,7 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
         }
         Modal::ConfirmAbandon { reason } => {
             let run = app
+                .shared
                 .snapshot()
                 .and_then(|s| s.run_id.clone())
                 .unwrap_or_default();
@@ -256,55 +216,37 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     frame.render_widget(Clear, rect);
     let p = Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(panel(title, app).border_style(Style::new()));
+        .block(panel(title, &app.shared).border_style(Style::new()));
     frame.render_widget(p, rect);
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
-
-    use super::*;
-
-    /// Render `app` at its size into plain text (one line per row).
-    pub(crate) fn draw(app: &App) -> String {
-        let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-        terminal.draw(|f| render(f, app)).unwrap();
-        let buffer = terminal.backend().buffer();
-        (0..buffer.area.height)
-            .map(|y| {
-                let line: String = (0..buffer.area.width)
-                    .map(|x| buffer[(x, y)].symbol().to_string())
-                    .collect();
-                line.trim_end().to_string()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    use crate::tui::app::{Event, Modal};
-    use crate::tui::fixtures;
+mod tests {
+    use crate::tui::app::Modal;
+    use crate::tui::fixtures::{self, draw};
+    use crate::tui::layout::is_wide;
+    use crate::tui::model::Event;
+    use crate::tui::tabs::run;
 
     const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 48)];
 
-    /// Every view at every size.
+    /// Every tab at every size.
     #[test]
     fn snapshots_of_every_view() {
         for size in SIZES {
             let mut app = fixtures::loaded(size);
-            for view in app.tabs() {
-                app.view = view;
+            for tab in app.tab_bar() {
+                app.selected = tab;
                 let screen = draw(&app);
                 // The run panel is on every screen: its own tab when narrow, the sidebar when wide.
-                let run_shown = view == View::Run || crate::tui::layout::is_wide(size);
+                let run_shown = tab == run::ID || is_wide(size);
                 assert_eq!(
                     screen.contains("Run 20261121-115700-4f2a"),
                     run_shown,
-                    "{view:?} at {size:?}"
+                    "{tab:?} at {size:?}"
                 );
                 insta::assert_snapshot!(
-                    format!("{}_{}x{}", view.title().to_lowercase(), size.0, size.1),
+                    format!("{}_{}x{}", tab.title().to_lowercase(), size.0, size.1),
                     screen
                 );
             }
@@ -336,83 +278,5 @@ pub(crate) mod tests {
             reason: String::new(),
         });
         insta::assert_snapshot!("pause_reason_60x20", draw(&app));
-    }
-
-    #[test]
-    fn side_by_side_and_scrolling_build_only_visible_rows() {
-        let mut app = fixtures::loaded((160, 48));
-        app.view = View::State;
-        app.side_by_side = true;
-        insta::assert_snapshot!("state_side_by_side_160x48", draw(&app));
-        // A 10,000-line diff draws as fast as a short one: only the window is built.
-        let old: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
-        let new = old.replace("line 5000\n", "line 5000 changed\n");
-        let diff = std::sync::Arc::new(agent_handover::memory::diff::StateDiff::new(old, new));
-        app.side_by_side = false;
-        app.diff = Some(crate::tui::app::DiffView {
-            from: 1,
-            to: 0,
-            diff,
-            scroll: 4995,
-        });
-        let screen = draw(&app);
-        assert!(screen.contains("line 5000 changed"), "{screen}");
-        assert!(
-            screen.contains("4996") && !screen.contains(" 4994 "),
-            "{screen}"
-        );
-    }
-
-    #[test]
-    fn metrics_empty_unmatched_and_unreadable() {
-        for size in [(60, 20), (160, 48)] {
-            let mut app = fixtures::loaded(size);
-            app.view = View::Metrics;
-            app.update(Event::FullLoaded(Box::new(crate::tui::app::FullData {
-                metrics: Some(Ok(Vec::new())),
-                ..fixtures::full_data()
-            })));
-            insta::assert_snapshot!(format!("metrics_empty_{}x{}", size.0, size.1), draw(&app));
-        }
-        let mut app = fixtures::loaded((60, 20));
-        app.view = View::Metrics;
-        let mut sessions = fixtures::sessions();
-        for s in &mut sessions {
-            s.sample.values.clear();
-        }
-        app.full.metrics = Some(Ok(sessions));
-        let screen = draw(&app);
-        assert!(
-            screen.contains("8 sessions ran their [[metric]] commands")
-                && screen.contains("✗ clippy exit 101"),
-            "{screen}"
-        );
-        app.full.metrics = Some(Err(
-            ".agent-handover/runs/20261121-093000-11b0.json is unreadable".into(),
-        ));
-        let screen = draw(&app);
-        assert!(screen.contains("unreadable"), "{screen}");
-    }
-
-    #[test]
-    fn unreadable_checkpoint_is_shown_not_crashed_on() {
-        let mut app = fixtures::loaded((60, 20));
-        app.view = View::Run;
-        app.update(Event::RunLoaded(Box::new(Err(
-            ".agent-handover/checkpoint.json is unreadable: invalid JSON\n  fix: move it aside"
-                .into(),
-        ))));
-        let screen = draw(&app);
-        assert!(
-            screen.contains("CHECKPOINT UNREADABLE") && screen.contains("fix: move it aside"),
-            "{screen}"
-        );
-    }
-
-    #[test]
-    fn ago_and_fit() {
-        assert_eq!(fit("abcdef", 4), "abc…");
-        assert_eq!(fit("abc", 4), "abc");
-        assert_eq!(fit("abc", 0), "");
     }
 }

@@ -7,23 +7,55 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::run::status_name;
-use super::{ago, fit, loading, panel};
-use crate::tui::app::App;
+use crate::tui::command::TabId;
+use crate::tui::model::Shared;
+use crate::tui::tab::{Cursor, Tab};
+use crate::tui::widgets::{ago, fit, loading, panel, status_name};
 
-/// Draw the timeline into `area`.
-pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let runs = match &app.full.runs {
-        None => return loading(frame, area, app, "Timeline"),
+/// The timeline tab's id.
+pub const ID: TabId = TabId::new("Timeline");
+
+/// The timeline's state: the selected run.
+#[derive(Debug, Default)]
+pub struct TimelineTab {
+    /// The selected run.
+    run: Cursor,
+}
+
+impl Tab for TimelineTab {
+    fn id(&self) -> TabId {
+        ID
+    }
+
+    fn cursor_mut(&mut self) -> &mut Cursor {
+        &mut self.run
+    }
+
+    fn rows(&self, shared: &Shared) -> usize {
+        match &shared.full.runs {
+            Some(Ok(r)) => r.len(),
+            _ => 0,
+        }
+    }
+
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
+        draw(frame, area, shared, self.run.row());
+    }
+}
+
+/// Draw the timeline into `area`, run `selected` highlighted.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+    let runs = match &shared.full.runs {
+        None => return loading(frame, area, shared, "Timeline"),
         Some(Err(e)) => {
-            let p = Paragraph::new(Line::styled(e.clone(), app.theme.error))
-                .block(panel(" Timeline ", app));
+            let p = Paragraph::new(Line::styled(e.clone(), shared.theme.error))
+                .block(panel(" Timeline ", shared));
             return frame.render_widget(p, area);
         }
         Some(Ok(runs)) => runs,
     };
-    let t = &app.theme;
-    let block = panel(format!(" Timeline · {} runs ", runs.len()), app);
+    let t = &shared.theme;
+    let block = panel(format!(" Timeline · {} runs ", runs.len()), shared);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if runs.is_empty() {
@@ -33,7 +65,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
         );
     }
     let height = usize::from(inner.height);
-    let first = app.timeline_cursor.saturating_sub(height.saturating_sub(1));
+    let first = selected.saturating_sub(height.saturating_sub(1));
     let width = usize::from(inner.width);
     let lines: Vec<Line<'_>> = runs
         .iter()
@@ -51,7 +83,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .started_at
                 .as_deref()
                 .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
-                .map(|d| ago(app, d.to_utc()))
+                .map(|d| ago(shared, d.to_utc()))
                 .unwrap_or_default();
             let mut text = format!(
                 " {:>4}  {}  {:<11} {}/{}",
@@ -67,7 +99,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
             if let Some(a) = &r.abandoned {
                 text += &format!("  {a}");
             }
-            let row = if i == app.timeline_cursor {
+            let row = if i == selected {
                 t.selected
             } else {
                 Style::new()

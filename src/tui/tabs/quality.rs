@@ -1,28 +1,68 @@
 //! The quality panel: the score of the current handoff (what the next
 //! session will read) and its findings by severity, rule and line.
 
-use agent_handover::handoff::Severity;
+use agent_handover::handoff::{LintReport, Severity};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
-use super::{fit, loading, panel};
-use crate::tui::app::App;
+use crate::tui::command::TabId;
+use crate::tui::model::Shared;
+use crate::tui::tab::{Cursor, Tab};
+use crate::tui::widgets::{fit, loading, panel};
 
-/// Draw the quality panel into `area`.
-pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let t = &app.theme;
-    let report = match &app.full.quality {
-        None => return loading(frame, area, app, "Quality"),
+/// The quality tab's id.
+pub const ID: TabId = TabId::new("Quality");
+
+/// The quality panel's state: the selected finding.
+#[derive(Debug, Default)]
+pub struct QualityTab {
+    /// The selected finding (the list scrolls to keep it shown).
+    finding: Cursor,
+}
+
+impl Tab for QualityTab {
+    fn id(&self) -> TabId {
+        ID
+    }
+
+    fn cursor_mut(&mut self) -> &mut Cursor {
+        &mut self.finding
+    }
+
+    fn rows(&self, shared: &Shared) -> usize {
+        report(shared).map_or(0, |q| q.findings.len())
+    }
+
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
+        draw(frame, area, shared, self.finding.row());
+    }
+}
+
+/// The quality report, if loaded and there is a current state.
+fn report(shared: &Shared) -> Option<&LintReport> {
+    shared
+        .full
+        .quality
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .and_then(Option::as_ref)
+}
+
+/// Draw the quality panel into `area`, finding `selected` highlighted.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+    let t = &shared.theme;
+    let report = match &shared.full.quality {
+        None => return loading(frame, area, shared, "Quality"),
         Some(Err(e)) => {
             let p = Paragraph::new(Line::styled(e.clone(), t.error)).wrap(Wrap { trim: false });
-            return frame.render_widget(p.block(panel(" Quality ", app)), area);
+            return frame.render_widget(p.block(panel(" Quality ", shared)), area);
         }
         Some(Ok(None)) => {
             let p = Paragraph::new(Line::styled("No current-state.md to score yet.", t.muted));
-            return frame.render_widget(p.block(panel(" Quality ", app)), area);
+            return frame.render_widget(p.block(panel(" Quality ", shared)), area);
         }
         Some(Ok(Some(report))) => report,
     };
@@ -31,7 +71,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
             " Quality of the current handoff · {} tokens ",
             report.tokens
         ),
-        app,
+        shared,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -74,7 +114,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
         );
     }
     let height = usize::from(findings.height);
-    let first = app.quality_scroll.saturating_sub(height.saturating_sub(1));
+    let first = selected.saturating_sub(height.saturating_sub(1));
     let width = usize::from(findings.width);
     let lines: Vec<Line<'_>> = report
         .findings
@@ -89,7 +129,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 Severity::Info => t.muted,
             };
             let line = f.line.map_or("    ".to_string(), |l| format!("L{l:<3}"));
-            let row = if i == app.quality_scroll {
+            let row = if i == selected {
                 t.selected
             } else {
                 Style::new()
@@ -102,7 +142,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), findings);
-    if let Some(f) = report.findings.get(app.quality_scroll) {
+    if let Some(f) = report.findings.get(selected) {
         let p = Paragraph::new(vec![
             Line::styled(format!("{} ({})", f.rule, f.severity), t.accent),
             Line::raw(f.message.clone()),

@@ -7,7 +7,9 @@
 //! Nobody knows whether up is good (tests passed) or bad (lint errors), so
 //! changes get the accent, never good/bad colours.
 
-use agent_handover::engine::metrics::{SessionMetrics, difference, format_change, format_value};
+use agent_handover::engine::metrics::{
+    SessionMetrics, difference, format_change, format_value, metric_names,
+};
 use chrono::{DateTime, FixedOffset};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,8 +17,13 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Wrap};
 
-use super::{ago, fit, loading, panel};
-use crate::tui::app::App;
+use crate::tui::command::TabId;
+use crate::tui::model::Shared;
+use crate::tui::tab::{Cursor, Tab};
+use crate::tui::widgets::{ago, fit, loading, panel};
+
+/// The metrics tab's id.
+pub const ID: TabId = TabId::new("Metrics");
 
 /// Rows the detail needs (its title, a chart with its axis, a failed probe).
 const DETAIL_MIN_ROWS: u16 = 8;
@@ -34,6 +41,39 @@ const FAILURE_SESSIONS: usize = 3;
 const FAILURES_SHOWN: u16 = 3;
 /// Sparkline levels, lowest first.
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// The metrics panel's state: the selected number.
+#[derive(Debug, Default)]
+pub struct MetricsTab {
+    /// The selected metric, an index into the names [`metric_names`] gives.
+    metric: Cursor,
+}
+
+impl Tab for MetricsTab {
+    fn id(&self) -> TabId {
+        ID
+    }
+
+    fn cursor_mut(&mut self) -> &mut Cursor {
+        &mut self.metric
+    }
+
+    fn rows(&self, shared: &Shared) -> usize {
+        metric_names(sessions(shared)).len()
+    }
+
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
+        draw(frame, area, shared, self.metric.row());
+    }
+}
+
+/// The sessions with measured numbers, oldest first, if loaded.
+fn sessions(shared: &Shared) -> &[SessionMetrics] {
+    match &shared.full.metrics {
+        Some(Ok(s)) => s,
+        _ => &[],
+    }
+}
 
 /// One number over the sessions.
 struct Series {
@@ -74,11 +114,11 @@ fn range(values: &[Option<f64>]) -> Option<(f64, f64)> {
 }
 
 /// A change, right-aligned in `width`: the accent when something moved.
-fn change_span(app: &App, change: Option<f64>, width: usize) -> Span<'static> {
+fn change_span(shared: &Shared, change: Option<f64>, width: usize) -> Span<'static> {
     let text = change.map(format_change).unwrap_or_default();
     let style = match change {
-        Some(c) if c != 0.0 => app.theme.accent,
-        _ => app.theme.muted,
+        Some(c) if c != 0.0 => shared.theme.accent,
+        _ => shared.theme.muted,
     };
     Span::styled(format!("{:>width$}", fit(&text, width)), style)
 }
@@ -113,28 +153,27 @@ fn started(session: &SessionMetrics) -> Option<DateTime<FixedOffset>> {
     DateTime::parse_from_rfc3339(session.started_at.as_deref()?).ok()
 }
 
-/// Draw the metrics panel into `area`.
-pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let sessions = match &app.full.metrics {
-        None => return loading(frame, area, app, "Metrics"),
+/// Draw the metrics panel into `area`, metric `cursor` selected.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, cursor: usize) {
+    let sessions = match &shared.full.metrics {
+        None => return loading(frame, area, shared, "Metrics"),
         Some(Err(e)) => {
-            let p = Paragraph::new(Line::styled(e.clone(), app.theme.error))
+            let p = Paragraph::new(Line::styled(e.clone(), shared.theme.error))
                 .wrap(Wrap { trim: false })
-                .block(panel(" Metrics ", app));
+                .block(panel(" Metrics ", shared));
             return frame.render_widget(p, area);
         }
         Some(Ok(sessions)) => sessions,
     };
-    let block = panel(format!(" Metrics · {} ", count(sessions)), app);
+    let block = panel(format!(" Metrics · {} ", count(sessions)), shared);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let series: Vec<Series> = app
-        .metric_names()
+    let series: Vec<Series> = metric_names(sessions)
         .into_iter()
         .map(|name| Series::of(name, sessions))
         .collect();
     if series.is_empty() {
-        let p = Paragraph::new(empty(app, sessions, inner.width)).wrap(Wrap { trim: false });
+        let p = Paragraph::new(empty(shared, sessions, inner.width)).wrap(Wrap { trim: false });
         return frame.render_widget(p, inner);
     }
     let detail_rows = if inner.height >= TABLE_MIN_ROWS + DETAIL_MIN_ROWS {
@@ -145,15 +184,15 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App) {
     };
     let [table_area, detail_area] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_rows)]).areas(inner);
-    table(frame, table_area, app, &series);
-    if let Some(selected) = series.get(app.metric_cursor).filter(|_| detail_rows > 0) {
-        detail(frame, detail_area, app, sessions, selected);
+    table(frame, table_area, shared, &series, cursor);
+    if let Some(selected) = series.get(cursor).filter(|_| detail_rows > 0) {
+        detail(frame, detail_area, shared, sessions, selected);
     }
 }
 
 /// No numbers: how to get some (and why there are none when probes ran).
-fn empty(app: &App, sessions: &[SessionMetrics], width: u16) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn empty(shared: &Shared, sessions: &[SessionMetrics], width: u16) -> Vec<Line<'static>> {
+    let t = &shared.theme;
     let mut lines = if sessions.is_empty() {
         vec![Line::styled("No numbers recorded yet.", t.accent)]
     } else {
@@ -164,7 +203,7 @@ fn empty(app: &App, sessions: &[SessionMetrics], width: u16) -> Vec<Line<'static
             ),
             t.accent,
         )];
-        lines.extend(failures(app, sessions, usize::from(width)));
+        lines.extend(failures(shared, sessions, usize::from(width)));
         lines
     };
     lines.push(Line::raw(
@@ -185,8 +224,8 @@ fn empty(app: &App, sessions: &[SessionMetrics], width: u16) -> Vec<Line<'static
 }
 
 /// One row per number: name, latest, change, range (when wide), sparkline.
-fn table(frame: &mut Frame<'_>, area: Rect, app: &App, series: &[Series]) {
-    let t = &app.theme;
+fn table(frame: &mut Frame<'_>, area: Rect, shared: &Shared, series: &[Series], cursor: usize) {
+    let t = &shared.theme;
     let name_w = series
         .iter()
         .map(|s| s.name.chars().count())
@@ -227,14 +266,14 @@ fn table(frame: &mut Frame<'_>, area: Rect, app: &App, series: &[Series]) {
         t.muted,
     )];
     let rows = usize::from(area.height).saturating_sub(1);
-    let first = app.metric_cursor.saturating_sub(rows.saturating_sub(1));
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
     for (i, s) in series.iter().enumerate().skip(first).take(rows) {
         let latest = s.values.last().copied().flatten();
         let mut spans = vec![
             Span::raw(format!(" {:<name_w$}", fit(&s.name, name_w))),
             Span::raw(format!(" {:>9}", latest.map_or("–".into(), format_value))),
             Span::raw(" "),
-            change_span(app, s.change(), 8),
+            change_span(shared, s.change(), 8),
             Span::styled(
                 range_cell(ranges.get(i).map_or("", String::as_str)),
                 t.muted,
@@ -242,7 +281,7 @@ fn table(frame: &mut Frame<'_>, area: Rect, app: &App, series: &[Series]) {
             Span::raw("  "),
             Span::raw(sparkline(&s.values, spark_w)),
         ];
-        if i == app.metric_cursor {
+        if i == cursor {
             for span in &mut spans {
                 span.style = span.style.patch(t.selected);
             }
@@ -256,11 +295,11 @@ fn table(frame: &mut Frame<'_>, area: Rect, app: &App, series: &[Series]) {
 fn detail(
     frame: &mut Frame<'_>,
     area: Rect,
-    app: &App,
+    shared: &Shared,
     sessions: &[SessionMetrics],
     series: &Series,
 ) {
-    let t = &app.theme;
+    let t = &shared.theme;
     let title = format!(" {} over {} ", series.name, count(sessions));
     let block = Block::default()
         .borders(Borders::TOP)
@@ -268,7 +307,7 @@ fn detail(
         .title(Line::styled(title, t.accent));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let failed = failures(app, sessions, usize::from(inner.width));
+    let failed = failures(shared, sessions, usize::from(inner.width));
     let failed_rows = (failed.len() as u16)
         .min(FAILURES_SHOWN)
         .min(inner.height.saturating_sub(DETAIL_MIN_ROWS - 2));
@@ -280,8 +319,8 @@ fn detail(
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(list_w)])
             .spacing(1)
             .areas(graphs);
-    chart(frame, chart_area, app, sessions, series);
-    recent(frame, list_area, app, sessions, series, with_ids);
+    chart(frame, chart_area, shared, sessions, series);
+    recent(frame, list_area, shared, sessions, series, with_ids);
     frame.render_widget(Paragraph::new(failed), failed_area);
 }
 
@@ -289,11 +328,11 @@ fn detail(
 fn chart(
     frame: &mut Frame<'_>,
     area: Rect,
-    app: &App,
+    shared: &Shared,
     sessions: &[SessionMetrics],
     series: &Series,
 ) {
-    let t = &app.theme;
+    let t = &shared.theme;
     let Some((lo, hi)) = range(&series.values) else {
         let p = Paragraph::new(Line::styled("never found", t.muted));
         return frame.render_widget(p, area);
@@ -344,16 +383,16 @@ fn chart(
 fn recent(
     frame: &mut Frame<'_>,
     area: Rect,
-    app: &App,
+    shared: &Shared,
     sessions: &[SessionMetrics],
     series: &Series,
     with_ids: bool,
 ) {
-    let t = &app.theme;
+    let t = &shared.theme;
     let rows = usize::from(area.height).saturating_sub(1);
     let mut lines = vec![Line::styled("last sessions", t.muted)];
     for (i, session) in sessions.iter().enumerate().rev().take(rows) {
-        let when = started(session).map_or_else(String::new, |d| ago(app, d.to_utc()));
+        let when = started(session).map_or_else(String::new, |d| ago(shared, d.to_utc()));
         let id = if with_ids {
             format!("{} ", session.run_id)
         } else {
@@ -363,7 +402,7 @@ fn recent(
         lines.push(Line::from(vec![
             Span::styled(format!("{when:>4} {id}"), t.muted),
             Span::raw(format!("{value:>9} ")),
-            change_span(app, series.change_at(i), 8),
+            change_span(shared, series.change_at(i), 8),
         ]));
     }
     frame.render_widget(Paragraph::new(lines), area);
@@ -371,8 +410,8 @@ fn recent(
 
 /// The newest sessions' failed probes, newest first: name, exit code, when,
 /// and the first line of the error, cut to `width`.
-fn failures(app: &App, sessions: &[SessionMetrics], width: usize) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn failures(shared: &Shared, sessions: &[SessionMetrics], width: usize) -> Vec<Line<'static>> {
+    let t = &shared.theme;
     let recent = sessions.iter().rev().take(FAILURE_SESSIONS);
     let failed = recent.flat_map(|s| {
         s.sample
@@ -387,7 +426,7 @@ fn failures(app: &App, sessions: &[SessionMetrics], width: usize) -> Vec<Line<'s
                 .exit_code
                 .map(|c| format!(" exit {c}"))
                 .unwrap_or_default();
-            let when = started(session).map_or_else(String::new, |d| ago(app, d.to_utc()));
+            let when = started(session).map_or_else(String::new, |d| ago(shared, d.to_utc()));
             let head = format!("✗ {}{exit} · {when} ago", probe.name);
             let first = probe
                 .error
@@ -411,10 +450,13 @@ fn failures(app: &App, sessions: &[SessionMetrics], width: usize) -> Vec<Line<'s
 
 #[cfg(test)]
 mod tests {
+    use crossterm::event::KeyCode;
+
     use super::*;
-    use crate::tui::app::View;
-    use crate::tui::fixtures;
-    use crate::tui::view::tests::draw;
+    use crate::tui::app::App;
+    use crate::tui::fixtures::{self, code, draw, key};
+    use crate::tui::model::{Event, FullData};
+    use crate::tui::tabs::run;
 
     #[test]
     fn any_history_draws_at_any_size() {
@@ -423,9 +465,10 @@ mod tests {
         for sessions in [&all[..1], &all[..2], &many[..]] {
             for size in [(40, 12), (60, 20), (100, 30), (160, 48)] {
                 let mut app = fixtures::loaded(size);
-                app.view = View::Metrics;
-                app.metric_cursor = 3;
-                app.full.metrics = Some(Ok(sessions.to_vec()));
+                app.selected = ID;
+                app.shared.full.metrics = Some(Ok(sessions.to_vec()));
+                app.update(key('G'));
+                assert_eq!(fixtures::tab::<MetricsTab>(&app).metric.row(), 3);
                 let screen = draw(&app);
                 assert!(screen.contains("passed"), "{size:?}\n{screen}");
             }
@@ -456,5 +499,69 @@ mod tests {
             "not 0.3000000000000007"
         );
         assert_eq!(range(&s.values), Some((1.0, 6.9)));
+    }
+
+    #[test]
+    fn metrics_tab_by_number_and_its_selection_moves_and_clamps() {
+        let mut app = fixtures::loaded((60, 20));
+        app.update(key('6'));
+        assert_eq!(app.selected, ID);
+        assert_eq!(
+            metric_names(sessions(&app.shared)),
+            ["passed", "failed", "coverage", "warnings"]
+        );
+        let cursor = |app: &App| fixtures::tab::<MetricsTab>(app).metric.row();
+        app.update(code(KeyCode::Down));
+        app.update(key('j'));
+        assert_eq!(cursor(&app), 2);
+        app.update(key('G'));
+        assert_eq!(cursor(&app), 3, "stops at the last metric");
+        app.update(code(KeyCode::Down));
+        assert_eq!(cursor(&app), 3);
+        app.update(key('k'));
+        assert_eq!(cursor(&app), 2);
+        assert_eq!(
+            *app.tabs.get_mut(run::ID).cursor_mut(),
+            Cursor::default(),
+            "other tabs' cursors stay"
+        );
+        // Fewer metrics after a reload: the selection stays in range.
+        let mut full = fixtures::full_data();
+        full.metrics = Some(Ok(Vec::new()));
+        app.update(Event::FullLoaded(Box::new(full)));
+        assert_eq!(cursor(&app), 0);
+        assert!(app.update(code(KeyCode::Down)).is_empty());
+        assert_eq!(cursor(&app), 0);
+    }
+
+    #[test]
+    fn metrics_empty_unmatched_and_unreadable() {
+        for size in [(60, 20), (160, 48)] {
+            let mut app = fixtures::loaded(size);
+            app.selected = ID;
+            app.update(Event::FullLoaded(Box::new(FullData {
+                metrics: Some(Ok(Vec::new())),
+                ..fixtures::full_data()
+            })));
+            insta::assert_snapshot!(format!("metrics_empty_{}x{}", size.0, size.1), draw(&app));
+        }
+        let mut app = fixtures::loaded((60, 20));
+        app.selected = ID;
+        let mut sessions = fixtures::sessions();
+        for s in &mut sessions {
+            s.sample.values.clear();
+        }
+        app.shared.full.metrics = Some(Ok(sessions));
+        let screen = draw(&app);
+        assert!(
+            screen.contains("8 sessions ran their [[metric]] commands")
+                && screen.contains("✗ clippy exit 101"),
+            "{screen}"
+        );
+        app.shared.full.metrics = Some(Err(
+            ".agent-handover/runs/20261121-093000-11b0.json is unreadable".into(),
+        ));
+        let screen = draw(&app);
+        assert!(screen.contains("unreadable"), "{screen}");
     }
 }

@@ -1,0 +1,195 @@
+//! What the dashboard knows and how it changes: the data every tab reads
+//! ([`Shared`]), what the loaders bring back, and the events, effects and
+//! engine actions of the update loop. Below the tabs and the state, so both
+//! can use it without importing each other.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_handover::engine::history::RunSummary;
+use agent_handover::engine::metrics::SessionMetrics;
+use agent_handover::engine::{RunSnapshot, RunStatus};
+use agent_handover::handoff::LintReport;
+use agent_handover::inbox::{MessageSummary, QueueSummary};
+use agent_handover::memory::diff::StateDiff;
+use agent_handover::memory::versions::Version;
+use chrono::{DateTime, Utc};
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::theme::Theme;
+
+/// How file changes reach the dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchMode {
+    /// notify events (debounced).
+    Events,
+    /// Watching failed; polling instead.
+    Polling,
+}
+
+/// What the engine is asked to do (off the UI thread).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Resume the interrupted run.
+    Resume,
+    /// Abandon it, with a reason.
+    Abandon(Option<String>),
+    /// Retry one step.
+    Retry(String),
+    /// Create the PAUSE file.
+    Pause(Option<String>),
+    /// Remove it.
+    Unpause,
+    /// Mark one message read for an agent.
+    MarkRead {
+        /// Whose read marks.
+        agent: String,
+        /// `<queue>/<id>`.
+        id: String,
+    },
+}
+
+impl Action {
+    /// What the status line says while it runs.
+    pub fn label(&self) -> String {
+        match self {
+            Action::Resume => "resuming the handover".into(),
+            Action::Abandon(_) => "abandoning the handover".into(),
+            Action::Retry(step) => format!("retrying {step}"),
+            Action::Pause(_) => "pausing".into(),
+            Action::Unpause => "unpausing".into(),
+            Action::MarkRead { .. } => "marking read".into(),
+        }
+    }
+}
+
+/// Work for the event loop.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Reload the run snapshot (cheap).
+    LoadRun,
+    /// Reload everything else (in the background), as the tabs ask
+    /// ([`LoadRequest`]).
+    LoadFull,
+    /// Diff two versions (indexes into the version list).
+    ComputeDiff {
+        /// Older version.
+        from: usize,
+        /// Newer version.
+        to: usize,
+    },
+    /// Ask the engine.
+    Act(Action),
+    /// Leave.
+    Quit,
+}
+
+/// What the next background load reads beyond the defaults; each tab adds
+/// what it needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadRequest {
+    /// Whose messages the inbox lists (default: the first agent).
+    pub inbox_agent: Option<String>,
+}
+
+/// The inbox as the dashboard shows it: every queue, and one agent's view.
+#[derive(Debug, Clone, Default)]
+pub struct InboxData {
+    /// Every queue with its counts (agents by name, then `shared`).
+    pub queues: Vec<QueueSummary>,
+    /// The agent whose messages are listed (its queue and `shared`).
+    pub agent: Option<String>,
+    /// Its newest messages, newest first.
+    pub messages: Vec<MessageSummary>,
+    /// How many it has in all.
+    pub total: usize,
+}
+
+/// The slower data, loaded in the background.
+#[derive(Debug, Clone, Default)]
+pub struct FullData {
+    /// Past runs, newest first.
+    pub runs: Option<Result<Vec<RunSummary>, String>>,
+    /// Versions of current-state.md, newest first.
+    pub versions: Option<Result<Vec<Version>, String>>,
+    /// Message queues.
+    pub inbox: Option<Result<InboxData, String>>,
+    /// The quality of the current handoff (`None` inside: no current state yet).
+    pub quality: Option<Result<Option<LintReport>, String>>,
+    /// Sessions with measured numbers, oldest first.
+    pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
+}
+
+impl FullData {
+    /// The versions list, if loaded (else empty).
+    pub fn versions(&self) -> &[Version] {
+        match &self.versions {
+            Some(Ok(v)) => v,
+            _ => &[],
+        }
+    }
+}
+
+/// Something that happened.
+#[derive(Debug)]
+pub enum Event {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The terminal was resized.
+    Resize(u16, u16),
+    /// The run snapshot was (re)loaded.
+    RunLoaded(Box<Result<RunSnapshot, String>>),
+    /// The background data was (re)loaded.
+    FullLoaded(Box<FullData>),
+    /// A diff is ready.
+    DiffReady {
+        /// Older version index.
+        from: usize,
+        /// Newer version index.
+        to: usize,
+        /// The diff, or why it could not be made.
+        diff: Result<Arc<StateDiff>, String>,
+    },
+    /// An action finished.
+    ActionDone(Result<String, String>),
+    /// Files changed (debounced).
+    FilesChanged,
+    /// How files are watched.
+    Watching(WatchMode),
+    /// Time passed (relative times are redrawn).
+    Tick(DateTime<Utc>),
+}
+
+/// What every tab reads and none owns: the workspace, the clock, the screen
+/// size, the styles and the loaded data.
+#[derive(Debug, Clone)]
+pub struct Shared {
+    /// The project root (paths under it are shown relative).
+    pub workspace: PathBuf,
+    /// The styles.
+    pub theme: Theme,
+    /// Terminal size.
+    pub size: (u16, u16),
+    /// When the data was last loaded (for "3m ago").
+    pub now: DateTime<Utc>,
+    /// The run, or why it could not be read.
+    pub run: Option<Result<RunSnapshot, String>>,
+    /// The background data.
+    pub full: FullData,
+}
+
+impl Shared {
+    /// The run snapshot, if loaded and readable.
+    pub fn snapshot(&self) -> Option<&RunSnapshot> {
+        self.run.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Whether an interrupted handover waits to be resumed.
+    pub fn resume_needed(&self) -> bool {
+        self.snapshot().is_some_and(|s| {
+            s.status == RunStatus::InProgress && !s.pending.is_empty() && s.lock_holder.is_none()
+        })
+    }
+}

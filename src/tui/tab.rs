@@ -1,0 +1,176 @@
+//! What a tab is: the [`Tab`] trait every module of `tabs/` implements, the
+//! [`Reply`] it gives the dashboard, the [`Cursor`] of its list, and
+//! [`Tabs`], the registry's tabs in tab-bar order.
+//!
+//! A tab owns its state (its cursor and whatever else it remembers), its
+//! own keys, its update and its drawing. Everything it reads but does not
+//! own comes in as [`Shared`]. Update and drawing stay apart: `update`,
+//! `move_cursor`, `clamp`, `reloaded` and `receive` change the tab's state
+//! and return what the dashboard should do; `render` only reads.
+
+use std::any::Any;
+use std::fmt::Debug;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::command::{Binding, Command, TabId};
+use super::model::{Action, Effect, Event, FullData, LoadRequest, Shared};
+
+/// What a tab asks of the dashboard after a command or an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Not for this tab: the dashboard offers it to the next one.
+    Unhandled,
+    /// Handled; nothing more to do.
+    Handled,
+    /// Handled; work for the event loop.
+    Effects(Vec<Effect>),
+    /// Ask the engine (refused while another action runs).
+    Act(Action),
+    /// Tell the user something (in the status line).
+    Note(String),
+    /// Tell the user something went wrong (in the status line).
+    Error(String),
+}
+
+/// The selected row of a list: moved by keys and the mouse wheel, and kept
+/// on the list when it shrinks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cursor(usize);
+
+impl Cursor {
+    /// The selected row.
+    pub fn row(self) -> usize {
+        self.0
+    }
+
+    /// Move by `delta` rows, staying on a list of `rows`.
+    pub fn move_by(&mut self, delta: isize, rows: usize) {
+        self.0 = shifted(self.0, delta, rows);
+    }
+
+    /// Stay on a list of `rows` (after a reload).
+    pub fn clamp(&mut self, rows: usize) {
+        self.move_by(0, rows);
+    }
+}
+
+/// Row `at` moved by `delta`, kept within `0..rows` (0 when there are none).
+pub fn shifted(at: usize, delta: isize, rows: usize) -> usize {
+    at.saturating_add_signed(delta).min(rows.saturating_sub(1))
+}
+
+/// One tab of the dashboard. Register it in `tabs/mod.rs`; its number key,
+/// its tab-bar entry and its rows in the help and footer follow from there.
+pub trait Tab: Any + Debug {
+    /// Its id, which is its title.
+    fn id(&self) -> TabId;
+
+    /// The keys that apply only while it is selected, in help order (their
+    /// `[dashboard.keys]` names must be unique across the table).
+    fn bindings(&self) -> &'static [Binding] {
+        &[]
+    }
+
+    /// Whether the wide layout shows it as the sidebar, beside every other
+    /// tab, instead of on the tab bar.
+    fn is_sidebar_when_wide(&self) -> bool {
+        false
+    }
+
+    /// Carry out `command`: its own bindings' commands while `selected`, and
+    /// any global command the dashboard leaves to the tabs (the selected tab
+    /// is asked first).
+    fn update(&mut self, _command: Command, _shared: &Shared, _selected: bool) -> Reply {
+        Reply::Unhandled
+    }
+
+    /// Take a background result meant for a tab (such as a computed diff).
+    fn receive(&mut self, _event: &Event) -> Reply {
+        Reply::Unhandled
+    }
+
+    /// The cursor of its list.
+    fn cursor_mut(&mut self) -> &mut Cursor;
+
+    /// How many rows its list has.
+    fn rows(&self, shared: &Shared) -> usize;
+
+    /// Move its selection by `delta` rows (keys, mouse wheel).
+    fn move_cursor(&mut self, delta: isize, shared: &Shared) {
+        let rows = self.rows(shared);
+        self.cursor_mut().move_by(delta, rows);
+    }
+
+    /// Keep its selection on its list after a reload.
+    fn clamp(&mut self, shared: &Shared) {
+        let rows = self.rows(shared);
+        self.cursor_mut().clamp(rows);
+    }
+
+    /// React to new background data (`previous` is what it replaced).
+    fn reloaded(&mut self, _previous: &FullData, _shared: &Shared) -> Vec<Effect> {
+        Vec::new()
+    }
+
+    /// Add what it needs to the next background load.
+    fn add_to_load(&self, _request: &mut LoadRequest) {}
+
+    /// Its clickable buttons, in order: (command, label).
+    fn buttons(&self, _shared: &Shared) -> Vec<(Command, &'static str)> {
+        Vec::new()
+    }
+
+    /// Draw it into `area`; `selected` is false when it is drawn as the
+    /// sidebar while another tab is selected.
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: bool);
+}
+
+/// The registry's tabs, in tab-bar order.
+#[derive(Debug)]
+pub struct Tabs(Vec<Box<dyn Tab>>);
+
+impl Tabs {
+    /// `tabs`, in tab-bar order.
+    pub fn new(tabs: Vec<Box<dyn Tab>>) -> Self {
+        Tabs(tabs)
+    }
+
+    /// Every tab, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn Tab> {
+        self.0.iter().map(|t| t.as_ref())
+    }
+
+    /// Every tab, in order, to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut dyn Tab> {
+        self.0.iter_mut().map(|t| t.as_mut())
+    }
+
+    /// The tab `id`. Panics when none has it: ids come from the registry.
+    pub fn get(&self, id: TabId) -> &dyn Tab {
+        self.iter()
+            .find(|t| t.id() == id)
+            .unwrap_or_else(|| panic!("no tab {id:?} is registered"))
+    }
+
+    /// The tab `id`, to change. Panics when none has it.
+    pub fn get_mut(&mut self, id: TabId) -> &mut dyn Tab {
+        self.iter_mut()
+            .find(|t| t.id() == id)
+            .unwrap_or_else(|| panic!("no tab {id:?} is registered"))
+    }
+
+    /// The tabs on the tab bar: all of them, but the sidebar's when `wide`.
+    pub fn on_bar(&self, wide: bool) -> Vec<TabId> {
+        self.iter()
+            .filter(|t| !(wide && t.is_sidebar_when_wide()))
+            .map(|t| t.id())
+            .collect()
+    }
+
+    /// The tab drawn as the sidebar, if `wide`.
+    pub fn sidebar(&self, wide: bool) -> Option<&dyn Tab> {
+        self.iter().find(|t| wide && t.is_sidebar_when_wide())
+    }
+}

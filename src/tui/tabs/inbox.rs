@@ -1,0 +1,308 @@
+//! The inbox: queues per agent with unread counts, the selected agent's
+//! messages (its queue and `shared`), and a preview of the selected one.
+//! Its keys mark a message read and switch between the agents' queues.
+
+use agent_handover::inbox::{MessageSummary, QueueSummary};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::tui::command::{Binding, Command, TabId};
+use crate::tui::layout::is_wide;
+use crate::tui::model::{Action, Effect, FullData, InboxData, LoadRequest, Shared};
+use crate::tui::tab::{Cursor, Reply, Tab};
+use crate::tui::widgets::{ago, fit, loading, panel};
+
+/// The inbox tab's id.
+pub const ID: TabId = TabId::new("Inbox");
+
+/// Mark the selected message read.
+const MARK_READ: Command = Command::Local("mark-read");
+/// The previous agent's queue.
+const PREV_QUEUE: Command = Command::Local("prev-queue");
+/// The next agent's queue.
+const NEXT_QUEUE: Command = Command::Local("next-queue");
+
+/// The inbox's own keys.
+#[rustfmt::skip]
+const BINDINGS: &[Binding] = &[
+    Binding::new("mark-read", MARK_READ, &["m"], "read", "mark the selected message read"),
+    Binding::new("prev-queue", PREV_QUEUE, &["["], "", "previous agent's inbox"),
+    Binding::new("next-queue", NEXT_QUEUE, &["]"], "agent", "next agent's inbox"),
+];
+
+/// Width of the queue list (wide layout).
+const QUEUES_WIDTH: u16 = 24;
+
+/// The inbox's state: whose queue is shown and which message is selected.
+#[derive(Debug, Default)]
+pub struct InboxTab {
+    /// The agent whose messages are listed, by name (`None` until the first
+    /// load names one).
+    agent: Option<String>,
+    /// The selected message.
+    message: Cursor,
+}
+
+/// The inbox, if loaded.
+fn inbox(full: &FullData) -> Option<&InboxData> {
+    full.inbox.as_ref().and_then(|r| r.as_ref().ok())
+}
+
+/// The agents with their own queue (not `shared`).
+fn agents(full: &FullData) -> Vec<&QueueSummary> {
+    inbox(full).map_or_else(Vec::new, |i| {
+        i.queues.iter().filter(|q| q.agent != "shared").collect()
+    })
+}
+
+impl InboxTab {
+    /// Mark the selected message read, unless it is already.
+    fn mark_read(&self, full: &FullData) -> Reply {
+        let target = inbox(full).and_then(|i| {
+            let m = i.messages.get(self.message.row())?;
+            Some((i.agent.clone()?, format!("{}/{}", m.queue, m.id), m.read))
+        });
+        match target {
+            Some((_, _, true)) => Reply::Note("already read".into()),
+            Some((agent, id, false)) => Reply::Act(Action::MarkRead { agent, id }),
+            None => Reply::Handled,
+        }
+    }
+
+    /// Show the next (or previous) agent's queue, from its first message.
+    fn switch_queue(&mut self, full: &FullData, next: bool) -> Reply {
+        let agents: Vec<String> = agents(full).iter().map(|q| q.agent.clone()).collect();
+        if agents.is_empty() {
+            return Reply::Handled;
+        }
+        let at = self
+            .agent
+            .as_ref()
+            .and_then(|a| agents.iter().position(|x| x == a))
+            .unwrap_or(0);
+        let n = agents.len();
+        let to = if next { (at + 1) % n } else { (at + n - 1) % n };
+        self.agent = Some(agents[to].clone());
+        self.message = Cursor::default();
+        Reply::Effects(vec![Effect::LoadFull])
+    }
+}
+
+impl Tab for InboxTab {
+    fn id(&self) -> TabId {
+        ID
+    }
+
+    fn bindings(&self) -> &'static [Binding] {
+        BINDINGS
+    }
+
+    fn update(&mut self, command: Command, shared: &Shared, _selected: bool) -> Reply {
+        match command {
+            MARK_READ => self.mark_read(&shared.full),
+            PREV_QUEUE => self.switch_queue(&shared.full, false),
+            NEXT_QUEUE => self.switch_queue(&shared.full, true),
+            _ => Reply::Unhandled,
+        }
+    }
+
+    fn cursor_mut(&mut self) -> &mut Cursor {
+        &mut self.message
+    }
+
+    fn rows(&self, shared: &Shared) -> usize {
+        inbox(&shared.full).map_or(0, |i| i.messages.len())
+    }
+
+    /// The first load picks the agent; it stays until switched.
+    fn reloaded(&mut self, _previous: &FullData, shared: &Shared) -> Vec<Effect> {
+        if self.agent.is_none() {
+            self.agent = inbox(&shared.full).and_then(|i| i.agent.clone());
+        }
+        Vec::new()
+    }
+
+    fn add_to_load(&self, request: &mut LoadRequest) {
+        request.inbox_agent = self.agent.clone();
+    }
+
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
+        draw(frame, area, shared, self.message.row());
+    }
+}
+
+/// Draw the inbox into `area`, message `selected` highlighted.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+    let data = match &shared.full.inbox {
+        None => return loading(frame, area, shared, "Inbox"),
+        Some(Err(e)) => {
+            let p = Paragraph::new(Line::styled(e.clone(), shared.theme.error))
+                .wrap(Wrap { trim: false });
+            return frame.render_widget(p.block(panel(" Inbox ", shared)), area);
+        }
+        Some(Ok(data)) => data,
+    };
+    let main = if is_wide(shared.size) && area.width >= QUEUES_WIDTH + 40 {
+        let [queues, main] =
+            Layout::horizontal([Constraint::Length(QUEUES_WIDTH), Constraint::Fill(1)]).areas(area);
+        queue_list(frame, queues, shared, data);
+        main
+    } else {
+        area
+    };
+    let preview_height = (main.height / 3).clamp(5, 12);
+    let [list, preview] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(main);
+    message_list(frame, list, shared, data, selected);
+    message_preview(frame, preview, shared, data.messages.get(selected));
+}
+
+fn queue_list(frame: &mut Frame<'_>, area: Rect, shared: &Shared, data: &InboxData) {
+    let t = &shared.theme;
+    let block = panel(" Queues ", shared);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let lines: Vec<Line<'_>> = data
+        .queues
+        .iter()
+        .map(|q| {
+            let selected = data.agent.as_deref() == Some(q.agent.as_str());
+            let counts = format!("{}/{}", q.unread, q.total);
+            let width = usize::from(inner.width).saturating_sub(counts.len() + 2);
+            let text = format!(" {:w$} {counts}", fit(&q.agent, width), w = width);
+            let style = match (selected, q.unread > 0) {
+                (true, _) => t.selected,
+                (false, true) => t.accent,
+                (false, false) => Style::new(),
+            };
+            Line::styled(text, style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn message_list(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    shared: &Shared,
+    data: &InboxData,
+    selected: usize,
+) {
+    let t = &shared.theme;
+    let unread = data.messages.iter().filter(|m| !m.read).count();
+    let title = match &data.agent {
+        Some(agent) => format!(" {agent}: {unread} unread of {} ", data.total),
+        None => format!(" {} messages ", data.total),
+    };
+    let block = panel(title, shared);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if data.messages.is_empty() {
+        let text = if data.queues.is_empty() {
+            "No messages yet (messages/for_<agent>/, messages/shared/)."
+        } else {
+            "No messages."
+        };
+        return frame.render_widget(Paragraph::new(Line::styled(text, t.muted)), inner);
+    }
+    let height = usize::from(inner.height);
+    let first = selected.saturating_sub(height.saturating_sub(1));
+    let width = usize::from(inner.width);
+    let lines: Vec<Line<'_>> = data
+        .messages
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, m)| {
+            let mark = if m.read {
+                Span::raw(" ")
+            } else {
+                Span::styled("*", t.accent)
+            };
+            let shared_tag = if m.queue == "shared" { " [shared]" } else { "" };
+            let text = format!(
+                "{:>4} {:<12} {}{shared_tag}",
+                ago(shared, m.created),
+                fit(&m.from, 12),
+                m.subject
+            );
+            let style = match (i == selected, m.read) {
+                (true, _) => t.selected,
+                (false, false) => Style::new().patch(t.accent),
+                (false, true) => Style::new(),
+            };
+            Line::from(vec![
+                mark,
+                Span::styled(fit(&text, width.saturating_sub(1)), style),
+            ])
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn message_preview(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    shared: &Shared,
+    message: Option<&MessageSummary>,
+) {
+    let t = &shared.theme;
+    let Some(m) = message else {
+        return frame.render_widget(panel(" Preview ", shared), area);
+    };
+    let title = format!(
+        " from {} to {} · {} ago ",
+        m.from,
+        m.to,
+        ago(shared, m.created)
+    );
+    let mut lines = vec![Line::styled(m.subject.clone(), t.accent)];
+    lines.extend(m.preview.lines().map(|l| Line::raw(l.to_string())));
+    for flag in &m.flags {
+        lines.push(Line::styled(format!("({})", flag.describe()), t.warn));
+    }
+    let p = Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(panel(title, shared));
+    frame.render_widget(p, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::{self, key};
+
+    #[test]
+    fn inbox_queues_switch_and_mark_read_targets_the_selected_message() {
+        let mut app = fixtures::loaded((60, 20));
+        app.update(key('2'));
+        let inbox: &InboxTab = fixtures::tab(&app);
+        assert_eq!(inbox.agent.as_deref(), Some("codex"));
+        assert_eq!(
+            app.update(key('m')),
+            vec![Effect::Act(Action::MarkRead {
+                agent: "codex".into(),
+                id: "codex/20261121T115000.000000000Z-reviewer-0a1b2c3d".into()
+            })]
+        );
+        app.busy = None;
+        app.update(key('j'));
+        assert!(
+            app.update(key('m')).is_empty(),
+            "the second message is read already"
+        );
+        assert_eq!(app.update(key(']')), vec![Effect::LoadFull]);
+        let inbox: &InboxTab = fixtures::tab(&app);
+        assert_eq!(inbox.agent.as_deref(), Some("claude"));
+        assert_eq!(inbox.message.row(), 0);
+        assert_eq!(
+            app.load_request().inbox_agent.as_deref(),
+            Some("claude"),
+            "the reload lists the new agent's messages"
+        );
+    }
+}

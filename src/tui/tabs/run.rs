@@ -1,0 +1,356 @@
+//! The run panel: status, each step (state, attempts, duration), the selected
+//! step's error and output, and the resume / abandon / pause buttons. Its
+//! own tab when the terminal is narrow, the sidebar beside every tab when
+//! it is wide. It also answers retry, since the step to retry is the one it
+//! has selected.
+
+use agent_handover::{AfterCrash, RunStatus};
+use agent_handover::engine::{RunSnapshot, StepState};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::tui::command::{Command, TabId};
+use crate::tui::layout::button_rects;
+use crate::tui::model::{Action, Shared};
+use crate::tui::tab::{Cursor, Reply, Tab};
+use crate::tui::widgets::{ago, fit, panel, status_name};
+
+/// The run tab's id.
+pub const ID: TabId = TabId::new("Run");
+
+/// The run panel's state: which step is selected.
+#[derive(Debug, Default)]
+pub struct RunTab {
+    /// The selected step.
+    step: Cursor,
+}
+
+impl Tab for RunTab {
+    fn id(&self) -> TabId {
+        ID
+    }
+
+    fn is_sidebar_when_wide(&self) -> bool {
+        true
+    }
+
+    /// Retry, from any tab: the focused step, if it failed or was interrupted.
+    fn update(&mut self, command: Command, shared: &Shared, selected: bool) -> Reply {
+        if command != Command::Retry {
+            return Reply::Unhandled;
+        }
+        let step = shared
+            .snapshot()
+            .and_then(|snap| snap.steps.get(self.focused_step(snap, selected)?))
+            .filter(|s| matches!(s.state, StepState::Failed | StepState::Interrupted));
+        match step {
+            Some(step) => Reply::Act(Action::Retry(step.name.clone())),
+            None => Reply::Note("select a failed or interrupted step to retry".into()),
+        }
+    }
+
+    fn cursor_mut(&mut self) -> &mut Cursor {
+        &mut self.step
+    }
+
+    fn rows(&self, shared: &Shared) -> usize {
+        shared.snapshot().map_or(0, |s| s.steps.len())
+    }
+
+    fn buttons(&self, shared: &Shared) -> Vec<(Command, &'static str)> {
+        let paused = shared.snapshot().is_some_and(|s| s.paused.is_some());
+        vec![
+            (Command::Resume, " r Resume "),
+            (Command::Abandon, " a Abandon "),
+            (
+                Command::TogglePause,
+                if paused { " p Unpause " } else { " p Pause " },
+            ),
+        ]
+    }
+
+    fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: bool) {
+        draw(frame, area, shared, self, selected);
+    }
+}
+
+impl RunTab {
+    /// The step the panel details: the selected one when the tab is
+    /// `selected`, else the first failed, interrupted or running one.
+    fn focused_step(&self, snap: &RunSnapshot, selected: bool) -> Option<usize> {
+        if selected {
+            let at = self.step.row();
+            return (at < snap.steps.len()).then_some(at);
+        }
+        snap.steps.iter().position(|s| {
+            matches!(
+                s.state,
+                StepState::Failed | StepState::Interrupted | StepState::Running
+            )
+        })
+    }
+}
+
+/// Draw the run panel of `tab` into `area` (`selected`: as the selected tab,
+/// not the sidebar).
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &RunTab, selected: bool) {
+    let title = match shared.snapshot() {
+        Some(s) => format!(
+            " Run {} · {} ",
+            s.run_id.as_deref().unwrap_or("(0.5.x)"),
+            status_name(s.status)
+        ),
+        None => " Run ".to_string(),
+    };
+    let block = panel(title, shared);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let lines = match &shared.run {
+        None => vec![Line::styled("loading…", shared.theme.muted)],
+        Some(Err(e)) => e
+            .lines()
+            .map(|l| Line::styled(l.to_string(), shared.theme.error))
+            .collect(),
+        Some(Ok(snap)) => body(snap, shared, tab, selected, inner.width),
+    };
+    let text_area = Rect {
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
+    let enabled = |c: Command| match c {
+        Command::Resume => {
+            shared.resume_needed() && shared.snapshot().is_some_and(|s| s.paused.is_none())
+        }
+        Command::Abandon => shared
+            .snapshot()
+            .is_some_and(|s| s.status == RunStatus::InProgress),
+        _ => true,
+    };
+    let buttons = tab.buttons(shared);
+    for (rect, (command, label)) in button_rects(area, &buttons).into_iter().zip(&buttons) {
+        let style = if enabled(*command) {
+            shared.theme.button
+        } else {
+            shared.theme.muted
+        };
+        frame.render_widget(Paragraph::new(Span::styled(*label, style)), rect);
+    }
+}
+
+/// The panel's text for `snap`, `width` columns wide.
+fn body(
+    snap: &RunSnapshot,
+    shared: &Shared,
+    tab: &RunTab,
+    selected: bool,
+    width: u16,
+) -> Vec<Line<'static>> {
+    let t = &shared.theme;
+    let mut lines = Vec::new();
+    if snap.status == RunStatus::None {
+        lines.push(Line::raw("No handover yet."));
+        lines.push(Line::styled(
+            "Agents run: agent-handover run --config handover.toml --note \"...\"",
+            t.muted,
+        ));
+        return lines;
+    }
+    let done = snap
+        .steps
+        .iter()
+        .filter(|s| s.state == StepState::Done)
+        .count();
+    let started = snap
+        .started_at
+        .as_deref()
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| format!("started {} ago", ago(shared, d.to_utc())))
+        .unwrap_or_default();
+    lines.push(Line::from(vec![
+        Span::raw(format!("{done}/{} steps done", snap.steps.len())),
+        Span::styled(format!("  {started}"), t.muted),
+    ]));
+    if let Some(a) = &snap.abandoned {
+        let reason = a
+            .reason
+            .as_ref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        lines.push(Line::styled(
+            format!("abandoned by {}{reason}", a.by),
+            t.warn,
+        ));
+    }
+    lines.push(Line::raw(""));
+    let name_width = snap
+        .steps
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(4)
+        .min(usize::from(width) / 2);
+    for (i, step) in snap.steps.iter().enumerate() {
+        let (mark, style) = marker(step.state, shared);
+        let mut text = format!(
+            " {:w$}  {:<11}",
+            fit(&step.name, name_width),
+            step.state.as_str(),
+            w = name_width
+        );
+        if step.attempts > 1 {
+            text += &format!(" {}×", step.attempts);
+        }
+        if let Some(ms) = step.duration_ms {
+            text += &format!(" {ms}ms");
+        }
+        let row_style = if selected && i == tab.step.row() {
+            t.selected
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(mark, style),
+            Span::styled(text, row_style),
+        ]));
+    }
+    if let Some(step) = tab
+        .focused_step(snap, selected)
+        .and_then(|i| snap.steps.get(i))
+    {
+        lines.push(Line::raw(""));
+        let mut about = vec![step.name.clone()];
+        match &step.kind {
+            Some(kind) if *kind != step.name => about.push(kind.clone()),
+            None => about.push("0.5.x step".into()),
+            _ => {}
+        }
+        if let Some(rule) = step.after_crash.filter(|r| *r != AfterCrash::Rerun) {
+            about.push(rule.describe().into());
+        }
+        lines.push(Line::styled(about.join(" · "), t.accent));
+        if let Some(owner) = step
+            .owner
+            .as_ref()
+            .filter(|_| step.state == StepState::Running)
+        {
+            lines.push(Line::raw(format!(
+                "running as pid {} on {}",
+                owner.pid, owner.host
+            )));
+        }
+        if step.state == StepState::Interrupted {
+            let what = if step.needs_human {
+                "its process died mid-step and it is not idempotent: check its effects, then R retries it"
+            } else {
+                "its process died mid-step: r resumes and runs it again"
+            };
+            lines.push(Line::styled(what, t.warn));
+        }
+        if let Some(e) = &step.last_error {
+            lines.push(Line::styled(format!("error: {e}"), t.error));
+        }
+        if let Some(o) = &step.output {
+            let root = format!("{}/", shared.workspace.display());
+            lines.push(Line::styled(o.replace(&root, ""), t.muted));
+        }
+    }
+    lines
+}
+
+/// A step state's mark and its style.
+fn marker(state: StepState, shared: &Shared) -> (&'static str, Style) {
+    let t = &shared.theme;
+    match state {
+        StepState::Done => ("✓", t.ok),
+        StepState::Failed => ("✗", t.error),
+        StepState::Interrupted => ("!", t.error),
+        StepState::Running => ("▶", t.warn),
+        StepState::Pending => ("·", t.muted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::{self, key};
+    use crate::tui::model::{Effect, Event};
+    use crate::tui::tabs::inbox;
+
+    #[test]
+    fn retry_needs_a_failed_step_selected() {
+        let mut app = fixtures::app((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        assert!(app.update(key('R')).is_empty(), "step 0 is done");
+        app.update(key('j'));
+        app.update(key('j'));
+        assert_eq!(
+            app.update(key('R')),
+            vec![Effect::Act(Action::Retry("tests".into()))]
+        );
+    }
+
+    #[test]
+    fn in_the_wide_layout_retry_takes_the_first_problem_step() {
+        let mut app = fixtures::app((160, 48));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        assert_eq!(app.selected, inbox::ID);
+        let run: &RunTab = fixtures::tab(&app);
+        let snap = app.shared.snapshot().unwrap();
+        assert_eq!(run.focused_step(snap, app.selected == ID), Some(2));
+        assert_eq!(
+            app.update(key('R')),
+            vec![Effect::Act(Action::Retry("tests".into()))]
+        );
+    }
+
+    #[test]
+    fn an_interrupted_step_shows_the_engines_answer_on_resuming_it() {
+        let screen_with = |snap: RunSnapshot, step: usize| {
+            let mut app = fixtures::app((100, 30));
+            app.selected = ID;
+            app.update(Event::RunLoaded(Box::new(Ok(snap))));
+            for _ in 0..step {
+                app.update(key('j'));
+            }
+            fixtures::draw(&app)
+        };
+        // An interrupted git publish reconciles: resuming is safe.
+        let mut snap = fixtures::interrupted_run();
+        snap.steps[3].state = StepState::Interrupted;
+        let screen = screen_with(snap, 3);
+        assert!(
+            screen.contains("publish · reconciled on resume")
+                && screen.contains("r resumes and runs it again"),
+            "{screen}"
+        );
+        assert!(!screen.contains("check its effects"), "{screen}");
+        // A command that is not idempotent needs a human.
+        let mut snap = fixtures::interrupted_run();
+        snap.steps[2].after_crash = Some(AfterCrash::AskHuman);
+        snap.steps[2].needs_human = true;
+        let screen = screen_with(snap, 2);
+        assert!(
+            screen.contains("needs a human after a crash") && screen.contains("check its effects"),
+            "{screen}"
+        );
+    }
+
+    #[test]
+    fn unreadable_checkpoint_is_shown_not_crashed_on() {
+        let mut app = fixtures::loaded((60, 20));
+        app.selected = ID;
+        app.update(Event::RunLoaded(Box::new(Err(
+            ".agent-handover/checkpoint.json is unreadable: invalid JSON\n  fix: move it aside"
+                .into(),
+        ))));
+        let screen = fixtures::draw(&app);
+        assert!(
+            screen.contains("CHECKPOINT UNREADABLE") && screen.contains("fix: move it aside"),
+            "{screen}"
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! Small drawing helpers the tabs and the frame around them share.
+
+use agent_handover::RunStatus;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::model::Shared;
+
+/// A bordered panel with a title.
+pub fn panel<'a>(title: impl Into<Line<'a>>, shared: &Shared) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(shared.theme.muted)
+        .title(title.into().style(shared.theme.accent))
+}
+
+/// A panel that has nothing to show yet.
+pub fn loading(frame: &mut Frame<'_>, area: Rect, shared: &Shared, title: &str) {
+    let p = Paragraph::new(Line::styled("loading…", shared.theme.muted))
+        .block(panel(format!(" {title} "), shared));
+    frame.render_widget(p, area);
+}
+
+/// "12s", "3m", "5h", "2d" since `at`.
+pub fn ago(shared: &Shared, at: chrono::DateTime<chrono::Utc>) -> String {
+    let secs = (shared.now - at).num_seconds().max(0);
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86400),
+    }
+}
+
+/// Cut `text` to `width` characters, with `…` when cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else if width == 0 {
+        String::new()
+    } else {
+        text.chars().take(width - 1).chain(['…']).collect()
+    }
+}
+
+/// The lowercase status name.
+pub fn status_name(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::None => "none",
+        RunStatus::InProgress => "in progress",
+        RunStatus::Completed => "completed",
+        RunStatus::Abandoned => "abandoned",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ago_and_fit() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 4), "abc");
+        assert_eq!(fit("abc", 0), "");
+    }
+}
