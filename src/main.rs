@@ -1,6 +1,7 @@
 //! The `agent-handover` binary: parse arguments, dispatch, exit.
 
 mod cli;
+#[cfg(feature = "dashboard")]
 mod tui;
 
 fn main() -> std::process::ExitCode {
