@@ -5,6 +5,8 @@
 //! strings. Relative paths in the config resolve against the working
 //! directory, as in agent-handover 0.5.1.
 
+pub mod month;
+
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -12,6 +14,7 @@ use chrono::NaiveDate;
 use crate::config::{Config, expand_tilde};
 use crate::error::Result;
 use crate::fsx;
+use month::YearMonth;
 
 /// Default checkpoint path, relative to the working directory.
 pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
@@ -167,9 +170,9 @@ impl MemoryLayout {
         self.root.join("layer1")
     }
 
-    /// `layer1/YYYY-MM/`, the month folder of session notes.
-    pub fn layer1_month_dir(&self, date: NaiveDate) -> PathBuf {
-        self.layer1_dir().join(date.format("%Y-%m").to_string())
+    /// `layer1/YYYY-MM/`, the folder of session notes of a month (or of a date's month).
+    pub fn layer1_month_dir(&self, month: impl Into<YearMonth>) -> PathBuf {
+        self.layer1_dir().join(month.into().to_string())
     }
 
     /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.
@@ -189,7 +192,7 @@ impl MemoryLayout {
     }
 
     /// `layer3/YYYY-MM-<tag>-archive.md`.
-    pub fn layer3_archive(&self, month: &str, tag: &str) -> PathBuf {
+    pub fn layer3_archive(&self, month: YearMonth, tag: &str) -> PathBuf {
         self.layer3_dir().join(format!("{month}-{tag}-archive.md"))
     }
 
@@ -267,8 +270,12 @@ mod tests {
             PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md")
         );
         assert_eq!(
-            m.layer3_archive("2026-03", "codex"),
+            m.layer3_archive(YearMonth::of(d), "codex"),
             PathBuf::from("/m/layer3/2026-03-codex-archive.md")
+        );
+        assert_eq!(
+            m.layer1_month_dir(YearMonth::of(d).minus(3)),
+            PathBuf::from("/m/layer1/2025-12")
         );
     }
 }
