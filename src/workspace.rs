@@ -2,14 +2,15 @@
 //!
 //! A [`Workspace`] is resolved once, from the working directory, the config
 //! file and the flags; everyone else asks it for paths instead of joining
-//! strings. Relative paths in the config resolve against the working
-//! directory, as in agent-handover 0.5.1.
+//! strings: the state files, the memory layers ([`MemoryLayout`]), the
+//! current-state history ([`StateHistoryLayout`]). Relative paths in the
+//! config resolve against the working directory, as in agent-handover 0.5.1.
 
 pub mod month;
 
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::config::{Config, expand_tilde};
 use crate::error::Result;
@@ -202,6 +203,54 @@ impl MemoryLayout {
     }
 }
 
+/// The folder of current-state.md's versions ([`Workspace::state_history_dir`]),
+/// one file per version: `<UTC time>--<label>--<blob>.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateHistoryLayout {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+/// What the name of a version's file in the history says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateVersionName {
+    /// When the version was written.
+    pub at: DateTime<Utc>,
+    /// The run that wrote it, or `external`.
+    pub label: String,
+    /// The start of its content's git blob id.
+    pub hash: String,
+}
+
+/// The time in a version's file name, to the microsecond.
+const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
+
+impl StateHistoryLayout {
+    /// The file of the version `name` describes.
+    pub fn version_file(&self, name: &StateVersionName) -> PathBuf {
+        let StateVersionName { at, label, hash } = name;
+        self.dir.join(format!(
+            "{}--{label}--{hash}.md",
+            at.format(VERSION_TIME_FORMAT)
+        ))
+    }
+
+    /// Read a file name of the folder; `None` for anything that is not a version.
+    pub fn parse_version_name(file_name: &str) -> Option<StateVersionName> {
+        let stem = file_name.strip_suffix(".md")?;
+        let (time, rest) = stem.split_once("--")?;
+        let (label, hash) = rest.rsplit_once("--")?;
+        let at = NaiveDateTime::parse_from_str(time, VERSION_TIME_FORMAT)
+            .ok()?
+            .and_utc();
+        Some(StateVersionName {
+            at,
+            label: label.to_string(),
+            hash: hash.to_string(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,5 +326,30 @@ mod tests {
             m.layer1_month_dir(YearMonth::of(d).minus(3)),
             PathBuf::from("/m/layer1/2025-12")
         );
+    }
+
+    #[test]
+    fn state_version_names_round_trip() {
+        let h = StateHistoryLayout { dir: "/h".into() };
+        let name = StateVersionName {
+            at: DateTime::from_timestamp(1_780_000_000, 123_456_000).unwrap(),
+            label: "20260521-100000-ab--cd".into(),
+            hash: "0123456789abcdef".into(),
+        };
+        let file = h.version_file(&name);
+        assert_eq!(
+            file,
+            PathBuf::from(
+                "/h/20260528T202640.123456Z--20260521-100000-ab--cd--0123456789abcdef.md"
+            )
+        );
+        let file_name = file.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            StateHistoryLayout::parse_version_name(file_name),
+            Some(name)
+        );
+        for junk in ["notes.txt", "x--y--z.md", ".tmp--x--y.md"] {
+            assert_eq!(StateHistoryLayout::parse_version_name(junk), None, "{junk}");
+        }
     }
 }
