@@ -3,8 +3,9 @@
 //! A [`Workspace`] is resolved once, from the working directory, the config
 //! file and the flags; everyone else asks it for paths instead of joining
 //! strings: the state files, the memory layers ([`MemoryLayout`]), the
-//! current-state history ([`StateHistoryLayout`]). Relative paths in the
-//! config resolve against the working directory, as in agent-handover 0.5.1.
+//! current-state history ([`StateHistoryLayout`]), the message queues and
+//! their read marks ([`MessagesLayout`]). Relative paths in the config resolve
+//! against the working directory, as in agent-handover 0.5.1.
 
 pub mod month;
 
@@ -54,6 +55,8 @@ pub struct Workspace {
     pub checkpoint: PathBuf,
     /// Layout of the Markdown memory store.
     pub memory: MemoryLayout,
+    /// Layout of the message queues between agents.
+    pub messages: MessagesLayout,
     /// The layer-1 tag.
     pub tag: String,
     /// The project's PAUSE file (configured, or `PAUSE` beside the checkpoint).
@@ -98,6 +101,9 @@ impl Workspace {
             None => state_dir.join("PAUSE"),
         };
         let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));
+        let messages = MessagesLayout {
+            root: root.join("messages"),
+        };
         Ok(Workspace {
             root,
             config_path,
@@ -105,6 +111,7 @@ impl Workspace {
             warnings,
             checkpoint,
             memory: MemoryLayout { root: memory_root },
+            messages,
             tag,
             project_pause_file,
             global_pause_file,
@@ -141,9 +148,9 @@ impl Workspace {
         self.state_dir().join("history").join("current-state")
     }
 
-    /// The inter-agent message queues: `messages/for_<agent>/` and `messages/shared/`.
+    /// The root of the inter-agent message queues, `messages/` ([`MessagesLayout`]).
     pub fn messages_dir(&self) -> PathBuf {
-        self.root.join("messages")
+        self.messages.root.clone()
     }
 
     /// Every PAUSE file that stops automation, project first, without duplicates.
@@ -251,6 +258,71 @@ impl StateHistoryLayout {
     }
 }
 
+/// A queue's folder under `messages/`, as the layout names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueDir<'a> {
+    /// `for_<agent>/`: one agent's inbox.
+    Inbox(&'a str),
+    /// `shared/`: read by every agent.
+    Shared,
+}
+
+/// Where the message queues between agents and their read marks live:
+/// `messages/for_<agent>/`, `messages/shared/`, `messages/.read/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagesLayout {
+    /// The messages root (`messages/`).
+    pub root: PathBuf,
+}
+
+/// The prefix of an inbox folder's name.
+const INBOX_PREFIX: &str = "for_";
+/// The shared queue's folder name.
+const SHARED_DIR: &str = "shared";
+/// How the name of a read-marks file ends.
+const READ_MARKS_SUFFIX: &str = ".json";
+
+impl MessagesLayout {
+    /// The folder of a queue (agent names are the caller's to check).
+    pub fn queue_dir(&self, queue: QueueDir<'_>) -> PathBuf {
+        match queue {
+            QueueDir::Inbox(agent) => self.root.join(format!("{INBOX_PREFIX}{agent}")),
+            QueueDir::Shared => self.root.join(SHARED_DIR),
+        }
+    }
+
+    /// The queue a folder name under `messages/` stands for, if any (the
+    /// agent name it holds is unchecked).
+    pub fn queue_of_dir_name(name: &str) -> Option<QueueDir<'_>> {
+        if name == SHARED_DIR {
+            return Some(QueueDir::Shared);
+        }
+        name.strip_prefix(INBOX_PREFIX).map(QueueDir::Inbox)
+    }
+
+    /// `.read/`, every agent's read marks.
+    pub fn read_marks_dir(&self) -> PathBuf {
+        self.root.join(".read")
+    }
+
+    /// `.read/<agent>.json`, the messages `agent` has read.
+    pub fn read_marks_file(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir()
+            .join(format!("{agent}{READ_MARKS_SUFFIX}"))
+    }
+
+    /// `.read/<agent>.lock`, held while `agent`'s marks are replaced (never deleted).
+    pub fn read_marks_lock(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir().join(format!("{agent}.lock"))
+    }
+
+    /// The agent whose read marks a file name in [`read_marks_dir`](Self::read_marks_dir)
+    /// holds, if it is a marks file (the name is unchecked).
+    pub fn read_marks_owner(file_name: &str) -> Option<&str> {
+        file_name.strip_suffix(READ_MARKS_SUFFIX)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +398,40 @@ mod tests {
             m.layer1_month_dir(YearMonth::of(d).minus(3)),
             PathBuf::from("/m/layer1/2025-12")
         );
+    }
+
+    #[test]
+    fn message_paths_and_their_names_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        let m = &ws.messages;
+        assert_eq!(ws.messages_dir(), dir.path().join("messages"));
+        let inbox = m.queue_dir(QueueDir::Inbox("codex"));
+        assert_eq!(inbox, dir.path().join("messages/for_codex"));
+        assert_eq!(
+            m.queue_dir(QueueDir::Shared),
+            dir.path().join("messages/shared")
+        );
+        for q in [QueueDir::Inbox("codex"), QueueDir::Shared] {
+            let dir = m.queue_dir(q);
+            let name = dir.file_name().unwrap().to_str().unwrap();
+            assert_eq!(MessagesLayout::queue_of_dir_name(name), Some(q));
+        }
+        for junk in [".read", "other", "For_codex"] {
+            assert_eq!(MessagesLayout::queue_of_dir_name(junk), None, "{junk}");
+        }
+        assert_eq!(
+            m.read_marks_file("codex"),
+            dir.path().join("messages/.read/codex.json")
+        );
+        assert_eq!(
+            m.read_marks_lock("codex"),
+            dir.path().join("messages/.read/codex.lock")
+        );
+        let marks = m.read_marks_file("codex");
+        let name = marks.file_name().unwrap().to_str().unwrap();
+        assert_eq!(MessagesLayout::read_marks_owner(name), Some("codex"));
+        assert_eq!(MessagesLayout::read_marks_owner("codex.lock"), None);
     }
 
     #[test]
