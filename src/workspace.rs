@@ -4,8 +4,9 @@
 //! file and the flags; everyone else asks it for paths instead of joining
 //! strings: the state files, the memory layers ([`MemoryLayout`]), the
 //! current-state history ([`StateHistoryLayout`]), the message queues and
-//! their read marks ([`MessagesLayout`]). Relative paths in the config resolve
-//! against the working directory, as in agent-handover 0.5.1.
+//! their read marks ([`MessagesLayout`]) and the files each agent reads its
+//! bootstrap from. Relative paths in the config resolve against the working
+//! directory, as in agent-handover 0.5.1.
 
 pub mod month;
 
@@ -151,6 +152,32 @@ impl Workspace {
     /// The root of the inter-agent message queues, `messages/` ([`MessagesLayout`]).
     pub fn messages_dir(&self) -> PathBuf {
         self.messages.root.clone()
+    }
+
+    /// `AGENTS.md`, where Codex CLI and OpenCode read their bootstrap.
+    pub fn agents_md(&self) -> PathBuf {
+        self.root.join("AGENTS.md")
+    }
+
+    /// `CLAUDE.md`, where Claude Code reads its bootstrap.
+    pub fn claude_md(&self) -> PathBuf {
+        self.root.join("CLAUDE.md")
+    }
+
+    /// `.claude/settings.json`, Claude Code's project settings (its hooks).
+    pub fn claude_settings(&self) -> PathBuf {
+        self.root.join(".claude").join("settings.json")
+    }
+
+    /// Where Cline's bootstrap goes: `.clinerules/00-agent-handover.md`, or
+    /// `.clinerules` itself when that is a single file (Cline reads that form too).
+    pub fn cline_rules_file(&self) -> PathBuf {
+        let rules = self.root.join(".clinerules");
+        if rules.is_file() {
+            rules
+        } else {
+            rules.join("00-agent-handover.md")
+        }
     }
 
     /// Every PAUSE file that stops automation, project first, without duplicates.
@@ -457,5 +484,21 @@ mod tests {
         for junk in ["notes.txt", "x--y--z.md", ".tmp--x--y.md"] {
             assert_eq!(StateHistoryLayout::parse_version_name(junk), None, "{junk}");
         }
+    }
+
+    #[test]
+    fn agent_bootstrap_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.agents_md(), dir.path().join("AGENTS.md"));
+        assert_eq!(ws.claude_md(), dir.path().join("CLAUDE.md"));
+        assert_eq!(
+            ws.claude_settings(),
+            dir.path().join(".claude/settings.json")
+        );
+        let in_folder = dir.path().join(".clinerules/00-agent-handover.md");
+        assert_eq!(ws.cline_rules_file(), in_folder);
+        std::fs::write(dir.path().join(".clinerules"), "my rules").unwrap();
+        assert_eq!(ws.cline_rules_file(), dir.path().join(".clinerules"));
     }
 }

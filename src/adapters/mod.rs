@@ -126,25 +126,13 @@ pub struct FileChange {
 /// leaves them all untouched.
 pub fn install(ws: &Workspace, agent: AgentKind) -> Result<Vec<FileChange>> {
     let text = agent.bootstrap();
-    let root = &ws.root;
     let edits = match agent {
-        AgentKind::Codex | AgentKind::Opencode => {
-            vec![block::edit(&root.join("AGENTS.md"), &text)?]
-        }
+        AgentKind::Codex | AgentKind::Opencode => vec![block::edit(&ws.agents_md(), &text)?],
         AgentKind::Claude => vec![
-            block::edit(&root.join("CLAUDE.md"), &text)?,
-            claude_hooks::edit(&root.join(".claude").join("settings.json"))?,
+            block::edit(&ws.claude_md(), &text)?,
+            claude_hooks::edit(&ws.claude_settings())?,
         ],
-        AgentKind::Cline => {
-            let rules = root.join(".clinerules");
-            // Cline reads a single `.clinerules` file too; then the block goes in it.
-            let file = if rules.is_file() {
-                rules
-            } else {
-                rules.join("00-agent-handover.md")
-            };
-            vec![block::edit(&file, &text)?]
-        }
+        AgentKind::Cline => vec![block::edit(&ws.cline_rules_file(), &text)?],
     };
     edits.into_iter().map(Edit::apply).collect()
 }
