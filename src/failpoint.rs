@@ -3,9 +3,12 @@
 //! `AGENT_HANDOVER_FAILPOINT=<name>` kills the process with SIGKILL when it
 //! reaches the named point ([`hit`]); `AGENT_HANDOVER_FAILPOINT=after-op:N`
 //! kills it right after its N-th durable file-system operation ([`after_op`]),
-//! so a test can crash a handover at every step of its work in turn;
-//! `stall:<name>:<millis>` holds it at the named point for a while. Release
-//! builds compile all of them to nothing.
+//! so a test can crash a handover at every step of its work in turn. With a
+//! `panic:` prefix (`panic:<name>`, `panic:after-op:N`) the process panics
+//! there instead, for tests of what a user sees after a bug;
+//! `stall:<name>:<millis>` holds it at the named point for a while (so a test
+//! can act, e.g. pull the PAUSE brake, meanwhile). Release builds compile all
+//! of it to nothing.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,19 +16,16 @@ const ENV: &str = "AGENT_HANDOVER_FAILPOINT";
 
 static OPS: AtomicU64 = AtomicU64::new(0);
 
-/// Die here when the failpoint variable names this point; with
-/// `stall:<name>:<millis>`, wait here that long instead (so a test can act,
-/// e.g. pull the PAUSE brake, while the process stands at this point).
+/// Die (or panic) here when the failpoint variable names this point; with
+/// `stall:<name>:<millis>`, wait here that long instead.
 pub fn hit(name: &str) {
     if !cfg!(debug_assertions) {
         return;
     }
+    fail_if(|point| point == name);
     let Ok(value) = std::env::var(ENV) else {
         return;
     };
-    if value == name {
-        die();
-    }
     let stall = value.strip_prefix("stall:").and_then(|rest| {
         rest.strip_prefix(name)?
             .strip_prefix(':')?
@@ -38,17 +38,30 @@ pub fn hit(name: &str) {
 }
 
 /// Count one durable operation (a write made durable, a removal, a directory
-/// sync); die if it is the one `after-op:N` names.
+/// sync); die (or panic) if it is the one `after-op:N` names.
 pub fn after_op() {
     if !cfg!(debug_assertions) {
         return;
     }
     let n = OPS.fetch_add(1, Ordering::SeqCst) + 1;
-    let target = std::env::var(ENV)
-        .ok()
-        .and_then(|v| v.strip_prefix("after-op:")?.parse::<u64>().ok());
-    if target == Some(n) {
-        die();
+    fail_if(|point| {
+        point
+            .strip_prefix("after-op:")
+            .and_then(|v| v.parse::<u64>().ok())
+            == Some(n)
+    });
+}
+
+/// SIGKILL the process if the variable names a point `is_here` accepts;
+/// panic if it names one with the `panic:` prefix.
+fn fail_if(is_here: impl Fn(&str) -> bool) {
+    let Ok(value) = std::env::var(ENV) else {
+        return;
+    };
+    match value.strip_prefix("panic:") {
+        Some(point) if is_here(point) => panic!("failpoint {point} reached"),
+        None if is_here(&value) => die(),
+        _ => {}
     }
 }
 

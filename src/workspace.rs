@@ -2,16 +2,22 @@
 //!
 //! A [`Workspace`] is resolved once, from the working directory, the config
 //! file and the flags; everyone else asks it for paths instead of joining
-//! strings. Relative paths in the config resolve against the working
+//! strings: the state files, the memory layers ([`MemoryLayout`]), the
+//! current-state history ([`StateHistoryLayout`]), the message queues and
+//! their read marks ([`MessagesLayout`]) and the files each agent reads its
+//! bootstrap from. Relative paths in the config resolve against the working
 //! directory, as in agent-handover 0.5.1.
+
+pub mod month;
 
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::config::{Config, expand_tilde};
 use crate::error::Result;
 use crate::fsx;
+use month::YearMonth;
 
 /// Default checkpoint path, relative to the working directory.
 pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
@@ -50,6 +56,8 @@ pub struct Workspace {
     pub checkpoint: PathBuf,
     /// Layout of the Markdown memory store.
     pub memory: MemoryLayout,
+    /// Layout of the message queues between agents.
+    pub messages: MessagesLayout,
     /// The layer-1 tag.
     pub tag: String,
     /// The project's PAUSE file (configured, or `PAUSE` beside the checkpoint).
@@ -94,6 +102,9 @@ impl Workspace {
             None => state_dir.join("PAUSE"),
         };
         let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));
+        let messages = MessagesLayout {
+            root: root.join("messages"),
+        };
         Ok(Workspace {
             root,
             config_path,
@@ -101,6 +112,7 @@ impl Workspace {
             warnings,
             checkpoint,
             memory: MemoryLayout { root: memory_root },
+            messages,
             tag,
             project_pause_file,
             global_pause_file,
@@ -137,9 +149,35 @@ impl Workspace {
         self.state_dir().join("history").join("current-state")
     }
 
-    /// The inter-agent message queues: `messages/for_<agent>/` and `messages/shared/`.
+    /// The root of the inter-agent message queues, `messages/` ([`MessagesLayout`]).
     pub fn messages_dir(&self) -> PathBuf {
-        self.root.join("messages")
+        self.messages.root.clone()
+    }
+
+    /// `AGENTS.md`, where Codex CLI and OpenCode read their bootstrap.
+    pub fn agents_md(&self) -> PathBuf {
+        self.root.join("AGENTS.md")
+    }
+
+    /// `CLAUDE.md`, where Claude Code reads its bootstrap.
+    pub fn claude_md(&self) -> PathBuf {
+        self.root.join("CLAUDE.md")
+    }
+
+    /// `.claude/settings.json`, Claude Code's project settings (its hooks).
+    pub fn claude_settings(&self) -> PathBuf {
+        self.root.join(".claude").join("settings.json")
+    }
+
+    /// Where Cline's bootstrap goes: `.clinerules/00-agent-handover.md`, or
+    /// `.clinerules` itself when that is a single file (Cline reads that form too).
+    pub fn cline_rules_file(&self) -> PathBuf {
+        let rules = self.root.join(".clinerules");
+        if rules.is_file() {
+            rules
+        } else {
+            rules.join("00-agent-handover.md")
+        }
     }
 
     /// Every PAUSE file that stops automation, project first, without duplicates.
@@ -174,9 +212,9 @@ impl MemoryLayout {
         self.root.join("layer1")
     }
 
-    /// `layer1/YYYY-MM/`, the month folder of session notes.
-    pub fn layer1_month_dir(&self, date: NaiveDate) -> PathBuf {
-        self.layer1_dir().join(date.format("%Y-%m").to_string())
+    /// `layer1/YYYY-MM/`, the folder of session notes of a month (or of a date's month).
+    pub fn layer1_month_dir(&self, month: impl Into<YearMonth>) -> PathBuf {
+        self.layer1_dir().join(month.into().to_string())
     }
 
     /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.
@@ -196,13 +234,126 @@ impl MemoryLayout {
     }
 
     /// `layer3/YYYY-MM-<tag>-archive.md`.
-    pub fn layer3_archive(&self, month: &str, tag: &str) -> PathBuf {
+    pub fn layer3_archive(&self, month: YearMonth, tag: &str) -> PathBuf {
         self.layer3_dir().join(format!("{month}-{tag}-archive.md"))
     }
 
     /// `layer3/`, holding the monthly archives.
     pub fn layer3_dir(&self) -> PathBuf {
         self.root.join("layer3")
+    }
+}
+
+/// The folder of current-state.md's versions ([`Workspace::state_history_dir`]),
+/// one file per version: `<UTC time>--<label>--<blob>.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateHistoryLayout {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+/// What the name of a version's file in the history says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateVersionName {
+    /// When the version was written.
+    pub at: DateTime<Utc>,
+    /// The run that wrote it, or `external`.
+    pub label: String,
+    /// The start of its content's git blob id.
+    pub hash: String,
+}
+
+/// The time in a version's file name, to the microsecond.
+const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
+
+impl StateHistoryLayout {
+    /// The file of the version `name` describes.
+    pub fn version_file(&self, name: &StateVersionName) -> PathBuf {
+        let StateVersionName { at, label, hash } = name;
+        self.dir.join(format!(
+            "{}--{label}--{hash}.md",
+            at.format(VERSION_TIME_FORMAT)
+        ))
+    }
+
+    /// Read a file name of the folder; `None` for anything that is not a version.
+    pub fn parse_version_name(file_name: &str) -> Option<StateVersionName> {
+        let stem = file_name.strip_suffix(".md")?;
+        let (time, rest) = stem.split_once("--")?;
+        let (label, hash) = rest.rsplit_once("--")?;
+        let at = NaiveDateTime::parse_from_str(time, VERSION_TIME_FORMAT)
+            .ok()?
+            .and_utc();
+        Some(StateVersionName {
+            at,
+            label: label.to_string(),
+            hash: hash.to_string(),
+        })
+    }
+}
+
+/// A queue's folder under `messages/`, as the layout names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueDir<'a> {
+    /// `for_<agent>/`: one agent's inbox.
+    Inbox(&'a str),
+    /// `shared/`: read by every agent.
+    Shared,
+}
+
+/// Where the message queues between agents and their read marks live:
+/// `messages/for_<agent>/`, `messages/shared/`, `messages/.read/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagesLayout {
+    /// The messages root (`messages/`).
+    pub root: PathBuf,
+}
+
+/// The prefix of an inbox folder's name.
+const INBOX_PREFIX: &str = "for_";
+/// The shared queue's folder name.
+const SHARED_DIR: &str = "shared";
+/// How the name of a read-marks file ends.
+const READ_MARKS_SUFFIX: &str = ".json";
+
+impl MessagesLayout {
+    /// The folder of a queue (agent names are the caller's to check).
+    pub fn queue_dir(&self, queue: QueueDir<'_>) -> PathBuf {
+        match queue {
+            QueueDir::Inbox(agent) => self.root.join(format!("{INBOX_PREFIX}{agent}")),
+            QueueDir::Shared => self.root.join(SHARED_DIR),
+        }
+    }
+
+    /// The queue a folder name under `messages/` stands for, if any (the
+    /// agent name it holds is unchecked).
+    pub fn queue_of_dir_name(name: &str) -> Option<QueueDir<'_>> {
+        if name == SHARED_DIR {
+            return Some(QueueDir::Shared);
+        }
+        name.strip_prefix(INBOX_PREFIX).map(QueueDir::Inbox)
+    }
+
+    /// `.read/`, every agent's read marks.
+    pub fn read_marks_dir(&self) -> PathBuf {
+        self.root.join(".read")
+    }
+
+    /// `.read/<agent>.json`, the messages `agent` has read.
+    pub fn read_marks_file(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir()
+            .join(format!("{agent}{READ_MARKS_SUFFIX}"))
+    }
+
+    /// `.read/<agent>.lock`, held while `agent`'s marks are replaced (never deleted).
+    pub fn read_marks_lock(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir().join(format!("{agent}.lock"))
+    }
+
+    /// The agent whose read marks a file name in [`read_marks_dir`](Self::read_marks_dir)
+    /// holds, if it is a marks file (the name is unchecked).
+    pub fn read_marks_owner(file_name: &str) -> Option<&str> {
+        file_name.strip_suffix(READ_MARKS_SUFFIX)
     }
 }
 
@@ -274,8 +425,87 @@ mod tests {
             PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md")
         );
         assert_eq!(
-            m.layer3_archive("2026-03", "codex"),
+            m.layer3_archive(YearMonth::of(d), "codex"),
             PathBuf::from("/m/layer3/2026-03-codex-archive.md")
         );
+        assert_eq!(
+            m.layer1_month_dir(YearMonth::of(d).minus(3)),
+            PathBuf::from("/m/layer1/2025-12")
+        );
+    }
+
+    #[test]
+    fn message_paths_and_their_names_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        let m = &ws.messages;
+        assert_eq!(ws.messages_dir(), dir.path().join("messages"));
+        let inbox = m.queue_dir(QueueDir::Inbox("codex"));
+        assert_eq!(inbox, dir.path().join("messages/for_codex"));
+        assert_eq!(
+            m.queue_dir(QueueDir::Shared),
+            dir.path().join("messages/shared")
+        );
+        for q in [QueueDir::Inbox("codex"), QueueDir::Shared] {
+            let dir = m.queue_dir(q);
+            let name = dir.file_name().unwrap().to_str().unwrap();
+            assert_eq!(MessagesLayout::queue_of_dir_name(name), Some(q));
+        }
+        for junk in [".read", "other", "For_codex"] {
+            assert_eq!(MessagesLayout::queue_of_dir_name(junk), None, "{junk}");
+        }
+        assert_eq!(
+            m.read_marks_file("codex"),
+            dir.path().join("messages/.read/codex.json")
+        );
+        assert_eq!(
+            m.read_marks_lock("codex"),
+            dir.path().join("messages/.read/codex.lock")
+        );
+        let marks = m.read_marks_file("codex");
+        let name = marks.file_name().unwrap().to_str().unwrap();
+        assert_eq!(MessagesLayout::read_marks_owner(name), Some("codex"));
+        assert_eq!(MessagesLayout::read_marks_owner("codex.lock"), None);
+    }
+
+    #[test]
+    fn state_version_names_round_trip() {
+        let h = StateHistoryLayout { dir: "/h".into() };
+        let name = StateVersionName {
+            at: DateTime::from_timestamp(1_780_000_000, 123_456_000).unwrap(),
+            label: "20260521-100000-ab--cd".into(),
+            hash: "0123456789abcdef".into(),
+        };
+        let file = h.version_file(&name);
+        assert_eq!(
+            file,
+            PathBuf::from(
+                "/h/20260528T202640.123456Z--20260521-100000-ab--cd--0123456789abcdef.md"
+            )
+        );
+        let file_name = file.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            StateHistoryLayout::parse_version_name(file_name),
+            Some(name)
+        );
+        for junk in ["notes.txt", "x--y--z.md", ".tmp--x--y.md"] {
+            assert_eq!(StateHistoryLayout::parse_version_name(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn agent_bootstrap_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.agents_md(), dir.path().join("AGENTS.md"));
+        assert_eq!(ws.claude_md(), dir.path().join("CLAUDE.md"));
+        assert_eq!(
+            ws.claude_settings(),
+            dir.path().join(".claude/settings.json")
+        );
+        let in_folder = dir.path().join(".clinerules/00-agent-handover.md");
+        assert_eq!(ws.cline_rules_file(), in_folder);
+        std::fs::write(dir.path().join(".clinerules"), "my rules").unwrap();
+        assert_eq!(ws.cline_rules_file(), dir.path().join(".clinerules"));
     }
 }

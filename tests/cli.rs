@@ -302,6 +302,25 @@ fn a_closed_output_pipe_ends_quietly() {
     );
 }
 
+#[test]
+fn a_panic_is_reported_in_plain_text_under_no_color() {
+    let p = Project::new(&config(""));
+    // `cmd` sets NO_COLOR; the debug-build failpoint panics in the first durable write.
+    let o = p
+        .cmd()
+        .args(["run", "--config", "handover.toml", "--note", "n"])
+        .env("AGENT_HANDOVER_FAILPOINT", "panic:after-op:1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(
+        err.contains("failpoint after-op:1 reached") && err.contains("agent-handover check"),
+        "{err}"
+    );
+    assert!(!o.stderr.contains(&0x1b), "escape codes in {err:?}");
+}
+
 // ---- bad input never destroys data ----
 
 #[test]
@@ -441,7 +460,7 @@ fn interrupted_non_idempotent_step_waits_for_a_human() {
         .env("SLOW", "30")
         .spawn()
         .unwrap();
-    wait_until(|| p.path("deploy.log").exists());
+    wait_until(|| std::fs::read_to_string(p.path("deploy.log")).is_ok_and(|s| s == "ran\n"));
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(p.check(), 1);

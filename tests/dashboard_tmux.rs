@@ -2,7 +2,8 @@
 //! types, capture-pane reads the screen. On a workspace with an interrupted
 //! handover: resume it and see it complete; toggle PAUSE and see the file
 //! appear and vanish; abandon with confirmation; see a run started from the
-//! CLI appear live; shrink the pane to 60x20 and still work.
+//! CLI appear live; shrink the pane to 60x20 and still work; panic and get
+//! the terminal back.
 //!
 //! Skipped (with a message) when tmux is not installed, unless
 //! `AGENT_HANDOVER_REQUIRE_TMUX=1`.
@@ -20,6 +21,12 @@ struct Tmux {
 
 impl Tmux {
     fn start(p: &Project, size: (u16, u16)) -> Option<Tmux> {
+        Tmux::start_with(p, size, "", "")
+    }
+
+    /// The pane runs `env HOME=.. TERM=.. <env> agent-handover dashboard <then>`
+    /// in a shell (`then` may redirect and go on with more commands).
+    fn start_with(p: &Project, size: (u16, u16), env: &str, then: &str) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var("AGENT_HANDOVER_REQUIRE_TMUX").is_err(),
@@ -31,7 +38,7 @@ impl Tmux {
         let socket = format!("ah-e2e-{}-{}", std::process::id(), fastrand::u32(..));
         let bin = assert_cmd::cargo::cargo_bin("agent-handover");
         let command = format!(
-            "env HOME={} TERM=xterm-256color {} dashboard",
+            "env HOME={} TERM=xterm-256color {env} {} dashboard {then}",
             p.path("home").display(),
             bin.display()
         );
@@ -207,6 +214,49 @@ fn narrow_pane_collapses_panels_into_tabs() {
     });
     t.keys(&["q"]);
     wait_until("the dashboard to exit", || !t.session_alive());
+}
+
+/// A panic with the dashboard up (a debug-build failpoint after its first
+/// frame) gives the terminal back (raw mode off, main screen, cursor shown,
+/// mouse released) and reports it without colour under NO_COLOR.
+#[test]
+fn a_panic_restores_the_terminal_and_reports_in_plain_text() {
+    let p = gated_project();
+    let Some(t) = Tmux::start_with(
+        &p,
+        (100, 30),
+        "NO_COLOR=1 AGENT_HANDOVER_FAILPOINT=panic:dashboard-drawn",
+        "2>panic.txt; echo $? >code.txt; stty -a >stty.txt; echo >done.txt; exec sleep 600",
+    ) else {
+        return;
+    };
+    wait_until("the dashboard to end", || p.path("done.txt").exists());
+    let read = |name: &str| std::fs::read_to_string(p.path(name)).unwrap();
+    assert_eq!(read("code.txt").trim(), "101");
+    let modes = || {
+        t.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "0",
+            "alternate #{alternate_on} cursor #{cursor_flag} mouse #{mouse_any_flag}",
+        ])
+    };
+    wait_until("the main screen, the cursor and no mouse mode", || {
+        modes().trim() == "alternate 0 cursor 1 mouse 0"
+    });
+    let stty = read("stty.txt");
+    let flags: Vec<&str> = stty.split_whitespace().collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo"),
+        "still in raw mode: {stty}"
+    );
+    let report = read("panic.txt");
+    assert!(
+        report.contains("failpoint dashboard-drawn reached"),
+        "{report}"
+    );
+    assert!(!report.contains('\x1b'), "escape codes in {report:?}");
 }
 
 #[test]

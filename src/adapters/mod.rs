@@ -14,6 +14,7 @@ pub mod block;
 pub mod claude_hooks;
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use serde::Serialize;
 
@@ -27,21 +28,29 @@ const START_HOOK: &str = include_str!("../../assets/adapters/start-hook.md");
 /// Largest bootstrap or settings file read.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
-/// An agent `install` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+/// An agent `install` knows; parsed from its [`name`](AgentKind::name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentKind {
-    /// OpenAI Codex CLI (`AGENTS.md`).
+    /// OpenAI Codex CLI.
     Codex,
-    /// OpenCode (`AGENTS.md`).
+    /// OpenCode.
     Opencode,
-    /// Claude Code (`CLAUDE.md` and a SessionStart hook).
+    /// Claude Code.
     Claude,
-    /// Cline (`.clinerules/00-agent-handover.md`).
+    /// Cline.
     Cline,
 }
 
 impl AgentKind {
+    /// Every agent `install` knows, in the order help texts list them.
+    pub const ALL: [AgentKind; 4] = [
+        AgentKind::Codex,
+        AgentKind::Opencode,
+        AgentKind::Claude,
+        AgentKind::Cline,
+    ];
+
     /// The agent's name, also its inbox name in the bootstrap.
     pub fn name(self) -> &'static str {
         match self {
@@ -49,6 +58,16 @@ impl AgentKind {
             AgentKind::Opencode => "opencode",
             AgentKind::Claude => "claude",
             AgentKind::Cline => "cline",
+        }
+    }
+
+    /// The agent and the files its bootstrap goes to, in a few words (for help texts).
+    pub fn summary(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "OpenAI Codex CLI (`AGENTS.md`)",
+            AgentKind::Opencode => "OpenCode (`AGENTS.md`)",
+            AgentKind::Claude => "Claude Code (`CLAUDE.md` and a SessionStart hook)",
+            AgentKind::Cline => "Cline (`.clinerules/00-agent-handover.md`)",
         }
     }
 
@@ -63,6 +82,20 @@ impl AgentKind {
             .replace("{start}", start)
             .replace("{unit}", unit)
             .replace("{agent}", self.name())
+    }
+}
+
+impl FromStr for AgentKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        AgentKind::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = AgentKind::ALL.iter().map(|a| a.name()).collect();
+                format!("no agent {s:?}; known: {}", names.join(", "))
+            })
     }
 }
 
@@ -93,25 +126,13 @@ pub struct FileChange {
 /// leaves them all untouched.
 pub fn install(ws: &Workspace, agent: AgentKind) -> Result<Vec<FileChange>> {
     let text = agent.bootstrap();
-    let root = &ws.root;
     let edits = match agent {
-        AgentKind::Codex | AgentKind::Opencode => {
-            vec![block::edit(&root.join("AGENTS.md"), &text)?]
-        }
+        AgentKind::Codex | AgentKind::Opencode => vec![block::edit(&ws.agents_md(), &text)?],
         AgentKind::Claude => vec![
-            block::edit(&root.join("CLAUDE.md"), &text)?,
-            claude_hooks::edit(&root.join(".claude").join("settings.json"))?,
+            block::edit(&ws.claude_md(), &text)?,
+            claude_hooks::edit(&ws.claude_settings())?,
         ],
-        AgentKind::Cline => {
-            let rules = root.join(".clinerules");
-            // Cline reads a single `.clinerules` file too; then the block goes in it.
-            let file = if rules.is_file() {
-                rules
-            } else {
-                rules.join("00-agent-handover.md")
-            };
-            vec![block::edit(&file, &text)?]
-        }
+        AgentKind::Cline => vec![block::edit(&ws.cline_rules_file(), &text)?],
     };
     edits.into_iter().map(Edit::apply).collect()
 }
@@ -163,12 +184,7 @@ mod tests {
 
     #[test]
     fn bootstraps_name_their_agent_and_run_the_brief() {
-        for agent in [
-            AgentKind::Codex,
-            AgentKind::Opencode,
-            AgentKind::Claude,
-            AgentKind::Cline,
-        ] {
+        for agent in AgentKind::ALL {
             let text = agent.bootstrap();
             assert!(
                 text.contains(&format!("agent-handover brief --agent {}", agent.name())),
@@ -181,5 +197,18 @@ mod tests {
         }
         assert!(AgentKind::Cline.bootstrap().contains("every task"));
         assert!(AgentKind::Claude.bootstrap().contains("SessionStart hook"));
+    }
+
+    #[test]
+    fn agents_parse_from_their_names_only() {
+        for agent in AgentKind::ALL {
+            assert_eq!(agent.name().parse::<AgentKind>(), Ok(agent));
+            assert_eq!(
+                serde_json::to_value(agent).unwrap(),
+                serde_json::json!(agent.name())
+            );
+        }
+        let err = "Claude".parse::<AgentKind>().unwrap_err();
+        assert!(err.contains("codex, opencode, claude, cline"), "{err}");
     }
 }

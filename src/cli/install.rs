@@ -3,6 +3,7 @@
 use agent_handover::Result;
 use agent_handover::adapters::{self, AgentKind, Change};
 use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde_json::json;
 
 use super::Target;
@@ -14,10 +15,19 @@ use super::output::Output;
 pub struct InstallArgs {
     /// codex, opencode: AGENTS.md; claude: CLAUDE.md and a SessionStart hook in
     /// .claude/settings.json; cline: .clinerules/00-agent-handover.md.
-    #[arg(value_enum)]
+    #[arg(value_parser = agent_parser())]
     agent: AgentKind,
     #[command(flatten)]
     target: Target,
+}
+
+/// Accepts the names of [`AgentKind::ALL`], listing each with its summary in `--help`.
+fn agent_parser() -> impl TypedValueParser<Value = AgentKind> {
+    let names = AgentKind::ALL.map(|a| PossibleValue::new(a.name()).help(a.summary()));
+    PossibleValuesParser::new(names).map(|name| {
+        name.parse::<AgentKind>()
+            .expect("the parser accepts only the agents' names")
+    })
 }
 
 /// `install`: idempotent; prints what each file went through.

@@ -3,6 +3,7 @@
 
 mod brief;
 mod compact;
+#[cfg(feature = "dashboard")]
 mod demo;
 mod exit;
 mod inbox;
@@ -150,13 +151,16 @@ enum Command {
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
     /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
+    #[cfg(feature = "dashboard")]
     #[command(visible_alias = "ui")]
     Dashboard(Target),
     /// The dashboard on a throwaway workspace with a simulated agent (`--tour`: narrated text).
+    #[cfg(feature = "dashboard")]
     Demo(demo::DemoArgs),
 }
 
 /// `dashboard`: the TUI on the workspace.
+#[cfg(feature = "dashboard")]
 fn dashboard(target: &Target) -> agent_handover::Result<u8> {
     let ws = target.workspace()?;
     let frame_log = std::env::var_os("AGENT_HANDOVER_FRAME_LOG").map(Into::into);
@@ -211,7 +215,9 @@ pub fn main() -> ExitCode {
         Command::Inbox { command } => inbox::inbox(&command, out),
         Command::Install(args) => install::install(&args, out),
         Command::Init(args) => manage::init(&args, out),
+        #[cfg(feature = "dashboard")]
         Command::Dashboard(target) => dashboard(&target),
+        #[cfg(feature = "dashboard")]
         Command::Demo(args) => demo::demo(&args),
     };
     ExitCode::from(match result {

@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::fsx;
-use crate::workspace::Workspace;
+use crate::workspace::{MessagesLayout, Workspace};
 pub use message::MAX_MESSAGE_BYTES;
 pub use queue::{Queue, check_agent};
 use read_state::{ReadMarks, ReadSet, key};
@@ -141,7 +141,7 @@ pub struct Page {
 /// The message queues of one workspace.
 #[derive(Debug, Clone)]
 pub struct Inbox {
-    dir: PathBuf,
+    layout: MessagesLayout,
     marks: ReadMarks,
 }
 
@@ -168,10 +168,9 @@ impl Readers {
 impl Inbox {
     /// The queues under the workspace's `messages/` directory.
     pub fn new(ws: &Workspace) -> Inbox {
-        let dir = ws.messages_dir();
         Inbox {
-            marks: ReadMarks::new(&dir),
-            dir,
+            layout: ws.messages.clone(),
+            marks: ReadMarks::new(ws.messages.clone()),
         }
     }
 
@@ -183,7 +182,7 @@ impl Inbox {
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
         let reply_to = match &new.reply_to {
-            Some(r) => Some(self.resolve(r, &scan::queues(&self.dir)?)?.id),
+            Some(r) => Some(self.resolve(r, &scan::queues(&self.layout)?)?.id),
             None => None,
         };
         let subject = new
@@ -201,7 +200,7 @@ impl Inbox {
             reply_to,
         };
         let bytes = header.render() + &new.body;
-        let dir = queue.dir(&self.dir);
+        let dir = queue.dir(&self.layout);
         let path = loop {
             let path = dir.join(message::file_name(created, &new.from));
             if bytes.len() as u64 > MAX_MESSAGE_BYTES {
@@ -213,7 +212,7 @@ impl Inbox {
                 });
             }
             fsx::create_dir_durable(&dir)?;
-            fsx::ensure_within(&self.dir, &dir)?;
+            fsx::ensure_within(&self.layout.root, &dir)?;
             if fsx::create_new(&path, bytes.as_bytes())? {
                 break path;
             } // else: the same name was just taken (same time, same random); draw again
@@ -237,10 +236,10 @@ impl Inbox {
     /// name, then `shared` (always present).
     pub fn queues(&self) -> Result<Vec<QueueSummary>> {
         let readers = Readers::All(self.marks.load_all()?);
-        scan::queues(&self.dir)?
+        scan::queues(&self.layout)?
             .into_iter()
             .map(|q| {
-                let entries = scan::scan(&self.dir, &q)?;
+                let entries = scan::scan(&self.layout, &q)?;
                 Ok(QueueSummary {
                     agent: q.name().to_string(),
                     total: entries.len(),
@@ -268,13 +267,13 @@ impl Inbox {
                 Readers::Agent(self.marks.load(a)?),
             ),
             None => (
-                scan::queues(&self.dir)?,
+                scan::queues(&self.layout)?,
                 Readers::All(self.marks.load_all()?),
             ),
         };
         let mut rows = Vec::new();
         for q in &queues {
-            for entry in scan::scan(&self.dir, q)? {
+            for entry in scan::scan(&self.layout, q)? {
                 let read = readers.has_read(q, &entry.id);
                 if unread_only && read {
                     continue;
@@ -306,7 +305,7 @@ impl Inbox {
     /// hold that id). Its `read` flag is its owner's (for `shared`: anyone's);
     /// reading marks nothing.
     pub fn read(&self, id: &str) -> Result<Message> {
-        let entry = self.resolve(id, &scan::queues(&self.dir)?)?;
+        let entry = self.resolve(id, &scan::queues(&self.layout)?)?;
         let readers = Readers::All(self.marks.load_all()?);
         scan::read_message(&entry, readers.has_read(&entry.queue, &entry.id))
     }
@@ -319,7 +318,7 @@ impl Inbox {
         let keys = if ids.is_empty() {
             let mut keys = Vec::new();
             for q in &queues {
-                keys.extend(scan::scan(&self.dir, q)?.iter().map(|e| key(q, &e.id)));
+                keys.extend(scan::scan(&self.layout, q)?.iter().map(|e| key(q, &e.id)));
             }
             keys
         } else {
@@ -349,7 +348,7 @@ impl Inbox {
         fsx::check_name("message id", plain)?;
         let mut found: Vec<Entry> = queues
             .iter()
-            .filter_map(|q| scan::find(&self.dir, q, plain))
+            .filter_map(|q| scan::find(&self.layout, q, plain))
             .collect();
         match found.len() {
             0 => Err(unknown(format!("is not in {}", names(&queues)))),

@@ -1,19 +1,20 @@
 //! Agent names and the queues they own.
 //!
 //! Every agent has one inbox, `messages/for_<agent>/`; every agent also
-//! reads `messages/shared/`. Agent names become directory and file names, so
-//! they are checked before any path is built from them.
+//! reads `messages/shared/` (folders named by [`MessagesLayout`]). Agent
+//! names become directory and file names, so they are checked before any
+//! path is built from them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::workspace::{MessagesLayout, QueueDir};
 
 /// The name that addresses the shared queue (`--to shared`); no agent may use it.
 pub const SHARED: &str = "shared";
 /// Longest agent name accepted.
 pub const MAX_AGENT_NAME_BYTES: usize = 64;
-const INBOX_PREFIX: &str = "for_";
 
 /// Check an agent name: 1 to 64 ASCII letters, digits, `-`, `_` or `.`, not
 /// starting with `.` or `-`, no `..`, and not `shared`.
@@ -73,22 +74,20 @@ impl Queue {
         }
     }
 
-    /// The queue's directory under the messages directory.
-    pub fn dir(&self, messages_dir: &Path) -> PathBuf {
-        match self {
-            Queue::Agent(a) => messages_dir.join(format!("{INBOX_PREFIX}{a}")),
-            Queue::Shared => messages_dir.join(SHARED),
-        }
+    /// The queue's directory in `layout`.
+    pub fn dir(&self, layout: &MessagesLayout) -> PathBuf {
+        layout.queue_dir(match self {
+            Queue::Agent(a) => QueueDir::Inbox(a),
+            Queue::Shared => QueueDir::Shared,
+        })
     }
 
     /// The queue a directory name under `messages/` stands for, if any.
     pub fn from_dir_name(name: &str) -> Option<Queue> {
-        if name == SHARED {
-            return Some(Queue::Shared);
+        match MessagesLayout::queue_of_dir_name(name)? {
+            QueueDir::Inbox(agent) => Queue::agent(agent).ok(),
+            QueueDir::Shared => Some(Queue::Shared),
         }
-        let agent = name.strip_prefix(INBOX_PREFIX)?;
-        check_agent(agent).ok()?;
-        Some(Queue::Agent(agent.to_string()))
     }
 
     /// The queues `agent` reads: its inbox, then `shared`.
@@ -119,7 +118,9 @@ mod tests {
 
     #[test]
     fn queue_dirs_round_trip() {
-        let m = Path::new("/p/messages");
+        let m = &MessagesLayout {
+            root: "/p/messages".into(),
+        };
         for q in [Queue::Shared, Queue::agent("codex").unwrap()] {
             let dir = q.dir(m);
             let name = dir.file_name().unwrap().to_str().unwrap();
@@ -127,7 +128,7 @@ mod tests {
         }
         assert_eq!(
             Queue::recipient("codex").unwrap().dir(m),
-            m.join("for_codex")
+            m.root.join("for_codex")
         );
         assert_eq!(Queue::recipient("shared").unwrap(), Queue::Shared);
         for junk in [".read", "for_", "for_a b", "other", "for_shared"] {

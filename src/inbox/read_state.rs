@@ -9,15 +9,15 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::queue::{Queue, check_agent};
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::workspace::MessagesLayout;
 
-const DIR: &str = ".read";
 const VERSION: u32 = 1;
 const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -57,43 +57,38 @@ impl ReadSet {
     }
 }
 
-/// The read marks of every agent under one messages directory.
+/// The read marks of every agent of one messages layout.
 #[derive(Debug, Clone)]
 pub struct ReadMarks {
-    dir: PathBuf,
+    layout: MessagesLayout,
 }
 
 impl ReadMarks {
-    /// The marks kept under `messages_dir`.
-    pub fn new(messages_dir: &Path) -> Self {
-        ReadMarks {
-            dir: messages_dir.join(DIR),
-        }
-    }
-
-    fn file(&self, agent: &str) -> PathBuf {
-        self.dir.join(format!("{agent}.json"))
+    /// The marks kept in `layout`.
+    pub fn new(layout: MessagesLayout) -> Self {
+        ReadMarks { layout }
     }
 
     /// What `agent` has read (nothing if it never marked any).
     pub fn load(&self, agent: &str) -> Result<ReadSet> {
-        Ok(ReadSet::from_keys(
-            self.load_file(&self.file(check_agent(agent)?))?,
-        ))
+        Ok(ReadSet::from_keys(self.load_file(
+            &self.layout.read_marks_file(check_agent(agent)?),
+        )?))
     }
 
     /// What every agent has read.
     pub fn load_all(&self) -> Result<HashMap<String, ReadSet>> {
-        let entries = match std::fs::read_dir(&self.dir) {
+        let dir = self.layout.read_marks_dir();
+        let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-            Err(e) => return Err(Error::io("list", &self.dir, e)),
+            Err(e) => return Err(Error::io("list", &dir, e)),
         };
         let mut all = HashMap::new();
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io("list", &self.dir, e))?;
+            let entry = entry.map_err(|e| Error::io("list", &dir, e))?;
             let name = entry.file_name();
-            let Some(agent) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            let Some(agent) = name.to_str().and_then(MessagesLayout::read_marks_owner) else {
                 continue;
             };
             if check_agent(agent).is_ok() {
@@ -106,9 +101,10 @@ impl ReadMarks {
 
     /// Mark `keys` read for `agent`; returns how many were not read before.
     pub fn mark(&self, agent: &str, keys: impl IntoIterator<Item = String>) -> Result<usize> {
-        let file = self.file(check_agent(agent)?);
-        fsx::create_dir_durable(&self.dir)?;
-        let lock_path = self.dir.join(format!("{agent}.lock"));
+        let agent = check_agent(agent)?;
+        let file = self.layout.read_marks_file(agent);
+        fsx::create_dir_durable(&self.layout.read_marks_dir())?;
+        let lock_path = self.layout.read_marks_lock(agent);
         let lock = File::options()
             .create(true)
             .truncate(false)
@@ -172,7 +168,9 @@ mod tests {
     #[test]
     fn marks_accumulate_and_count_only_new_ones() {
         let dir = tempfile::tempdir().unwrap();
-        let marks = ReadMarks::new(dir.path());
+        let marks = ReadMarks::new(MessagesLayout {
+            root: dir.path().into(),
+        });
         assert_eq!(marks.load("codex").unwrap(), ReadSet::default());
         assert_eq!(
             marks
@@ -200,8 +198,10 @@ mod tests {
     #[test]
     fn corrupt_marks_are_an_error_that_names_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let marks = ReadMarks::new(dir.path());
-        std::fs::create_dir(dir.path().join(DIR)).unwrap();
+        let marks = ReadMarks::new(MessagesLayout {
+            root: dir.path().into(),
+        });
+        std::fs::create_dir(dir.path().join(".read")).unwrap();
         let file = dir.path().join(".read/codex.json");
         std::fs::write(&file, "{not json").unwrap();
         let err = marks.load("codex").unwrap_err().to_string();

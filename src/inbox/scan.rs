@@ -16,6 +16,7 @@ use super::message::{self, MAX_MESSAGE_BYTES, UNKNOWN_SENDER};
 use super::queue::Queue;
 use super::{Message, MessageFlag, MessageSummary};
 use crate::error::{Error, Result};
+use crate::workspace::MessagesLayout;
 
 /// Bytes read from each file to list it.
 pub const PREFIX_BYTES: u64 = 4096;
@@ -44,9 +45,9 @@ impl Entry {
     }
 }
 
-/// The queues present under `messages_dir`: agents' inboxes by name, then `shared`.
-pub fn queues(messages_dir: &Path) -> Result<Vec<Queue>> {
-    let mut found: Vec<Queue> = read_dir(messages_dir)?
+/// The queues present in `layout`: agents' inboxes by name, then `shared`.
+pub fn queues(layout: &MessagesLayout) -> Result<Vec<Queue>> {
+    let mut found: Vec<Queue> = read_dir(&layout.root)?
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| Queue::from_dir_name(e.file_name().to_str()?))
         .filter(|q| *q != Queue::Shared)
@@ -57,8 +58,8 @@ pub fn queues(messages_dir: &Path) -> Result<Vec<Queue>> {
 }
 
 /// Every message file in `queue` (none if its directory does not exist).
-pub fn scan(messages_dir: &Path, queue: &Queue) -> Result<Vec<Entry>> {
-    Ok(read_dir(&queue.dir(messages_dir))?
+pub fn scan(layout: &MessagesLayout, queue: &Queue) -> Result<Vec<Entry>> {
+    Ok(read_dir(&queue.dir(layout))?
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| {
             let name = e.file_name();
@@ -69,8 +70,8 @@ pub fn scan(messages_dir: &Path, queue: &Queue) -> Result<Vec<Entry>> {
 }
 
 /// The message with id `id` in `queue`, if there is one (`<id>.md` first).
-pub fn find(messages_dir: &Path, queue: &Queue, id: &str) -> Option<Entry> {
-    let dir = queue.dir(messages_dir);
+pub fn find(layout: &MessagesLayout, queue: &Queue, id: &str) -> Option<Entry> {
+    let dir = queue.dir(layout);
     [format!("{id}.md"), id.to_string()]
         .into_iter()
         .find(|name| {
@@ -183,15 +184,20 @@ fn unreadable(entry: &Entry, read: bool, error: &std::io::Error) -> MessageSumma
 mod tests {
     use super::*;
 
+    fn layout(dir: &Path) -> MessagesLayout {
+        MessagesLayout { root: dir.into() }
+    }
+
     fn write(dir: &Path, name: &str, content: &[u8]) {
         let q = Queue::agent("codex").unwrap();
-        std::fs::create_dir_all(q.dir(dir)).unwrap();
-        std::fs::write(q.dir(dir).join(name), content).unwrap();
+        std::fs::create_dir_all(q.dir(&layout(dir))).unwrap();
+        std::fs::write(q.dir(&layout(dir)).join(name), content).unwrap();
     }
 
     fn entry(dir: &Path, name: &str, content: &[u8]) -> Entry {
         write(dir, name, content);
-        find(dir, &Queue::agent("codex").unwrap(), message::id_of(name)).unwrap()
+        let q = Queue::agent("codex").unwrap();
+        find(&layout(dir), &q, message::id_of(name)).unwrap()
     }
 
     #[test]
@@ -235,13 +241,10 @@ mod tests {
         std::fs::create_dir(dir.path().join("for_codex/sub")).unwrap();
         std::fs::create_dir(dir.path().join("for_bad name")).unwrap();
         let q = Queue::agent("codex").unwrap();
-        let ids: Vec<_> = scan(dir.path(), &q)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.id)
-            .collect();
+        let l = layout(dir.path());
+        let ids: Vec<_> = scan(&l, &q).unwrap().into_iter().map(|e| e.id).collect();
         assert_eq!(ids, ["a"]);
-        assert_eq!(queues(dir.path()).unwrap(), [q, Queue::Shared]);
-        assert!(find(dir.path(), &Queue::Shared, "a").is_none());
+        assert_eq!(queues(&l).unwrap(), [q, Queue::Shared]);
+        assert!(find(&l, &Queue::Shared, "a").is_none());
     }
 }

@@ -109,7 +109,7 @@ pub fn layer1_months(layout: &MemoryLayout) -> Result<Vec<YearMonth>> {
 /// Whether `month`'s layer-1 folder holds any file named like a note (a
 /// folder holding only other files is left alone, not compacted again and again).
 pub fn has_notes(layout: &MemoryLayout, month: YearMonth) -> bool {
-    std::fs::read_dir(layout.layer1_dir().join(month.to_string())).is_ok_and(|entries| {
+    std::fs::read_dir(layout.layer1_month_dir(month)).is_ok_and(|entries| {
         entries.filter_map(|e| e.ok()).any(|e| {
             e.file_type().is_ok_and(|t| t.is_file())
                 && e.file_name().to_str().and_then(NoteName::parse).is_some()
@@ -235,7 +235,7 @@ impl MonthPlan {
     }
 
     fn build(layout: &MemoryLayout, month: YearMonth, date: NaiveDate) -> Result<MonthPlan> {
-        let dir = layout.layer1_dir().join(month.to_string());
+        let dir = layout.layer1_month_dir(month);
         let mut report = MonthReport {
             month: month.to_string(),
             ..MonthReport::default()
@@ -262,7 +262,7 @@ impl MonthPlan {
         }
         for (tag, mut notes) in by_tag {
             notes.sort_by(|a, b| a.name.cmp(&b.name));
-            let path = layout.layer3_archive(&month.to_string(), &tag);
+            let path = layout.layer3_archive(month, &tag);
             plan.fold_tag(tag, path, notes, month, date);
         }
         plan.report.removed = plan.folded.len(); // what a run would remove
@@ -523,13 +523,13 @@ mod tests {
         assert_eq!(report.appended(), 3);
         assert_eq!(report.removed, 3);
         assert!(!a.parent().unwrap().exists(), "empty month folder removed");
-        let archive = std::fs::read_to_string(l.layer3_archive("2026-09", "codex")).unwrap();
+        let archive = std::fs::read_to_string(l.layer3_archive(month("2026-09"), "codex")).unwrap();
         assert!(archive.starts_with("<!-- agent-handover | layer3 | 2026-11-21 -->\n"));
         let first = archive.find("fixed the parser").unwrap();
         let second = archive.find("second of the day").unwrap();
         assert!(first < second, "notes in date order");
         assert!(archive.contains("<!-- agent-handover | layer1 | 2026-09-01 -->"));
-        assert!(l.layer3_archive("2026-09", "claude").exists());
+        assert!(l.layer3_archive(month("2026-09"), "claude").exists());
     }
 
     #[test]
@@ -545,7 +545,7 @@ mod tests {
         let report = compact_month(&l, month("2026-09"), day("2026-11-22")).unwrap();
         assert_eq!((report.appended(), report.removed), (0, 1));
         assert_eq!(report.archives[0].already_archived, 1);
-        let archive_path = l.layer3_archive("2026-09", "codex");
+        let archive_path = l.layer3_archive(month("2026-09"), "codex");
         let archive = std::fs::read_to_string(&archive_path).unwrap();
         assert_eq!(archive.matches("original").count(), 1);
         // Later, a different note appears under the same name: archived too.
@@ -602,7 +602,8 @@ mod tests {
         let kept = note(&l, "codex-2026-09-01.md", "stays");
         note(&l, "claude-2026-09-01.md", "goes");
         std::fs::create_dir_all(l.layer3_dir()).unwrap();
-        std::os::unix::fs::symlink("/etc/hostname", l.layer3_archive("2026-09", "codex")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", l.layer3_archive(month("2026-09"), "codex"))
+            .unwrap();
         let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
         assert_eq!(report.removed, 1, "{report:?}");
         assert!(report.skipped[0].reason.contains("symlink"), "{report:?}");
@@ -617,7 +618,7 @@ mod tests {
         let plan = MonthPlan::build(&l, month("2026-09"), day("2026-11-21")).unwrap();
         // The archive write "went elsewhere": what is on disk lacks the note.
         std::fs::create_dir_all(l.layer3_dir()).unwrap();
-        std::fs::write(l.layer3_archive("2026-09", "codex"), "other text").unwrap();
+        std::fs::write(l.layer3_archive(month("2026-09"), "codex"), "other text").unwrap();
         assert!(plan.removable().unwrap().is_empty());
         assert!(path.exists());
     }
@@ -655,7 +656,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let l = layout(dir.path());
         note(&l, "codex-2026-09-01.md", "new note");
-        let archive = l.layer3_archive("2026-09", "codex");
+        let archive = l.layer3_archive(month("2026-09"), "codex");
         std::fs::create_dir_all(archive.parent().unwrap()).unwrap();
         std::fs::write(&archive, "written by hand, no header").unwrap();
         compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();

@@ -1,21 +1,21 @@
 //! Every version of `current-state.md`, kept as plain files named
-//! `<UTC time>--<label>--<blob>.md` (label: the run that wrote it, or
-//! `external` for a version found on disk; blob: the first 16 hex digits of
-//! the content's git blob id, so a snapshot and the same version in git are
-//! recognised as one). A version is stored once, keyed by that id, so
-//! retrying a write never duplicates it.
+//! `<UTC time>--<label>--<blob>.md` ([`StateHistoryLayout`]; label: the run
+//! that wrote it, or `external` for a version found on disk; blob: the first
+//! 16 hex digits of the content's git blob id, so a snapshot and the same
+//! version in git are recognised as one). A version is stored once, keyed by
+//! that id, so retrying a write never duplicates it.
 
 use std::path::PathBuf;
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Utc};
 use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::workspace::{StateHistoryLayout, StateVersionName};
 
 /// Label of a version that agent-handover did not write itself.
 pub const EXTERNAL_LABEL: &str = "external";
-const TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
 
 /// One stored version of current-state.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,13 +35,15 @@ pub struct StateVersion {
 /// The history folder of current-state.md.
 #[derive(Debug, Clone)]
 pub struct StateHistory {
-    dir: PathBuf,
+    layout: StateHistoryLayout,
 }
 
 impl StateHistory {
     /// A history kept in `dir` (created on first save).
     pub fn new(dir: PathBuf) -> Self {
-        StateHistory { dir }
+        StateHistory {
+            layout: StateHistoryLayout { dir },
+        }
     }
 
     /// Store `content` unless a version with the same content is already
@@ -56,26 +58,29 @@ impl StateHistory {
         if self.list()?.iter().any(|v| v.hash == hash) {
             return Ok(None);
         }
-        let at = at.unwrap_or_else(Utc::now);
-        let path = self
-            .dir
-            .join(format!("{}--{label}--{hash}.md", at.format(TIME_FORMAT)));
+        let path = self.layout.version_file(&StateVersionName {
+            at: at.unwrap_or_else(Utc::now),
+            label: label.to_string(),
+            hash,
+        });
         fsx::create_new(&path, content.as_bytes())?;
         Ok(Some(path))
     }
 
     /// All versions, newest first.
     pub fn list(&self) -> Result<Vec<StateVersion>> {
-        let entries = match std::fs::read_dir(&self.dir) {
+        let dir = &self.layout.dir;
+        let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("list", &self.dir, e)),
+            Err(e) => return Err(Error::io("list", dir, e)),
         };
         let mut versions: Vec<StateVersion> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
-                let (at, label, hash) = parse_name(&name)?;
+                let StateVersionName { at, label, hash } =
+                    StateHistoryLayout::parse_version_name(&name)?;
                 let size = e.metadata().ok()?.len();
                 Some(StateVersion {
                     path: e.path(),
@@ -111,16 +116,6 @@ pub fn blob_id(content: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn parse_name(name: &str) -> Option<(DateTime<Utc>, String, String)> {
-    let stem = name.strip_suffix(".md")?;
-    let (time, rest) = stem.split_once("--")?;
-    let (label, hash) = rest.rsplit_once("--")?;
-    let at = NaiveDateTime::parse_from_str(time, TIME_FORMAT)
-        .ok()?
-        .and_utc();
-    Some((at, label.to_string(), hash.to_string()))
 }
 
 #[cfg(test)]

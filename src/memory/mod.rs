@@ -11,7 +11,6 @@
 pub mod compact;
 pub mod diff;
 pub mod history;
-pub mod month;
 pub mod note_name;
 pub mod versions;
 
@@ -23,6 +22,10 @@ use crate::error::{Error, Result};
 use crate::fsx;
 use crate::workspace::MemoryLayout;
 use history::StateHistory;
+
+/// The calendar month naming layer-1 folders and layer-3 archives; defined
+/// beside the layout that names them.
+pub use crate::workspace::month;
 
 /// Largest note or state text accepted (and largest memory file read back).
 pub const MAX_MEMORY_FILE_BYTES: u64 = 4 * 1024 * 1024;

@@ -32,19 +32,30 @@ pub mod watch;
 pub mod widgets;
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_handover::Workspace;
+use crossterm::cursor::Show;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::DefaultTerminal;
+use ratatui::backend::CrosstermBackend;
 
 use app::App;
 use keys::KeyMap;
 use theme::Theme;
 
+/// Whether the dashboard holds the terminal (raw mode, alternate screen, mouse capture).
+static TERMINAL_TAKEN: AtomicBool = AtomicBool::new(false);
+
 /// Start the dashboard on `ws`; returns when the user quits.
 ///
 /// Refuses politely when stdin or stdout is not a terminal. The terminal is
-/// restored on quit, on a terminating signal, and on panic.
+/// restored on quit and on a terminating signal; on panic the binary's panic
+/// hook restores it with [`restore_terminal`].
 pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err("the dashboard needs a terminal (run it in a terminal or tmux pane); for scripts use `agent-handover status --json`".into());
@@ -80,23 +91,39 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
         app.toast = Some((warnings.join("; "), true));
     }
 
-    let previous_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(std::io::stdout(), DisableMouseCapture);
-        ratatui::restore();
-        previous_hook(info);
-    }));
-    let mut terminal = ratatui::init();
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())
-        .and_then(|rt| {
-            rt.block_on(runtime::run(&mut terminal, ws, app, opts))
-                .map_err(|e| e.to_string())
-        });
-    let _ = execute!(std::io::stdout(), DisableMouseCapture);
-    ratatui::restore();
+    let result = take_terminal()
+        .and_then(|mut terminal| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(runtime::run(&mut terminal, ws, app, opts))
+        })
+        .map_err(|e| e.to_string());
+    restore_terminal();
     result
+}
+
+/// Raw mode, the alternate screen and mouse capture, and a terminal drawing on stdout.
+fn take_terminal() -> std::io::Result<DefaultTerminal> {
+    TERMINAL_TAKEN.store(true, Ordering::SeqCst);
+    enable_raw_mode()?;
+    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    ratatui::Terminal::new(CrosstermBackend::new(std::io::stdout()))
+}
+
+/// Give the terminal back if the dashboard holds it: raw mode off, mouse
+/// capture off, the alternate screen left, the cursor shown. Returns whether
+/// it held it. Safe from a panic hook, on any thread, and more than once.
+pub fn restore_terminal() -> bool {
+    if !TERMINAL_TAKEN.swap(false, Ordering::SeqCst) {
+        return false;
+    }
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        Show
+    );
+    true
 }

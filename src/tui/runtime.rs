@@ -43,6 +43,7 @@ pub async fn run(
     app.update(Event::Tick(chrono::Utc::now()));
     terminal.draw(|f| view::render(f, &app))?;
     frames.record()?;
+    agent_handover::failpoint::hit("dashboard-drawn");
 
     spawn_input(tx.clone());
     spawn_signals(tx.clone());

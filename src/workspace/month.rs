@@ -1,5 +1,6 @@
 //! [`YearMonth`]: a calendar month, written `YYYY-MM` as in the layer-1 folder
-//! and layer-3 archive names.
+//! and layer-3 archive names (it is part of the layout, hence here; the
+//! memory store re-exports it as `memory::month`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -30,6 +31,12 @@ impl YearMonth {
             year: index.div_euclid(12),
             month: index.rem_euclid(12) as u32 + 1,
         }
+    }
+}
+
+impl From<NaiveDate> for YearMonth {
+    fn from(date: NaiveDate) -> Self {
+        YearMonth::of(date)
     }
 }
 
