@@ -48,10 +48,6 @@ impl StateHistory {
 
     /// Store `content` unless a version with the same content is already
     /// there; returns the new file, or `None` when it was already kept.
-    ///
-    /// A version saved later never sorts before the ones already kept: a
-    /// file's mtime comes from the kernel's coarse clock and can lag a
-    /// version stored a moment earlier, so `at` is raised past the newest.
     pub fn save(
         &self,
         content: &str,
@@ -59,16 +55,11 @@ impl StateHistory {
         at: Option<DateTime<Utc>>,
     ) -> Result<Option<PathBuf>> {
         let hash = blob_id(content)[..16].to_string();
-        let kept = self.list()?;
-        if kept.iter().any(|v| v.hash == hash) {
+        if self.list()?.iter().any(|v| v.hash == hash) {
             return Ok(None);
         }
-        let at = at.unwrap_or_else(Utc::now);
-        let after_newest = kept
-            .first()
-            .map(|newest| newest.at + chrono::Duration::microseconds(1));
         let path = self.layout.version_file(&StateVersionName {
-            at: after_newest.map_or(at, |floor| at.max(floor)),
+            at: at.unwrap_or_else(Utc::now),
             label: label.to_string(),
             hash,
         });

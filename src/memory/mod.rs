@@ -16,7 +16,7 @@ pub mod versions;
 
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::error::{Error, Result};
 use crate::fsx;
@@ -121,9 +121,18 @@ impl MemoryStore {
         self.prepare_dir(path.parent().expect("layer2 has a parent"))?;
         let existing = read_memory_file(&path)?;
         if let Some(old) = &existing {
-            let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-            self.history
-                .save(old, history::EXTERNAL_LABEL, mtime.map(Into::into))?;
+            // The file replaced the newest kept version, so it is newer than
+            // it, even when its mtime (the kernel's coarse clock) lags.
+            let mtime: Option<DateTime<Utc>> = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(Into::into);
+            let newest = self.history.list()?.first().map(|v| v.at);
+            let at = match (mtime, newest) {
+                (Some(m), Some(n)) => Some(m.max(n + chrono::Duration::microseconds(1))),
+                (m, _) => m,
+            };
+            self.history.save(old, history::EXTERNAL_LABEL, at)?;
         }
         self.history.save(&body, run_id, None)?;
         if existing.as_deref() != Some(body.as_str()) {
