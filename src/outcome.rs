@@ -103,6 +103,16 @@ pub enum AfterCrash {
 }
 
 impl AfterCrash {
+    /// The rule of a step that declares only whether it is idempotent:
+    /// re-run it, or leave it to a human.
+    pub fn from_idempotent(idempotent: bool) -> Self {
+        if idempotent {
+            AfterCrash::Rerun
+        } else {
+            AfterCrash::AskHuman
+        }
+    }
+
     /// Whether `resume` may run an interrupted attempt again without a human.
     pub fn resumes_safely(self) -> bool {
         !matches!(self, AfterCrash::AskHuman)

@@ -23,11 +23,7 @@ pub struct CommandStep {
 
 impl Step for CommandStep {
     fn after_crash(&self) -> AfterCrash {
-        if self.idempotent {
-            AfterCrash::Rerun
-        } else {
-            AfterCrash::AskHuman
-        }
+        AfterCrash::from_idempotent(self.idempotent)
     }
 
     fn writes(&self) -> Vec<WrittenDir> {

@@ -15,11 +15,7 @@ pub struct LibraryStep {
 
 impl Step for LibraryStep {
     fn after_crash(&self) -> AfterCrash {
-        if self.idempotent {
-            AfterCrash::Rerun
-        } else {
-            AfterCrash::AskHuman
-        }
+        AfterCrash::from_idempotent(self.idempotent)
     }
 
     fn writes(&self) -> Vec<WrittenDir> {
