@@ -214,6 +214,11 @@ impl Config {
     }
 }
 
+/// The commented `handover.toml` that `init` and `install` write, for agent `tag`.
+pub fn starter(tag: &str) -> String {
+    include_str!("../assets/handover.toml").replace("{tag}", tag)
+}
+
 /// Expand a leading `~` or `~/` to `home`.
 pub fn expand_tilde(raw: &str, home: Option<&Path>) -> PathBuf {
     match (raw.strip_prefix('~'), home) {

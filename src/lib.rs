@@ -16,15 +16,18 @@
 //! # Ok::<(), agent_handover::Error>(())
 //! ```
 
+pub mod activity;
 pub mod adapters;
 pub mod backend;
 pub mod brief;
 pub mod config;
+pub mod draft;
 pub mod engine;
 pub mod error;
 pub mod failpoint;
 pub mod fsx;
 pub mod handoff;
+pub mod hooks;
 pub mod inbox;
 pub mod memory;
 pub mod outcome;

@@ -149,6 +149,21 @@ impl Workspace {
         self.state_dir().join("history").join("current-state")
     }
 
+    /// Drafted handoffs the hooks saved, `drafts/` beside the checkpoint.
+    pub fn drafts_dir(&self) -> PathBuf {
+        self.state_dir().join("drafts")
+    }
+
+    /// Per-session records of the agents' hooks, `sessions/` beside the checkpoint.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.state_dir().join("sessions")
+    }
+
+    /// What `install` changed, to check and undo it: `install.json` beside the checkpoint.
+    pub fn install_record(&self) -> PathBuf {
+        self.state_dir().join("install.json")
+    }
+
     /// The root of the inter-agent message queues, `messages/` ([`MessagesLayout`]).
     pub fn messages_dir(&self) -> PathBuf {
         self.messages.root.clone()

@@ -677,11 +677,12 @@ fn init_writes_a_working_config_and_never_overwrites() {
 fn usage_errors_exit_64_and_help_documents_exit_codes() {
     let p = Project::new(&config(""));
     assert_eq!(p.run(&["frobnicate"]).status.code(), Some(64));
-    assert_eq!(
-        p.run(&["run"]).status.code(),
-        Some(64),
-        "--config is required"
-    );
+    let o = p.run(&["run"]);
+    assert_eq!(o.status.code(), Some(78), "no note: a config error");
+    assert!(stderr(&o).contains("no session note"), "{}", stderr(&o));
+    let o = p.run(&["run", "--note", "./handover.toml is the default config"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.notes().len(), 1);
     let help = p.run(&["--help"]);
     assert!(help.status.success());
     assert!(

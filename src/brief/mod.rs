@@ -170,17 +170,20 @@ fn without_memory_header(text: &str) -> &str {
     }
 }
 
-/// The last step: carry on, and hand over at the end.
+/// The last step: carry on, and hand over at the end (from a saved draft
+/// when a hook left one that no handover has used yet).
 fn finish_step(ws: &Workspace, agent: &str) -> String {
-    match &ws.config_path {
-        Some(config) => format!(
-            "Continue from the current state. At session end: `agent-handover run --config {} --note \"what you did\" --current-state \"where things stand, what is next\"`.",
-            relative(ws, config).display()
-        ),
-        None => format!(
-            "Continue from the current state. To hand over at session end, set up once with `agent-handover init --tag {agent}`, then `agent-handover run --config handover.toml --note \"what you did\"`."
-        ),
+    if let Ok(Some(saved)) = crate::draft::pending(ws) {
+        let path = relative(ws, &saved.path).display().to_string();
+        return format!(
+            "A draft handoff from {} ({}) is at {path}: it holds what the last session measured. At session end, complete it (replace every TODO) and hand over with `agent-handover run --note-file {path}`.",
+            saved.saved_at.format("%Y-%m-%d %H:%M UTC"),
+            saved.trigger
+        );
     }
+    format!(
+        "Continue from the current state. At session end: `agent-handover draft --agent {agent} -o .agent-handover/handoff.md`, replace every TODO in it, then `agent-handover run --note-file .agent-handover/handoff.md`."
+    )
 }
 
 /// `path` relative to the project root when it is inside it.

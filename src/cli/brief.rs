@@ -1,7 +1,9 @@
-//! `brief`: the session-start brief, Markdown for the agent or `--json`.
+//! `brief`: the session-start brief, Markdown for the agent, `--json`, or an
+//! agent's hook envelope (`--format <agent>`).
 
-use agent_handover::Result;
+use agent_handover::adapters::{self, ADAPTERS};
 use agent_handover::brief::{self, DEFAULT_MAX_TOKENS};
+use agent_handover::{Error, Result};
 use clap::Args;
 
 use super::Target;
@@ -18,6 +20,10 @@ pub struct BriefArgs {
     /// Token budget (about 4 characters a token); the least important parts are cut first.
     #[arg(long, default_value_t = DEFAULT_MAX_TOKENS, value_name = "N")]
     max_tokens: usize,
+    /// `markdown`, `json`, or an agent's name: the brief in that agent's
+    /// session-start envelope and under its size cap (what its hook prints).
+    #[arg(long, default_value = "markdown", value_name = "FORMAT")]
+    format: String,
     #[command(flatten)]
     target: Target,
 }
@@ -26,7 +32,29 @@ pub struct BriefArgs {
 /// hooks feed it to the agent.
 pub fn brief(args: &BriefArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
-    let brief = brief::brief(&ws, &agent_or_tag(&args.agent, &ws), args.max_tokens)?;
-    out.emit(&brief, || print!("{}", brief.to_markdown()));
+    let agent = agent_or_tag(&args.agent, &ws);
+    match args.format.as_str() {
+        "markdown" | "json" => {
+            let brief = brief::brief(&ws, &agent, args.max_tokens)?;
+            let json = Output {
+                json: out.json || args.format == "json",
+            };
+            json.emit(&brief, || print!("{}", brief.to_markdown()));
+        }
+        name => {
+            let adapter = adapters::find(name).map_err(|_| {
+                let names: Vec<&str> = ADAPTERS.iter().map(|a| a.name).collect();
+                Error::config(
+                    None,
+                    format!(
+                        "--format {name:?} is not a format\n  fix: use markdown, json or an agent: {}",
+                        names.join(", ")
+                    ),
+                )
+            })?;
+            let text = agent_handover::hooks::brief_within(&ws, &agent, adapter.protocol.start_cap_chars);
+            print!("{}", adapter.protocol.start.wrap(&text));
+        }
+    }
     Ok(exit::OK)
 }

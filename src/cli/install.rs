@@ -1,7 +1,9 @@
-//! `install <agent>`: put the session-start bootstrap where the agent reads it.
+//! `install <agent>`: put the instructions, hooks and MCP registration where
+//! the agent reads them; `--check` says whether they are still in place,
+//! `--remove` takes them out again.
 
 use agent_handover::Result;
-use agent_handover::adapters::{self, AgentKind, Change};
+use agent_handover::adapters::{self, ADAPTERS, Adapter, Change};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde_json::json;
@@ -12,38 +14,84 @@ use super::output::Output;
 
 /// Arguments of `install`.
 #[derive(Debug, Args)]
+#[command(after_help = "Every agent also gets a handover.toml when the project has none. \
+    Installing twice changes nothing; `--remove` puts each file back as it was \
+    (byte for byte when nothing else changed it). The README has a section per agent.")]
 pub struct InstallArgs {
-    /// codex, opencode: AGENTS.md; claude: CLAUDE.md and a SessionStart hook in
-    /// .claude/settings.json; cline: .clinerules/00-agent-handover.md.
+    /// The agent.
     #[arg(value_parser = agent_parser())]
-    agent: AgentKind,
+    agent: &'static Adapter,
+    /// Only report whether each file still holds what install would write (exit 1 if not).
+    #[arg(long, conflicts_with = "remove")]
+    check: bool,
+    /// Take the agent's instructions, hooks and MCP registration out again.
+    #[arg(long)]
+    remove: bool,
     #[command(flatten)]
     target: Target,
 }
 
-/// Accepts the names of [`AgentKind::ALL`], listing each with its summary in `--help`.
-fn agent_parser() -> impl TypedValueParser<Value = AgentKind> {
-    let names = AgentKind::ALL.map(|a| PossibleValue::new(a.name()).help(a.summary()));
+/// Accepts the adapters' names, listing each with its summary in `--help`.
+fn agent_parser() -> impl TypedValueParser<Value = &'static Adapter> {
+    let names: Vec<PossibleValue> = ADAPTERS
+        .iter()
+        .map(|a| PossibleValue::new(a.name).help(a.summary()))
+        .collect();
     PossibleValuesParser::new(names).map(|name| {
-        name.parse::<AgentKind>()
-            .expect("the parser accepts only the agents' names")
+        adapters::find(&name).expect("the parser accepts only the adapters' names")
     })
 }
 
-/// `install`: idempotent; prints what each file went through.
+/// `install`, `install --check`, `install --remove`.
 pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
-    let files = adapters::install(&ws, args.agent)?;
-    out.emit(&json!({ "agent": args.agent, "files": files }), || {
-        for f in &files {
-            let what = match f.change {
-                Change::Created => "created",
-                Change::Updated => "updated",
-                Change::Unchanged => "unchanged",
-            };
-            let path = f.path.strip_prefix(&ws.root).unwrap_or(&f.path);
-            println!("{what:<9}  {}", path.display());
-        }
-    });
+    let agent = args.agent;
+    if args.check {
+        let files = adapters::check(&ws, agent)?;
+        let ok = files.iter().all(|f| f.state == "installed");
+        out.emit(
+            &json!({ "agent": agent.name, "installed": ok, "files": files }),
+            || {
+                for f in &files {
+                    println!("{:<9}  {}", f.state, f.path.display());
+                }
+                if !ok {
+                    println!("run `agent-handover install {}` to bring it up to date", agent.name);
+                }
+            },
+        );
+        return Ok(if ok { exit::OK } else { exit::FAILED });
+    }
+    let files = if args.remove {
+        adapters::remove(&ws, agent)?
+    } else {
+        adapters::install(&ws, agent)?
+    };
+    let changed = files.iter().any(|f| f.change != Change::Unchanged);
+    out.emit(
+        &json!({ "agent": agent.name, "removed": args.remove, "changed": changed, "files": files }),
+        || {
+            for f in &files {
+                let what = match f.change {
+                    Change::Created => "created",
+                    Change::Updated => "updated",
+                    Change::Unchanged => "unchanged",
+                    Change::Restored => "restored",
+                    Change::Deleted => "deleted",
+                    Change::Kept => "kept",
+                };
+                println!("{what:<9}  {}", f.path.display());
+            }
+            match (args.remove, changed) {
+                (false, false) => println!("{} was already installed: nothing changed", agent.title),
+                (true, false) => println!("{} was not installed: nothing changed", agent.title),
+                (false, true) => println!(
+                    "{} installed; check with `agent-handover install --check {}`",
+                    agent.title, agent.name
+                ),
+                (true, true) => println!("{} removed", agent.title),
+            }
+        },
+    );
     Ok(exit::OK)
 }

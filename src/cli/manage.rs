@@ -12,9 +12,6 @@ use super::Target;
 use super::exit;
 use super::output::Output;
 
-/// The commented config `init` writes.
-const CONFIG_TEMPLATE: &str = include_str!("../../assets/handover.toml");
-
 /// `abandon`: give up the interrupted run, keeping its record.
 pub fn abandon(target: &Target, reason: Option<&str>, out: Output) -> Result<u8> {
     let cp = Engine::new(target.workspace()?).abandon(reason)?;
@@ -76,7 +73,7 @@ pub struct InitArgs {
 /// `init`: write a commented handover.toml; never overwrites.
 pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
     agent_handover::memory::file_tag(&args.tag)?;
-    let body = CONFIG_TEMPLATE.replace("{tag}", &args.tag);
+    let body = agent_handover::config::starter(&args.tag);
     if !fsx::create_new(&args.path, body.as_bytes())? {
         return Err(Error::config(
             Some(&args.path),
@@ -99,7 +96,7 @@ mod tests {
 
     #[test]
     fn template_is_a_valid_config_without_warnings() {
-        let text = CONFIG_TEMPLATE.replace("{tag}", "codex");
+        let text = agent_handover::config::starter("codex");
         let (config, warnings) = agent_handover::config::Config::parse(&text, None).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(config.handover.tag.as_deref(), Some("codex"));

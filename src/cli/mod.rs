@@ -5,7 +5,9 @@ mod brief;
 mod compact;
 #[cfg(feature = "dashboard")]
 mod demo;
+mod draft;
 mod exit;
+mod hook;
 mod inbox;
 mod inspect;
 mod install;
@@ -146,8 +148,12 @@ enum Command {
         #[command(subcommand)]
         command: inbox::InboxCommand,
     },
-    /// Put the session-start bootstrap where an agent reads it (idempotent).
+    /// Install an agent's instructions, hooks and MCP server (idempotent; --check, --remove).
     Install(install::InstallArgs),
+    /// A pre-filled handoff (commits, changed files, metrics, carried-over items) to complete.
+    Draft(draft::DraftArgs),
+    /// Run by the agents' installed hooks: reads the agent's JSON on stdin, always exits 0.
+    Hook(hook::HookArgs),
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
     /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
@@ -214,6 +220,8 @@ pub fn main() -> ExitCode {
         Command::Brief(args) => brief::brief(&args, out),
         Command::Inbox { command } => inbox::inbox(&command, out),
         Command::Install(args) => install::install(&args, out),
+        Command::Draft(args) => draft::draft(&args, out),
+        Command::Hook(args) => Ok(hook::hook(&args)),
         Command::Init(args) => manage::init(&args, out),
         #[cfg(feature = "dashboard")]
         Command::Dashboard(target) => dashboard(&target),

@@ -16,9 +16,9 @@ use super::output::Output;
 /// Arguments of `run` (0.5.1's flags, plus note files).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The handover config (TOML).
+    /// The handover config (TOML) [default: ./handover.toml if it exists].
     #[arg(long, value_name = "FILE")]
-    config: PathBuf,
+    config: Option<PathBuf>,
     /// Session note; overrides [note].session.
     #[arg(long, conflicts_with = "note_file")]
     note: Option<String>,
@@ -45,7 +45,7 @@ pub struct RunArgs {
 /// `run`: execute the handover the config describes.
 pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     let ws = Workspace::resolve(WorkspaceOptions {
-        config: Some(args.config.clone()),
+        config: args.config.clone(),
         checkpoint: args.checkpoint.clone(),
         ..Default::default()
     })?;

@@ -111,6 +111,25 @@ pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<C
     Ok(current.map(Ok).into_iter().chain(archived))
 }
 
+/// When the newest completed handover finished; `None` if none ever did.
+pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+    for run in runs_newest_first(ws)? {
+        let run = run?;
+        if run.status != RunStatus::Completed {
+            continue;
+        }
+        let finished = run.finished_at.as_deref().and_then(|t| {
+            chrono::DateTime::parse_from_rfc3339(t)
+                .ok()
+                .map(|t| t.with_timezone(&chrono::Utc))
+        });
+        if finished.is_some() {
+            return Ok(finished);
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
