@@ -138,6 +138,9 @@ pub fn remove(existing: &str, style: Comment, agent: &str, path: &Path) -> Resul
     }
     if existing[..start].ends_with("\n\n") {
         start -= 1;
+    } else if start == 0 && existing[end..].starts_with('\n') {
+        // First in the file: the blank line after it went in with the next block.
+        end += 1;
     }
     Ok(Some(format!("{}{}", &existing[..start], &existing[end..])))
 }

@@ -115,8 +115,9 @@ pub fn merge(existing: Option<&str>, wanted: &HookEntries, path: &Path) -> Resul
 }
 
 /// The settings text without our hooks (`None`: there were none); events
-/// and the `hooks` object left empty are dropped.
-pub fn remove(existing: &str, path: &Path) -> Result<Option<String>> {
+/// and the `hooks` object left empty are dropped, and with them the
+/// `required_top` keys when nothing else is left.
+pub fn remove(existing: &str, required_top: &[&str], path: &Path) -> Result<Option<String>> {
     let mut settings = parse(Some(existing), path)?;
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return Ok(None);
@@ -136,6 +137,10 @@ pub fn remove(existing: &str, path: &Path) -> Result<Option<String>> {
         && let Some(top) = settings.as_object_mut()
     {
         top.remove("hooks");
+        // What is left only because a hooks file needs it goes with the hooks.
+        if top.keys().all(|k| required_top.contains(&k.as_str())) {
+            top.clear();
+        }
     }
     Ok(Some(to_text(&settings)))
 }
@@ -238,15 +243,22 @@ mod tests {
         let v: Value = serde_json::from_str(&v2).unwrap();
         assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2, "replaced, not added");
         assert_eq!(merge(Some(&v2), &wanted("agent-handover hook v2"), p()).unwrap(), v2);
-        let back: Value = serde_json::from_str(&remove(&v2, p()).unwrap().unwrap()).unwrap();
+        let back: Value = serde_json::from_str(&remove(&v2, &[], p()).unwrap().unwrap()).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(user).unwrap());
-        assert_eq!(remove(user, p()).unwrap(), None);
+        assert_eq!(remove(user, &[], p()).unwrap(), None);
     }
 
     #[test]
     fn removing_from_a_file_we_created_leaves_an_empty_object() {
+        let flat = HookEntries {
+            required_top: vec![("version", json!(1))],
+            events: vec![("stop", json!({"command": "agent-handover hook stop"}))],
+        };
+        let ours = merge(None, &flat, p()).unwrap();
+        assert!(ours.contains("\"version\": 1"), "{ours}");
+        assert_eq!(remove(&ours, &["version"], p()).unwrap().unwrap(), "{}\n");
         let ours = merge(None, &wanted("agent-handover hook x"), p()).unwrap();
-        assert_eq!(remove(&ours, p()).unwrap().unwrap(), "{}\n");
+        assert_eq!(remove(&ours, &[], p()).unwrap().unwrap(), "{}\n");
     }
 
     #[test]

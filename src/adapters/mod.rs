@@ -262,22 +262,33 @@ impl Adapter {
             path: path.to_string(),
             comment: Comment::Html,
             body,
+            also: None,
         };
         match &self.instructions {
             Instructions::Block { path } | Instructions::AiderConventions { path, .. } => {
                 block(path, self.bootstrap())
             }
             Instructions::ClaudeMd => {
+                // An import of the user's own, outside our block, is enough.
                 let claude_md = std::fs::read_to_string(ws.claude_md()).unwrap_or_default();
-                let imported = claude_md
-                    .lines()
-                    .any(|l| l.trim() == "@AGENTS.md" && !l.contains("agent-handover"));
-                let import = if ws.agents_md().exists() && !imported {
-                    "@AGENTS.md\n\n"
+                let outside = block::remove(&claude_md, Comment::Html, self.name, Path::new("CLAUDE.md"))
+                    .ok()
+                    .flatten()
+                    .unwrap_or(claude_md);
+                let imported = outside.lines().any(|l| l.trim() == "@AGENTS.md");
+                let plain = self.bootstrap();
+                let importing = format!("@AGENTS.md\n\n{plain}");
+                let (body, also) = if ws.agents_md().exists() && !imported {
+                    (importing, plain)
                 } else {
-                    ""
+                    (plain, importing)
                 };
-                block("CLAUDE.md", format!("{import}{}", self.bootstrap()))
+                Part::Block {
+                    path: "CLAUDE.md".into(),
+                    comment: Comment::Html,
+                    body,
+                    also: Some(also),
+                }
             }
             Instructions::ClineRules => {
                 let rules = ws.cline_rules_file();
@@ -410,6 +421,7 @@ impl Adapter {
             McpSetup::CodexToml { path } => Part::Block {
                 path: path.to_string(),
                 comment: Comment::Hash,
+                also: None,
                 body: format!(
                     "[mcp_servers.{MCP_SERVER_NAME}]\ncommand = \"agent-handover\"\nargs = [\"mcp\"]\n"
                 ),

@@ -23,6 +23,9 @@ pub enum Part {
         comment: Comment,
         /// The block's text, ending with a newline.
         body: String,
+        /// Another text that counts as installed too (Claude Code's block
+        /// with or without the `@AGENTS.md` import that depends on the project).
+        also: Option<String>,
     },
     /// A file that is agent-handover's alone.
     Owned {
@@ -94,7 +97,14 @@ impl Part {
     /// Whether `existing` already holds this part exactly.
     pub fn holds(&self, agent: &str, existing: &str) -> bool {
         match self {
-            Part::Block { comment, body, .. } => block::holds(existing, *comment, agent, body),
+            Part::Block {
+                comment, body, also, ..
+            } => {
+                block::holds(existing, *comment, agent, body)
+                    || also
+                        .as_ref()
+                        .is_some_and(|b| block::holds(existing, *comment, agent, b))
+            }
             Part::Owned { text, .. } => existing == text,
             Part::JsonHooks { entries, .. } => json_hooks::holds(existing, entries),
             Part::JsonEntry {
@@ -110,7 +120,10 @@ impl Part {
         match self {
             Part::Block { comment, .. } => block::remove(existing, *comment, agent, file),
             Part::Owned { .. } => Ok(Some(String::new())),
-            Part::JsonHooks { .. } => json_hooks::remove(existing, file),
+            Part::JsonHooks { entries, .. } => {
+                let top: Vec<&str> = entries.required_top.iter().map(|(k, _)| *k).collect();
+                json_hooks::remove(existing, &top, file)
+            }
             Part::JsonEntry { parent, key, .. } => {
                 json_hooks::remove_entry(existing, parent, key, file)
             }
@@ -132,7 +145,8 @@ impl Part {
                 };
                 a == b || parse(a).is_some_and(|x| Some(x) == parse(b))
             }
-            _ => a == b,
+            // Only the blank lines around a block can differ from the original.
+            _ => a.trim_end() == b.trim_end(),
         }
     }
 }

@@ -7,6 +7,7 @@ use agent_handover::{
     Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
     plan_from_config,
 };
+use agent_handover::handoff::{self, LintContext};
 use clap::Args;
 
 use super::Target;
@@ -60,6 +61,9 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;
+    if request.quality_gate.is_none() {
+        warn_about_quality(&ws, &request.inputs, today);
+    }
     let report = Engine::new(ws).start(request)?;
     out.emit(&report, || {
         if let Some(prev) = &report.finished_previous {
@@ -72,6 +76,23 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         println!("handover steps executed: {}", joined(&report.executed));
     });
     Ok(exit::OK)
+}
+
+/// Lint the handoff on the way and say what it lacks (on stderr); only a
+/// configured `min_score` refuses one.
+fn warn_about_quality(ws: &Workspace, inputs: &agent_handover::Inputs, today: chrono::NaiveDate) {
+    let Some(text) = inputs.current_state.as_ref().or(inputs.session_note.as_ref()) else {
+        return;
+    };
+    let ctx = LintContext::for_workspace(ws);
+    let report = handoff::lint(&(agent_handover::memory::header(2, today) + text), &ctx);
+    if !report.findings.is_empty() {
+        eprintln!(
+            "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
+            report.score,
+            report.summary(3)
+        );
+    }
 }
 
 /// `resume`: finish the interrupted handover.

@@ -1,0 +1,796 @@
+//! Every agent end to end: `install` into a fresh git repository without a
+//! handover.toml, then each installed hook run exactly as the agent runs it
+//! (the documented stdin JSON, environment and working directory; sources
+//! beside each adapter in src/adapters/table.rs), then the printed
+//! instructions followed literally until `check` reports the handover done.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+/// The brief cap Claude Code documents (10,000 characters); every agent's
+/// start context stays under it.
+const CAP: usize = 10_000;
+
+/// A throwaway git repository with a HOME of its own.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("agent-handover")
+}
+
+/// `$PATH` with the binary under test first.
+fn path_with_bin() -> OsString {
+    let dir = bin().parent().unwrap().to_path_buf();
+    std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap()
+}
+
+/// `$PATH` without any directory holding an `agent-handover`.
+fn path_without_bin() -> OsString {
+    let dirs = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("agent-handover").exists())
+        .collect::<Vec<_>>();
+    std::env::join_paths(dirs).unwrap()
+}
+
+impl Repo {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        let repo = Repo { dir };
+        let git = Command::new("git")
+            .args(["init", "-q", "-b", "main"])
+            .current_dir(repo.root())
+            .output()
+            .unwrap();
+        assert!(git.status.success());
+        repo
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("repo")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// A command run with this repository's HOME and no inherited agent variables.
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>, cwd: &Path, with_bin: bool) -> Command {
+        let mut c = Command::new(program);
+        c.current_dir(cwd)
+            .env("HOME", self.dir.path().join("home"))
+            .env("PATH", if with_bin { path_with_bin() } else { path_without_bin() })
+            .env("NO_COLOR", "1");
+        for var in [
+            "AGENT_HANDOVER_CHECKPOINT",
+            "AGENT_HANDOVER_AGENT",
+            "CLAUDE_PROJECT_DIR",
+            "GEMINI_PROJECT_DIR",
+            "CURSOR_PROJECT_DIR",
+            "TMUX_PANE",
+        ] {
+            c.env_remove(var);
+        }
+        c
+    }
+
+    /// `agent-handover <args>` in the repository.
+    fn ah(&self, args: &[&str]) -> Output {
+        self.command(bin(), &self.root(), true).args(args).output().unwrap()
+    }
+
+    /// Run `cmd` through `shell -c` in `cwd` with `stdin` and `env`, as an agent runs a hook.
+    fn run_shell(
+        &self,
+        shell: &str,
+        cmd: &str,
+        stdin: &str,
+        env: &[(String, String)],
+        cwd: &Path,
+        with_bin: bool,
+    ) -> Output {
+        let mut c = self.command(shell, cwd, with_bin);
+        c.args(["-c", cmd]);
+        feed(c, stdin, env)
+    }
+
+    /// The drafts saved so far.
+    fn drafts(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path(".agent-handover/drafts"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Exit code of `agent-handover check`.
+    fn check(&self) -> i32 {
+        self.ah(&["check"]).status.code().unwrap()
+    }
+}
+
+fn feed(mut c: Command, stdin: &str, env: &[(String, String)]) -> Output {
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hook that does not read its input (the fallback when the binary is
+    // missing) may exit before it is written: agents ignore that, so do we.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The four moments an agent reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Moment {
+    Start,
+    Stop { continued: bool },
+    PreCompact,
+    End,
+}
+
+/// How an agent wires and feeds its hooks, per its documentation.
+struct Wire {
+    agent: &'static str,
+    /// The hooks file and how commands sit in it.
+    layout: Layout,
+    /// The agent's event name for each moment.
+    event: fn(Moment) -> &'static str,
+    /// The documented stdin for a moment.
+    stdin: fn(Moment, &Path) -> Value,
+    /// The documented environment.
+    env: fn(&Path) -> Vec<(String, String)>,
+    /// The working directory the agent runs hooks in (relative to the root).
+    cwd: &'static str,
+    /// The start context out of the start hook's stdout.
+    context: fn(&str) -> String,
+    /// The request to hand over out of the stop hook's stdout, if it asks.
+    ask: fn(&str) -> Option<String>,
+}
+
+enum Layout {
+    /// `{"hooks": {Event: [{matcher?, hooks: [{command}]}]}}`.
+    Nested(&'static str),
+    /// `{"version": 1, "hooks": {event: [{<key>: command}]}}`, run by `shell`.
+    Flat(&'static str, &'static str, &'static str),
+    /// One executable per event in a directory.
+    Scripts(&'static str),
+}
+
+impl Wire {
+    /// Run the installed hook for `moment` exactly as the agent does.
+    fn fire(&self, repo: &Repo, moment: Moment, with_bin: bool) -> Output {
+        let root = repo.root();
+        let cwd = root.join(self.cwd);
+        std::fs::create_dir_all(&cwd).unwrap();
+        let stdin = (self.stdin)(moment, &root).to_string();
+        let env = (self.env)(&root);
+        let event = (self.event)(moment);
+        match self.layout {
+            Layout::Nested(file) => {
+                let settings: Value = serde_json::from_str(&repo.read(file)).unwrap();
+                let cmd = settings["hooks"][event]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{}: no {event} hooks in {file}", self.agent))
+                    .iter()
+                    .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+                    .find_map(|h| h["command"].as_str().filter(|c| c.contains("agent-handover")))
+                    .unwrap()
+                    .to_string();
+                repo.run_shell("sh", &cmd, &stdin, &env, &cwd, with_bin)
+            }
+            Layout::Flat(file, key, shell) => {
+                let settings: Value = serde_json::from_str(&repo.read(file)).unwrap();
+                assert_eq!(settings["version"], 1, "{file} needs version 1");
+                let cmd = settings["hooks"][event][0][key].as_str().unwrap().to_string();
+                repo.run_shell(shell, &cmd, &stdin, &env, &cwd, with_bin)
+            }
+            Layout::Scripts(dir) => {
+                let script = root.join(dir).join(event);
+                feed(repo.command(&script, &cwd, with_bin), &stdin, &env)
+            }
+        }
+    }
+}
+
+fn pointer(out: &str, ptr: &str) -> Option<String> {
+    serde_json::from_str::<Value>(out)
+        .ok()?
+        .pointer(ptr)?
+        .as_str()
+        .map(str::to_string)
+}
+
+fn hook_specific(out: &str) -> String {
+    pointer(out, "/hookSpecificOutput/additionalContext").unwrap_or_else(|| panic!("not the envelope: {out}"))
+}
+
+fn decision(out: &str, word: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(out).unwrap_or_else(|_| panic!("stop output is not JSON: {out:?}"));
+    (v["decision"] == word).then(|| v["reason"].as_str().unwrap().to_string())
+}
+
+fn root_str(root: &Path) -> String {
+    root.display().to_string()
+}
+
+const SESSION: &str = "8f1b2c3d-0000-4000-8000-000000000001";
+
+fn claude() -> Wire {
+    Wire {
+        agent: "claude",
+        layout: Layout::Nested(".claude/settings.json"),
+        event: |m| match m {
+            Moment::Start => "SessionStart",
+            Moment::Stop { .. } => "Stop",
+            Moment::PreCompact => "PreCompact",
+            Moment::End => "SessionEnd",
+        },
+        stdin: |m, root| {
+            let base = json!({"session_id": SESSION, "transcript_path": "/home/u/.claude/projects/p/x.jsonl", "cwd": root_str(root)});
+            let mut v = base.as_object().unwrap().clone();
+            let extra = match m {
+                Moment::Start => json!({"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-5"}),
+                Moment::Stop { continued } => json!({"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": continued, "last_assistant_message": "I've added the parser.", "background_tasks": [], "session_crons": []}),
+                Moment::PreCompact => json!({"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}),
+                Moment::End => json!({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}),
+            };
+            v.extend(extra.as_object().unwrap().clone());
+            Value::Object(v)
+        },
+        env: |root| vec![("CLAUDE_PROJECT_DIR".into(), root_str(root))],
+        cwd: "",
+        context: hook_specific,
+        ask: |out| decision(out, "block"),
+    }
+}
+
+fn codex() -> Wire {
+    Wire {
+        agent: "codex",
+        layout: Layout::Nested(".codex/hooks.json"),
+        event: |m| match m {
+            Moment::Start => "SessionStart",
+            Moment::Stop { .. } => "Stop",
+            Moment::PreCompact => "PreCompact",
+            Moment::End => "SessionEnd",
+        },
+        stdin: |m, root| {
+            // Codex runs hooks in the session cwd, which may be a subdirectory.
+            let cwd = root_str(&root.join("src"));
+            match m {
+                Moment::Start => json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionStart", "model": "gpt-5.5-codex", "permission_mode": "default", "source": "startup"}),
+                Moment::Stop { continued } => json!({"session_id": SESSION, "turn_id": "t-1", "transcript_path": null, "cwd": cwd, "hook_event_name": "Stop", "model": "gpt-5.5-codex", "permission_mode": "default", "stop_hook_active": continued, "last_assistant_message": "Done."}),
+                Moment::PreCompact => json!({"session_id": SESSION, "turn_id": "t-2", "transcript_path": null, "cwd": cwd, "hook_event_name": "PreCompact", "model": "gpt-5.5-codex", "trigger": "auto"}),
+                Moment::End => json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "other"}),
+            }
+        },
+        env: |_| vec![],
+        cwd: "src",
+        context: hook_specific,
+        ask: |out| decision(out, "block"),
+    }
+}
+
+fn gemini() -> Wire {
+    Wire {
+        agent: "gemini",
+        layout: Layout::Nested(".gemini/settings.json"),
+        event: |m| match m {
+            Moment::Start => "SessionStart",
+            Moment::Stop { .. } => "AfterAgent",
+            Moment::PreCompact => "PreCompress",
+            Moment::End => "SessionEnd",
+        },
+        stdin: |m, root| {
+            let mut v = json!({"session_id": SESSION, "transcript_path": "/home/u/.gemini/tmp/chats/s.json", "cwd": root_str(root), "timestamp": "2026-11-23T10:00:00.000Z"});
+            let extra = match m {
+                Moment::Start => json!({"hook_event_name": "SessionStart", "source": "startup"}),
+                Moment::Stop { continued } => json!({"hook_event_name": "AfterAgent", "prompt": "add a parser", "prompt_response": "Added it.", "stop_hook_active": continued}),
+                Moment::PreCompact => json!({"hook_event_name": "PreCompress", "trigger": "auto"}),
+                Moment::End => json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
+            };
+            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v
+        },
+        env: |root| {
+            let r = root_str(root);
+            vec![
+                ("GEMINI_PROJECT_DIR".into(), r.clone()),
+                ("GEMINI_CWD".into(), r.clone()),
+                ("GEMINI_SESSION_ID".into(), SESSION.into()),
+                ("CLAUDE_PROJECT_DIR".into(), r),
+            ]
+        },
+        cwd: "",
+        context: hook_specific,
+        ask: |out| decision(out, "deny"),
+    }
+}
+
+fn cursor() -> Wire {
+    Wire {
+        agent: "cursor",
+        layout: Layout::Flat(".cursor/hooks.json", "command", "sh"),
+        event: |m| match m {
+            Moment::Start => "sessionStart",
+            Moment::Stop { .. } => "stop",
+            Moment::PreCompact => "preCompact",
+            Moment::End => "sessionEnd",
+        },
+        stdin: |m, root| {
+            let mut v = json!({"conversation_id": SESSION, "generation_id": "g-1", "model": "gpt-5", "hook_event_name": "", "cursor_version": "3.1.0", "workspace_roots": [root_str(root)], "user_email": "u@example.com", "transcript_path": null});
+            let extra = match m {
+                Moment::Start => json!({"hook_event_name": "sessionStart", "session_id": SESSION, "is_background_agent": false, "composer_mode": "agent"}),
+                Moment::Stop { continued } => json!({"hook_event_name": "stop", "status": "completed", "loop_count": if continued { 1 } else { 0 }}),
+                Moment::PreCompact => json!({"hook_event_name": "preCompact", "trigger": "auto", "context_usage_percent": 91, "context_tokens": 180000, "context_window_size": 200000, "message_count": 80, "messages_to_compact": 60, "is_first_compaction": true}),
+                Moment::End => json!({"hook_event_name": "sessionEnd", "session_id": SESSION, "reason": "completed", "duration_ms": 60000, "is_background_agent": false, "final_status": "completed"}),
+            };
+            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v
+        },
+        env: |root| {
+            vec![
+                ("CURSOR_PROJECT_DIR".into(), root_str(root)),
+                ("CURSOR_VERSION".into(), "3.1.0".into()),
+                ("CLAUDE_PROJECT_DIR".into(), root_str(root)),
+            ]
+        },
+        cwd: "",
+        context: |out| pointer(out, "/additional_context").unwrap_or_else(|| panic!("{out}")),
+        ask: |out| pointer(out, "/followup_message"),
+    }
+}
+
+fn copilot() -> Wire {
+    Wire {
+        agent: "copilot",
+        layout: Layout::Flat(".github/hooks/agent-handover.json", "bash", "bash"),
+        event: |m| match m {
+            Moment::Start => "sessionStart",
+            Moment::Stop { .. } => "agentStop",
+            Moment::PreCompact => "preCompact",
+            Moment::End => "sessionEnd",
+        },
+        stdin: |m, root| {
+            let cwd = root_str(root);
+            match m {
+                Moment::Start => json!({"sessionId": SESSION, "timestamp": 1_795_000_000_000u64, "cwd": cwd, "source": "new", "initialPrompt": "add a parser"}),
+                Moment::Stop { continued } => json!({"sessionId": SESSION, "timestamp": 1_795_000_100_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "stopReason": "end_turn", "stop_hook_active": continued}),
+                Moment::PreCompact => json!({"sessionId": SESSION, "timestamp": 1_795_000_200_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "trigger": "auto", "customInstructions": ""}),
+                Moment::End => json!({"sessionId": SESSION, "timestamp": 1_795_000_300_000u64, "cwd": cwd, "reason": "complete"}),
+            }
+        },
+        env: |_| vec![],
+        cwd: "",
+        context: |out| pointer(out, "/additionalContext").unwrap_or_else(|| panic!("{out}")),
+        ask: |out| decision(out, "block"),
+    }
+}
+
+fn cline() -> Wire {
+    Wire {
+        agent: "cline",
+        layout: Layout::Scripts(".clinerules/hooks"),
+        event: |m| match m {
+            Moment::Start => "TaskStart",
+            Moment::Stop { .. } | Moment::End => "TaskComplete",
+            Moment::PreCompact => "PreCompact",
+        },
+        stdin: |m, root| {
+            let mut v = json!({"taskId": "1763890000000", "clineVersion": "3.17.0", "timestamp": "1763890000000", "workspaceRoots": [root_str(root)], "userId": "user_1", "model": {"provider": "anthropic", "slug": "claude-sonnet-4.5"}});
+            let extra = match m {
+                Moment::Start => json!({"hookName": "TaskStart", "taskStart": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC", "initialTask": "Add a parser"}}}),
+                Moment::Stop { .. } | Moment::End => json!({"hookName": "TaskComplete", "taskComplete": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC"}}}),
+                Moment::PreCompact => json!({"hookName": "PreCompact", "preCompact": {"taskId": "1763890000000", "ulid": "01JABC", "contextSize": 150000, "compactionStrategy": "auto-condense", "tokensIn": 1, "tokensOut": 1, "tokensInCache": 0, "tokensOutCache": 0}}),
+            };
+            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v
+        },
+        env: |_| vec![],
+        cwd: "",
+        context: |out| {
+            let v: Value = serde_json::from_str(out).unwrap_or_else(|_| panic!("{out}"));
+            assert_eq!(v["cancel"], false, "{out}");
+            v["contextModification"].as_str().unwrap().to_string()
+        },
+        ask: |_| None,
+    }
+}
+
+/// The `agent-handover run --note-file <path>` line of a request to hand over.
+fn run_line(request: &str) -> String {
+    request
+        .lines()
+        .find_map(|l| l.find("agent-handover run --note-file").map(|i| l[i..].trim().to_string()))
+        .unwrap_or_else(|| panic!("no run command in: {request}"))
+}
+
+/// What an agent does with a draft: its judgement in place of every TODO.
+fn complete_draft(path: &Path) {
+    let draft = std::fs::read_to_string(path).unwrap();
+    let done: String = draft
+        .lines()
+        .map(|l| {
+            if l.trim_start().trim_start_matches("- ").starts_with("TODO") {
+                "- Parser added in src/lib.rs; `cargo test` passes (12/12).".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(path, done + "\n").unwrap();
+}
+
+/// Run a shell line from the instructions in the repository root, as an agent would.
+fn follow(repo: &Repo, line: &str) -> Output {
+    let out = repo.run_shell("sh", line, "", &[], &repo.root(), true);
+    assert!(out.status.success(), "{line}: {}", text(&out.stderr));
+    out
+}
+
+/// A current state too long for any cap, so the start hook must cut the brief.
+fn long_state(repo: &Repo) {
+    let mut state = String::from("# Handoff\n\n## Goal\nShip the parser.\n\n## Current status\n");
+    for i in 0..600 {
+        state.push_str(&format!("- item {i}: the tokenizer handles case {i} of the grammar\n"));
+    }
+    state.push_str("\n## Next step\nWire the parser into `lint`.\n");
+    repo.write("memory/layer2/current-state.md", &state);
+}
+
+/// The whole loop for an agent whose stop hook can ask.
+fn loop_for(wire: &Wire) {
+    let repo = Repo::new();
+    let install = repo.ah(&["install", wire.agent]);
+    assert!(install.status.success(), "{}", text(&install.stderr));
+    assert!(repo.read("handover.toml").contains(&format!("tag = \"{}\"", wire.agent)));
+    long_state(&repo);
+
+    let start = wire.fire(&repo, Moment::Start, true);
+    assert!(start.status.success(), "{}: {}", wire.agent, text(&start.stderr));
+    let context = (wire.context)(&text(&start.stdout));
+    assert!(context.contains(&format!("Session brief for {}", wire.agent)), "{context}");
+    assert!(context.chars().count() <= CAP, "{}: {} characters", wire.agent, context.chars().count());
+    assert!(context.contains("Wire the parser") || context.contains("cut to fit") || context.contains("Left out"), "{context}");
+
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+    assert!(stop.status.success());
+    let Some(request) = (wire.ask)(&text(&stop.stdout)) else {
+        panic!("{}: work happened and no handover: it must ask. stdout {:?} stderr {:?}", wire.agent, text(&stop.stdout), text(&stop.stderr));
+    };
+    assert!(request.contains("1 changed file"), "{request}");
+    for again in [Moment::Stop { continued: true }, Moment::Stop { continued: false }] {
+        let out = wire.fire(&repo, again, true);
+        assert!(out.status.success());
+        assert_eq!((wire.ask)(&text(&out.stdout)), None, "{}: asked twice ({again:?})", wire.agent);
+    }
+
+    let before = repo.drafts().len();
+    let compact = wire.fire(&repo, Moment::PreCompact, true);
+    assert!(compact.status.success());
+    let drafts = repo.drafts();
+    assert_eq!(drafts.len(), before + 1, "{}: pre-compact leaves a draft", wire.agent);
+    assert!(drafts.iter().any(|d| d.ends_with("-pre-compact.md")), "{drafts:?}");
+
+    let line = run_line(&request);
+    let draft = line.trim_start_matches("agent-handover run --note-file ").trim();
+    complete_draft(&repo.path(draft));
+    follow(&repo, &line);
+    assert_eq!(repo.check(), 2, "{}: the handover completed", wire.agent);
+
+    let n = repo.drafts().len();
+    let end = wire.fire(&repo, Moment::End, true);
+    assert!(end.status.success());
+    assert_eq!(repo.drafts().len(), n, "no draft once this session handed over");
+}
+
+#[test]
+fn claude_code_boots_from_the_brief_and_is_asked_once_to_hand_over() {
+    loop_for(&claude());
+}
+
+#[test]
+fn codex_cli_boots_from_the_brief_and_is_asked_once_to_hand_over() {
+    loop_for(&codex());
+}
+
+#[test]
+fn gemini_cli_boots_from_the_brief_and_is_asked_once_to_hand_over() {
+    loop_for(&gemini());
+}
+
+#[test]
+fn cursor_boots_from_the_brief_and_is_asked_once_to_hand_over() {
+    loop_for(&cursor());
+}
+
+#[test]
+fn copilot_boots_from_the_brief_and_is_asked_once_to_hand_over() {
+    loop_for(&copilot());
+}
+
+/// The two commands of the instructions' hand-over block, in order.
+fn handover_lines(instructions: &str) -> (String, String) {
+    let draft = instructions
+        .lines()
+        .find(|l| l.starts_with("agent-handover draft "))
+        .unwrap()
+        .to_string();
+    let run = instructions
+        .lines()
+        .find(|l| l.starts_with("agent-handover run --note-file"))
+        .unwrap()
+        .to_string();
+    (draft, run)
+}
+
+/// Hand over by the instructions file's own commands, literally.
+fn hand_over_as_instructed(repo: &Repo, instructions: &str) {
+    let (draft, run) = handover_lines(instructions);
+    follow(repo, &draft);
+    complete_draft(&repo.path(".agent-handover/handoff.md"));
+    follow(repo, &run);
+    assert_eq!(repo.check(), 2);
+}
+
+#[test]
+fn cline_gets_the_brief_at_task_start_and_drafts_where_it_cannot_be_asked() {
+    let wire = cline();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "cline"]).status.success());
+    long_state(&repo);
+    for event in ["TaskStart", "TaskResume", "TaskComplete", "PreCompact"] {
+        let script = repo.path(&format!(".clinerules/hooks/{event}"));
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&script).unwrap().permissions());
+        assert_eq!(mode & 0o111, 0o111, "{event} must be executable");
+    }
+    let start = wire.fire(&repo, Moment::Start, true);
+    assert!(start.status.success());
+    let context = (wire.context)(&text(&start.stdout));
+    assert!(context.contains("Session brief for cline") && context.chars().count() <= CAP, "{context}");
+
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
+    assert!(repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")), "{:?}", repo.drafts());
+    let complete = wire.fire(&repo, Moment::End, true);
+    assert!(complete.status.success());
+    assert!(repo.drafts().iter().any(|d| d.ends_with("-session-end.md")), "TaskComplete cannot ask: it drafts");
+
+    hand_over_as_instructed(&repo, &repo.read(".clinerules/00-agent-handover.md"));
+}
+
+#[test]
+fn aider_reads_its_conventions_and_hands_over_by_them() {
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "aider"]).status.success());
+    let config = repo.read(".aider.conf.yml");
+    assert!(config.contains("read:\n  - CONVENTIONS.md\n"), "{config}");
+    let conventions = repo.read("CONVENTIONS.md");
+    let brief_line = conventions
+        .lines()
+        .find(|l| l.starts_with("agent-handover brief --agent aider"))
+        .unwrap();
+    let brief = follow(&repo, brief_line);
+    assert!(text(&brief.stdout).contains("Session brief for aider"));
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    hand_over_as_instructed(&repo, &conventions);
+}
+
+/// Replay OpenCode session events against the installed plugin under node.
+fn opencode_events(repo: &Repo, steps: Value, with_bin: bool) -> Vec<Value> {
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode-driver.mjs");
+    let out = repo
+        .command("node", &repo.root(), with_bin)
+        .arg(driver)
+        .arg(repo.path(".opencode/plugins/agent-handover.js"))
+        .arg(repo.root())
+        .arg(steps.to_string())
+        .output()
+        .expect("node runs OpenCode plugins in this test (OpenCode itself runs them under Bun)");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_str(text(&out.stdout).trim()).unwrap()
+}
+
+#[test]
+fn opencode_plugin_injects_the_brief_and_asks_once_on_idle() {
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "opencode"]).status.success());
+    long_state(&repo);
+    let created = json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
+    let prompts = opencode_events(&repo, created, true);
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0]["path"]["id"], "ses_1");
+    assert_eq!(prompts[0]["body"]["noReply"], true, "context only, no reply");
+    let brief = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
+    assert!(brief.contains("Session brief for opencode") && brief.chars().count() <= CAP);
+
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let idle = json!({"event": {"type": "session.idle", "properties": {"sessionID": "ses_1"}}});
+    let compacting = json!({"hook": "experimental.session.compacting", "input": {"sessionID": "ses_1"}});
+    let prompts = opencode_events(&repo, json!([idle, idle, idle, compacting]), true);
+    assert_eq!(prompts.len(), 1, "asked once: {prompts:?}");
+    assert!(prompts[0]["body"]["noReply"].is_null(), "a request the agent answers");
+    let request = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
+    assert!(repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")), "{:?}", repo.drafts());
+
+    let line = run_line(request);
+    complete_draft(&repo.path(line.trim_start_matches("agent-handover run --note-file ").trim()));
+    follow(&repo, &line);
+    assert_eq!(repo.check(), 2);
+}
+
+#[test]
+fn hooks_never_fail_silently_they_say_what_is_wrong() {
+    for wire in [claude(), codex(), gemini(), cursor(), copilot(), cline()] {
+        for problem in ["binary missing", "broken config", "corrupt checkpoint"] {
+            let repo = Repo::new();
+            assert!(repo.ah(&["install", wire.agent]).status.success());
+            let with_bin = match problem {
+                "binary missing" => false,
+                "broken config" => {
+                    repo.write("handover.toml", "[handover\ntag = ");
+                    true
+                }
+                _ => {
+                    repo.write(".agent-handover/checkpoint.json", "{\"status\": ");
+                    true
+                }
+            };
+            let start = wire.fire(&repo, Moment::Start, with_bin);
+            assert_eq!(start.status.code(), Some(0), "{} / {problem}: {}", wire.agent, text(&start.stderr));
+            let context = (wire.context)(&text(&start.stdout));
+            let names_it = match problem {
+                "binary missing" => context.contains("not installed or not on PATH"),
+                "broken config" => context.contains("handover.toml") && context.contains("no session brief"),
+                _ => context.contains("checkpoint") && context.contains("cannot be read"),
+            };
+            assert!(names_it, "{} / {problem}: {context}", wire.agent);
+            assert!(context.chars().count() <= CAP);
+            for moment in [Moment::Stop { continued: false }, Moment::PreCompact, Moment::End] {
+                let out = wire.fire(&repo, moment, with_bin);
+                assert_eq!(out.status.code(), Some(0), "{} / {problem} / {moment:?}", wire.agent);
+            }
+        }
+    }
+    // OpenCode's plugin, with the binary missing.
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "opencode"]).status.success());
+    let created = json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
+    let prompts = opencode_events(&repo, created, false);
+    let brief = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
+    assert!(brief.contains("not installed or not on PATH"), "{brief}");
+}
+
+const AGENTS: [&str; 8] = ["claude", "codex", "opencode", "cline", "gemini", "cursor", "copilot", "aider"];
+
+#[test]
+fn installing_twice_changes_nothing_and_every_agent_keeps_its_block() {
+    let repo = Repo::new();
+    for agent in AGENTS {
+        let first = repo.ah(&["--json", "install", agent]);
+        assert!(first.status.success(), "{agent}: {}", text(&first.stderr));
+        let again = repo.ah(&["--json", "install", agent]);
+        let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert_eq!(report["changed"], false, "{agent}: {report}");
+        let plain = repo.ah(&["install", agent]);
+        assert!(text(&plain.stdout).contains("already installed: nothing changed"), "{}", text(&plain.stdout));
+    }
+    for agent in AGENTS {
+        let check = repo.ah(&["--json", "install", "--check", agent]);
+        let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+        assert_eq!(report["installed"], true, "{agent} after all eight: {report}");
+        assert_eq!(check.status.code(), Some(0));
+    }
+    let agents_md = repo.read("AGENTS.md");
+    for agent in ["codex", "opencode"] {
+        assert!(agents_md.contains(&format!("<!-- agent-handover:begin {agent} -->")), "{agents_md}");
+        assert!(agents_md.contains(&format!("agent-handover brief --agent {agent}")), "{agents_md}");
+    }
+    // Claude Code came first, before AGENTS.md existed; installing it again
+    // now adds the import its documentation recommends.
+    assert!(!repo.read("CLAUDE.md").contains("@AGENTS.md"));
+    let again: Value = serde_json::from_slice(&repo.ah(&["--json", "install", "claude"]).stdout).unwrap();
+    assert_eq!(again["changed"], true);
+    assert!(repo.read("CLAUDE.md").contains("@AGENTS.md\n"), "Claude Code imports AGENTS.md");
+    // A block edited by hand is reported, and install puts it back.
+    let edited = repo.read("GEMINI.md").replace("hand over", "HAND OVER");
+    repo.write("GEMINI.md", &edited);
+    let check = repo.ah(&["install", "--check", "gemini"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(text(&check.stdout).contains("outdated   GEMINI.md"), "{}", text(&check.stdout));
+}
+
+#[test]
+fn remove_restores_every_file_byte_for_byte() {
+    let repo = Repo::new();
+    let users: [(&str, &str); 7] = [
+        ("AGENTS.md", "# Project\n\nUse tabs.  \n\n"),
+        ("CLAUDE.md", "Prefer small commits."),
+        (".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n"),
+        (".gemini/settings.json", "{\"mcpServers\": {\"other\": {\"command\": \"x\"}}}"),
+        (".cursor/hooks.json", "{\"version\": 1, \"hooks\": {\"stop\": [{\"command\": \"./notify.sh\"}]}}\n"),
+        (".aider.conf.yml", "# my aider settings\nmodel: sonnet\nread:\n  - NOTES.md\n"),
+        ("opencode.json", "{\n\t\"$schema\": \"https://opencode.ai/config.json\"\n}\n"),
+    ];
+    for (file, text) in users {
+        repo.write(file, text);
+    }
+    for agent in AGENTS {
+        assert!(repo.ah(&["install", agent]).status.success(), "{agent}");
+    }
+    // Each agent's hooks sit beside the user's own.
+    let claude: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    assert_eq!(claude["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
+    assert_eq!(claude["model"], "opus");
+    for agent in ["opencode", "aider", "claude", "copilot", "codex", "cursor", "cline", "gemini"] {
+        let out = repo.ah(&["install", "--remove", agent]);
+        assert!(out.status.success(), "{agent}: {}", text(&out.stderr));
+    }
+    for (file, text) in users {
+        assert_eq!(repo.read(file), text, "{file} restored byte for byte");
+    }
+    let mut left: Vec<String> = walk(&repo.root());
+    left.sort();
+    let mut expected: Vec<String> = users.iter().map(|(f, _)| f.to_string()).collect();
+    expected.push(".agent-handover/install.json".into());
+    expected.sort();
+    assert_eq!(left, expected, "everything install created is gone");
+    let again = repo.ah(&["install", "--remove", "claude"]);
+    assert!(text(&again.stdout).contains("was not installed: nothing changed"), "{}", text(&again.stdout));
+}
+
+/// Every file under `root` except git's, relative.
+fn walk(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    files
+}
