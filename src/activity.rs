@@ -222,7 +222,11 @@ fn commits_since(
 }
 
 /// Whether `commit` changed anything outside the memory (a publish commit does not).
-fn touches_work(repo: &Repository, commit: &git2::Commit<'_>, is_work: &dyn Fn(&Path) -> bool) -> bool {
+fn touches_work(
+    repo: &Repository,
+    commit: &git2::Commit<'_>,
+    is_work: &dyn Fn(&Path) -> bool,
+) -> bool {
     let Ok(tree) = commit.tree() else {
         return true;
     };
@@ -267,7 +271,9 @@ fn from_files(root: &Path, since: Option<DateTime<Utc>>, excluded: &Excluded) ->
             if name.starts_with('.') || excluded.contains(&path) {
                 continue;
             }
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if kind.is_dir() {
                 if !SKIPPED_DIRS.contains(&name.as_ref()) {
                     stack.push(path);
@@ -343,12 +349,19 @@ mod tests {
         assert!(got.git);
         let summaries: Vec<_> = got.commits.iter().map(|c| c.summary.as_str()).collect();
         assert_eq!(summaries, ["add a"], "the publish commit is not work");
-        let files: Vec<_> = got.changed_files.iter().map(|f| (f.path.as_str(), f.change)).collect();
+        let files: Vec<_> = got
+            .changed_files
+            .iter()
+            .map(|f| (f.path.as_str(), f.change))
+            .collect();
         assert_eq!(files, [("b.rs", "new")]);
         assert_eq!(got.describe(), "1 commit, 1 changed file");
 
         let later = Utc::now() + chrono::Duration::hours(1);
-        assert!(since(&ws, Some(later)).is_empty(), "nothing after the moment");
+        assert!(
+            since(&ws, Some(later)).is_empty(),
+            "nothing after the moment"
+        );
     }
 
     #[test]

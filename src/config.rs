@@ -233,6 +233,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_starter_config_is_valid_and_warns_about_nothing() {
+        let (config, warnings) = Config::parse(&starter("codex"), None).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(config.handover.tag.as_deref(), Some("codex"));
+        assert_eq!(config.backend.kind.as_deref(), Some("null"));
+    }
+
+    #[test]
     fn parses_the_0_5_1_schema_and_commands() {
         let (c, warnings) = Config::parse(
             r#"

@@ -167,7 +167,12 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
             let since = d
                 .activity
                 .since
-                .map(|t| format!("since the last handover ({})", t.format("%Y-%m-%d %H:%M UTC")))
+                .map(|t| {
+                    format!(
+                        "since the last handover ({})",
+                        t.format("%Y-%m-%d %H:%M UTC")
+                    )
+                })
                 .unwrap_or_else(|| "(no handover yet)".into());
             if !d.activity.commits.is_empty() {
                 lines.push(format!("- Commits {since}:"));
@@ -335,14 +340,20 @@ mod tests {
             "{}",
             d.text
         );
-        assert!(d.text.contains("previous handoff's next step: Wire the parser"));
+        assert!(
+            d.text
+                .contains("previous handoff's next step: Wire the parser")
+        );
         assert!(d.text.contains("TODO"), "judgement is left to the agent");
         let doc = HandoffDocument::parse(&d.text);
         for kind in SectionKind::ALL {
             assert!(doc.has(kind), "{kind:?} missing from the draft");
         }
         let report = lint(&d.text, &LintContext::for_workspace(&ws));
-        assert!(report.score < 100, "an unfinished draft is not a finished handoff");
+        assert!(
+            report.score < 100,
+            "an unfinished draft is not a finished handoff"
+        );
     }
 
     #[test]
@@ -361,7 +372,8 @@ mod tests {
         };
         let d = draft(&ws, "codex", opts).unwrap();
         assert!(
-            d.text.contains("- Measured at hand-over: passed=7 failed=1"),
+            d.text
+                .contains("- Measured at hand-over: passed=7 failed=1"),
             "{}",
             d.text
         );

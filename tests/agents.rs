@@ -79,7 +79,14 @@ impl Repo {
         let mut c = Command::new(program);
         c.current_dir(cwd)
             .env("HOME", self.dir.path().join("home"))
-            .env("PATH", if with_bin { path_with_bin() } else { path_without_bin() })
+            .env(
+                "PATH",
+                if with_bin {
+                    path_with_bin()
+                } else {
+                    path_without_bin()
+                },
+            )
             .env("NO_COLOR", "1");
         for var in [
             "AGENT_HANDOVER_CHECKPOINT",
@@ -96,7 +103,10 @@ impl Repo {
 
     /// `agent-handover <args>` in the repository.
     fn ah(&self, args: &[&str]) -> Output {
-        self.command(bin(), &self.root(), true).args(args).output().unwrap()
+        self.command(bin(), &self.root(), true)
+            .args(args)
+            .output()
+            .unwrap()
     }
 
     /// Run `cmd` through `shell -c` in `cwd` with `stdin` and `env`, as an agent runs a hook.
@@ -207,7 +217,11 @@ impl Wire {
                     .unwrap_or_else(|| panic!("{}: no {event} hooks in {file}", self.agent))
                     .iter()
                     .flat_map(|g| g["hooks"].as_array().unwrap().iter())
-                    .find_map(|h| h["command"].as_str().filter(|c| c.contains("agent-handover")))
+                    .find_map(|h| {
+                        h["command"]
+                            .as_str()
+                            .filter(|c| c.contains("agent-handover"))
+                    })
                     .unwrap()
                     .to_string();
                 repo.run_shell("sh", &cmd, &stdin, &env, &cwd, with_bin)
@@ -215,7 +229,10 @@ impl Wire {
             Layout::Flat(file, key, shell) => {
                 let settings: Value = serde_json::from_str(&repo.read(file)).unwrap();
                 assert_eq!(settings["version"], 1, "{file} needs version 1");
-                let cmd = settings["hooks"][event][0][key].as_str().unwrap().to_string();
+                let cmd = settings["hooks"][event][0][key]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
                 repo.run_shell(shell, &cmd, &stdin, &env, &cwd, with_bin)
             }
             Layout::Scripts(dir) => {
@@ -235,11 +252,13 @@ fn pointer(out: &str, ptr: &str) -> Option<String> {
 }
 
 fn hook_specific(out: &str) -> String {
-    pointer(out, "/hookSpecificOutput/additionalContext").unwrap_or_else(|| panic!("not the envelope: {out}"))
+    pointer(out, "/hookSpecificOutput/additionalContext")
+        .unwrap_or_else(|| panic!("not the envelope: {out}"))
 }
 
 fn decision(out: &str, word: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(out).unwrap_or_else(|_| panic!("stop output is not JSON: {out:?}"));
+    let v: Value =
+        serde_json::from_str(out).unwrap_or_else(|_| panic!("stop output is not JSON: {out:?}"));
     (v["decision"] == word).then(|| v["reason"].as_str().unwrap().to_string())
 }
 
@@ -263,10 +282,18 @@ fn claude() -> Wire {
             let base = json!({"session_id": SESSION, "transcript_path": "/home/u/.claude/projects/p/x.jsonl", "cwd": root_str(root)});
             let mut v = base.as_object().unwrap().clone();
             let extra = match m {
-                Moment::Start => json!({"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-5"}),
-                Moment::Stop { continued } => json!({"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": continued, "last_assistant_message": "I've added the parser.", "background_tasks": [], "session_crons": []}),
-                Moment::PreCompact => json!({"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}),
-                Moment::End => json!({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}),
+                Moment::Start => {
+                    json!({"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-5"})
+                }
+                Moment::Stop { continued } => {
+                    json!({"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": continued, "last_assistant_message": "I've added the parser.", "background_tasks": [], "session_crons": []})
+                }
+                Moment::PreCompact => {
+                    json!({"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""})
+                }
+                Moment::End => {
+                    json!({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+                }
             };
             v.extend(extra.as_object().unwrap().clone());
             Value::Object(v)
@@ -292,10 +319,18 @@ fn codex() -> Wire {
             // Codex runs hooks in the session cwd, which may be a subdirectory.
             let cwd = root_str(&root.join("src"));
             match m {
-                Moment::Start => json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionStart", "model": "gpt-5.5-codex", "permission_mode": "default", "source": "startup"}),
-                Moment::Stop { continued } => json!({"session_id": SESSION, "turn_id": "t-1", "transcript_path": null, "cwd": cwd, "hook_event_name": "Stop", "model": "gpt-5.5-codex", "permission_mode": "default", "stop_hook_active": continued, "last_assistant_message": "Done."}),
-                Moment::PreCompact => json!({"session_id": SESSION, "turn_id": "t-2", "transcript_path": null, "cwd": cwd, "hook_event_name": "PreCompact", "model": "gpt-5.5-codex", "trigger": "auto"}),
-                Moment::End => json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "other"}),
+                Moment::Start => {
+                    json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionStart", "model": "gpt-5.5-codex", "permission_mode": "default", "source": "startup"})
+                }
+                Moment::Stop { continued } => {
+                    json!({"session_id": SESSION, "turn_id": "t-1", "transcript_path": null, "cwd": cwd, "hook_event_name": "Stop", "model": "gpt-5.5-codex", "permission_mode": "default", "stop_hook_active": continued, "last_assistant_message": "Done."})
+                }
+                Moment::PreCompact => {
+                    json!({"session_id": SESSION, "turn_id": "t-2", "transcript_path": null, "cwd": cwd, "hook_event_name": "PreCompact", "model": "gpt-5.5-codex", "trigger": "auto"})
+                }
+                Moment::End => {
+                    json!({"session_id": SESSION, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "other"})
+                }
             }
         },
         env: |_| vec![],
@@ -319,11 +354,15 @@ fn gemini() -> Wire {
             let mut v = json!({"session_id": SESSION, "transcript_path": "/home/u/.gemini/tmp/chats/s.json", "cwd": root_str(root), "timestamp": "2026-11-23T10:00:00.000Z"});
             let extra = match m {
                 Moment::Start => json!({"hook_event_name": "SessionStart", "source": "startup"}),
-                Moment::Stop { continued } => json!({"hook_event_name": "AfterAgent", "prompt": "add a parser", "prompt_response": "Added it.", "stop_hook_active": continued}),
+                Moment::Stop { continued } => {
+                    json!({"hook_event_name": "AfterAgent", "prompt": "add a parser", "prompt_response": "Added it.", "stop_hook_active": continued})
+                }
                 Moment::PreCompact => json!({"hook_event_name": "PreCompress", "trigger": "auto"}),
                 Moment::End => json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
             };
-            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
             v
         },
         env: |root| {
@@ -354,12 +393,22 @@ fn cursor() -> Wire {
         stdin: |m, root| {
             let mut v = json!({"conversation_id": SESSION, "generation_id": "g-1", "model": "gpt-5", "hook_event_name": "", "cursor_version": "3.1.0", "workspace_roots": [root_str(root)], "user_email": "u@example.com", "transcript_path": null});
             let extra = match m {
-                Moment::Start => json!({"hook_event_name": "sessionStart", "session_id": SESSION, "is_background_agent": false, "composer_mode": "agent"}),
-                Moment::Stop { continued } => json!({"hook_event_name": "stop", "status": "completed", "loop_count": if continued { 1 } else { 0 }}),
-                Moment::PreCompact => json!({"hook_event_name": "preCompact", "trigger": "auto", "context_usage_percent": 91, "context_tokens": 180000, "context_window_size": 200000, "message_count": 80, "messages_to_compact": 60, "is_first_compaction": true}),
-                Moment::End => json!({"hook_event_name": "sessionEnd", "session_id": SESSION, "reason": "completed", "duration_ms": 60000, "is_background_agent": false, "final_status": "completed"}),
+                Moment::Start => {
+                    json!({"hook_event_name": "sessionStart", "session_id": SESSION, "is_background_agent": false, "composer_mode": "agent"})
+                }
+                Moment::Stop { continued } => {
+                    json!({"hook_event_name": "stop", "status": "completed", "loop_count": if continued { 1 } else { 0 }})
+                }
+                Moment::PreCompact => {
+                    json!({"hook_event_name": "preCompact", "trigger": "auto", "context_usage_percent": 91, "context_tokens": 180000, "context_window_size": 200000, "message_count": 80, "messages_to_compact": 60, "is_first_compaction": true})
+                }
+                Moment::End => {
+                    json!({"hook_event_name": "sessionEnd", "session_id": SESSION, "reason": "completed", "duration_ms": 60000, "is_background_agent": false, "final_status": "completed"})
+                }
             };
-            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
             v
         },
         env: |root| {
@@ -388,10 +437,18 @@ fn copilot() -> Wire {
         stdin: |m, root| {
             let cwd = root_str(root);
             match m {
-                Moment::Start => json!({"sessionId": SESSION, "timestamp": 1_795_000_000_000u64, "cwd": cwd, "source": "new", "initialPrompt": "add a parser"}),
-                Moment::Stop { continued } => json!({"sessionId": SESSION, "timestamp": 1_795_000_100_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "stopReason": "end_turn", "stop_hook_active": continued}),
-                Moment::PreCompact => json!({"sessionId": SESSION, "timestamp": 1_795_000_200_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "trigger": "auto", "customInstructions": ""}),
-                Moment::End => json!({"sessionId": SESSION, "timestamp": 1_795_000_300_000u64, "cwd": cwd, "reason": "complete"}),
+                Moment::Start => {
+                    json!({"sessionId": SESSION, "timestamp": 1_795_000_000_000u64, "cwd": cwd, "source": "new", "initialPrompt": "add a parser"})
+                }
+                Moment::Stop { continued } => {
+                    json!({"sessionId": SESSION, "timestamp": 1_795_000_100_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "stopReason": "end_turn", "stop_hook_active": continued})
+                }
+                Moment::PreCompact => {
+                    json!({"sessionId": SESSION, "timestamp": 1_795_000_200_000u64, "cwd": cwd, "transcriptPath": "/tmp/t.jsonl", "trigger": "auto", "customInstructions": ""})
+                }
+                Moment::End => {
+                    json!({"sessionId": SESSION, "timestamp": 1_795_000_300_000u64, "cwd": cwd, "reason": "complete"})
+                }
             }
         },
         env: |_| vec![],
@@ -413,11 +470,19 @@ fn cline() -> Wire {
         stdin: |m, root| {
             let mut v = json!({"taskId": "1763890000000", "clineVersion": "3.17.0", "timestamp": "1763890000000", "workspaceRoots": [root_str(root)], "userId": "user_1", "model": {"provider": "anthropic", "slug": "claude-sonnet-4.5"}});
             let extra = match m {
-                Moment::Start => json!({"hookName": "TaskStart", "taskStart": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC", "initialTask": "Add a parser"}}}),
-                Moment::Stop { .. } | Moment::End => json!({"hookName": "TaskComplete", "taskComplete": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC"}}}),
-                Moment::PreCompact => json!({"hookName": "PreCompact", "preCompact": {"taskId": "1763890000000", "ulid": "01JABC", "contextSize": 150000, "compactionStrategy": "auto-condense", "tokensIn": 1, "tokensOut": 1, "tokensInCache": 0, "tokensOutCache": 0}}),
+                Moment::Start => {
+                    json!({"hookName": "TaskStart", "taskStart": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC", "initialTask": "Add a parser"}}})
+                }
+                Moment::Stop { .. } | Moment::End => {
+                    json!({"hookName": "TaskComplete", "taskComplete": {"taskMetadata": {"taskId": "1763890000000", "ulid": "01JABC"}}})
+                }
+                Moment::PreCompact => {
+                    json!({"hookName": "PreCompact", "preCompact": {"taskId": "1763890000000", "ulid": "01JABC", "contextSize": 150000, "compactionStrategy": "auto-condense", "tokensIn": 1, "tokensOut": 1, "tokensInCache": 0, "tokensOutCache": 0}})
+                }
             };
-            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
             v
         },
         env: |_| vec![],
@@ -435,7 +500,10 @@ fn cline() -> Wire {
 fn run_line(request: &str) -> String {
     request
         .lines()
-        .find_map(|l| l.find("agent-handover run --note-file").map(|i| l[i..].trim().to_string()))
+        .find_map(|l| {
+            l.find("agent-handover run --note-file")
+                .map(|i| l[i..].trim().to_string())
+        })
         .unwrap_or_else(|| panic!("no run command in: {request}"))
 }
 
@@ -467,7 +535,9 @@ fn follow(repo: &Repo, line: &str) -> Output {
 fn long_state(repo: &Repo) {
     let mut state = String::from("# Handoff\n\n## Goal\nShip the parser.\n\n## Current status\n");
     for i in 0..600 {
-        state.push_str(&format!("- item {i}: the tokenizer handles case {i} of the grammar\n"));
+        state.push_str(&format!(
+            "- item {i}: the tokenizer handles case {i} of the grammar\n"
+        ));
     }
     state.push_str("\n## Next step\nWire the parser into `lint`.\n");
     repo.write("memory/layer2/current-state.md", &state);
@@ -478,38 +548,82 @@ fn loop_for(wire: &Wire) {
     let repo = Repo::new();
     let install = repo.ah(&["install", wire.agent]);
     assert!(install.status.success(), "{}", text(&install.stderr));
-    assert!(repo.read("handover.toml").contains(&format!("tag = \"{}\"", wire.agent)));
+    assert!(
+        repo.read("handover.toml")
+            .contains(&format!("tag = \"{}\"", wire.agent))
+    );
     long_state(&repo);
 
     let start = wire.fire(&repo, Moment::Start, true);
-    assert!(start.status.success(), "{}: {}", wire.agent, text(&start.stderr));
+    assert!(
+        start.status.success(),
+        "{}: {}",
+        wire.agent,
+        text(&start.stderr)
+    );
     let context = (wire.context)(&text(&start.stdout));
-    assert!(context.contains(&format!("Session brief for {}", wire.agent)), "{context}");
-    assert!(context.chars().count() <= CAP, "{}: {} characters", wire.agent, context.chars().count());
-    assert!(context.contains("Wire the parser") || context.contains("cut to fit") || context.contains("Left out"), "{context}");
+    assert!(
+        context.contains(&format!("Session brief for {}", wire.agent)),
+        "{context}"
+    );
+    assert!(
+        context.chars().count() <= CAP,
+        "{}: {} characters",
+        wire.agent,
+        context.chars().count()
+    );
+    assert!(
+        context.contains("Wire the parser")
+            || context.contains("cut to fit")
+            || context.contains("Left out"),
+        "{context}"
+    );
 
     repo.write("src/lib.rs", "pub fn parse() {}\n");
     let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
     assert!(stop.status.success());
     let Some(request) = (wire.ask)(&text(&stop.stdout)) else {
-        panic!("{}: work happened and no handover: it must ask. stdout {:?} stderr {:?}", wire.agent, text(&stop.stdout), text(&stop.stderr));
+        panic!(
+            "{}: work happened and no handover: it must ask. stdout {:?} stderr {:?}",
+            wire.agent,
+            text(&stop.stdout),
+            text(&stop.stderr)
+        );
     };
     assert!(request.contains("1 changed file"), "{request}");
-    for again in [Moment::Stop { continued: true }, Moment::Stop { continued: false }] {
+    for again in [
+        Moment::Stop { continued: true },
+        Moment::Stop { continued: false },
+    ] {
         let out = wire.fire(&repo, again, true);
         assert!(out.status.success());
-        assert_eq!((wire.ask)(&text(&out.stdout)), None, "{}: asked twice ({again:?})", wire.agent);
+        assert_eq!(
+            (wire.ask)(&text(&out.stdout)),
+            None,
+            "{}: asked twice ({again:?})",
+            wire.agent
+        );
     }
 
     let before = repo.drafts().len();
     let compact = wire.fire(&repo, Moment::PreCompact, true);
     assert!(compact.status.success());
     let drafts = repo.drafts();
-    assert_eq!(drafts.len(), before + 1, "{}: pre-compact leaves a draft", wire.agent);
-    assert!(drafts.iter().any(|d| d.ends_with("-pre-compact.md")), "{drafts:?}");
+    assert_eq!(
+        drafts.len(),
+        before + 1,
+        "{}: pre-compact leaves a draft",
+        wire.agent
+    );
+    assert!(
+        drafts.iter().any(|d| d.ends_with("-pre-compact.md")),
+        "{drafts:?}"
+    );
 
     let line = run_line(&request);
-    let draft = line.trim_start_matches("agent-handover run --note-file ").trim();
+    let draft = line
+        .trim_start_matches("agent-handover run --note-file ")
+        .trim();
     complete_draft(&repo.path(draft));
     follow(&repo, &line);
     assert_eq!(repo.check(), 2, "{}: the handover completed", wire.agent);
@@ -517,7 +631,11 @@ fn loop_for(wire: &Wire) {
     let n = repo.drafts().len();
     let end = wire.fire(&repo, Moment::End, true);
     assert!(end.status.success());
-    assert_eq!(repo.drafts().len(), n, "no draft once this session handed over");
+    assert_eq!(
+        repo.drafts().len(),
+        n,
+        "no draft once this session handed over"
+    );
 }
 
 #[test]
@@ -577,20 +695,32 @@ fn cline_gets_the_brief_at_task_start_and_drafts_where_it_cannot_be_asked() {
     long_state(&repo);
     for event in ["TaskStart", "TaskResume", "TaskComplete", "PreCompact"] {
         let script = repo.path(&format!(".clinerules/hooks/{event}"));
-        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&script).unwrap().permissions());
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&script).unwrap().permissions(),
+        );
         assert_eq!(mode & 0o111, 0o111, "{event} must be executable");
     }
     let start = wire.fire(&repo, Moment::Start, true);
     assert!(start.status.success());
     let context = (wire.context)(&text(&start.stdout));
-    assert!(context.contains("Session brief for cline") && context.chars().count() <= CAP, "{context}");
+    assert!(
+        context.contains("Session brief for cline") && context.chars().count() <= CAP,
+        "{context}"
+    );
 
     repo.write("src/lib.rs", "pub fn parse() {}\n");
     assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
-    assert!(repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")), "{:?}", repo.drafts());
+    assert!(
+        repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")),
+        "{:?}",
+        repo.drafts()
+    );
     let complete = wire.fire(&repo, Moment::End, true);
     assert!(complete.status.success());
-    assert!(repo.drafts().iter().any(|d| d.ends_with("-session-end.md")), "TaskComplete cannot ask: it drafts");
+    assert!(
+        repo.drafts().iter().any(|d| d.ends_with("-session-end.md")),
+        "TaskComplete cannot ask: it drafts"
+    );
 
     hand_over_as_instructed(&repo, &repo.read(".clinerules/00-agent-handover.md"));
 }
@@ -632,25 +762,42 @@ fn opencode_plugin_injects_the_brief_and_asks_once_on_idle() {
     let repo = Repo::new();
     assert!(repo.ah(&["install", "opencode"]).status.success());
     long_state(&repo);
-    let created = json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
+    let created =
+        json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
     let prompts = opencode_events(&repo, created, true);
     assert_eq!(prompts.len(), 1);
     assert_eq!(prompts[0]["path"]["id"], "ses_1");
-    assert_eq!(prompts[0]["body"]["noReply"], true, "context only, no reply");
+    assert_eq!(
+        prompts[0]["body"]["noReply"], true,
+        "context only, no reply"
+    );
     let brief = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
     assert!(brief.contains("Session brief for opencode") && brief.chars().count() <= CAP);
 
     repo.write("src/lib.rs", "pub fn parse() {}\n");
     let idle = json!({"event": {"type": "session.idle", "properties": {"sessionID": "ses_1"}}});
-    let compacting = json!({"hook": "experimental.session.compacting", "input": {"sessionID": "ses_1"}});
+    let compacting =
+        json!({"hook": "experimental.session.compacting", "input": {"sessionID": "ses_1"}});
     let prompts = opencode_events(&repo, json!([idle, idle, idle, compacting]), true);
     assert_eq!(prompts.len(), 1, "asked once: {prompts:?}");
-    assert!(prompts[0]["body"]["noReply"].is_null(), "a request the agent answers");
+    assert!(
+        prompts[0]["body"]["noReply"].is_null(),
+        "a request the agent answers"
+    );
     let request = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
-    assert!(repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")), "{:?}", repo.drafts());
+    assert!(
+        repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")),
+        "{:?}",
+        repo.drafts()
+    );
 
     let line = run_line(request);
-    complete_draft(&repo.path(line.trim_start_matches("agent-handover run --note-file ").trim()));
+    complete_draft(
+        &repo.path(
+            line.trim_start_matches("agent-handover run --note-file ")
+                .trim(),
+        ),
+    );
     follow(&repo, &line);
     assert_eq!(repo.check(), 2);
 }
@@ -673,31 +820,51 @@ fn hooks_never_fail_silently_they_say_what_is_wrong() {
                 }
             };
             let start = wire.fire(&repo, Moment::Start, with_bin);
-            assert_eq!(start.status.code(), Some(0), "{} / {problem}: {}", wire.agent, text(&start.stderr));
+            assert_eq!(
+                start.status.code(),
+                Some(0),
+                "{} / {problem}: {}",
+                wire.agent,
+                text(&start.stderr)
+            );
             let context = (wire.context)(&text(&start.stdout));
             let names_it = match problem {
                 "binary missing" => context.contains("not installed or not on PATH"),
-                "broken config" => context.contains("handover.toml") && context.contains("no session brief"),
+                "broken config" => {
+                    context.contains("handover.toml") && context.contains("no session brief")
+                }
                 _ => context.contains("checkpoint") && context.contains("cannot be read"),
             };
             assert!(names_it, "{} / {problem}: {context}", wire.agent);
             assert!(context.chars().count() <= CAP);
-            for moment in [Moment::Stop { continued: false }, Moment::PreCompact, Moment::End] {
+            for moment in [
+                Moment::Stop { continued: false },
+                Moment::PreCompact,
+                Moment::End,
+            ] {
                 let out = wire.fire(&repo, moment, with_bin);
-                assert_eq!(out.status.code(), Some(0), "{} / {problem} / {moment:?}", wire.agent);
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{} / {problem} / {moment:?}",
+                    wire.agent
+                );
             }
         }
     }
     // OpenCode's plugin, with the binary missing.
     let repo = Repo::new();
     assert!(repo.ah(&["install", "opencode"]).status.success());
-    let created = json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
+    let created =
+        json!([{"event": {"type": "session.created", "properties": {"info": {"id": "ses_1"}}}}]);
     let prompts = opencode_events(&repo, created, false);
     let brief = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
     assert!(brief.contains("not installed or not on PATH"), "{brief}");
 }
 
-const AGENTS: [&str; 8] = ["claude", "codex", "opencode", "cline", "gemini", "cursor", "copilot", "aider"];
+const AGENTS: [&str; 8] = [
+    "claude", "codex", "opencode", "cline", "gemini", "cursor", "copilot", "aider",
+];
 
 #[test]
 fn installing_twice_changes_nothing_and_every_agent_keeps_its_block() {
@@ -709,31 +876,52 @@ fn installing_twice_changes_nothing_and_every_agent_keeps_its_block() {
         let report: Value = serde_json::from_slice(&again.stdout).unwrap();
         assert_eq!(report["changed"], false, "{agent}: {report}");
         let plain = repo.ah(&["install", agent]);
-        assert!(text(&plain.stdout).contains("already installed: nothing changed"), "{}", text(&plain.stdout));
+        assert!(
+            text(&plain.stdout).contains("already installed: nothing changed"),
+            "{}",
+            text(&plain.stdout)
+        );
     }
     for agent in AGENTS {
         let check = repo.ah(&["--json", "install", "--check", agent]);
         let report: Value = serde_json::from_slice(&check.stdout).unwrap();
-        assert_eq!(report["installed"], true, "{agent} after all eight: {report}");
+        assert_eq!(
+            report["installed"], true,
+            "{agent} after all eight: {report}"
+        );
         assert_eq!(check.status.code(), Some(0));
     }
     let agents_md = repo.read("AGENTS.md");
     for agent in ["codex", "opencode"] {
-        assert!(agents_md.contains(&format!("<!-- agent-handover:begin {agent} -->")), "{agents_md}");
-        assert!(agents_md.contains(&format!("agent-handover brief --agent {agent}")), "{agents_md}");
+        assert!(
+            agents_md.contains(&format!("<!-- agent-handover:begin {agent} -->")),
+            "{agents_md}"
+        );
+        assert!(
+            agents_md.contains(&format!("agent-handover brief --agent {agent}")),
+            "{agents_md}"
+        );
     }
     // Claude Code came first, before AGENTS.md existed; installing it again
     // now adds the import its documentation recommends.
     assert!(!repo.read("CLAUDE.md").contains("@AGENTS.md"));
-    let again: Value = serde_json::from_slice(&repo.ah(&["--json", "install", "claude"]).stdout).unwrap();
+    let again: Value =
+        serde_json::from_slice(&repo.ah(&["--json", "install", "claude"]).stdout).unwrap();
     assert_eq!(again["changed"], true);
-    assert!(repo.read("CLAUDE.md").contains("@AGENTS.md\n"), "Claude Code imports AGENTS.md");
+    assert!(
+        repo.read("CLAUDE.md").contains("@AGENTS.md\n"),
+        "Claude Code imports AGENTS.md"
+    );
     // A block edited by hand is reported, and install puts it back.
     let edited = repo.read("GEMINI.md").replace("hand over", "HAND OVER");
     repo.write("GEMINI.md", &edited);
     let check = repo.ah(&["install", "--check", "gemini"]);
     assert_eq!(check.status.code(), Some(1));
-    assert!(text(&check.stdout).contains("outdated   GEMINI.md"), "{}", text(&check.stdout));
+    assert!(
+        text(&check.stdout).contains("outdated   GEMINI.md"),
+        "{}",
+        text(&check.stdout)
+    );
 }
 
 #[test]
@@ -742,11 +930,26 @@ fn remove_restores_every_file_byte_for_byte() {
     let users: [(&str, &str); 7] = [
         ("AGENTS.md", "# Project\n\nUse tabs.  \n\n"),
         ("CLAUDE.md", "Prefer small commits."),
-        (".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n"),
-        (".gemini/settings.json", "{\"mcpServers\": {\"other\": {\"command\": \"x\"}}}"),
-        (".cursor/hooks.json", "{\"version\": 1, \"hooks\": {\"stop\": [{\"command\": \"./notify.sh\"}]}}\n"),
-        (".aider.conf.yml", "# my aider settings\nmodel: sonnet\nread:\n  - NOTES.md\n"),
-        ("opencode.json", "{\n\t\"$schema\": \"https://opencode.ai/config.json\"\n}\n"),
+        (
+            ".claude/settings.json",
+            "{\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n",
+        ),
+        (
+            ".gemini/settings.json",
+            "{\"mcpServers\": {\"other\": {\"command\": \"x\"}}}",
+        ),
+        (
+            ".cursor/hooks.json",
+            "{\"version\": 1, \"hooks\": {\"stop\": [{\"command\": \"./notify.sh\"}]}}\n",
+        ),
+        (
+            ".aider.conf.yml",
+            "# my aider settings\nmodel: sonnet\nread:\n  - NOTES.md\n",
+        ),
+        (
+            "opencode.json",
+            "{\n\t\"$schema\": \"https://opencode.ai/config.json\"\n}\n",
+        ),
     ];
     for (file, text) in users {
         repo.write(file, text);
@@ -756,9 +959,14 @@ fn remove_restores_every_file_byte_for_byte() {
     }
     // Each agent's hooks sit beside the user's own.
     let claude: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
-    assert_eq!(claude["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
+    assert_eq!(
+        claude["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "say done"
+    );
     assert_eq!(claude["model"], "opus");
-    for agent in ["opencode", "aider", "claude", "copilot", "codex", "cursor", "cline", "gemini"] {
+    for agent in [
+        "opencode", "aider", "claude", "copilot", "codex", "cursor", "cline", "gemini",
+    ] {
         let out = repo.ah(&["install", "--remove", agent]);
         assert!(out.status.success(), "{agent}: {}", text(&out.stderr));
     }
@@ -772,7 +980,11 @@ fn remove_restores_every_file_byte_for_byte() {
     expected.sort();
     assert_eq!(left, expected, "everything install created is gone");
     let again = repo.ah(&["install", "--remove", "claude"]);
-    assert!(text(&again.stdout).contains("was not installed: nothing changed"), "{}", text(&again.stdout));
+    assert!(
+        text(&again.stdout).contains("was not installed: nothing changed"),
+        "{}",
+        text(&again.stdout)
+    );
 }
 
 /// Every file under `root` except git's, relative.
@@ -788,7 +1000,12 @@ fn walk(root: &Path) -> Vec<String> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                files.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+                files.push(
+                    path.strip_prefix(root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
     }

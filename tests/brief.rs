@@ -64,8 +64,16 @@ fn clean_workspace() {
     );
     assert!(md.contains("No unread messages."));
     assert!(md.contains("No current state yet: `memory/layer2/current-state.md`."));
-    assert!(md.contains("1. Continue from the current state. At session end: `agent-handover draft --agent "), "{md}");
-    assert!(md.contains("`agent-handover run --note-file .agent-handover/handoff.md`"), "{md}");
+    assert!(
+        md.contains(
+            "1. Continue from the current state. At session end: `agent-handover draft --agent "
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("`agent-handover run --note-file .agent-handover/handoff.md`"),
+        "{md}"
+    );
     assert!(!md.contains("Left out"));
     let j = brief_json(&p, &[]);
     assert_eq!(j["recovery"]["state"], "no_handover");

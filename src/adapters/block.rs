@@ -164,14 +164,24 @@ mod tests {
     #[test]
     fn first_install_appends_later_ones_replace_and_removal_inverts() {
         let block = |a: &str, t: &str| format!("{}\n{t}{}", begin_marker(a), end_marker(a));
-        assert_eq!(splice("", H, "codex", "v1\n", p()).unwrap(), block("codex", "v1\n") + "\n");
-        for user in ["# Rules\n\nBe nice.\n", "# Rules\n\nBe nice.\n\n\n", "no newline"] {
+        assert_eq!(
+            splice("", H, "codex", "v1\n", p()).unwrap(),
+            block("codex", "v1\n") + "\n"
+        );
+        for user in [
+            "# Rules\n\nBe nice.\n",
+            "# Rules\n\nBe nice.\n\n\n",
+            "no newline",
+        ] {
             let once = splice(user, H, "codex", "v1\n", p()).unwrap();
             let both = splice(&once, H, "opencode", "o1\n", p()).unwrap();
             assert!(both.contains(&block("codex", "v1\n")), "{both}");
             assert!(both.contains(&block("opencode", "o1\n")), "{both}");
             let updated = splice(&both, H, "codex", "v2\n", p()).unwrap();
-            assert!(updated.contains(&block("opencode", "o1\n")), "the other block kept");
+            assert!(
+                updated.contains(&block("opencode", "o1\n")),
+                "the other block kept"
+            );
             assert_eq!(splice(&updated, H, "codex", "v2\n", p()).unwrap(), updated);
             assert!(holds(&updated, H, "codex", "v2\n"));
             assert!(!holds(&updated, H, "codex", "v1\n"));
@@ -188,7 +198,10 @@ mod tests {
     fn a_legacy_block_belongs_to_the_agent_it_names() {
         let legacy = format!("intro\n\n{LEGACY_BEGIN}\nrun brief --agent opencode\n{LEGACY_END}\n");
         let codex = splice(&legacy, H, "codex", "c\n", p()).unwrap();
-        assert!(codex.contains(LEGACY_BEGIN), "opencode's legacy block is not codex's");
+        assert!(
+            codex.contains(LEGACY_BEGIN),
+            "opencode's legacy block is not codex's"
+        );
         let opencode = splice(&codex, H, "opencode", "o\n", p()).unwrap();
         assert!(!opencode.contains(LEGACY_BEGIN), "{opencode}");
         assert!(holds(&opencode, H, "opencode", "o\n") && holds(&opencode, H, "codex", "c\n"));
@@ -201,8 +214,13 @@ mod tests {
             format!("a\n{}\nb\n", end_marker("codex")),
             format!("a\n{LEGACY_BEGIN}\nb\n"),
         ] {
-            let err = splice(&text, H, "codex", "x\n", p()).unwrap_err().to_string();
-            assert!(err.contains("AGENTS.md") && err.contains("untouched"), "{err}");
+            let err = splice(&text, H, "codex", "x\n", p())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("AGENTS.md") && err.contains("untouched"),
+                "{err}"
+            );
         }
     }
 }

@@ -61,8 +61,9 @@ fn strip_ours(entries: &mut Vec<Value>) -> bool {
 
 fn parse(existing: Option<&str>, path: &Path) -> Result<Value> {
     match existing.filter(|t| !t.trim().is_empty()) {
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| corrupt(path, format!("invalid JSON ({e})"))),
+        Some(text) => {
+            serde_json::from_str(text).map_err(|e| corrupt(path, format!("invalid JSON ({e})")))
+        }
         None => Ok(json!({})),
     }
 }
@@ -109,7 +110,10 @@ pub fn merge(existing: Option<&str>, wanted: &HookEntries, path: &Path) -> Resul
                     .is_some_and(|inner| inner.iter().any(is_ours))
         });
         strip_ours(entries);
-        entries.insert(at.unwrap_or(entries.len()).min(entries.len()), entry.clone());
+        entries.insert(
+            at.unwrap_or(entries.len()).min(entries.len()),
+            entry.clone(),
+        );
     }
     Ok(to_text(&settings))
 }
@@ -182,7 +186,12 @@ pub fn set_entry(
 }
 
 /// The JSON text without `parent.key` (and `parent`, if left empty).
-pub fn remove_entry(existing: &str, parent: &str, key: &str, path: &Path) -> Result<Option<String>> {
+pub fn remove_entry(
+    existing: &str,
+    parent: &str,
+    key: &str,
+    path: &Path,
+) -> Result<Option<String>> {
     let mut settings = parse(Some(existing), path)?;
     let Some(top) = settings.as_object_mut() else {
         return Ok(None);
@@ -224,7 +233,10 @@ mod tests {
                     "SessionStart",
                     json!({"matcher": "startup", "hooks": [{"type": "command", "command": cmd}]}),
                 ),
-                ("Stop", json!({"hooks": [{"type": "command", "command": cmd}]})),
+                (
+                    "Stop",
+                    json!({"hooks": [{"type": "command", "command": cmd}]}),
+                ),
             ],
         }
     }
@@ -235,14 +247,27 @@ mod tests {
         let v1 = merge(Some(user), &wanted("agent-handover hook v1"), p()).unwrap();
         assert!(holds(&v1, &wanted("agent-handover hook v1")));
         let v: Value = serde_json::from_str(&v1).unwrap();
-        assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"], "echo hi");
-        assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["command"], "agent-handover hook v1");
+        assert_eq!(
+            v["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+            "echo hi"
+        );
+        assert_eq!(
+            v["hooks"]["Stop"][1]["hooks"][0]["command"],
+            "agent-handover hook v1"
+        );
         let keys: Vec<_> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["model", "hooks"], "key order kept");
         let v2 = merge(Some(&v1), &wanted("agent-handover hook v2"), p()).unwrap();
         let v: Value = serde_json::from_str(&v2).unwrap();
-        assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2, "replaced, not added");
-        assert_eq!(merge(Some(&v2), &wanted("agent-handover hook v2"), p()).unwrap(), v2);
+        assert_eq!(
+            v["hooks"]["Stop"].as_array().unwrap().len(),
+            2,
+            "replaced, not added"
+        );
+        assert_eq!(
+            merge(Some(&v2), &wanted("agent-handover hook v2"), p()).unwrap(),
+            v2
+        );
         let back: Value = serde_json::from_str(&remove(&v2, &[], p()).unwrap().unwrap()).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(user).unwrap());
         assert_eq!(remove(user, &[], p()).unwrap(), None);
@@ -263,11 +288,19 @@ mod tests {
 
     #[test]
     fn malformed_settings_are_refused() {
-        for bad in ["{not json", "[]", r#"{"hooks": []}"#, r#"{"hooks": {"Stop": {}}}"#] {
+        for bad in [
+            "{not json",
+            "[]",
+            r#"{"hooks": []}"#,
+            r#"{"hooks": {"Stop": {}}}"#,
+        ] {
             let err = merge(Some(bad), &wanted("agent-handover hook"), p())
                 .unwrap_err()
                 .to_string();
-            assert!(err.contains("settings.json") && err.contains("untouched"), "{bad}: {err}");
+            assert!(
+                err.contains("settings.json") && err.contains("untouched"),
+                "{bad}: {err}"
+            );
         }
     }
 }

@@ -229,7 +229,10 @@ impl Adapter {
     pub fn bootstrap(&self) -> String {
         let (start, end) = match (&self.hooks, self.protocol.start) {
             // Cline 4.x and Cursor may not inject the start context: say the command too.
-            (Some(_), StartEnvelope::ContextModification | StartEnvelope::AdditionalContextSnake)
+            (
+                Some(_),
+                StartEnvelope::ContextModification | StartEnvelope::AdditionalContextSnake,
+            )
             | (None, _) => (START_COMMAND.to_string(), ""),
             (Some(_), _) => (START_HOOK.to_string(), END_HOOK),
         };
@@ -252,7 +255,7 @@ impl Adapter {
                 file: path.to_string(),
             });
         }
-        parts.extend(self.hook_parts());
+        parts.extend(self.hook_parts(ws));
         parts.extend(self.mcp_part());
         parts
     }
@@ -271,10 +274,11 @@ impl Adapter {
             Instructions::ClaudeMd => {
                 // An import of the user's own, outside our block, is enough.
                 let claude_md = std::fs::read_to_string(ws.claude_md()).unwrap_or_default();
-                let outside = block::remove(&claude_md, Comment::Html, self.name, Path::new("CLAUDE.md"))
-                    .ok()
-                    .flatten()
-                    .unwrap_or(claude_md);
+                let outside =
+                    block::remove(&claude_md, Comment::Html, self.name, Path::new("CLAUDE.md"))
+                        .ok()
+                        .flatten()
+                        .unwrap_or(claude_md);
                 let imported = outside.lines().any(|l| l.trim() == "@AGENTS.md");
                 let plain = self.bootstrap();
                 let importing = format!("@AGENTS.md\n\n{plain}");
@@ -303,7 +307,7 @@ impl Adapter {
         }
     }
 
-    fn hook_parts(&self) -> Vec<Part> {
+    fn hook_parts(&self, ws: &Workspace) -> Vec<Part> {
         let Some(hooks) = &self.hooks else {
             return Vec::new();
         };
@@ -369,6 +373,8 @@ impl Adapter {
                     },
                 }]
             }
+            // Beside a single `.clinerules` file there is no hooks directory to write.
+            HookSetup::Scripts { dir, .. } if blocked_by_a_file(ws, dir) => Vec::new(),
             HookSetup::Scripts { dir, events } => events
                 .iter()
                 .map(|(event, name)| Part::Owned {
@@ -407,8 +413,12 @@ impl Adapter {
         Some(match setup {
             McpSetup::McpServers { path, flavour } => {
                 let value = match *flavour {
-                    "stdio" => json!({"type": "stdio", "command": "agent-handover", "args": ["mcp"]}),
-                    "copilot" => json!({"type": "local", "command": "agent-handover", "args": ["mcp"], "tools": ["*"]}),
+                    "stdio" => {
+                        json!({"type": "stdio", "command": "agent-handover", "args": ["mcp"]})
+                    }
+                    "copilot" => {
+                        json!({"type": "local", "command": "agent-handover", "args": ["mcp"], "tools": ["*"]})
+                    }
                     _ => json!({"command": "agent-handover", "args": ["mcp"]}),
                 };
                 Part::JsonEntry {
@@ -434,6 +444,15 @@ impl Adapter {
             },
         })
     }
+}
+
+/// Whether a file stands where a directory of `dir` would have to be.
+fn blocked_by_a_file(ws: &Workspace, dir: &str) -> bool {
+    ws.root
+        .join(dir)
+        .ancestors()
+        .take_while(|p| *p != ws.root)
+        .any(Path::is_file)
 }
 
 /// What installing (or removing) did to a file.
@@ -527,9 +546,8 @@ pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     for p in &planned {
         record.touch(&p.rel, adapter.name, p.old.as_deref());
     }
-    if config_missing {
-        record.touch(DEFAULT_CONFIG, adapter.name, None);
-    } else if record.files.contains_key(DEFAULT_CONFIG) {
+    // The handover.toml install created stays while any agent uses it.
+    if config_missing || record.files.contains_key(DEFAULT_CONFIG) {
         record.touch(DEFAULT_CONFIG, adapter.name, None);
     }
     if record != before {
@@ -596,11 +614,12 @@ pub fn check(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileCheck>> {
             Some(_) if record.has(&rel, adapter.name) => "outdated",
             _ => "missing",
         };
-        let state = if state == "installed" && parts.iter().any(Part::executable) && !is_executable(&abs) {
-            "outdated"
-        } else {
-            state
-        };
+        let state =
+            if state == "installed" && parts.iter().any(Part::executable) && !is_executable(&abs) {
+                "outdated"
+            } else {
+                state
+            };
         checks.push(FileCheck {
             path: rel.into(),
             state,
@@ -674,7 +693,11 @@ pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
         };
         let change = match (&new, change) {
             (Some(text), Change::Updated | Change::Kept) if *text == current => {
-                if change == Change::Kept { Change::Kept } else { Change::Unchanged }
+                if change == Change::Kept {
+                    Change::Kept
+                } else {
+                    Change::Unchanged
+                }
             }
             (_, c) => c,
         };
@@ -738,18 +761,37 @@ mod tests {
     fn bootstraps_name_their_agent_and_the_handover_commands() {
         for adapter in ADAPTERS {
             let text = adapter.bootstrap();
-            assert!(text.contains(&format!("agent-handover brief --agent {}", adapter.name)), "{text}");
-            assert!(text.contains(&format!("agent-handover draft --agent {}", adapter.name)), "{text}");
+            assert!(
+                text.contains(&format!("agent-handover brief --agent {}", adapter.name)),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("agent-handover draft --agent {}", adapter.name)),
+                "{text}"
+            );
             assert!(text.contains("agent-handover run --note-file"), "{text}");
             for placeholder in ["{agent}", "{unit}", "{start}", "{end}", "{title}"] {
                 assert!(!text.contains(placeholder), "{text}");
             }
         }
         assert!(find("cline").unwrap().bootstrap().contains("every task"));
-        assert!(find("claude").unwrap().bootstrap().contains("session-start hook"));
-        assert!(find("aider").unwrap().bootstrap().contains("At the START of every session"));
+        assert!(
+            find("claude")
+                .unwrap()
+                .bootstrap()
+                .contains("session-start hook")
+        );
+        assert!(
+            find("aider")
+                .unwrap()
+                .bootstrap()
+                .contains("At the START of every session")
+        );
         let err = find("Claude").unwrap_err().to_string();
-        assert!(err.contains("claude, codex") || err.contains("use one of"), "{err}");
+        assert!(
+            err.contains("claude, codex") || err.contains("use one of"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -77,7 +77,13 @@ impl Part {
 
     /// Whether the file must be executable.
     pub fn executable(&self) -> bool {
-        matches!(self, Part::Owned { executable: true, .. })
+        matches!(
+            self,
+            Part::Owned {
+                executable: true,
+                ..
+            }
+        )
     }
 
     /// The file's text with this part in it, for `agent`.
@@ -98,7 +104,10 @@ impl Part {
     pub fn holds(&self, agent: &str, existing: &str) -> bool {
         match self {
             Part::Block {
-                comment, body, also, ..
+                comment,
+                body,
+                also,
+                ..
             } => {
                 block::holds(existing, *comment, agent, body)
                     || also

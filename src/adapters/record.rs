@@ -91,12 +91,17 @@ impl InstallRecord {
 
     /// Whether `agent` has a part in `file`.
     pub fn has(&self, file: &str, agent: &str) -> bool {
-        self.files.get(file).is_some_and(|f| f.agents.contains(agent))
+        self.files
+            .get(file)
+            .is_some_and(|f| f.agents.contains(agent))
     }
 
     /// The agents recorded in any file.
     pub fn agents(&self) -> BTreeSet<String> {
-        self.files.values().flat_map(|f| f.agents.iter().cloned()).collect()
+        self.files
+            .values()
+            .flat_map(|f| f.agents.iter().cloned())
+            .collect()
     }
 }
 
@@ -111,7 +116,10 @@ mod tests {
         r.touch("AGENTS.md", "opencode", Some("mine\n<block>\n"));
         assert!(r.has("AGENTS.md", "opencode"));
         assert_eq!(r.release("AGENTS.md", "codex"), None);
-        assert_eq!(r.release("AGENTS.md", "opencode"), Some(Some("mine\n".into())));
+        assert_eq!(
+            r.release("AGENTS.md", "opencode"),
+            Some(Some("mine\n".into()))
+        );
         assert!(r.files.is_empty());
         r.touch("GEMINI.md", "gemini", None);
         assert_eq!(r.release("GEMINI.md", "gemini"), Some(None));
@@ -122,6 +130,11 @@ mod tests {
         r.save(&path).unwrap();
         assert_eq!(InstallRecord::load(&path).unwrap(), r);
         std::fs::write(&path, "{").unwrap();
-        assert!(InstallRecord::load(&path).unwrap_err().to_string().contains("install.json"));
+        assert!(
+            InstallRecord::load(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("install.json")
+        );
     }
 }

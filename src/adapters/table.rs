@@ -34,7 +34,11 @@ pub const ADAPTERS: &[Adapter] = &[
         hooks: Some(HookSetup::NestedJson {
             path: ".claude/settings.json",
             events: &[
-                (SessionStart, "SessionStart", Some("startup|resume|clear|compact")),
+                (
+                    SessionStart,
+                    "SessionStart",
+                    Some("startup|resume|clear|compact"),
+                ),
                 (Stop, "Stop", None),
                 (PreCompact, "PreCompact", Some("manual|auto")),
                 (SessionEnd, "SessionEnd", None),
@@ -70,7 +74,11 @@ pub const ADAPTERS: &[Adapter] = &[
         hooks: Some(HookSetup::NestedJson {
             path: ".codex/hooks.json",
             events: &[
-                (SessionStart, "SessionStart", Some("startup|resume|clear|compact")),
+                (
+                    SessionStart,
+                    "SessionStart",
+                    Some("startup|resume|clear|compact"),
+                ),
                 (Stop, "Stop", None),
                 (PreCompact, "PreCompact", None),
                 (SessionEnd, "SessionEnd", None),

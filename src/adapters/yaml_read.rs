@@ -37,8 +37,12 @@ pub fn add(existing: &str, file: &str, path: &Path) -> Result<String> {
     if !value.is_empty() && !value.starts_with('#') {
         return Err(Error::Corrupt {
             path: path.into(),
-            detail: format!("its `read:` has an inline value ({value}), which agent-handover does not rewrite"),
-            fix: format!("make `read:` a list and add `  - {file}` to it by hand (or add it to the inline list); agent-handover left the file untouched"),
+            detail: format!(
+                "its `read:` has an inline value ({value}), which agent-handover does not rewrite"
+            ),
+            fix: format!(
+                "make `read:` a list and add `  - {file}` to it by hand (or add it to the inline list); agent-handover left the file untouched"
+            ),
         });
     }
     let mut out: String = lines[..=at].concat();
@@ -55,7 +59,11 @@ pub fn remove(existing: &str) -> Option<String> {
     if let Some(b) = existing.find(BEGIN)
         && let Some(e) = existing[b..].find(END).map(|e| b + e + END.len())
     {
-        let end = if existing[e..].starts_with('\n') { e + 1 } else { e };
+        let end = if existing[e..].starts_with('\n') {
+            e + 1
+        } else {
+            e
+        };
         return Some(format!("{}{}", &existing[..b], &existing[end..]));
     }
     let kept: Vec<&str> = existing
@@ -81,7 +89,12 @@ pub fn lists(existing: &str, file: &str) -> bool {
         if in_read {
             let item = line.trim_start();
             if let Some(value) = item.strip_prefix("- ") {
-                let value = value.split(" #").next().unwrap_or("").trim().trim_matches(['"', '\'']);
+                let value = value
+                    .split(" #")
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches(['"', '\'']);
                 if value == file {
                     return true;
                 }
@@ -107,10 +120,19 @@ mod tests {
 
     #[test]
     fn adds_a_block_or_an_item_and_removes_exactly_that() {
-        for user in ["", "model: sonnet\n", "model: sonnet", "# mine\nread:\n  - NOTES.md\nauto-commits: false\n"] {
+        for user in [
+            "",
+            "model: sonnet\n",
+            "model: sonnet",
+            "# mine\nread:\n  - NOTES.md\nauto-commits: false\n",
+        ] {
             let added = add(user, "CONVENTIONS.md", p()).unwrap();
             assert!(lists(&added, "CONVENTIONS.md"), "{added}");
-            assert_eq!(add(&added, "CONVENTIONS.md", p()).unwrap(), added, "idempotent");
+            assert_eq!(
+                add(&added, "CONVENTIONS.md", p()).unwrap(),
+                added,
+                "idempotent"
+            );
             let back = remove(&added).unwrap();
             if user.ends_with('\n') || user.is_empty() {
                 assert_eq!(back, user);
@@ -119,13 +141,25 @@ mod tests {
                 assert!(lists(&added, "NOTES.md"), "the user's item kept: {added}");
             }
         }
-        assert_eq!(remove("read:\n  - CONVENTIONS.md\n"), None, "the user's own line is not ours");
-        assert_eq!(add("read:\n  - CONVENTIONS.md\n", "CONVENTIONS.md", p()).unwrap(), "read:\n  - CONVENTIONS.md\n");
+        assert_eq!(
+            remove("read:\n  - CONVENTIONS.md\n"),
+            None,
+            "the user's own line is not ours"
+        );
+        assert_eq!(
+            add("read:\n  - CONVENTIONS.md\n", "CONVENTIONS.md", p()).unwrap(),
+            "read:\n  - CONVENTIONS.md\n"
+        );
     }
 
     #[test]
     fn an_inline_read_value_is_refused() {
-        let err = add("read: [A.md, B.md]\n", "CONVENTIONS.md", p()).unwrap_err().to_string();
-        assert!(err.contains(".aider.conf.yml") && err.contains("untouched"), "{err}");
+        let err = add("read: [A.md, B.md]\n", "CONVENTIONS.md", p())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(".aider.conf.yml") && err.contains("untouched"),
+            "{err}"
+        );
     }
 }

@@ -52,7 +52,8 @@ pub fn brief(args: &BriefArgs, out: Output) -> Result<u8> {
                     ),
                 )
             })?;
-            let text = agent_handover::hooks::brief_within(&ws, &agent, adapter.protocol.start_cap_chars);
+            let text =
+                agent_handover::hooks::brief_within(&ws, &agent, adapter.protocol.start_cap_chars);
             print!("{}", adapter.protocol.start.wrap(&text));
         }
     }

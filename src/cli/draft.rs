@@ -49,15 +49,16 @@ pub fn draft(args: &DraftArgs, out: Output) -> Result<u8> {
         }
         fsx::write_atomic(path, d.text.as_bytes())?;
     }
-    out.emit(&json!({ "ok": true, "draft": d, "written_to": args.output }), || {
-        match &args.output {
+    out.emit(
+        &json!({ "ok": true, "draft": d, "written_to": args.output }),
+        || match &args.output {
             Some(path) => println!(
                 "draft written to {}: replace every TODO, then `agent-handover run --note-file {}`",
                 path.display(),
                 path.display()
             ),
             None => print!("{}", d.text),
-        }
-    });
+        },
+    );
     Ok(exit::OK)
 }

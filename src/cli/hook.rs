@@ -39,7 +39,10 @@ fn event_parser() -> impl TypedValueParser<Value = HookEvent> {
 }
 
 fn agent_parser() -> impl TypedValueParser<Value = &'static Adapter> {
-    let names: Vec<PossibleValue> = ADAPTERS.iter().map(|a| PossibleValue::new(a.name)).collect();
+    let names: Vec<PossibleValue> = ADAPTERS
+        .iter()
+        .map(|a| PossibleValue::new(a.name))
+        .collect();
     PossibleValuesParser::new(names)
         .map(|name| adapters::find(&name).expect("the parser accepts only the adapters' names"))
 }
@@ -57,7 +60,7 @@ pub fn hook(args: &HookArgs) -> u8 {
     let start = agent
         .protocol
         .project_dir_env
-        .and_then(|var| std::env::var_os(var))
+        .and_then(std::env::var_os)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| input.cwd.clone())

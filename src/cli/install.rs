@@ -14,9 +14,11 @@ use super::output::Output;
 
 /// Arguments of `install`.
 #[derive(Debug, Args)]
-#[command(after_help = "Every agent also gets a handover.toml when the project has none. \
+#[command(
+    after_help = "Every agent also gets a handover.toml when the project has none. \
     Installing twice changes nothing; `--remove` puts each file back as it was \
-    (byte for byte when nothing else changed it). The README has a section per agent.")]
+    (byte for byte when nothing else changed it). The README has a section per agent."
+)]
 pub struct InstallArgs {
     /// The agent.
     #[arg(value_parser = agent_parser())]
@@ -37,9 +39,8 @@ fn agent_parser() -> impl TypedValueParser<Value = &'static Adapter> {
         .iter()
         .map(|a| PossibleValue::new(a.name).help(a.summary()))
         .collect();
-    PossibleValuesParser::new(names).map(|name| {
-        adapters::find(&name).expect("the parser accepts only the adapters' names")
-    })
+    PossibleValuesParser::new(names)
+        .map(|name| adapters::find(&name).expect("the parser accepts only the adapters' names"))
 }
 
 /// `install`, `install --check`, `install --remove`.
@@ -56,7 +57,10 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                     println!("{:<9}  {}", f.state, f.path.display());
                 }
                 if !ok {
-                    println!("run `agent-handover install {}` to bring it up to date", agent.name);
+                    println!(
+                        "run `agent-handover install {}` to bring it up to date",
+                        agent.name
+                    );
                 }
             },
         );
@@ -83,7 +87,9 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                 println!("{what:<9}  {}", f.path.display());
             }
             match (args.remove, changed) {
-                (false, false) => println!("{} was already installed: nothing changed", agent.title),
+                (false, false) => {
+                    println!("{} was already installed: nothing changed", agent.title)
+                }
                 (true, false) => println!("{} was not installed: nothing changed", agent.title),
                 (false, true) => println!(
                     "{} installed; check with `agent-handover install --check {}`",

@@ -89,17 +89,3 @@ pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
     });
     Ok(exit::OK)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn template_is_a_valid_config_without_warnings() {
-        let text = agent_handover::config::starter("codex");
-        let (config, warnings) = agent_handover::config::Config::parse(&text, None).unwrap();
-        assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(config.handover.tag.as_deref(), Some("codex"));
-        assert_eq!(config.backend.kind.as_deref(), Some("null"));
-    }
-}

@@ -3,11 +3,11 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use agent_handover::handoff::{self, LintContext};
 use agent_handover::{
     Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
     plan_from_config,
 };
-use agent_handover::handoff::{self, LintContext};
 use clap::Args;
 
 use super::Target;
@@ -81,7 +81,11 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
 /// Lint the handoff on the way and say what it lacks (on stderr); only a
 /// configured `min_score` refuses one.
 fn warn_about_quality(ws: &Workspace, inputs: &agent_handover::Inputs, today: chrono::NaiveDate) {
-    let Some(text) = inputs.current_state.as_ref().or(inputs.session_note.as_ref()) else {
+    let Some(text) = inputs
+        .current_state
+        .as_ref()
+        .or(inputs.session_note.as_ref())
+    else {
         return;
     };
     let ctx = LintContext::for_workspace(ws);

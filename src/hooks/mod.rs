@@ -166,7 +166,9 @@ fn unavailable(protocol: &HookProtocol, event: HookEvent, error: &str) -> HookRe
     );
     match event {
         HookEvent::SessionStart => HookReply {
-            stdout: protocol.start.wrap(&fit_chars(&text, protocol.start_cap_chars)),
+            stdout: protocol
+                .start
+                .wrap(&fit_chars(&text, protocol.start_cap_chars)),
             stderr: String::new(),
         },
         _ => HookReply {
@@ -241,7 +243,8 @@ pub fn fit_chars(text: &str, cap: usize) -> String {
     if text.chars().count() <= cap {
         return text.to_string();
     }
-    let note = "\n\n_(cut to fit the agent's context limit; run `agent-handover brief` for all of it)_\n";
+    let note =
+        "\n\n_(cut to fit the agent's context limit; run `agent-handover brief` for all of it)_\n";
     let keep = cap.saturating_sub(note.chars().count());
     let cut: String = text.chars().take(keep).collect();
     cut + note
@@ -327,7 +330,11 @@ fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) 
             stdout: envelope::NOTHING.to_string(),
             stderr: format!(
                 "agent-handover: draft saved to {}\n",
-                saved.path.strip_prefix(&ws.root).unwrap_or(&saved.path).display()
+                saved
+                    .path
+                    .strip_prefix(&ws.root)
+                    .unwrap_or(&saved.path)
+                    .display()
             ),
         },
         Err(e) => HookReply {
@@ -359,10 +366,12 @@ mod tests {
         assert_eq!(claude.session_id.as_deref(), Some("abc"));
         assert_eq!(claude.cwd, Some(PathBuf::from("/p")));
         assert!(claude.continued);
-        let cursor = HookInput::parse(r#"{"conversation_id":"c1","loop_count":0,"status":"completed"}"#);
+        let cursor =
+            HookInput::parse(r#"{"conversation_id":"c1","loop_count":0,"status":"completed"}"#);
         assert_eq!(cursor.session_id.as_deref(), Some("c1"));
         assert!(!cursor.continued);
-        let cline = HookInput::parse(r#"{"taskId":"t9","workspaceRoots":["/w"],"hookName":"TaskStart"}"#);
+        let cline =
+            HookInput::parse(r#"{"taskId":"t9","workspaceRoots":["/w"],"hookName":"TaskStart"}"#);
         assert_eq!(cline.session_id.as_deref(), Some("t9"));
         assert_eq!(cline.cwd, Some(PathBuf::from("/w")));
         assert_eq!(HookInput::parse("not json"), HookInput::default());

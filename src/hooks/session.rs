@@ -45,14 +45,18 @@ fn file(ws: &Workspace, agent: &str, id: Option<&str>) -> PathBuf {
 /// The record of `agent`'s session `id`, if its hooks saw it start.
 pub fn load(ws: &Workspace, agent: &str, id: Option<&str>) -> Result<Option<SessionRecord>> {
     let path = file(ws, agent, id);
-    let Some(text) = fsx::read_text_bounded(&path, MAX_BYTES, "remove the oversized session record")? else {
+    let Some(text) =
+        fsx::read_text_bounded(&path, MAX_BYTES, "remove the oversized session record")?
+    else {
         return Ok(None);
     };
-    serde_json::from_str(&text).map(Some).map_err(|e| Error::Corrupt {
-        path,
-        detail: format!("invalid session record ({e})"),
-        fix: "remove it; the next session start writes a new one".into(),
-    })
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| Error::Corrupt {
+            path,
+            detail: format!("invalid session record ({e})"),
+            fix: "remove it; the next session start writes a new one".into(),
+        })
 }
 
 /// Save `record` atomically, keeping the newest [`KEEP`] records.
@@ -61,13 +65,18 @@ pub fn save(ws: &Workspace, record: &SessionRecord) -> Result<()> {
     let dir = ws.sessions_dir();
     fsx::create_dir_durable(&dir)?;
     let text = serde_json::to_string_pretty(record).expect("record serializes") + "\n";
-    fsx::write_atomic(&file(ws, &record.agent, record.session_id.as_deref()), text.as_bytes())?;
+    fsx::write_atomic(
+        &file(ws, &record.agent, record.session_id.as_deref()),
+        text.as_bytes(),
+    )?;
     prune(&dir);
     Ok(())
 }
 
 fn prune(dir: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
         .flatten()
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
@@ -104,7 +113,10 @@ mod tests {
             asked_at: None,
         };
         save(&ws, &r).unwrap();
-        assert_eq!(load(&ws, "claude", Some("../../etc/passwd")).unwrap(), Some(r));
+        assert_eq!(
+            load(&ws, "claude", Some("../../etc/passwd")).unwrap(),
+            Some(r)
+        );
         assert_eq!(load(&ws, "codex", Some("../../etc/passwd")).unwrap(), None);
         assert_eq!(load(&ws, "claude", Some("other")).unwrap(), None);
     }
