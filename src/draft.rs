@@ -279,7 +279,11 @@ fn parse_name(path: &Path) -> Option<SavedDraft> {
     let saved_at = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.fZ")
         .ok()?
         .and_utc();
-    let trigger = rest.rsplit_once('-').map_or(rest, |(_, t)| t);
+    // Agent names may hold hyphens, and so do the triggers: match the known ones.
+    let trigger = ["pre-compact", "session-end", "stop", "manual"]
+        .into_iter()
+        .find(|t| rest.ends_with(&format!("-{t}")))
+        .unwrap_or_else(|| rest.rsplit_once('-').map_or(rest, |(_, t)| t));
     Some(SavedDraft {
         path: path.to_path_buf(),
         saved_at,
