@@ -180,7 +180,8 @@ fn list(args: &ListArgs, out: Output) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn line(m: &MessageSummary) -> String {
+/// One message in a listing: `*` unread, date, sender -> recipient, subject, id.
+pub fn line(m: &MessageSummary) -> String {
     let mut line = format!(
         "{} {}  {} -> {}  {}  [{}]",
         if m.read { ' ' } else { '*' },

@@ -19,22 +19,27 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
         let snap = RunSnapshot::of(&ws, &cp);
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
     } else if code == exit::FAILED {
-        let run = cp
-            .run_id
-            .as_deref()
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default();
-        let how = if cp.is_legacy() {
-            "agent-handover run --config <your handover.toml>"
-        } else {
-            "agent-handover resume"
-        };
-        eprintln!(
-            "agent-handover: the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone)",
-            cp.pending_steps().join(", ")
-        );
+        eprintln!("agent-handover: {}", interrupted(&cp));
     }
     Ok(code)
+}
+
+/// What `check` says of an interrupted handover (exit 1), and how to finish it.
+pub fn interrupted(cp: &Checkpoint) -> String {
+    let run = cp
+        .run_id
+        .as_deref()
+        .map(|r| format!(" ({r})"))
+        .unwrap_or_default();
+    let how = if cp.is_legacy() {
+        "agent-handover run --config <your handover.toml>"
+    } else {
+        "agent-handover resume"
+    };
+    format!(
+        "the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone)",
+        cp.pending_steps().join(", ")
+    )
 }
 
 /// `status`: 0.5.1's exact lines, then details with `--verbose`.

@@ -12,6 +12,8 @@ mod inbox;
 mod inspect;
 mod install;
 mod manage;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod metrics;
 mod output;
 mod quality;
@@ -156,6 +158,9 @@ enum Command {
     Hook(hook::HookArgs),
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
+    /// Serve check, brief, draft, handover, inbox and lint to an agent over MCP (stdio).
+    #[cfg(feature = "mcp")]
+    Mcp(Target),
     /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
     #[cfg(feature = "dashboard")]
     #[command(visible_alias = "ui")]
@@ -223,6 +228,8 @@ pub fn main() -> ExitCode {
         Command::Draft(args) => draft::draft(&args, out),
         Command::Hook(args) => Ok(hook::hook(&args)),
         Command::Init(args) => manage::init(&args, out),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(target) => mcp::mcp(&target),
         #[cfg(feature = "dashboard")]
         Command::Dashboard(target) => dashboard(&target),
         #[cfg(feature = "dashboard")]

@@ -63,21 +63,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         passed,
         report: &report,
     };
-    out.emit(&shown, || {
-        println!(
-            "{}: score {}/100 (about {} tokens, {} sections)",
-            shown.file,
-            report.score,
-            report.tokens,
-            report.sections.len()
-        );
-        for f in &report.findings {
-            println!("  {f}");
-        }
-        if report.findings.is_empty() {
-            println!("  no findings");
-        }
-    });
+    out.emit(&shown, || print!("{}", lint_text(&shown.file, &report)));
     if passed {
         Ok(exit::OK)
     } else {
@@ -89,8 +75,25 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
     }
 }
 
+/// What `lint` prints: the score, then one line per finding.
+pub fn lint_text(file: &str, report: &LintReport) -> String {
+    let mut text = format!(
+        "{file}: score {}/100 (about {} tokens, {} sections)\n",
+        report.score,
+        report.tokens,
+        report.sections.len()
+    );
+    for f in &report.findings {
+        text += &format!("  {f}\n");
+    }
+    if report.findings.is_empty() {
+        text += "  no findings\n";
+    }
+    text
+}
+
 /// The handoff to lint: FILE, stdin (`-`), or the current state.
-fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
+pub fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
     let fix = "a handoff is a briefing, not a dump: write a shorter one";
     match file {
         Some(p) if p == Path::new("-") => {

@@ -61,42 +61,50 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;
-    if request.quality_gate.is_none() {
-        warn_about_quality(&ws, &request.inputs, today);
+    if request.quality_gate.is_none()
+        && let Some(note) = quality_note(&ws, &request.inputs, today)
+    {
+        eprintln!("{note}");
     }
     let report = Engine::new(ws).start(request)?;
-    out.emit(&report, || {
-        if let Some(prev) = &report.finished_previous {
-            println!(
-                "finished interrupted handover {}: {}",
-                prev.run_id.as_deref().unwrap_or("?"),
-                joined(&prev.executed)
-            );
-        }
-        println!("handover steps executed: {}", joined(&report.executed));
-    });
+    out.emit(&report, || print!("{}", run_text(&report)));
     Ok(exit::OK)
 }
 
-/// Lint the handoff on the way and say what it lacks (on stderr); only a
-/// configured `min_score` refuses one.
-fn warn_about_quality(ws: &Workspace, inputs: &agent_handover::Inputs, today: chrono::NaiveDate) {
-    let Some(text) = inputs
+/// What the handoff lacks, linted on the way (`None`: no findings); only a
+/// configured `min_score` refuses one, so `run` just says it on stderr.
+pub fn quality_note(
+    ws: &Workspace,
+    inputs: &agent_handover::Inputs,
+    today: chrono::NaiveDate,
+) -> Option<String> {
+    let text = inputs
         .current_state
         .as_ref()
-        .or(inputs.session_note.as_ref())
-    else {
-        return;
-    };
+        .or(inputs.session_note.as_ref())?;
     let ctx = LintContext::for_workspace(ws);
     let report = handoff::lint(&(agent_handover::memory::header(2, today) + text), &ctx);
-    if !report.findings.is_empty() {
-        eprintln!(
+    (!report.findings.is_empty()).then(|| {
+        format!(
             "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
             report.score,
             report.summary(3)
+        )
+    })
+}
+
+/// What `run` prints: the interrupted handover it finished first, if any,
+/// then the steps executed.
+pub fn run_text(report: &RunReport) -> String {
+    let mut text = String::new();
+    if let Some(prev) = &report.finished_previous {
+        text += &format!(
+            "finished interrupted handover {}: {}\n",
+            prev.run_id.as_deref().unwrap_or("?"),
+            joined(&prev.executed)
         );
     }
+    text + &format!("handover steps executed: {}\n", joined(&report.executed))
 }
 
 /// `resume`: finish the interrupted handover.

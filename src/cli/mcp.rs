@@ -1,0 +1,256 @@
+//! `mcp`: an MCP server on stdin/stdout (newline-delimited JSON-RPC) giving an
+//! agent `check` + `brief`, `draft`, `handover`, `inbox_send`, `inbox_list`
+//! and `lint`. Each tool calls the library as the command of the same name
+//! does and answers with that command's text; an error is a tool error whose
+//! text carries the fix, never the end of the server.
+
+use std::sync::Arc;
+
+use agent_handover::brief::DEFAULT_MAX_TOKENS;
+use agent_handover::draft::DraftOptions;
+use agent_handover::engine::Checkpoint;
+use agent_handover::handoff::{self, LintContext, TemplateKind};
+use agent_handover::inbox::{Inbox, NewMessage};
+use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config};
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+use super::{Target, exit, inbox, inspect, quality, running};
+
+#[derive(Deserialize, JsonSchema)]
+struct BriefArgs {
+    agent: Option<String>,
+    max_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct DraftArgs {
+    agent: Option<String>,
+    /// code, research, ... (as `agent-handover template` lists).
+    work_type: Option<String>,
+    /// Run the [[metric]] commands (slow).
+    #[serde(default)]
+    measure: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct HandoverArgs {
+    /// The completed handoff Markdown (e.g. a draft with its TODOs done).
+    note: String,
+    /// Default: the note.
+    current_state: Option<String>,
+    #[serde(default)]
+    no_push: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SendArgs {
+    from: String,
+    /// An agent, or `shared`.
+    to: String,
+    subject: String,
+    body: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ListArgs {
+    agent: String,
+    #[serde(default)]
+    unread_only: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct LintArgs {
+    /// Default: the current state.
+    text: Option<String>,
+}
+
+/// The server: one workspace, resolved at start.
+struct Server {
+    ws: Arc<Workspace>,
+    /// `$AGENT_HANDOVER_AGENT`, else `[handover].tag`: the agent when a call names none.
+    agent: String,
+    tool_router: ToolRouter<Self>,
+}
+
+/// What a tool answers: its text, or the error (with its fix) as a tool error.
+type Answer = std::result::Result<String, String>;
+
+impl Server {
+    /// Run `f` off the async thread (steps and metrics may take a while).
+    async fn call(&self, f: impl FnOnce(&Workspace) -> Result<String> + Send + 'static) -> Answer {
+        let ws = Arc::clone(&self.ws);
+        match tokio::task::spawn_blocking(move || f(&ws)).await {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(e)) => Err(format!("error: {e}")),
+            Err(e) => Err(format!("error: {e}")),
+        }
+    }
+
+    fn agent(&self, agent: Option<String>) -> String {
+        agent.unwrap_or_else(|| self.agent.clone())
+    }
+}
+
+#[tool_router]
+impl Server {
+    #[tool(
+        description = "Session start: the check verdict (0 none, 1 interrupted, 2 completed) and the brief (recovery, messages, current state, next step)."
+    )]
+    async fn brief(&self, Parameters(a): Parameters<BriefArgs>) -> Answer {
+        let agent = self.agent(a.agent);
+        self.call(move |ws| {
+            let cp = Checkpoint::load(&ws.checkpoint)?;
+            let code = cp.resume_code() as u8;
+            let verdict = match code {
+                exit::FAILED => inspect::interrupted(&cp),
+                exit::COMPLETED => "the last handover completed".into(),
+                _ => "no handover in progress".into(),
+            };
+            let brief = agent_handover::brief::brief(
+                ws,
+                &agent,
+                a.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            )?;
+            Ok(format!(
+                "check: {code} ({verdict})\n\n{}",
+                brief.to_markdown()
+            ))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "A pre-filled handoff (commits, changed files, carried-over items): complete its TODOs, then pass it to handover."
+    )]
+    async fn draft(&self, Parameters(a): Parameters<DraftArgs>) -> Answer {
+        let agent = self.agent(a.agent);
+        self.call(move |ws| {
+            let work_type = match a.work_type {
+                Some(name) => name.parse().map_err(|e| Error::config(None, e))?,
+                None => TemplateKind::Code,
+            };
+            let opts = DraftOptions {
+                work_type,
+                measure: a.measure,
+                date: chrono::Local::now().date_naive(),
+            };
+            Ok(agent_handover::draft::draft(ws, &agent, opts)?.text)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Session end: write the session note and current state and publish them, as `agent-handover run --note`."
+    )]
+    async fn handover(&self, Parameters(a): Parameters<HandoverArgs>) -> Answer {
+        if a.note.trim().is_empty() {
+            return Err("error: the note is empty\n  fix: pass the completed handoff Markdown (draft gives one to complete)".into());
+        }
+        self.call(move |ws| {
+            let overrides = RunOverrides {
+                note: Some(a.note),
+                current_state: a.current_state,
+                no_push: a.no_push,
+                min_score: None,
+            };
+            let today = chrono::Local::now().date_naive();
+            let request = plan_from_config(ws, &overrides, today)?;
+            let quality = match request.quality_gate {
+                None => running::quality_note(ws, &request.inputs, today),
+                Some(_) => None,
+            };
+            let report = Engine::new(ws.clone()).start(request)?;
+            let quality = quality.map(|q| q + "\n").unwrap_or_default();
+            Ok(running::run_text(&report) + &quality)
+        })
+        .await
+    }
+
+    #[tool(description = "Send a message to an agent's inbox.")]
+    async fn inbox_send(&self, Parameters(a): Parameters<SendArgs>) -> Answer {
+        self.call(move |ws| {
+            let sent = Inbox::new(ws).send(&NewMessage {
+                from: a.from,
+                to: a.to,
+                subject: Some(a.subject),
+                body: a.body,
+                reply_to: None,
+            })?;
+            Ok(format!("sent {} to {}\n", sent.id, sent.queue))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "An agent's messages (its inbox and shared), newest first; * marks unread."
+    )]
+    async fn inbox_list(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
+        self.call(move |ws| {
+            let page = Inbox::new(ws).page(Some(&a.agent), a.unread_only, 50)?;
+            let mut text: String = page.messages.iter().map(inbox::line).collect();
+            match page.total - page.messages.len() {
+                0 if page.total == 0 => text += "no messages\n",
+                0 => {}
+                more => text += &format!("... {more} older\n"),
+            }
+            Ok(text)
+        })
+        .await
+    }
+
+    #[tool(description = "Score a handoff 0-100 and list its findings.")]
+    async fn lint(&self, Parameters(a): Parameters<LintArgs>) -> Answer {
+        self.call(move |ws| {
+            let (file, text) = match a.text {
+                Some(text) => ("handoff".into(), text),
+                None => quality::read_handoff(ws, None)?,
+            };
+            let report = handoff::lint(&text, &LintContext::for_workspace(ws));
+            Ok(quality::lint_text(&file, &report))
+        })
+        .await
+    }
+}
+
+#[tool_handler(
+    router = self.tool_router,
+    name = "agent-handover",
+    instructions = "Call brief at session start; at session end, draft, complete it, then handover."
+)]
+impl ServerHandler for Server {}
+
+/// `mcp`: serve the tools on stdin/stdout until the client closes stdin.
+pub fn mcp(target: &Target) -> Result<u8> {
+    let ws = target.workspace()?;
+    let agent = std::env::var("AGENT_HANDOVER_AGENT")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| ws.tag.clone());
+    let server = Server {
+        ws: Arc::new(ws),
+        agent,
+        tool_router: Server::tool_router(),
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        Error::io(
+            "serve MCP on",
+            "stdio",
+            std::io::Error::other(e.to_string()),
+        )
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(&e))?;
+    runtime.block_on(async {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| failed(&e))?;
+        running.waiting().await.map_err(|e| failed(&e))?;
+        Ok(exit::OK)
+    })
+}

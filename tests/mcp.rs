@@ -1,0 +1,297 @@
+//! `agent-handover mcp`: the real binary as an MCP server, driven over its
+//! stdin/stdout with newline-delimited JSON-RPC the way an agent drives it.
+#![cfg(feature = "mcp")]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::{Project, config};
+use serde_json::{Value, json};
+
+/// A running `agent-handover mcp` and the lines it writes.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Client {
+    /// Start the server in the project and do the handshake.
+    fn start(p: &Project) -> Client {
+        let mut child = p
+            .std_cmd()
+            .arg("mcp")
+            .env_remove("AGENT_HANDOVER_AGENT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut c = Client {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        };
+        let init = c.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "tests/mcp.rs", "version": "0"}
+            }),
+        );
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        assert_eq!(init["result"]["serverInfo"]["name"], "agent-handover");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        c
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Send a request and return its response (skipping any notification).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("no answer to {method} ({e})"));
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    }
+
+    /// `tools/call`: (is_error, the text of its content).
+    fn call(&mut self, tool: &str, args: Value) -> (bool, String) {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        let result = &r["result"];
+        assert!(result.is_object(), "{tool}: not a tool result: {r}");
+        let text = result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (result["isError"] == true, text)
+    }
+
+    /// A call that must succeed; its text.
+    fn ok(&mut self, tool: &str, args: Value) -> String {
+        let (is_error, text) = self.call(tool, args);
+        assert!(!is_error, "{tool} failed: {text}");
+        text
+    }
+
+    /// Close stdin and wait: the server ends with exit 0.
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert_eq!(status.code(), Some(0));
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if self.stdin.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+const NOTE: &str = "# Handoff\n\n## Done\n- Added the MCP server (src/cli/mcp.rs).\n\n## Next\n- Run `cargo test --test mcp` and review the tool descriptions.\n";
+
+#[test]
+fn tools_list_is_six_small_tools() {
+    let p = Project::new(&config(""));
+    let mut c = Client::start(&p);
+    let list = c.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "brief",
+            "draft",
+            "handover",
+            "inbox_list",
+            "inbox_send",
+            "lint"
+        ]
+    );
+    let bytes = serde_json::to_string(&list["result"]).unwrap().len();
+    let tokens = bytes / 4;
+    eprintln!("tools/list: {bytes} bytes, about {tokens} tokens");
+    assert!(
+        tokens < 2_500,
+        "tools/list is {bytes} bytes (~{tokens} tokens)"
+    );
+    for t in tools {
+        assert!(
+            t["description"].as_str().is_some_and(|d| !d.is_empty()),
+            "{t}"
+        );
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+    }
+    let required = |name: &str| {
+        let t = tools.iter().find(|t| t["name"] == name).unwrap();
+        t["inputSchema"]["required"].clone()
+    };
+    assert_eq!(required("handover"), json!(["note"]));
+    assert_eq!(
+        required("inbox_send"),
+        json!(["from", "to", "subject", "body"])
+    );
+    assert_eq!(required("inbox_list"), json!(["agent"]));
+    c.finish();
+}
+
+#[test]
+fn every_tool_acts_on_the_workspace() {
+    let p = Project::new(&config(""));
+    let mut c = Client::start(&p);
+
+    // brief (with check): nothing handed over yet.
+    let brief = c.ok("brief", json!({"agent": "codex"}));
+    assert!(brief.starts_with("check: 0 "), "{brief}");
+    assert!(brief.contains("Session brief for codex"), "{brief}");
+
+    // lint: no current state yet is an error naming the file; a given text scores.
+    let (is_error, text) = c.call("lint", json!({}));
+    assert!(is_error, "{text}");
+    assert!(text.contains("current-state.md"), "{text}");
+    let lint = c.ok("lint", json!({"text": NOTE}));
+    assert!(lint.starts_with("handoff: score "), "{lint}");
+
+    // draft: the template to complete.
+    let draft = c.ok("draft", json!({"work_type": "code"}));
+    assert!(draft.contains("TODO"), "{draft}");
+    let (is_error, text) = c.call("draft", json!({"work_type": "poetry"}));
+    assert!(is_error && text.contains("no template"), "{text}");
+
+    // handover: writes the layers; the CLI's check then says completed.
+    let done = c.ok("handover", json!({"note": NOTE}));
+    assert!(
+        done.contains("note: this handoff scores "),
+        "lint on the way: {done}"
+    );
+    assert!(
+        done.contains("session_note, current_state, publish"),
+        "{done}"
+    );
+    let state = p.current_state().expect("current-state.md written");
+    assert!(state.contains("Added the MCP server"), "{state}");
+    assert_eq!(p.notes().len(), 1);
+    assert_eq!(p.check(), 2);
+    let brief = c.ok("brief", json!({}));
+    assert!(
+        brief.starts_with("check: 2 (the last handover completed)"),
+        "{brief}"
+    );
+    assert!(brief.contains("Session brief for t"), "{brief}");
+    let lint = c.ok("lint", json!({}));
+    assert!(lint.contains("current-state.md: score "), "{lint}");
+
+    // inbox: a message sent is on disk and listed, unread, for its reader.
+    let sent = c.ok(
+        "inbox_send",
+        json!({"from": "claude", "to": "codex", "subject": "review mcp.rs", "body": "Please review."}),
+    );
+    assert!(
+        sent.starts_with("sent ") && sent.contains("codex"),
+        "{sent}"
+    );
+    assert_eq!(
+        common::read_dir_sorted(&p.path("messages/for_codex")).len(),
+        1
+    );
+    let list = c.ok("inbox_list", json!({"agent": "codex", "unread_only": true}));
+    assert!(
+        list.starts_with('*') && list.contains("claude -> codex  review mcp.rs"),
+        "{list}"
+    );
+    assert_eq!(
+        c.ok("inbox_list", json!({"agent": "claude"})),
+        "no messages\n"
+    );
+    let brief = c.ok("brief", json!({"agent": "codex"}));
+    assert!(brief.contains("review mcp.rs"), "{brief}");
+
+    c.finish();
+}
+
+#[test]
+fn bad_input_is_a_tool_error_not_a_crash() {
+    let p = Project::new(&config(""));
+    let mut c = Client::start(&p);
+    let (is_error, text) = c.call("handover", json!({"note": "  \n"}));
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("the note is empty") && text.contains("fix:"),
+        "{text}"
+    );
+    let (is_error, text) = c.call("handover", json!({}));
+    assert!(is_error && text.contains("note"), "{text}");
+    let (is_error, text) = c.call(
+        "inbox_send",
+        json!({"from": "../x", "to": "codex", "subject": "s", "body": "b"}),
+    );
+    assert!(is_error && text.starts_with("error: "), "{text}");
+    assert!(p.current_state().is_none(), "nothing was handed over");
+    assert!(!p.path("messages/for_codex").exists());
+    assert_eq!(p.check(), 0);
+    // The server still answers.
+    let brief = c.ok("brief", json!({}));
+    assert!(brief.starts_with("check: 0 "), "{brief}");
+    c.finish();
+}
+
+#[test]
+fn a_failed_step_is_a_tool_error_and_brief_says_interrupted() {
+    let p = Project::new(&config(""));
+    // The current_state step fails: layer2 is a file, not a directory.
+    std::fs::create_dir_all(p.path("memory")).unwrap();
+    std::fs::write(p.path("memory/layer2"), "not a directory").unwrap();
+    let mut c = Client::start(&p);
+    let (is_error, text) = c.call("handover", json!({"note": NOTE}));
+    assert!(is_error, "{text}");
+    assert!(text.contains("step 'current_state' failed"), "{text}");
+    assert!(text.contains("fix:"), "{text}");
+    assert_eq!(p.check(), 1);
+    let brief = c.ok("brief", json!({}));
+    assert!(brief.starts_with("check: 1 (the last handover"), "{brief}");
+    assert!(brief.contains("agent-handover resume"), "{brief}");
+    c.finish();
+}
