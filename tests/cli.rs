@@ -792,3 +792,16 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
         "abandoning keeps every field"
     );
 }
+
+#[test]
+fn run_lints_the_handoff_on_the_way_and_warns_without_refusing() {
+    let p = Project::new(&config(""));
+    let template = p.run(&["template", "code"]);
+    std::fs::write(p.path("handoff.md"), &template.stdout).unwrap();
+    let o = p.run(&["run", "--note-file", "handoff.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("note: this handoff scores"), "{err}");
+    assert!(err.contains("agent-handover lint"), "{err}");
+    assert_eq!(p.check(), 2, "a warning does not refuse the handover");
+}

@@ -61,12 +61,17 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;
-    if request.quality_gate.is_none()
-        && let Some(note) = quality_note(&ws, &request.inputs, today)
+    // Linted after the handover, not before: the text goes to disk first.
+    let unchecked = request
+        .quality_gate
+        .is_none()
+        .then(|| (ws.clone(), request.inputs.clone()));
+    let report = Engine::new(ws).start(request)?;
+    if let Some((ws, inputs)) = unchecked
+        && let Some(note) = quality_note(&ws, &inputs, today)
     {
         eprintln!("{note}");
     }
-    let report = Engine::new(ws).start(request)?;
     out.emit(&report, || print!("{}", run_text(&report)));
     Ok(exit::OK)
 }
