@@ -28,7 +28,7 @@ struct BriefArgs {
 #[derive(Deserialize, JsonSchema)]
 struct DraftArgs {
     agent: Option<String>,
-    /// code, research, ... (as `agent-handover template` lists).
+    /// code, tests, docs, code-quality, infrastructure or planning.
     work_type: Option<String>,
     /// Run the [[metric]] commands (slow).
     #[serde(default)]
