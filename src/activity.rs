@@ -305,15 +305,9 @@ fn from_files(root: &Path, since: Option<DateTime<Utc>>, excluded: &Excluded) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::WorkspaceOptions;
 
     fn workspace(dir: &Path) -> Workspace {
-        Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.into()),
-            home: Some(dir.into()),
-            ..Default::default()
-        })
-        .unwrap()
+        Workspace::in_dir(dir)
     }
 
     fn commit_all(repo: &Repository, message: &str) {

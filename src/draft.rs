@@ -305,15 +305,9 @@ fn prune(dir: &Path) {
 mod tests {
     use super::*;
     use crate::handoff::{LintContext, lint};
-    use crate::workspace::WorkspaceOptions;
 
     fn workspace(dir: &Path) -> Workspace {
-        Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.into()),
-            home: Some(dir.into()),
-            ..Default::default()
-        })
-        .unwrap()
+        Workspace::in_dir(dir)
     }
 
     fn day() -> NaiveDate {

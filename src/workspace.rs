@@ -67,6 +67,17 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// A workspace at `dir` with no config, its HOME inside it too (unit tests).
+    #[cfg(test)]
+    pub(crate) fn in_dir(dir: &Path) -> Self {
+        Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.into()),
+            home: Some(dir.into()),
+            ..Default::default()
+        })
+        .expect("a workspace without a config resolves")
+    }
+
     /// Resolve a workspace from options, reading the config file if there is one.
     pub fn resolve(opts: WorkspaceOptions) -> Result<Self> {
         let cwd = match opts.cwd {

@@ -214,15 +214,9 @@ pub fn apply(plan: &RetentionPlan) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::WorkspaceOptions;
 
     fn workspace(dir: &Path) -> Workspace {
-        Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.into()),
-            home: Some(dir.into()),
-            ..Default::default()
-        })
-        .unwrap()
+        Workspace::in_dir(dir)
     }
 
     fn past_run(ws: &Workspace, id: &str) {

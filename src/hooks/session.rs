@@ -93,17 +93,11 @@ fn prune(dir: &std::path::Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::WorkspaceOptions;
 
     #[test]
     fn records_round_trip_per_agent_and_session() {
         let dir = tempfile::tempdir().unwrap();
-        let ws = Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.path().into()),
-            home: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let ws = Workspace::in_dir(dir.path());
         let r = SessionRecord {
             agent: "claude".into(),
             session_id: Some("../../etc/passwd".into()),
