@@ -165,7 +165,7 @@ fn from_git(repo: &Repository, since: Option<DateTime<Utc>>, excluded: &Excluded
         let modified = std::fs::metadata(workdir.join(rel)).and_then(|m| m.modified());
         let recent = match (since, modified) {
             (None, _) => true,
-            (Some(since), Ok(at)) => DateTime::<Utc>::from(at) > since,
+            (Some(since), Ok(at)) => DateTime::<Utc>::from(at) >= since,
             (Some(_), Err(_)) => false,
         };
         if !recent {
@@ -283,7 +283,7 @@ fn from_files(root: &Path, since: Option<DateTime<Utc>>, excluded: &Excluded) ->
             let recent = entry
                 .metadata()
                 .and_then(|m| m.modified())
-                .is_ok_and(|at| at > since);
+                .is_ok_and(|at| at >= since);
             if !recent {
                 continue;
             }

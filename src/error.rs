@@ -232,6 +232,14 @@ pub enum Error {
         /// The steps it has.
         known: String,
     },
+    /// A note or message with nothing in it: refused, nothing written.
+    #[error("the {what} is empty; nothing was written\n  fix: {fix}")]
+    EmptyText {
+        /// What was empty ("session note", "message").
+        what: &'static str,
+        /// How to give it text (or to insist).
+        fix: &'static str,
+    },
     /// A message id (`inbox read`, `inbox ack`, `--reply-to`) that names no
     /// message, or messages in several queues.
     #[error(
@@ -323,6 +331,7 @@ impl Error {
             Error::UnknownStep { .. } => ("unknown_step", USAGE),
             Error::UnknownVersion { .. } => ("unknown_version", USAGE),
             Error::UnknownMessage { .. } => ("unknown_message", USAGE),
+            Error::EmptyText { .. } => ("empty_text", USAGE),
         };
         ErrorKind { name, exit_code }
     }

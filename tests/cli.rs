@@ -805,3 +805,88 @@ fn run_lints_the_handoff_on_the_way_and_warns_without_refusing() {
     assert!(err.contains("agent-handover lint"), "{err}");
     assert_eq!(p.check(), 2, "a warning does not refuse the handover");
 }
+
+#[test]
+fn an_out_of_range_timeout_is_a_config_error_before_anything_is_staged() {
+    for section in [
+        "[[command]]\nname = \"deploy\"\nargv = [\"true\"]\ntimeout_secs = 18446744073709551615\n",
+        "[[metric]]\nname = \"tests\"\nargv = [\"true\"]\ntimeout_secs = 99999999999\n[[metric.value]]\nname = \"n\"\npattern = '(\\d+)'\n",
+    ] {
+        let p = Project::new(&config(section));
+        let o = p.handover("a note");
+        assert_eq!(o.status.code(), Some(78), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("timeout_secs = ") && stderr(&o).contains("out of range"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(p.check(), 0, "nothing staged");
+    }
+}
+
+#[test]
+fn a_staged_timeout_out_of_range_is_refused_on_resume_not_a_panic() {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"deploy\"\nargv = [\"false\"]\nidempotent = true\n",
+    ));
+    assert_eq!(
+        p.handover("note").status.code(),
+        Some(1),
+        "the step fails: in progress"
+    );
+    let mut cp = p.checkpoint_json();
+    let plan = cp["plan"].as_array_mut().unwrap();
+    let deploy = plan.iter_mut().find(|s| s["name"] == "deploy").unwrap();
+    deploy["timeout_secs"] = serde_json::json!(u64::MAX);
+    std::fs::write(p.checkpoint_path(), serde_json::to_string(&cp).unwrap()).unwrap();
+    for args in [&["resume"][..], &["retry", "deploy"]] {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("out of range") && stderr(&o).contains("abandon"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(p.run(&["abandon"]).status.success());
+}
+
+#[test]
+fn empty_notes_and_empty_plans_are_refused() {
+    let p = Project::new(&config(""));
+    let o = p
+        .cmd()
+        .args(["run", "--note-file", "-"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("empty") && stderr(&o).contains("--allow-empty"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !p.path("memory/layer2/current-state.md").exists(),
+        "nothing written"
+    );
+    assert_eq!(p.check(), 0);
+    let o = p.run(&["run", "--note", "  \n"]);
+    assert_eq!(o.status.code(), Some(64));
+    let o = p
+        .cmd()
+        .args(["run", "--note-file", "-", "--allow-empty"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\nsteps = []"));
+    let o = p.handover("a note");
+    assert_eq!(o.status.code(), Some(78), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("[handover].steps is empty"),
+        "{}",
+        stderr(&o)
+    );
+}

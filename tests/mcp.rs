@@ -259,7 +259,7 @@ fn bad_input_is_a_tool_error_not_a_crash() {
     let (is_error, text) = c.call("handover", json!({"note": "  \n"}));
     assert!(is_error, "{text}");
     assert!(
-        text.contains("the note is empty") && text.contains("fix:"),
+        text.contains("the session note is empty") && text.contains("fix:"),
         "{text}"
     );
     let (is_error, text) = c.call("handover", json!({}));

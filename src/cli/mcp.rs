@@ -146,15 +146,13 @@ impl Server {
         description = "Session end: write the session note and current state and publish them, as `agent-handover run --note`."
     )]
     async fn handover(&self, Parameters(a): Parameters<HandoverArgs>) -> Answer {
-        if a.note.trim().is_empty() {
-            return Err("error: the note is empty\n  fix: pass the completed handoff Markdown (draft gives one to complete)".into());
-        }
         self.call(move |ws| {
             let overrides = RunOverrides {
                 note: Some(a.note),
                 current_state: a.current_state,
                 no_push: a.no_push,
                 min_score: None,
+                allow_empty: false,
             };
             let today = chrono::Local::now().date_naive();
             let request = plan_from_config(ws, &overrides, today)?;

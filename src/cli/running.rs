@@ -41,6 +41,9 @@ pub struct RunArgs {
     /// Refuse a new handover whose current state scores below N (0-100), writing nothing; overrides [handover].min_score.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100))]
     min_score: Option<u8>,
+    /// Hand over an empty (or blank) note or current state on purpose; refused otherwise (exit 64).
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 /// `run`: execute the handover the config describes.
@@ -58,6 +61,7 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         current_state: text_arg(&args.current_state, &args.current_state_file)?,
         no_push: args.no_push,
         min_score: args.min_score,
+        allow_empty: args.allow_empty,
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;

@@ -325,6 +325,24 @@ impl Engine {
         Ok(staged.inputs)
     }
 
+    /// Refuse a staged plan with a setting out of range (staged by an older
+    /// version, or edited by hand) before any of it runs: it would fail the
+    /// same way on every resume.
+    fn check_staged_limits(&self, cp: &Checkpoint) -> Result<()> {
+        for spec in &cp.plan {
+            if let Some(step) = spec.action.step()
+                && let Err(why) = step.check_limits()
+            {
+                return Err(Error::Corrupt {
+                    path: self.ws.checkpoint.clone(),
+                    detail: format!("its staged step {:?} has {why}", spec.name),
+                    fix: "give the handover up (`agent-handover abandon --reason \"bad setting\"`), fix the config, and hand over again".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Sweep temp files left by a crashed writer from the directories this
     /// run writes. Only lock holders write there, so any temp file is an
     /// orphan (the state dir also gets PAUSE writes, so only old ones go).
@@ -348,6 +366,7 @@ impl Engine {
         inputs: &Inputs,
         retry: Option<&str>,
     ) -> Result<RunReport> {
+        self.check_staged_limits(&cp)?;
         self.sweep_orphans(&cp.plan);
         let run_id = cp.run_id.clone().unwrap_or_default();
         let mut executed = Vec::new();

@@ -1,7 +1,7 @@
 //! Who and when, for records: this host, the acting user and process, run
 //! ids and timestamps. The bottom of the engine: it imports nothing of it.
 
-use chrono::{Local, Utc};
+use chrono::{DateTime, Local, Utc};
 use serde::{Deserialize, Serialize};
 
 /// This machine's host name.
@@ -57,6 +57,20 @@ impl Owner {
         let pid = rustix::process::Pid::from_raw(self.pid as i32)?;
         Some(rustix::process::test_kill_process(pid).is_ok())
     }
+}
+
+/// Now, by the clock the kernel stamps files with (on Linux the coarse
+/// real-time clock, which lags the precise one by up to a tick), so that a
+/// file written after this moment never carries an earlier time.
+pub fn file_clock_now() -> DateTime<Utc> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+        if let Some(at) = DateTime::from_timestamp(t.tv_sec, t.tv_nsec as u32) {
+            return at;
+        }
+    }
+    Utc::now()
 }
 
 #[cfg(test)]

@@ -138,6 +138,11 @@ impl RunRequest {
                     ),
                 ));
             }
+            if let Some(step_impl) = step.action.step()
+                && let Err(why) = step_impl.check_limits()
+            {
+                return Err(Error::config(None, format!("step {:?}: {why}", step.name)));
+            }
             if let Err(what) = step.action.check_inputs(&self.inputs) {
                 return Err(Error::config(
                     None,
@@ -192,6 +197,8 @@ pub struct RunOverrides {
     pub no_push: bool,
     /// `--min-score`: beats `[handover].min_score` (0 turns the gate off).
     pub min_score: Option<u8>,
+    /// `--allow-empty`: take an empty (or blank) note or current state.
+    pub allow_empty: bool,
 }
 
 /// Build the run a config describes: `session_note`, `current_state`, the
@@ -220,6 +227,16 @@ pub fn plan_from_config(
         .clone()
         .or_else(|| cfg.note.current_state.clone())
         .unwrap_or_else(|| session.clone());
+    if !overrides.allow_empty {
+        for (what, text) in [("session note", &session), ("current state", &state)] {
+            if text.trim().is_empty() {
+                return Err(Error::EmptyText {
+                    what,
+                    fix: "write what the session did (--note, --note-file) and where things stand; pass --allow-empty to hand over an empty one on purpose",
+                });
+            }
+        }
+    }
     memory::file_tag(&ws.tag)
         .map_err(|e| Error::config(cfg_path, format!("[handover].tag: {e}")))?;
     let backend =
@@ -323,6 +340,12 @@ pub fn plan_from_config(
             .into_iter()
             .filter_map(|(step, by_default)| by_default.then_some(step))
             .collect(),
+        Some(order) if order.is_empty() => {
+            return Err(Error::config(
+                cfg_path,
+                "[handover].steps is empty, so a handover would do nothing and report it done\n  fix: list the steps (e.g. [\"session_note\", \"current_state\", \"publish\"]) or remove the key for the default order",
+            ));
+        }
         Some(order) => order
             .iter()
             .map(|name| {

@@ -160,8 +160,8 @@ pub fn probes_from_config(sections: &[MetricSection]) -> Result<Vec<MetricProbe>
                 "{at} has an empty argv; e.g. argv = [\"cargo\", \"test\"]"
             ));
         }
-        if section.timeout_secs == Some(0) {
-            return Err(format!("{at}: timeout_secs must be at least 1"));
+        if let Some(secs) = section.timeout_secs {
+            super::process::check_timeout(secs).map_err(|e| format!("{at}: {e}"))?;
         }
         if section.values.is_empty() {
             return Err(format!(
@@ -481,7 +481,7 @@ mod tests {
             ),
             (
                 "[[metric]]\nname = \"t\"\nargv = [\"x\"]\ntimeout_secs = 0\n".to_string() + value,
-                "timeout_secs must be at least 1",
+                "timeout_secs = 0 is out of range",
             ),
         ] {
             let err = probes(&toml_text).unwrap_err();

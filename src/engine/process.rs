@@ -17,6 +17,19 @@ use std::time::{Duration, Instant};
 
 /// Default timeout of a command step and of a metric probe.
 pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 600;
+/// The longest timeout a command or metric may have: a week.
+pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
+
+/// Whether `secs` is a timeout agent-handover accepts; `Err` says the range.
+pub fn check_timeout(secs: u64) -> Result<(), String> {
+    if (1..=MAX_TIMEOUT_SECS).contains(&secs) {
+        Ok(())
+    } else {
+        Err(format!(
+            "timeout_secs = {secs} is out of range: use 1 to {MAX_TIMEOUT_SECS} (a week)"
+        ))
+    }
+}
 /// Bytes of each stream a `command` step keeps (and an error message quotes).
 const TAIL_BYTES: usize = 4096;
 
@@ -163,12 +176,13 @@ pub fn run(
 }
 
 fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Ended> {
-    let deadline = Instant::now() + timeout;
+    // A deadline the clock cannot hold means no deadline, never a panic.
+    let deadline = Instant::now().checked_add(timeout);
     let mut nap = Duration::from_micros(500);
     loop {
         match child.try_wait()? {
             Some(status) => return Ok(Ended::Exited(status)),
-            None if Instant::now() >= deadline => {
+            None if deadline.is_some_and(|d| Instant::now() >= d) => {
                 kill_group(child);
                 let _ = child.wait();
                 return Ok(Ended::TimedOut(timeout));

@@ -120,6 +120,13 @@ pub trait Step {
         Ok(())
     }
 
+    /// Whether its staged settings are in range (a timeout a clock can
+    /// hold, ...): checked when a run is planned and again before a staged
+    /// one is executed. `Err` says which setting and its range.
+    fn check_limits(&self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
     /// Whether it maintains memory rather than handing over (compaction,
     /// retention): a run of only such steps is maintenance.
     fn is_maintenance(&self) -> bool {

@@ -30,6 +30,7 @@ use crate::activity;
 use crate::brief;
 use crate::draft::{self, DraftOptions};
 use crate::engine::history::last_completed_at;
+use crate::engine::identity::file_clock_now;
 use crate::engine::pause::active_pause;
 use crate::handoff::templates::TemplateKind;
 use crate::workspace::Workspace;
@@ -188,7 +189,7 @@ fn session_start(
     let record = SessionRecord {
         agent: agent.to_string(),
         session_id: input.session_id.clone(),
-        started_at: Utc::now(),
+        started_at: file_clock_now(),
         source: input.source.clone(),
         tmux_pane: std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty()),
         asked_at: None,

@@ -30,6 +30,10 @@ impl Step for CommandStep {
         Vec::new() // what the program writes is its own business
     }
 
+    fn check_limits(&self) -> Result<(), String> {
+        process::check_timeout(self.timeout_secs)
+    }
+
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let timeout = Duration::from_secs(self.timeout_secs);
         process::run(&self.argv, &self.cwd, timeout, &ctx.env())

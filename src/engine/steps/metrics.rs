@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::super::probe::{self, MetricProbe};
+use super::super::process;
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
 
 /// Run the metric probes; only a `required` probe's failure fails the step,
@@ -24,6 +25,12 @@ impl Step for MetricsStep {
 
     fn writes(&self) -> Vec<WrittenDir> {
         Vec::new()
+    }
+
+    fn check_limits(&self) -> Result<(), String> {
+        self.probes.iter().try_for_each(|p| {
+            process::check_timeout(p.timeout_secs).map_err(|e| format!("metric {:?}: {e}", p.name))
+        })
     }
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
