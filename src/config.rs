@@ -139,6 +139,10 @@ pub struct HandoverSection {
     /// Refuse to start a handover whose current state scores below this
     /// (0-100; `run --min-score` wins).
     pub min_score: Option<u8>,
+    /// Let `memory_dir`, `checkpoint` and `pause_file` point outside the
+    /// project (refused otherwise, so a typo cannot write `/layer1`).
+    #[serde(default)]
+    pub allow_outside: bool,
 }
 
 /// `[note]` section.

@@ -288,6 +288,24 @@ pub fn absolutize(base: &Path, path: &Path) -> PathBuf {
         .collect()
 }
 
+/// `path` with `..` components folded away lexically (`/a/b/../c` is
+/// `/a/c`), without touching the filesystem; `..` above the root stays at the root.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() && !out.has_root() {
+                    out.push(c);
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Check that the existing directory `dir` really lies inside `root` once
 /// symlinks are resolved; refuse with [`Error::OutsideRoot`] otherwise.
 pub fn ensure_within(root: &Path, dir: &Path) -> Result<()> {

@@ -97,19 +97,43 @@ impl Workspace {
             None => (Config::default(), Vec::new()),
         };
         let h = &config.handover;
-        let checkpoint = opts
-            .checkpoint
-            .or_else(|| h.checkpoint.as_ref().map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CHECKPOINT));
-        let checkpoint = fsx::absolutize(&root, &checkpoint);
-        let memory_root = fsx::absolutize(
-            &root,
-            Path::new(h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR)),
-        );
+        // A path from the config: `~` expanded, inside the project unless allowed.
+        let configured = |key: &str, raw: &str| -> Result<PathBuf> {
+            let path = fsx::normalize(&fsx::absolutize(&root, &expand_tilde(raw, home.as_deref())));
+            if !h.allow_outside && !path.starts_with(&root) {
+                return Err(crate::Error::config(
+                    config_path.as_deref(),
+                    format!(
+                        "[handover].{key} = {raw:?} is outside the project ({})\n  fix: use a path inside it, or set [handover].allow_outside = true if you mean it",
+                        root.display()
+                    ),
+                ));
+            }
+            Ok(path)
+        };
+        let checkpoint = match (opts.checkpoint, &h.checkpoint) {
+            // Given on the command line or in the environment: the user's explicit choice.
+            (Some(explicit), _) => fsx::absolutize(
+                &root,
+                &expand_tilde(&explicit.to_string_lossy(), home.as_deref()),
+            ),
+            (None, Some(raw)) => configured("checkpoint", raw)?,
+            (None, None) => root.join(DEFAULT_CHECKPOINT),
+        };
+        let memory_root = configured(
+            "memory_dir",
+            h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR),
+        )?;
+        if memory_root == root {
+            return Err(crate::Error::config(
+                config_path.as_deref(),
+                "[handover].memory_dir is the project root itself\n  fix: give the memory a folder of its own, e.g. memory_dir = \"memory\"",
+            ));
+        }
         let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
         let state_dir = checkpoint.parent().unwrap_or(&root).to_path_buf();
         let project_pause_file = match &h.pause_file {
-            Some(raw) => fsx::absolutize(&root, &expand_tilde(raw, home.as_deref())),
+            Some(raw) => configured("pause_file", raw)?,
             None => state_dir.join("PAUSE"),
         };
         let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));

@@ -890,3 +890,70 @@ fn empty_notes_and_empty_plans_are_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn config_paths_and_tags_say_what_they_will_do() {
+    let with = |extra: &str| Project::new(&config("").replace("memory_dir = \"memory\"\n", extra));
+    for (handover, needle) in [
+        (
+            "memory_dir = \"/\"\n",
+            "memory_dir = \"/\" is outside the project",
+        ),
+        ("memory_dir = \"../elsewhere\"\n", "is outside the project"),
+        ("memory_dir = \".\"\n", "the project root itself"),
+        (
+            "checkpoint = \"/tmp/x/checkpoint.json\"\n",
+            "[handover].checkpoint",
+        ),
+        ("pause_file = \"../PAUSE\"\n", "[handover].pause_file"),
+    ] {
+        let p = with(handover);
+        let o = p.handover("note");
+        assert_eq!(o.status.code(), Some(78), "{handover}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        assert!(stderr(&o).contains("fix:"), "{}", stderr(&o));
+        assert!(!std::path::Path::new("/layer1").exists());
+    }
+    // Outside on purpose.
+    let p = with("memory_dir = \"../shared-memory\"\nallow_outside = true\n");
+    assert!(p.handover("note").status.success());
+    assert!(
+        p.dir
+            .path()
+            .parent()
+            .unwrap()
+            .join("shared-memory/layer2/current-state.md")
+            .exists()
+    );
+    let _ = std::fs::remove_dir_all(p.dir.path().parent().unwrap().join("shared-memory"));
+    // `~` is the home directory, never a folder named `~`.
+    let p = with("memory_dir = \"~/notes\"\nallow_outside = true\n");
+    assert!(
+        p.handover("note").status.success(),
+        "{}",
+        stderr(&p.handover("x"))
+    );
+    assert!(p.path("home/notes/layer2/current-state.md").exists());
+    assert!(!p.path("~").exists());
+
+    for (tag, shown) in [
+        ("a/b", "'/'"),
+        ("my agent", "' '"),
+        ("x\u{202e}y", "U+202E"),
+    ] {
+        let p = Project::new(&config("").replace("tag = \"t\"", &format!("tag = \"{tag}\"")));
+        let o = p.handover("note");
+        assert_eq!(o.status.code(), Some(78), "{tag:?}");
+        assert!(stderr(&o).contains(shown), "{tag:?}: {}", stderr(&o));
+        assert!(p.notes().is_empty(), "never rewritten into another name");
+    }
+}
+
+#[test]
+fn a_dangling_pause_symlink_pauses() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+    std::os::unix::fs::symlink(p.path("gone"), p.path(".agent-handover/PAUSE")).unwrap();
+    let o = p.handover("note");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+}

@@ -22,12 +22,16 @@ pub struct PauseInfo {
     pub reason: Option<String>,
 }
 
-/// The first PAUSE file present among `files`, if any.
+/// The first PAUSE file present among `files`, if any. Anything at the path
+/// counts, a dangling symlink too: a brake that looks half-pulled is pulled.
 pub fn active_pause(files: &[PathBuf]) -> Option<PauseInfo> {
-    files.iter().find(|f| f.exists()).map(|file| PauseInfo {
-        reason: read_reason(file),
-        file: file.clone(),
-    })
+    files
+        .iter()
+        .find(|f| f.symlink_metadata().is_ok())
+        .map(|file| PauseInfo {
+            reason: read_reason(file),
+            file: file.clone(),
+        })
 }
 
 /// Fail with [`Error::Paused`] when a PAUSE file is present.

@@ -38,19 +38,31 @@ pub fn header(layer: u8, date: NaiveDate) -> String {
     )
 }
 
-/// Turn a tag into its file-name form as 0.5.1 does (`/` becomes `-`, a space
-/// `_`), refusing tags that could escape the memory root.
+/// Check a tag: letters, digits, `-`, `_` and `.` only (no separators,
+/// spaces, control or bidi characters), refused with the offending
+/// character named, never rewritten behind the user's back.
 pub fn file_tag(tag: &str) -> Result<String> {
-    if tag.contains("..") || tag.starts_with(['/', '\\']) {
-        return Err(Error::UnsafeName {
-            what: "tag",
-            name: tag.into(),
-            why: "it could escape the memory directory",
-        });
+    if let Some(bad) = tag
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Err(Error::config(
+            None,
+            format!(
+                "tag {tag:?} has {bad:?} (U+{:04X}); a tag is letters, digits, `-`, `_` and `.` only\n  fix: e.g. {:?}",
+                u32::from(bad),
+                tag.chars()
+                    .map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                        c
+                    } else {
+                        '-'
+                    })
+                    .collect::<String>()
+            ),
+        ));
     }
-    let mapped = tag.replace('/', "-").replace(' ', "_");
-    fsx::check_name("tag", &mapped)?;
-    Ok(mapped)
+    fsx::check_name("tag", tag)?;
+    Ok(tag.to_string())
 }
 
 /// Writes and reads the memory layers under one root.
@@ -211,8 +223,12 @@ mod tests {
 
     #[test]
     fn tags_are_mapped_like_0_5_1_and_escapes_refused() {
-        assert_eq!(file_tag("team/codex run").unwrap(), "team-codex_run");
-        for bad in ["../x", "/etc", "a/../b", "\\x", "x\ny", ""] {
+        assert_eq!(file_tag("codex-2.büro").unwrap(), "codex-2.büro");
+        let err = file_tag("my agent").unwrap_err().to_string();
+        assert!(err.contains("' '") && err.contains("\"my-agent\""), "{err}");
+        let bidi = file_tag("evil\u{202e}txt").unwrap_err().to_string();
+        assert!(bidi.contains("U+202E"), "{bidi}");
+        for bad in ["../x", "/etc", "a/../b", "\\x", "x\ny", "", "team/codex"] {
             assert!(file_tag(bad).is_err(), "{bad:?} accepted");
         }
     }
