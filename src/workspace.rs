@@ -184,6 +184,14 @@ impl Workspace {
         self.state_dir().join("history").join("current-state")
     }
 
+    /// The process group a step's command runs in, while it runs:
+    /// `groups/<run_id>.<step>` beside the checkpoint.
+    pub fn step_group_file(&self, run_id: &str, step: &str) -> PathBuf {
+        self.state_dir()
+            .join("groups")
+            .join(format!("{run_id}.{step}"))
+    }
+
     /// Drafted handoffs the hooks saved, `drafts/` beside the checkpoint.
     pub fn drafts_dir(&self) -> PathBuf {
         self.state_dir().join("drafts")

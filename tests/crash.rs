@@ -256,3 +256,138 @@ fn killing_a_resumer_mid_step_is_recovered_too() {
     assert_eq!(cp["step_records"]["session_note"]["attempts"], 1);
     assert_eq!(count_lines(&p), 7);
 }
+
+/// The live processes of process group `pgid` (zombies aside), from /proc.
+fn group_members(pgid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let rest = stat
+                    .rsplit_once(')')
+                    .map(|(_, r)| r.to_string())
+                    .unwrap_or_default();
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
+/// The pids whose command line contains `needle`.
+fn pids_running(needle: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+/// A handover killed while a command step runs `sh -c "sleep 30; deploy"`:
+/// returns the project and the step's process group once it runs.
+fn kill_mid_deploy(also_kill_the_watcher: bool) -> (Project, u32) {
+    let p = Project::new(&config(
+        // The first attempt sleeps (and is killed); a retry finds `started` and deploys at once.
+        "[[command]]\nname = \"deploy\"\nargv = [\"sh\", \"-c\", \"[ -e started ] || { touch started; sleep 30; }; echo deployed >> deploys.log\"]\nidempotent = false\n",
+    ));
+    let mut child = p
+        .std_cmd()
+        .args(["run", "--note", "ship it"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !p.path("started").exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the step never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let groups = p.path(".agent-handover/groups");
+    let pgid: u32 = std::fs::read_dir(&groups)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .next()
+        .expect("the step's process group is recorded");
+    if also_kill_the_watcher {
+        for pid in pids_running(&format!("agent-handover-group-guard\0{pgid}")) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    (p, pgid)
+}
+
+#[test]
+fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
+    let (p, pgid) = kill_mid_deploy(false);
+    let t = Instant::now();
+    while !group_members(pgid).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the step's `sleep` outlived the handover: {:?}",
+            group_members(pgid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(p.check(), 1);
+    let o = p.run(&["retry", "deploy"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn retry_refuses_while_a_process_of_the_interrupted_step_lives() {
+    let (p, pgid) = kill_mid_deploy(true);
+    assert!(
+        !group_members(pgid).is_empty(),
+        "the grandchild survived (no watcher)"
+    );
+    for args in [&["retry", "deploy"][..], &["resume"]] {
+        let o = p.run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if args[0] == "resume" {
+            // A non-idempotent interrupted step needs a human first; retry is the door.
+            assert_ne!(o.status.code(), Some(0), "{err}");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(5), "{err}");
+        assert!(err.contains(&format!("process group {pgid}")), "{err}");
+    }
+    let _ = std::process::Command::new("/bin/sh")
+        .args(["-c", "kill -KILL -\"$1\"", "kill-group", &pgid.to_string()])
+        .status();
+    let t = Instant::now();
+    while !group_members(pgid).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            group_members(pgid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = p.run(&["retry", "deploy"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(p.path("deploys.log")).unwrap(),
+        "deployed\n",
+        "once"
+    );
+}

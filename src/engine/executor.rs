@@ -343,6 +343,38 @@ impl Engine {
         Ok(())
     }
 
+    /// Refuse to start `step` again while a process of the group its
+    /// interrupted attempt ran in is still alive (a grandchild the killed
+    /// handover left behind): two copies must never run at once.
+    fn refuse_live_group(
+        &self,
+        group_file: &std::path::Path,
+        step: &str,
+        cp: &mut Checkpoint,
+        unsaved: bool,
+    ) -> Result<()> {
+        let Some(pgid) = std::fs::read_to_string(group_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        else {
+            return Ok(());
+        };
+        let live = super::process::live_group_members(pgid);
+        if live.is_empty() {
+            return Ok(());
+        }
+        if unsaved {
+            cp.save(&self.ws.checkpoint)?;
+        }
+        let pids: Vec<String> = live.iter().map(u32::to_string).collect();
+        Err(Error::Busy {
+            holder: format!(
+                "the interrupted attempt of step '{step}': pid {} (process group {pgid}) still running; wait for it to end, or end it (`kill -TERM -{pgid}`), then try again",
+                pids.join(", ")
+            ),
+        })
+    }
+
     /// Sweep temp files left by a crashed writer from the directories this
     /// run writes. Only lock holders write there, so any temp file is an
     /// orphan (the state dir also gets PAUSE writes, so only old ones go).
@@ -404,6 +436,10 @@ impl Engine {
                     ),
                 });
             }
+            let group_file = self.ws.step_group_file(&run_id, &spec.name);
+            if matches!(record.state, StepState::Running | StepState::Interrupted) {
+                self.refuse_live_group(&group_file, &spec.name, &mut cp, unsaved)?;
+            }
             let mut ctx = StepContext::new(&self.ws, &run_id, &spec.name, inputs);
             ctx.library = self.library_steps.get_mut(&spec.name);
             let ready = step
@@ -424,6 +460,8 @@ impl Engine {
             cp.save(&self.ws.checkpoint)?;
 
             let outcome = step.run(&mut ctx);
+            // Its processes have ended (or were killed): nothing left to guard.
+            let _ = std::fs::remove_file(&group_file);
             let record = cp.step_records.get_mut(&spec.name).expect("inserted above");
             record.finished_at = Some(Utc::now());
             record.metrics = ctx.measured.take();

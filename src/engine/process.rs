@@ -115,6 +115,21 @@ pub fn capture(
     streams: Streams,
     max_bytes: usize,
 ) -> Result<Captured, String> {
+    capture_group(argv, cwd, timeout, env, streams, max_bytes, &|_| {})
+}
+
+/// [`capture`], telling `on_spawn` the child's process group as soon as it
+/// exists (to record it: a resumer must not start the step again while any
+/// process of the group lives).
+fn capture_group(
+    argv: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    env: &[(&str, &str)],
+    streams: Streams,
+    max_bytes: usize,
+    on_spawn: &dyn Fn(u32),
+) -> Result<Captured, String> {
     let (program, args) = argv.split_first().ok_or("empty argv")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -141,6 +156,9 @@ pub fn capture(
     let spawned = cmd.spawn();
     drop(cmd);
     let mut child = spawned.map_err(cannot_start)?;
+    on_spawn(child.id());
+    // Ends the whole group if this process is killed while it runs.
+    let _guard = GroupGuard::watch(child.id());
     let stdout = match merged {
         Some(reader) => tail_reader(Some(reader), max_bytes),
         None => tail_reader(child.stdout.take(), max_bytes),
@@ -167,8 +185,17 @@ pub fn run(
     cwd: &Path,
     timeout: Duration,
     env: &[(&str, &str)],
+    on_spawn: &dyn Fn(u32),
 ) -> Result<String, String> {
-    let captured = capture(argv, cwd, timeout, env, Streams::Separate, TAIL_BYTES)?;
+    let captured = capture_group(
+        argv,
+        cwd,
+        timeout,
+        env,
+        Streams::Separate,
+        TAIL_BYTES,
+        on_spawn,
+    )?;
     match captured.failure() {
         None => Ok(format!("{} exited 0", argv[0])),
         Some(why) => Err(why),
@@ -202,6 +229,88 @@ fn kill_group(child: &mut Child) {
         let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
     }
     let _ = child.kill();
+}
+
+/// A watcher that kills a child's whole process group if this process dies
+/// first. The parent-death signal reaches only the direct child; what it
+/// started (`sh -c "sleep 20; deploy"`) would live on and could run beside
+/// a resumer's second copy. The watcher is a shell in a process group of its
+/// own that ignores hang-ups, blocked reading a pipe only this process
+/// holds: when this process dies the pipe closes and it kills the group.
+/// Dropping the guard (the step ended) kills the watcher instead.
+struct GroupGuard {
+    watcher: Child,
+    _alive: std::io::PipeWriter,
+}
+
+impl GroupGuard {
+    /// Watch process group `pgid`; `None` if no watcher could start (the
+    /// step runs all the same, guarded by the parent-death signal only).
+    fn watch(pgid: u32) -> Option<GroupGuard> {
+        let (reader, writer) = std::io::pipe().ok()?;
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            "trap '' HUP INT TERM; read _ignored; kill -KILL -\"$1\" 2>/dev/null",
+            "agent-handover-group-guard",
+            &pgid.to_string(),
+        ])
+        .stdin(reader)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let watcher = cmd.spawn().ok()?;
+        Some(GroupGuard {
+            watcher,
+            _alive: writer,
+        })
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let _ = self.watcher.kill();
+        let _ = self.watcher.wait();
+    }
+}
+
+/// The live processes of process group `pgid` (empty when none is left).
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    let Some(group) = rustix::process::Pid::from_raw(pgid as i32) else {
+        return Vec::new();
+    };
+    if rustix::process::test_kill_process_group(group).is_err() {
+        return Vec::new();
+    }
+    // Without /proc the group is alive but its members unknown: name the group.
+    members_from_proc(pgid).unwrap_or_else(|| vec![pgid])
+}
+
+/// Processes (not zombies) whose process group is `pgid`, read from
+/// `/proc` (Linux); `None` without `/proc`.
+fn members_from_proc(pgid: u32) -> Option<Vec<u32>> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    let mut pids: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // Fields after the `(comm)`: state ppid pgrp ...
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
+                    == Some(pgid)
+                    && !rest_is_zombie(&stat)
+            })
+        })
+        .collect();
+    pids.sort_unstable();
+    Some(pids)
+}
+
+fn rest_is_zombie(stat: &str) -> bool {
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        == Some("Z")
 }
 
 /// Read `stream` to its end on a thread, keeping its last `max_bytes` and

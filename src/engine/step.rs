@@ -88,6 +88,18 @@ impl<'a> StepContext<'a> {
         ]
     }
 
+    /// Note the process group the step's command runs in, so that a resumer
+    /// refuses to start it again while any of its processes lives. Best
+    /// effort: the group watcher still ends it if this process dies.
+    pub fn record_process_group(&self, pgid: u32) {
+        let file = self.workspace.step_group_file(self.run_id, self.step);
+        if let Some(dir) = file.parent()
+            && crate::fsx::create_dir_durable(dir).is_ok()
+        {
+            let _ = crate::fsx::write_atomic(&file, pgid.to_string().as_bytes());
+        }
+    }
+
     /// Keep `sample` with the step's record.
     pub(crate) fn record_metrics(&mut self, sample: MetricsSample) {
         self.measured = Some(sample);

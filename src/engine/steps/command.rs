@@ -36,8 +36,10 @@ impl Step for CommandStep {
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let timeout = Duration::from_secs(self.timeout_secs);
-        process::run(&self.argv, &self.cwd, timeout, &ctx.env())
-            .map(Some)
-            .map_err(StepError::from)
+        process::run(&self.argv, &self.cwd, timeout, &ctx.env(), &|pgid| {
+            ctx.record_process_group(pgid)
+        })
+        .map(Some)
+        .map_err(StepError::from)
     }
 }
