@@ -373,15 +373,46 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_no_clock_can_hold_is_no_deadline_not_a_panic() {
+        let cwd = std::env::temp_dir();
+        let seen = std::cell::Cell::new(0);
+        let out = run(
+            &sh("true"),
+            &cwd,
+            Duration::from_secs(u64::MAX),
+            &[],
+            &|pgid| seen.set(pgid),
+        );
+        assert!(out.is_ok(), "{out:?}");
+        assert_ne!(seen.get(), 0, "the process group is reported");
+        assert!(check_timeout(0).is_err() && check_timeout(MAX_TIMEOUT_SECS + 1).is_err());
+        assert!(check_timeout(600).is_ok());
+    }
+
+    #[test]
     fn success_failure_and_timeout() {
         let cwd = std::env::temp_dir();
         let t = Duration::from_secs(10);
-        assert!(run(&sh("echo hi"), &cwd, t, &[]).is_ok());
-        let err = run(&sh("echo out; echo 'real error' >&2; exit 3"), &cwd, t, &[]).unwrap_err();
+        assert!(run(&sh("echo hi"), &cwd, t, &[], &|_| {}).is_ok());
+        let err = run(
+            &sh("echo out; echo 'real error' >&2; exit 3"),
+            &cwd,
+            t,
+            &[],
+            &|_| {},
+        )
+        .unwrap_err();
         assert_eq!(err, "exit status 3: real error");
-        let err = run(&sh("sleep 5"), &cwd, Duration::from_millis(100), &[]).unwrap_err();
+        let err = run(
+            &sh("sleep 5"),
+            &cwd,
+            Duration::from_millis(100),
+            &[],
+            &|_| {},
+        )
+        .unwrap_err();
         assert!(err.contains("timed out"), "{err}");
-        let err = run(&["/no/such/program".into()], &cwd, t, &[]).unwrap_err();
+        let err = run(&["/no/such/program".into()], &cwd, t, &[], &|_| {}).unwrap_err();
         assert!(err.contains("cannot start"), "{err}");
     }
 
@@ -393,6 +424,7 @@ mod tests {
             &cwd,
             Duration::from_secs(10),
             &[("STEP", "tests")],
+            &|_| {},
         )
         .unwrap_err();
         assert!(
