@@ -21,6 +21,8 @@ use month::YearMonth;
 
 /// Default checkpoint path, relative to the working directory.
 pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
+/// The project's state folder, relative to its root.
+pub const STATE_DIR: &str = ".agent-handover";
 /// Config file picked up from the working directory when `--config` is absent.
 pub const DEFAULT_CONFIG: &str = "handover.toml";
 /// Default memory directory.
@@ -60,10 +62,12 @@ pub struct Workspace {
     pub messages: MessagesLayout,
     /// The layer-1 tag.
     pub tag: String,
-    /// The project's PAUSE file (configured, or `PAUSE` beside the checkpoint).
+    /// The project's PAUSE file (configured, or `PAUSE` in the state folder).
     pub project_pause_file: PathBuf,
     /// The global PAUSE file, `~/.agent_handover/PAUSE`, when a home is known.
     pub global_pause_file: Option<PathBuf>,
+    /// The project's state folder, `.agent-handover/`, wherever the checkpoint is.
+    state_dir: PathBuf,
 }
 
 impl Workspace {
@@ -131,7 +135,8 @@ impl Workspace {
             ));
         }
         let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
-        let state_dir = checkpoint.parent().unwrap_or(&root).to_path_buf();
+        // The state folders stay in the project whatever checkpoint is used.
+        let state_dir = root.join(STATE_DIR);
         let project_pause_file = match &h.pause_file {
             Some(raw) => configured("pause_file", raw)?,
             None => state_dir.join("PAUSE"),
@@ -151,17 +156,28 @@ impl Workspace {
             tag,
             project_pause_file,
             global_pause_file,
+            state_dir,
         })
     }
 
-    /// Directory holding the checkpoint, the run lock and the run archive.
+    /// The project's state folder, `.agent-handover/`: run archive, history,
+    /// drafts, sessions; the checkpoint too unless another one is given.
     pub fn state_dir(&self) -> &Path {
-        self.checkpoint.parent().unwrap_or(&self.root)
+        &self.state_dir
     }
 
-    /// The advisory lock file held by whoever executes a run (never deleted).
+    /// The advisory lock file held by whoever executes a run (never deleted):
+    /// `run.lock` in the state folder for the checkpoint kept there, else
+    /// `<checkpoint>.lock` beside the checkpoint, so that every process
+    /// executing one checkpoint takes the same lock.
     pub fn lock_file(&self) -> PathBuf {
-        self.state_dir().join("run.lock")
+        if self.checkpoint.parent() == Some(self.state_dir.as_path()) {
+            self.state_dir.join("run.lock")
+        } else {
+            let mut name = self.checkpoint.as_os_str().to_owned();
+            name.push(".lock");
+            PathBuf::from(name)
+        }
     }
 
     /// Directory of staged run inputs and final run records.

@@ -957,3 +957,28 @@ fn a_dangling_pause_symlink_pauses() {
     let o = p.handover("note");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
 }
+
+#[test]
+fn state_folders_stay_in_the_project_whatever_checkpoint_is_used() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["run", "--checkpoint", "elsewhere/cp.json", "--note", "n"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(p.path("elsewhere/cp.json").exists());
+    for litter in ["elsewhere/runs", "elsewhere/history", "runs", "history"] {
+        assert!(
+            !p.path(litter).exists(),
+            "{litter} grew beside the checkpoint"
+        );
+    }
+    assert!(p.path(".agent-handover/runs").is_dir());
+    assert!(
+        p.path("elsewhere/cp.json.lock").exists(),
+        "its own lock, beside it"
+    );
+    assert_eq!(
+        p.run(&["check", "--checkpoint", "elsewhere/cp.json"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
