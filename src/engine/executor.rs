@@ -32,6 +32,10 @@ use crate::error::{Error, Result};
 use crate::fsx;
 use crate::workspace::Workspace;
 
+/// How long a resumer waits for the processes of a just-killed step to end
+/// before refusing to start it again.
+const GROUP_EXIT_GRACE: Duration = Duration::from_secs(2);
+
 /// The outcome of an execution.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunReport {
@@ -359,10 +363,19 @@ impl Engine {
         else {
             return Ok(());
         };
-        let live = super::process::live_group_members(pgid);
-        if live.is_empty() {
-            return Ok(());
-        }
+        // A handover killed a moment ago: its group watcher is ending the
+        // group right now. Give it a moment before calling the step busy.
+        let patience = std::time::Instant::now() + GROUP_EXIT_GRACE;
+        let live = loop {
+            let live = super::process::live_group_members(pgid);
+            if live.is_empty() {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= patience {
+                break live;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
         if unsaved {
             cp.save(&self.ws.checkpoint)?;
         }
