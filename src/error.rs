@@ -77,14 +77,17 @@ pub enum Error {
         /// The root it must stay in.
         root: PathBuf,
     },
-    /// A file we replace atomically is a symlink; we never replace links.
+    /// A symlink where agent-handover writes a file of its own; it never
+    /// writes through a link nor replaces one.
     #[error(
-        "{} is a symlink; agent-handover replaces files atomically and will not follow or replace a link\n  fix: replace the link with a regular file",
+        "{} is a symlink; agent-handover will not write through or replace a link\n  fix: {fix}",
         path.display()
     )]
     Symlink {
         /// The link.
         path: PathBuf,
+        /// What to do: replace it with a regular file, or remove it.
+        fix: String,
     },
     /// The handover config is invalid.
     #[error("{}: {detail}", path.as_ref().map_or_else(|| "config".to_string(), |p| p.display().to_string()))]

@@ -4,7 +4,7 @@
 //!   the old or the new content, never a torn one: temp file in the same
 //!   directory, `fsync`, `rename`, `fsync` of the directory.
 //! * [`create_new`] does the same but never replaces an existing file
-//!   (link-then-unlink, like maildir delivery).
+//!   (link-then-unlink, like maildir delivery), nor writes through a link.
 //! * [`read_text_bounded`] refuses huge and non-UTF-8 files with a clear error.
 //! * [`check_name`] and [`ensure_within`] keep names and paths inside their tree.
 
@@ -46,8 +46,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Durably create `path` with `bytes` unless it already exists.
 ///
 /// Returns `Ok(false)` (and writes nothing) when a file is already there, so
-/// two writers never clobber each other.
+/// two writers never clobber each other. A symlink at `path`, dangling or
+/// not, is an [`Error::Symlink`]: the name is taken by something that is not
+/// a file of ours, and nothing is written.
 pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
+    let link = || Error::Symlink {
+        path: path.into(),
+        fix: format!(
+            "remove the link (rm '{}'); nothing was written through it",
+            path.display()
+        ),
+    };
+    if is_symlink(path) {
+        return Err(link());
+    }
     let tmp = write_temp_beside(path, bytes)?;
     match tmp.persist_noclobber(path) {
         Ok(_) => {
@@ -55,6 +67,7 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
             crate::failpoint::after_op();
             Ok(true)
         }
+        Err(_) if is_symlink(path) => Err(link()),
         Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(Error::io("link into place", path, e.error)),
     }
@@ -156,11 +169,26 @@ fn parent_of(path: &Path) -> &Path {
     }
 }
 
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The fix for a link where a file we replace should be.
+fn replace_link_fix(path: &Path) -> String {
+    format!(
+        "replace the link {} with a regular file holding what it points to, or remove it",
+        path.display()
+    )
+}
+
 fn refuse_symlink(path: &Path) -> Result<()> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(Error::Symlink { path: path.into() }),
-        _ => Ok(()),
+    if is_symlink(path) {
+        return Err(Error::Symlink {
+            path: path.into(),
+            fix: replace_link_fix(path),
+        });
     }
+    Ok(())
 }
 
 /// Remove temp files that a crashed writer left in `dir` (our `.<name>.XXXXXX.tmp`
@@ -220,7 +248,10 @@ fn read_bounded_with(
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(Error::Symlink { path: path.into() });
+            return Err(Error::Symlink {
+                path: path.into(),
+                fix: replace_link_fix(path),
+            });
         }
         Err(e) => return Err(Error::io("open", path, e)),
     };
@@ -401,6 +432,21 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, [".hidden", "checkpoint.tmp", "note.md"]);
+    }
+
+    #[test]
+    fn create_new_refuses_a_symlink_even_a_dangling_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("note.md");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
+        let err = create_new(&link, b"x").unwrap_err();
+        assert!(matches!(err, Error::Symlink { .. }), "{err}");
+        assert!(
+            err.to_string().contains("fix: remove the link (rm '"),
+            "{err}"
+        );
+        assert!(!dir.path().join("nowhere").exists());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp left");
     }
 
     #[test]

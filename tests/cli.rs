@@ -982,3 +982,88 @@ fn state_folders_stay_in_the_project_whatever_checkpoint_is_used() {
         Some(2)
     );
 }
+
+// ---- hardening: the file system ----
+
+/// Run `agent-handover <args>` but kill it after `secs` seconds: a hang is a
+/// failure of the test, not of the test suite.
+fn run_within(p: &Project, args: &[&str], secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = p
+        .std_cmd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "agent-handover {args:?} still running after {secs} s (killed); stderr: {}",
+                stderr(&o)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_dangling_symlink_at_the_note_name_is_refused_not_looped_on() {
+    let p = Project::new(&config(""));
+    let today = chrono::Local::now();
+    let month = p.path(&format!("memory/layer1/{}", today.format("%Y-%m")));
+    std::fs::create_dir_all(&month).unwrap();
+    let link = month.join(format!("t-{}.md", today.format("%Y-%m-%d")));
+    std::os::unix::fs::symlink(p.path("nowhere.md"), &link).unwrap();
+    let o = run_within(&p, &["run", "--config", "handover.toml", "--note", "x"], 10);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&link.display().to_string()) && err.contains("symlink"),
+        "{err}"
+    );
+    assert!(err.contains("fix: remove the link"), "{err}");
+    assert!(!p.path("nowhere.md").exists(), "written through the link");
+    assert_eq!(
+        common::read_dir_sorted(&month),
+        std::slice::from_ref(&link),
+        "nothing written beside it"
+    );
+    // Once the link is gone, resuming writes the note under its own name.
+    std::fs::remove_file(&link).unwrap();
+    let o = run_within(&p, &["resume"], 10);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&link).unwrap(), header(1) + "x");
+}
+
+#[test]
+fn a_symlinked_run_lock_is_refused_and_its_target_left_alone() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+    std::fs::write(p.path("precious.txt"), "keep me\n").unwrap();
+    let lock = p.path(".agent-handover/run.lock");
+    std::os::unix::fs::symlink(p.path("precious.txt"), &lock).unwrap();
+    for args in [
+        &["run", "--config", "handover.toml", "--note", "x"][..],
+        &["resume"],
+        &["abandon"],
+    ] {
+        let o = p.run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(78), "{args:?}: {err}");
+        assert!(
+            err.contains(&lock.display().to_string()) && err.contains("symlink"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("fix: remove the link"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.path("precious.txt")).unwrap(),
+        "keep me\n"
+    );
+    assert!(!p.path("memory").exists(), "a step ran");
+}

@@ -4,6 +4,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use chrono::Utc;
@@ -20,6 +21,9 @@ pub struct RunLock {
 
 impl RunLock {
     /// Take the lock at `path` or fail with [`Error::Busy`] naming the holder.
+    ///
+    /// A symlink at `path` is refused ([`Error::Symlink`]), never followed:
+    /// the holder's line would be written into whatever it points to.
     pub fn acquire(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent() {
             fsx::create_dir_durable(dir)?;
@@ -29,8 +33,18 @@ impl RunLock {
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
-            .map_err(|e| Error::io("open lock file", path, e))?;
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => Error::Symlink {
+                    path: path.into(),
+                    fix: format!(
+                        "remove the link (rm '{}'); agent-handover creates its lock file itself",
+                        path.display()
+                    ),
+                },
+                _ => Error::io("open lock file", path, e),
+            })?;
         match try_lock_briefly(&file) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -61,14 +75,21 @@ impl RunLock {
         Ok(RunLock { _file: file })
     }
 
-    /// Who holds the lock at `path` right now, if anyone (reads without locking).
+    /// Who holds the lock at `path` right now, if anyone (reads without
+    /// locking; a symlink is not a lock of ours).
     pub fn holder(path: &Path) -> Option<String> {
-        let file = File::open(path).ok()?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .ok()?;
         match file.try_lock_shared() {
             Ok(()) => None,
-            Err(_) => std::fs::read_to_string(path)
-                .ok()
-                .map(|s| s.trim().to_string()),
+            Err(_) => {
+                let mut holder = String::new();
+                file.read_to_string(&mut holder).ok()?;
+                Some(holder.trim().to_string())
+            }
         }
     }
 }
@@ -107,5 +128,26 @@ mod tests {
         assert!(RunLock::holder(&path).is_none());
         RunLock::acquire(&path).unwrap();
         assert!(path.exists(), "the lock file is never deleted");
+    }
+
+    #[test]
+    fn a_symlinked_lock_file_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, "keep").unwrap();
+        let path = dir.path().join("run.lock");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let err = RunLock::acquire(&path).unwrap_err();
+        assert!(matches!(err, Error::Symlink { .. }), "{err}");
+        assert!(err.to_string().contains("rm '"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert_eq!(RunLock::holder(&path), None);
+        // Dangling, it is refused too (and nothing is created through it).
+        std::fs::remove_file(&target).unwrap();
+        assert!(matches!(
+            RunLock::acquire(&path),
+            Err(Error::Symlink { .. })
+        ));
+        assert!(!target.exists());
     }
 }

@@ -30,6 +30,9 @@ pub use crate::workspace::month;
 /// Largest note or state text accepted (and largest memory file read back).
 pub const MAX_MEMORY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
+/// How many layer-1 notes one tag may have on one day (`-2` ... `-10000`).
+pub const MAX_NOTES_PER_TAG_AND_DAY: u32 = 10_000;
+
 /// The header line every memory file starts with: `<!-- agent-handover | layerN | YYYY-MM-DD -->`.
 pub fn header(layer: u8, date: NaiveDate) -> String {
     format!(
@@ -93,6 +96,11 @@ impl MemoryStore {
 
     /// Write a layer-1 session note for `tag` on `date`; never overwrites.
     ///
+    /// The names are tried in order, each once: `<tag>-<date>.md`, then
+    /// `-2`, `-3`, ... up to [`MAX_NOTES_PER_TAG_AND_DAY`], then
+    /// [`Error::NoteNamesExhausted`]. A symlink at a free name is an error
+    /// ([`Error::Symlink`]), nothing written.
+    ///
     /// Idempotent: if a note of that tag and day already holds exactly this
     /// text (an earlier attempt of the same step), its path is returned and
     /// nothing is written.
@@ -101,17 +109,16 @@ impl MemoryStore {
         let body = header(1, date) + content;
         let dir = self.layout.layer1_month_dir(date);
         self.prepare_dir(&dir)?;
-        let mut n = 1;
-        while n <= 10_000 {
+        for n in 1..=MAX_NOTES_PER_TAG_AND_DAY {
             let path = self.layout.layer1_note(&tag, date, n);
-            match read_memory_file(&path)? {
-                Some(existing) if existing == body => return Ok(path),
-                Some(_) => n += 1,
-                None => {
-                    if fsx::create_new(&path, body.as_bytes())? {
-                        return Ok(path);
-                    } // else: someone created it meanwhile; look at it again
-                }
+            let existing = match read_memory_file(&path)? {
+                None if fsx::create_new(&path, body.as_bytes())? => return Ok(path),
+                // Another writer took the name meanwhile: it may hold this very text.
+                None => read_memory_file(&path)?,
+                existing => existing,
+            };
+            if existing.as_deref() == Some(body.as_str()) {
+                return Ok(path);
             }
         }
         Err(Error::NoteNamesExhausted { dir, tag, date })
@@ -219,6 +226,31 @@ mod tests {
         let b = s.write_session_note("codex", day(), "same").unwrap();
         assert_eq!(a, b);
         assert_eq!(std::fs::read_dir(a.parent().unwrap()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_dangling_symlink_at_the_next_name_is_an_error_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let first = s.write_session_note("codex", day(), "first").unwrap();
+        let link = first.with_file_name("codex-2026-11-21-2.md");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
+        let err = s.write_session_note("codex", day(), "second").unwrap_err();
+        assert!(
+            matches!(&err, Error::Symlink { path, .. } if *path == link),
+            "{err}"
+        );
+        assert!(err.to_string().contains("remove the link"), "{err}");
+        assert!(!dir.path().join("nowhere").exists());
+        assert_eq!(
+            std::fs::read_dir(first.parent().unwrap()).unwrap().count(),
+            2
+        );
+        // The notes before it are still found: the same text is idempotent.
+        assert_eq!(
+            s.write_session_note("codex", day(), "first").unwrap(),
+            first
+        );
     }
 
     #[test]
