@@ -10,7 +10,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An I/O operation on a named file failed.
-    #[error("{op} {}: {source}", path.display())]
+    #[error("{op} {}: {source}{}", path.display(), fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
     Io {
         /// What we were doing ("read", "write", "rename", ...).
         op: &'static str,
@@ -19,6 +19,8 @@ pub enum Error {
         /// The OS error.
         #[source]
         source: std::io::Error,
+        /// What to do, for the errors a user can fix (see [`Error::io`]).
+        fix: Option<String>,
     },
     /// A state file exists but cannot be understood; it is left untouched.
     #[error("{} is unreadable: {detail}\n  fix: {fix}", path.display())]
@@ -339,12 +341,17 @@ impl Error {
         ErrorKind { name, exit_code }
     }
 
-    /// Wrap an `io::Error` with the operation and path it happened on.
+    /// Wrap an `io::Error` with the operation and path it happened on, and
+    /// the fix for the errors a user can fix: a directory where a file
+    /// belongs, a full, read-only or forbidden file system.
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        let fix = io_fix(&path, &source);
         Error::Io {
             op,
-            path: path.into(),
+            path,
             source,
+            fix,
         }
     }
 
@@ -354,5 +361,92 @@ impl Error {
             path: path.map(Into::into),
             detail: detail.into(),
         }
+    }
+}
+
+/// What to do about an I/O error on `path`: the one place these fixes are worded.
+fn io_fix(path: &std::path::Path, source: &std::io::Error) -> Option<String> {
+    let errno = source.raw_os_error()?;
+    // The folder whose file system is at fault: the path itself if it is a
+    // directory, else the folder holding it.
+    let folder = if path.is_dir() {
+        path
+    } else {
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(path)
+    };
+    let again =
+        "then run the command again (`agent-handover resume` finishes an interrupted handover)";
+    let fix = match errno {
+        libc::EISDIR => format!(
+            "{0} is a directory where a file belongs; move the directory aside (mv '{0}' '{0}.moved'), {again}",
+            path.display()
+        ),
+        libc::ENOSPC | libc::EDQUOT => format!(
+            "free space on the filesystem holding {} (or raise your disk quota), {again}",
+            folder.display()
+        ),
+        libc::EROFS => format!(
+            "make the filesystem holding {} writable (it is mounted read-only), {again}",
+            folder.display()
+        ),
+        libc::EACCES | libc::EPERM if folder == path => format!(
+            "give your user read and write access to {} (`ls -ld` shows its owner and mode), {again}",
+            path.display()
+        ),
+        libc::EACCES | libc::EPERM => format!(
+            "give your user read and write access to {} and its folder {} (`ls -ld` shows their owners and modes), {again}",
+            path.display(),
+            folder.display()
+        ),
+        _ => return None,
+    };
+    Some(fix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(errno: i32, path: &std::path::Path) -> String {
+        Error::io("write", path, std::io::Error::from_raw_os_error(errno)).to_string()
+    }
+
+    #[test]
+    fn io_errors_a_user_can_fix_say_how() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".checkpoint.json.x.tmp");
+        let folder = dir.path().display().to_string();
+        for (errno, says) in [
+            (libc::ENOSPC, "free space on the filesystem holding"),
+            (libc::EDQUOT, "raise your disk quota"),
+            (libc::EROFS, "make the filesystem holding"),
+            (libc::EACCES, "read and write access to"),
+            (libc::EPERM, "read and write access to"),
+        ] {
+            let msg = shown(errno, &file);
+            assert!(
+                msg.starts_with(&format!("write {}: ", file.display())),
+                "{msg}"
+            );
+            assert!(msg.contains("\n  fix: ") && msg.contains(says), "{msg}");
+            assert!(
+                msg.contains(&folder) && msg.contains("agent-handover resume"),
+                "{msg}"
+            );
+        }
+        let msg = shown(libc::EISDIR, dir.path());
+        assert!(
+            msg.contains(&format!(
+                "fix: {folder} is a directory where a file belongs; move the directory aside"
+            )),
+            "{msg}"
+        );
+        // Others name the file and the OS error, and invent no fix.
+        assert!(!shown(libc::EIO, &file).contains("fix:"));
+        let plain = Error::io("read", &file, std::io::ErrorKind::NotFound.into());
+        assert!(!plain.to_string().contains("fix:"));
+        assert_eq!(plain.kind().exit_code, exit_code::IO);
     }
 }

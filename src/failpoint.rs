@@ -7,8 +7,10 @@
 //! `panic:` prefix (`panic:<name>`, `panic:after-op:N`) the process panics
 //! there instead, for tests of what a user sees after a bug;
 //! `stall:<name>:<millis>` holds it at the named point for a while (so a test
-//! can act, e.g. pull the PAUSE brake, meanwhile). Release builds compile all
-//! of it to nothing.
+//! can act, e.g. pull the PAUSE brake, meanwhile); `io-error:<name>:<errno>`
+//! makes the operation at the named point fail with that OS error
+//! ([`io_error`]), for tests of a full or read-only disk. Release builds
+//! compile all of it to nothing.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -34,6 +36,26 @@ pub fn hit(name: &str) {
     });
     if let Some(millis) = stall {
         std::thread::sleep(std::time::Duration::from_millis(millis));
+    }
+}
+
+/// Fail with the OS error that `io-error:<name>:<errno>` names for this
+/// point; `Ok` everywhere else.
+pub fn io_error(name: &str) -> std::io::Result<()> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let errno = std::env::var(ENV).ok().and_then(|value| {
+        value
+            .strip_prefix("io-error:")?
+            .strip_prefix(name)?
+            .strip_prefix(':')?
+            .parse::<i32>()
+            .ok()
+    });
+    match errno {
+        Some(errno) => Err(std::io::Error::from_raw_os_error(errno)),
+        None => Ok(()),
     }
 }
 

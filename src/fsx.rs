@@ -92,7 +92,8 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
         fs::set_permissions(tmp.path(), mode)
             .map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
     }
-    tmp.write_all(bytes)
+    crate::failpoint::io_error("write-temp")
+        .and_then(|()| tmp.write_all(bytes))
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
     DURABLE_WRITES.fetch_add(1, Ordering::Relaxed);

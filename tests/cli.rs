@@ -1067,3 +1067,65 @@ fn a_symlinked_run_lock_is_refused_and_its_target_left_alone() {
     );
     assert!(!p.path("memory").exists(), "a step ran");
 }
+
+#[test]
+fn a_directory_where_a_state_file_belongs_is_named_with_the_fix() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.checkpoint_path()).unwrap();
+    for args in [&["check"][..], &["status"], &["run", "--note", "x"]] {
+        let o = p.run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "fix: {} is a directory where a file belongs; move the directory aside (mv ",
+                p.checkpoint_path().display()
+            )),
+            "{args:?}: {err}"
+        );
+    }
+
+    let p = Project::new(&config(""));
+    std::fs::remove_file(p.path("handover.toml")).unwrap();
+    std::fs::create_dir(p.path("handover.toml")).unwrap();
+    let o = p.run(&["run", "--config", "handover.toml", "--note", "x"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        err.contains("handover.toml is a directory where a file belongs; move the directory aside"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_full_read_only_or_forbidden_disk_is_named_with_the_fix() {
+    for (errno, says) in [
+        (libc::ENOSPC, "free space on the filesystem holding"),
+        (libc::EROFS, "make the filesystem holding"),
+        (libc::EACCES, "give your user read and write access to"),
+    ] {
+        let p = Project::new(&config(""));
+        let o = p
+            .cmd()
+            .args(["run", "--config", "handover.toml", "--note", "x"])
+            .env(
+                "AGENT_HANDOVER_FAILPOINT",
+                format!("io-error:write-temp:{errno}"),
+            )
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(74), "{errno}: {err}");
+        assert!(err.contains(says), "{errno}: {err}");
+        assert!(
+            err.contains(&p.path(".agent-handover").display().to_string()),
+            "{errno}: names the folder: {err}"
+        );
+        assert!(err.contains("agent-handover resume"), "{errno}: {err}");
+        let tmp: Vec<_> = common::read_dir_sorted(&p.path(".agent-handover"))
+            .into_iter()
+            .filter(|f| f.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(tmp.is_empty(), "{errno}: temp files left: {tmp:?}");
+    }
+}
