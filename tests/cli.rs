@@ -66,11 +66,7 @@ fn failing_step_stays_pending_and_rerun_skips_done_steps() {
 
     let check = p.run(&["check"]);
     assert_eq!(check.status.code(), Some(1));
-    assert!(
-        stderr(&check).contains("pending: current_state, publish"),
-        "{}",
-        stderr(&check)
-    );
+    assert_eq!(stderr(&check), "", "check answers with its exit code only");
     assert_eq!(
         stdout(&p.run(&["status"])),
         "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n"
@@ -1128,4 +1124,27 @@ fn a_full_read_only_or_forbidden_disk_is_named_with_the_fix() {
             .collect();
         assert!(tmp.is_empty(), "{errno}: temp files left: {tmp:?}");
     }
+}
+
+#[test]
+fn check_prints_nothing_unless_asked_for_json() {
+    // An ignored config key is warned about by other commands, not by `check`.
+    let p = Project::new(&config("").replace("tag = \"t\"", "tag = \"t\"\nsurprise = 1"));
+    block_layer2(&p);
+    assert_eq!(p.handover("x").status.code(), Some(1));
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""));
+    let o = p.run(&["--json", "check"]);
+    assert_eq!(json(&o)["code"], 1);
+    unblock_layer2(&p);
+    assert!(p.run(&["resume"]).status.success());
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""));
+    // Errors still go to stderr.
+    std::fs::write(p.checkpoint_path(), "{").unwrap();
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("checkpoint.json"), "{}", stderr(&o));
 }

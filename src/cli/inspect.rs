@@ -10,16 +10,16 @@ use super::Target;
 use super::exit;
 use super::output::Output;
 
-/// `check`: prints nothing on stdout (as 0.5.1); the answer is the exit code.
+/// `check`: prints nothing (as 0.5.1): the answer is the exit code, and
+/// `status` or `brief` tell more. `--json` prints the code and the run;
+/// errors go to stderr as for every command.
 pub fn check(target: &Target, out: Output) -> Result<u8> {
-    let ws = target.workspace()?;
+    let ws = target.quiet_workspace()?;
     let cp = Checkpoint::load(&ws.checkpoint)?;
     let code = cp.resume_code() as u8;
     if out.json {
         let snap = RunSnapshot::of(&ws, &cp);
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
-    } else if code == exit::FAILED {
-        eprintln!("agent-handover: {}", interrupted(&cp));
     }
     Ok(code)
 }

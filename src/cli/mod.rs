@@ -62,16 +62,22 @@ pub struct Target {
 }
 
 impl Target {
+    /// The workspace, its config's warnings printed on stderr.
     fn workspace(&self) -> agent_handover::Result<Workspace> {
-        let ws = Workspace::resolve(WorkspaceOptions {
-            config: self.config.clone(),
-            checkpoint: self.checkpoint.clone(),
-            ..Default::default()
-        })?;
+        let ws = self.quiet_workspace()?;
         for w in &ws.warnings {
             eprintln!("warning: {w}");
         }
         Ok(ws)
+    }
+
+    /// The workspace, its warnings left to the caller (`check` prints nothing).
+    fn quiet_workspace(&self) -> agent_handover::Result<Workspace> {
+        Workspace::resolve(WorkspaceOptions {
+            config: self.config.clone(),
+            checkpoint: self.checkpoint.clone(),
+            ..Default::default()
+        })
     }
 }
 
