@@ -5,12 +5,16 @@
 //!   directory, `fsync`, `rename`, `fsync` of the directory.
 //! * [`create_new`] does the same but never replaces an existing file
 //!   (link-then-unlink, like maildir delivery), nor writes through a link.
+//! * Each temp file is named `.<name>.XXXXXX.agent-handover.tmp` and locked
+//!   (`flock`) by its writer until it is in place, so
+//!   [`remove_orphan_temps`] can tell a killed writer's leftover (unlocked)
+//!   from one being written (locked) at any age.
 //! * [`read_text_bounded`] refuses huge and non-UTF-8 files with a clear error.
 //! * [`check_name`] and [`ensure_within`] keep names and paths inside their tree.
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -73,6 +77,11 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     }
 }
 
+/// The end of every temp file name our writers use (see the module docs).
+const TEMP_SUFFIX: &str = ".agent-handover.tmp";
+
+/// Write `bytes` durably to a new temp file beside `path`, locked until it is
+/// dropped or persisted (a sweeper leaves a locked temp file alone).
 fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
     let dir = parent_of(path);
     create_dir_durable(dir)?;
@@ -82,12 +91,7 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
         Ok(m) => m.permissions(),
         Err(_) => fs::Permissions::from_mode(0o666),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .permissions(fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("create temp file in", dir, e))?;
+    let mut tmp = locked_temp_in(dir, &name)?;
     if fs::metadata(path).is_ok() {
         fs::set_permissions(tmp.path(), mode)
             .map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
@@ -98,7 +102,42 @@ fn write_temp_beside(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFil
         .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
     DURABLE_WRITES.fetch_add(1, Ordering::Relaxed);
     SYNCS.fetch_add(1, Ordering::Relaxed);
+    crate::failpoint::hit("temp-written");
     Ok(tmp)
+}
+
+/// A new temp file for `name` in `dir`, locked by this process.
+///
+/// A sweeper can open it between its creation and our lock, take the lock
+/// and remove it; then it has no link left, and we draw another (a sweeper
+/// only ever removes a file it holds the lock of).
+fn locked_temp_in(dir: &Path, name: &str) -> Result<tempfile::NamedTempFile> {
+    const ATTEMPTS: usize = 3;
+    for _ in 0..ATTEMPTS {
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(TEMP_SUFFIX)
+            .permissions(fs::Permissions::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(|e| Error::io("create temp file in", dir, e))?;
+        tmp.as_file()
+            .lock()
+            .map_err(|e| Error::io("lock", tmp.path().to_path_buf(), e))?;
+        let meta = tmp
+            .as_file()
+            .metadata()
+            .map_err(|e| Error::io("stat", tmp.path().to_path_buf(), e))?;
+        if meta.nlink() > 0 {
+            return Ok(tmp);
+        }
+    }
+    Err(Error::io(
+        "create temp file in",
+        dir,
+        std::io::Error::other(format!(
+            "{ATTEMPTS} temp files in a row were removed by a concurrent sweep"
+        )),
+    ))
 }
 
 /// Create `dir` (and missing parents), making each new entry durable.
@@ -192,30 +231,58 @@ fn refuse_symlink(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Remove temp files that a crashed writer left in `dir` (our `.<name>.XXXXXX.tmp`
-/// pattern), if at least `min_age` old. Only call this on a directory whose
-/// writers are excluded (e.g. under the run lock); returns how many were removed.
+/// Remove the temp files that killed writers left in `dir`; returns how many.
+///
+/// A temp file still locked by its writer is never touched. An unlocked one
+/// is an orphan if it is ours (`.<name>.XXXXXX.agent-handover.tmp`: our
+/// writers hold the lock until it is in place), or if it is any other
+/// `.<name>.tmp` at least `min_age` old (a writer we know nothing of).
+/// Best effort: what cannot be removed now is left for the next sweep.
 pub fn remove_orphan_temps(dir: &Path, min_age: std::time::Duration) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
-    let now = std::time::SystemTime::now();
     entries
         .filter_map(|e| e.ok())
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with('.') && name.ends_with(".tmp")
+            name.starts_with('.')
+                && name.ends_with(".tmp")
+                && remove_if_orphan(&e.path(), name.ends_with(TEMP_SUFFIX), min_age)
         })
-        .filter(|e| {
-            e.metadata().is_ok_and(|m| {
-                m.is_file()
-                    && m.modified()
-                        .is_ok_and(|t| now.duration_since(t).unwrap_or_default() >= min_age)
-            })
-        })
-        .filter(|e| fs::remove_file(e.path()).is_ok())
         .count()
+}
+
+/// Remove the temp file `path` if no process holds its lock, and it is `ours`
+/// or old enough. The file is removed while we hold its lock, and only if the
+/// name still leads to the file we locked.
+fn remove_if_orphan(path: &Path, ours: bool, min_age: std::time::Duration) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    // Never follow a link, never block on a FIFO.
+    let Ok(file) = File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    let old_enough = || {
+        meta.modified().is_ok_and(|t| {
+            std::time::SystemTime::now()
+                .duration_since(t)
+                .unwrap_or_default()
+                >= min_age
+        })
+    };
+    meta.is_file()
+        && (ours || old_enough())
+        && file.try_lock().is_ok()
+        && fs::symlink_metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+        && fs::remove_file(path).is_ok()
 }
 
 /// Read a UTF-8 text file of at most `limit` bytes; `Ok(None)` if it does not exist.
@@ -356,6 +423,7 @@ pub fn ensure_within(root: &Path, dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn write_atomic_replaces_and_leaves_no_temp_files() {
@@ -420,13 +488,10 @@ mod tests {
             fs::write(dir.path().join(name), "x").unwrap();
         }
         assert_eq!(
-            remove_orphan_temps(dir.path(), std::time::Duration::from_secs(3600)),
+            remove_orphan_temps(dir.path(), Duration::from_secs(3600)),
             0
         );
-        assert_eq!(
-            remove_orphan_temps(dir.path(), std::time::Duration::ZERO),
-            1
-        );
+        assert_eq!(remove_orphan_temps(dir.path(), Duration::ZERO), 1);
         let mut left: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -448,6 +513,48 @@ mod tests {
         );
         assert!(!dir.path().join("nowhere").exists());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp left");
+    }
+
+    #[test]
+    fn a_temp_file_is_swept_once_its_writer_is_gone_never_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = write_temp_beside(&dir.path().join("state.json"), b"x").unwrap();
+        let name = tmp
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            name.starts_with(".state.json.") && name.ends_with(TEMP_SUFFIX),
+            "{name}"
+        );
+        // Its writer is alive (holds the lock): kept, however old.
+        assert_eq!(remove_orphan_temps(dir.path(), Duration::ZERO), 0);
+        // Its writer is gone (the lock died with it): swept, however fresh.
+        let (file, path) = tmp.keep().unwrap();
+        drop(file);
+        assert!(path.exists());
+        assert_eq!(
+            remove_orphan_temps(dir.path(), Duration::from_secs(3600)),
+            1
+        );
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn the_sweep_never_follows_links_nor_opens_fifos() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        fs::write(&target, "keep").unwrap();
+        let link = dir.path().join(".link.agent-handover.tmp");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let fifo = dir.path().join(".fifo.agent-handover.tmp");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        assert_eq!(remove_orphan_temps(dir.path(), Duration::ZERO), 0);
+        assert!(link.exists() && fifo.exists());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
     }
 
     #[test]

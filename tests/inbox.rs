@@ -467,3 +467,77 @@ fn hand_dropped_files_list_flagged_and_never_crash() {
     let o = p.run(&["--json", "inbox", "ack", "--agent", "claude", "plain.txt"]);
     assert_eq!(json(&o)["marked"], 1);
 }
+
+/// Hidden temp files in `dir`, by name.
+fn temps(dir: &std::path::Path) -> Vec<String> {
+    common::read_dir_sorted(dir)
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+        .collect()
+}
+
+/// Run `agent-handover <args>` killed by the `temp-written` failpoint: after
+/// its temp file is durable, before it is linked into place.
+fn killed_after_temp(p: &Project, args: &[&str]) {
+    use std::os::unix::process::ExitStatusExt;
+    let o = p
+        .cmd()
+        .args(args)
+        .env("AGENT_HANDOVER_FAILPOINT", "temp-written")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.signal(), Some(9), "{args:?}: {}", stderr(&o));
+}
+
+#[test]
+fn temp_files_of_killed_senders_and_ackers_are_swept_by_the_next_write() {
+    let p = Project::new(&config(""));
+    let to_claude = [
+        "inbox", "send", "--from", "codex", "--to", "claude", "--body",
+    ];
+    send(&p, &["--from", "codex", "--to", "claude", "--body", "one"]);
+    killed_after_temp(&p, &["inbox", "ack", "--agent", "claude"]);
+    killed_after_temp(&p, &[&to_claude[..], &["lost"]].concat());
+    let queue = p.path("messages/for_claude");
+    let marks = p.path("messages/.read");
+    assert_eq!((temps(&queue).len(), temps(&marks).len()), (1, 1));
+
+    // Leftovers of other writers: swept once old, kept while fresh.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    for path in [
+        queue.join(".old.md.Ab12Cd.tmp"),
+        marks.join(".x.json.Ef34Gh.tmp"),
+    ] {
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    std::fs::write(queue.join(".fresh.md.Ij56Kl.tmp"), "another tool's").unwrap();
+    // A live writer's temp file (it holds the lock on it) is never touched.
+    let live = queue.join(".live.md.Mn78Op.agent-handover.tmp");
+    std::fs::write(&live, "being written").unwrap();
+    let held = std::fs::File::open(&live).unwrap();
+    held.lock().unwrap();
+
+    send(&p, &["--from", "codex", "--to", "claude", "--body", "two"]);
+    assert_eq!(
+        temps(&queue),
+        [".fresh.md.Ij56Kl.tmp", ".live.md.Mn78Op.agent-handover.tmp"]
+    );
+    assert_eq!(temps(&marks).len(), 2, "send leaves the read marks alone");
+    let o = p.run(&["inbox", "ack", "--agent", "claude"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(temps(&marks), Vec::<String>::new());
+
+    drop(held);
+    let o = p.run(&["inbox", "ack", "--agent", "claude"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(temps(&queue), [".fresh.md.Ij56Kl.tmp"]);
+    assert_eq!(
+        list(&p, &["--agent", "claude"])["total"],
+        2,
+        "no torn message"
+    );
+}

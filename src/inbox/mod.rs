@@ -41,6 +41,15 @@ pub use queue::{Queue, check_agent};
 use read_state::{ReadMarks, ReadSet, key};
 use scan::Entry;
 
+/// How many random names a send draws before it gives up (one is all it
+/// takes unless two senders pick the same nanosecond and random part).
+const NAME_DRAWS: usize = 8;
+
+/// Age after which a hidden `.tmp` file in a queue that is not ours (a tool
+/// dropping messages by rename) counts as abandoned and is swept; ours are
+/// swept as soon as their writer is gone ([`fsx::remove_orphan_temps`]).
+const FOREIGN_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// One queue and how many messages it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QueueSummary {
@@ -201,22 +210,18 @@ impl Inbox {
         };
         let bytes = header.render() + &new.body;
         let dir = queue.dir(&self.layout);
-        let path = loop {
-            let path = dir.join(message::file_name(created, &new.from));
-            if bytes.len() as u64 > MAX_MESSAGE_BYTES {
-                return Err(Error::TooLarge {
-                    path,
-                    size: bytes.len() as u64,
-                    limit: MAX_MESSAGE_BYTES,
-                    fix: "a message is a note, not a dump: put the large content in a file in the project and send its path",
-                });
-            }
-            fsx::create_dir_durable(&dir)?;
-            fsx::ensure_within(&self.layout.root, &dir)?;
-            if fsx::create_new(&path, bytes.as_bytes())? {
-                break path;
-            } // else: the same name was just taken (same time, same random); draw again
-        };
+        if bytes.len() as u64 > MAX_MESSAGE_BYTES {
+            return Err(Error::TooLarge {
+                path: dir.join(message::file_name(created, &new.from)),
+                size: bytes.len() as u64,
+                limit: MAX_MESSAGE_BYTES,
+                fix: "a message is a note, not a dump: put the large content in a file in the project and send its path",
+            });
+        }
+        fsx::create_dir_durable(&dir)?;
+        fsx::ensure_within(&self.layout.root, &dir)?;
+        fsx::remove_orphan_temps(&dir, FOREIGN_TEMP_AGE);
+        let path = deliver(&dir, created, &new.from, &bytes)?;
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         Ok(MessageSummary {
             id: message::id_of(&name).to_string(),
@@ -313,8 +318,17 @@ impl Inbox {
     /// Mark messages read for `agent`: the given ids (each in its inbox or
     /// `shared`), or every message it reads when `ids` is empty. Returns how
     /// many were unread. Safe to run from several processes at once.
+    ///
+    /// Also sweeps the temp files killed writers left in those queues and in
+    /// the read marks.
     pub fn mark_read(&self, agent: &str, ids: &[String]) -> Result<usize> {
         let queues = Queue::read_by(agent)?;
+        for q in &queues {
+            let dir = q.dir(&self.layout);
+            if fsx::ensure_within(&self.layout.root, &dir).is_ok() {
+                fsx::remove_orphan_temps(&dir, FOREIGN_TEMP_AGE);
+            }
+        }
         let keys = if ids.is_empty() {
             let mut keys = Vec::new();
             for q in &queues {
@@ -363,6 +377,31 @@ impl Inbox {
             ))),
         }
     }
+}
+
+/// Create the message file in `dir` under a name no other sender picks:
+/// a name is drawn again only if it was just taken (same time, same
+/// random part), at most [`NAME_DRAWS`] times.
+fn deliver(
+    dir: &std::path::Path,
+    created: DateTime<Utc>,
+    from: &str,
+    bytes: &str,
+) -> Result<PathBuf> {
+    for _ in 0..NAME_DRAWS {
+        let path = dir.join(message::file_name(created, from));
+        if fsx::create_new(&path, bytes.as_bytes())? {
+            return Ok(path);
+        }
+    }
+    Err(Error::io(
+        "pick a free message name in",
+        dir,
+        std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!("{NAME_DRAWS} names drawn at random were all taken"),
+        ),
+    ))
 }
 
 fn names(queues: &[Queue]) -> String {

@@ -100,6 +100,7 @@ impl ReadMarks {
     }
 
     /// Mark `keys` read for `agent`; returns how many were not read before.
+    /// Sweeps the temp files killed writers left beside the marks.
     pub fn mark(&self, agent: &str, keys: impl IntoIterator<Item = String>) -> Result<usize> {
         let agent = check_agent(agent)?;
         let file = self.layout.read_marks_file(agent);
@@ -112,6 +113,7 @@ impl ReadMarks {
             .open(&lock_path)
             .map_err(|e| Error::io("open", &lock_path, e))?;
         lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+        fsx::remove_orphan_temps(&self.layout.read_marks_dir(), super::FOREIGN_TEMP_AGE);
         let mut read: HashSet<String> = self.load_file(&file)?.into_iter().collect();
         let before = read.len();
         read.extend(keys);
