@@ -582,4 +582,142 @@ mod tests {
         std::fs::write(dir.path().join(".clinerules"), "my rules").unwrap();
         assert_eq!(ws.cline_rules_file(), dir.path().join(".clinerules"));
     }
+
+    /// The config loader (`Config::load` / `Config::parse`, reached through
+    /// `Workspace::resolve` as every command reaches it) on random input.
+    mod config_props {
+        use super::*;
+        use crate::Error;
+        use proptest::prelude::*;
+
+        /// One line of a TOML-ish config: a table header, a key with a value
+        /// of a right or wrong type, or garbage.
+        fn line() -> impl Strategy<Value = String> {
+            let table = prop::sample::select(vec![
+                "handover",
+                "note",
+                "backend",
+                "command",
+                "dashboard",
+                "dashboard.keys",
+                "dashboard.colors",
+                "compaction",
+                "retention",
+                "metric",
+                "metric.value",
+                "x",
+            ]);
+            let key = prop_oneof![
+                prop::sample::select(vec![
+                    "memory_dir",
+                    "tag",
+                    "checkpoint",
+                    "pause_file",
+                    "steps",
+                    "min_score",
+                    "session",
+                    "current_state",
+                    "type",
+                    "repo_dir",
+                    "paths",
+                    "push",
+                    "branch",
+                    "remote",
+                    "message",
+                    "name",
+                    "argv",
+                    "idempotent",
+                    "timeout_secs",
+                    "required",
+                    "pattern",
+                    "combine",
+                    "keep_months",
+                    "auto",
+                    "state_versions",
+                    "runs",
+                    "quit",
+                ])
+                .prop_map(String::from),
+                "[a-z_.\"-]{1,10}",
+            ];
+            let scalar = prop_oneof![
+                "\"[a-z ./~$-]{0,12}\"",
+                "'[^'\n]{0,12}'",
+                "-?[0-9]{1,22}",
+                "[0-9]\\.[0-9]{1,3}",
+                prop::sample::select(vec!["true", "false", "nan", "inf"]).prop_map(String::from),
+                "[0-9]{4}-[0-9]{2}-[0-9]{2}",
+            ];
+            let value = prop_oneof![
+                scalar.clone(),
+                prop::collection::vec(scalar.clone(), 0..4)
+                    .prop_map(|v| format!("[{}]", v.join(", "))),
+                (key.clone(), scalar).prop_map(|(k, v)| format!("{{ {k} = {v} }}")),
+                "[^\n]{0,12}",
+            ];
+            prop_oneof![
+                table.clone().prop_map(|t| format!("[{t}]")),
+                table.prop_map(|t| format!("[[{t}]]")),
+                (key, value).prop_map(|(k, v)| format!("{k} = {v}")),
+                "[^\n]{0,20}",
+            ]
+        }
+
+        /// A rejection is a config error or an unreadable file, naming the file.
+        fn rejected_well(err: &Error, path: &Path) -> Result<(), TestCaseError> {
+            prop_assert!(
+                matches!(
+                    err,
+                    Error::Config { path: Some(_), .. } | Error::Corrupt { .. }
+                ),
+                "{err:?}"
+            );
+            let shown = err.to_string();
+            prop_assert!(shown.contains(&path.display().to_string()), "{shown}");
+            Ok(())
+        }
+
+        fn resolve_with(dir: &Path, config: &[u8]) -> (PathBuf, crate::Result<Workspace>) {
+            let path = dir.join("handover.toml");
+            std::fs::write(&path, config).unwrap();
+            let ws = Workspace::resolve(WorkspaceOptions {
+                config: Some(path.clone()),
+                ..opts(dir)
+            });
+            (path, ws)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn toml_ish_configs_load_or_are_refused_naming_the_file(
+                lines in prop::collection::vec(line(), 0..16)
+            ) {
+                let text = lines.join("\n");
+                let dir = tempfile::tempdir().unwrap();
+                let (path, ws) = resolve_with(dir.path(), text.as_bytes());
+                if let Err(e) = &ws {
+                    rejected_well(e, &path)?;
+                }
+                // The same text parsed directly gives the same verdict.
+                let parsed = Config::parse(&text, Some(&path));
+                prop_assert_eq!(parsed.is_ok(), ws.is_ok());
+                if let Err(e) = parsed {
+                    rejected_well(&e, &path)?;
+                }
+            }
+
+            #[test]
+            fn random_bytes_as_a_config_are_refused_naming_the_file(
+                bytes in prop::collection::vec(any::<u8>(), 0..400)
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let (path, ws) = resolve_with(dir.path(), &bytes);
+                if let Err(e) = &ws {
+                    rejected_well(e, &path)?;
+                }
+            }
+        }
+    }
 }

@@ -426,4 +426,169 @@ mod tests {
         });
         assert_eq!(r.effective_state(), StepState::Running);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::Value;
+
+        /// JSON shaped like a checkpoint: its keys and words, nested at random.
+        fn any_json() -> impl Strategy<Value = Value> {
+            let word = prop::sample::select(vec![
+                "none",
+                "in_progress",
+                "completed",
+                "abandoned",
+                "done",
+                "pending",
+                "running",
+                "failed",
+                "session_note",
+                "current_state",
+                "publish",
+                "command",
+                "2026-11-21T09:30:15Z",
+                "",
+            ]);
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                any::<u64>().prop_map(Value::from),
+                (0u64..4).prop_map(Value::from),
+                word.prop_map(Value::from),
+                "\\PC{0,8}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(4, 48, 6, move |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                    prop::collection::btree_map(key(), inner, 0..8).prop_map(|m| {
+                        Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        fn key() -> impl Strategy<Value = &'static str> + Clone {
+            prop::sample::select(vec![
+                "status",
+                "steps",
+                "started_at",
+                "finished_at",
+                "schema_version",
+                "run_id",
+                "plan",
+                "step_records",
+                "abandoned",
+                "name",
+                "kind",
+                "action",
+                "state",
+                "attempts",
+                "error",
+                "owner",
+                "pid",
+                "host",
+                "at",
+                "reason",
+                "note",
+                "session_note",
+                "publish",
+                "argv",
+                "x",
+            ])
+        }
+
+        /// A checkpoint that is nearly right (valid status, steps and
+        /// records, with random values mixed in), or any JSON at all.
+        fn checkpoint_like() -> impl Strategy<Value = Value> {
+            let status = prop::sample::select(vec![
+                "none",
+                "in_progress",
+                "completed",
+                "abandoned",
+                "done",
+            ]);
+            let step = prop::sample::select(vec!["session_note", "current_state", "publish", "x"]);
+            let state = prop::sample::select(vec![
+                "done",
+                "pending",
+                "running",
+                "failed",
+                "interrupted",
+                "bogus",
+            ]);
+            let attempts = prop_oneof![(0u64..3).prop_map(Value::from), any_json()];
+            let record = (state.clone(), attempts).prop_map(
+                |(state, attempts)| serde_json::json!({"state": state, "attempts": attempts}),
+            );
+            let near = (
+                status,
+                prop::collection::btree_map(step.clone(), state, 0..4),
+                prop::option::of(prop::collection::btree_map(step, record, 0..4)),
+                prop::option::of(0u64..4),
+                prop::collection::btree_map(key(), any_json(), 0..3),
+            )
+                .prop_map(|(status, steps, records, version, extra)| {
+                    let mut cp = serde_json::json!({"status": status, "steps": steps});
+                    let map = cp.as_object_mut().expect("an object");
+                    if let Some(records) = records {
+                        map.insert("step_records".into(), serde_json::json!(records));
+                    }
+                    if let Some(version) = version {
+                        map.insert("schema_version".into(), version.into());
+                    }
+                    for (k, v) in extra {
+                        map.entry(k).or_insert(v);
+                    }
+                    cp
+                });
+            prop_oneof![near, any_json()]
+        }
+
+        /// A rejection is one of the unreadable-state-file errors and names the file.
+        fn rejected_well(err: &Error, path: &Path) -> std::result::Result<(), TestCaseError> {
+            let shown = err.to_string();
+            prop_assert!(
+                matches!(err.kind().name, "corrupt" | "future_version" | "too_large"),
+                "{err:?}"
+            );
+            prop_assert!(shown.contains(&path.display().to_string()), "{shown}");
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn random_bytes_load_or_are_refused_naming_the_file(
+                bytes in prop::collection::vec(any::<u8>(), 0..600)
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("checkpoint.json");
+                std::fs::write(&path, &bytes).unwrap();
+                if let Err(e) = Checkpoint::load(&path) {
+                    rejected_well(&e, &path)?;
+                }
+                prop_assert_eq!(std::fs::read(&path).unwrap(), bytes, "left untouched");
+            }
+
+            #[test]
+            fn checkpoint_shaped_json_loads_and_round_trips_or_is_refused(
+                value in checkpoint_like()
+            ) {
+                let text = value.to_string();
+                match Checkpoint::parse(&text, p()) {
+                    Err(e) => rejected_well(&e, p())?,
+                    Ok(cp) => {
+                        let _ = (cp.resume_code(), cp.pending_steps(), cp.is_legacy());
+                        // What we load, we can write back and load again.
+                        let again = serde_json::to_string(&cp).unwrap();
+                        let reloaded = Checkpoint::parse(&again, p());
+                        prop_assert!(reloaded.is_ok(), "{again}: {reloaded:?}");
+                    }
+                }
+            }
+        }
+    }
 }

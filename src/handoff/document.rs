@@ -629,6 +629,63 @@ fn find_date(lines: &[Line<'_>]) -> Option<HandoffDate> {
     })
 }
 
+/// Handoff-like text for property tests: headings, labels, list items,
+/// fences, dates, paths and noise in any order.
+#[cfg(test)]
+pub(super) mod arbitrary {
+    use proptest::prelude::*;
+
+    /// One line of a handoff, or noise.
+    fn line() -> impl Strategy<Value = String> {
+        let title = prop::sample::select(vec![
+            "Goal",
+            "Done (don't redo)",
+            "Next step",
+            "Failed approaches (DO NOT retry)",
+            "Key decisions (and why)",
+            "Waiting on",
+            "Can safely wait",
+            "Current status",
+            "Commands",
+            "Not working (and why)",
+            "Handoff 2026-11-21",
+            "Notes",
+            "",
+        ]);
+        let words = "[a-zA-Z0-9 `./_:()'*#-]{0,40}";
+        prop_oneof![
+            (1usize..8, title.clone()).prop_map(|(n, t)| format!("{} {t}", "#".repeat(n))),
+            title.clone().prop_map(|t| format!("**{t}:**")),
+            (title, words).prop_map(|(t, w)| format!("{t}: {w}")),
+            ("[ \t]{0,6}", "[-*+]|[0-9]{1,4}[.)]", words)
+                .prop_map(|(i, m, w)| format!("{i}{m} {w}")),
+            prop::sample::select(vec![
+                "```",
+                "~~~",
+                "```sh",
+                "<!-- agent-handover | layer2 | 2026-11-21 -->",
+                "Date: 2026-13-45 25:99",
+                "Updated 2026-02-30T10:00",
+                "- `src/lib.rs:12`",
+                "- 3/4 tests pass",
+                "TODO",
+                "- [ ] todo",
+                "> quote",
+                "",
+            ])
+            .prop_map(String::from),
+            words.prop_map(String::from),
+            "\\PC{0,40}",
+        ]
+    }
+
+    /// A handoff-like text, with `\n` or `\r\n` line ends.
+    pub fn handoff_like() -> impl Strategy<Value = String> {
+        (prop::collection::vec(line(), 0..40), any::<bool>())
+            .prop_map(|(lines, crlf)| lines.join(if crlf { "\r\n" } else { "\n" }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -786,5 +843,37 @@ Sync our task board with the inbox: every message becomes a card.
                 .date
                 .is_none()
         );
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn any_text_parses_into_sections_inside_the_text(
+                text in prop_oneof![arbitrary::handoff_like(), "\\PC{0,300}"]
+            ) {
+                let doc = HandoffDocument::parse(&text);
+                let n = doc.lines.len();
+                for (i, line) in doc.lines.iter().enumerate() {
+                    prop_assert_eq!(line.number, i + 1);
+                }
+                if let Some((line, _)) = doc.title {
+                    prop_assert!((1..=n).contains(&line));
+                }
+                let mut last = 0;
+                for s in &doc.sections {
+                    prop_assert!(s.line > last && s.line <= n, "{s:?}");
+                    prop_assert!(s.body.start == s.line && s.body.end <= n, "{s:?}");
+                    for item in &s.items {
+                        prop_assert!(item.line >= s.line && item.line <= n, "{item:?}");
+                    }
+                    last = s.line;
+                }
+            }
+        }
     }
 }

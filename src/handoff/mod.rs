@@ -181,4 +181,48 @@ mod tests {
         assert!(msg.contains("failed-approaches-missing"), "{msg}");
         assert!(msg.contains("more"), "{msg}");
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn any_text_lints_to_a_score_and_findings_inside_it(
+                text in prop_oneof![
+                    document::arbitrary::handoff_like(),
+                    prop::collection::vec(any::<u8>(), 0..300)
+                        .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+                ],
+                previous in document::arbitrary::handoff_like(),
+                min in 0u8..=100,
+            ) {
+                let root = tempfile::tempdir().unwrap();
+                std::fs::create_dir(root.path().join("src")).unwrap();
+                std::fs::write(root.path().join("src/lib.rs"), "").unwrap();
+                let ctx = LintContext {
+                    root: Some(root.path().into()),
+                    previous: vec![context::PreviousHandoff { source: "prev.md".into(), text: previous }],
+                    ..LintContext::default()
+                };
+                let report = lint(&text, &ctx);
+                prop_assert!(report.score <= 100);
+                let lines = HandoffDocument::parse(&text).lines.len();
+                for f in &report.findings {
+                    prop_assert!(f.line.is_none_or(|l| (1..=lines.max(1)).contains(&l)), "{f:?}");
+                }
+                let order: Vec<_> = report.findings.iter().map(|f| (Reverse(f.severity), f.line.unwrap_or(0))).collect();
+                prop_assert!(order.is_sorted(), "{order:?}");
+                match gate(&text, &ctx, min) {
+                    Ok(r) => prop_assert!(r.passes(min) && r.score == report.score),
+                    Err(e) => {
+                        prop_assert!(matches!(e, Error::BelowMinScore { .. }), "{e:?}");
+                        prop_assert!(!report.passes(min));
+                    }
+                }
+            }
+        }
+    }
 }

@@ -319,4 +319,69 @@ mod tests {
         assert!(lossy);
         assert_eq!(text, "a\u{fffd}b");
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A header value as `render` writes it: one line, trimmed, not empty.
+        fn value() -> impl Strategy<Value = Option<String>> {
+            prop::option::of("[^\r\n]{0,24}")
+                .prop_map(|v| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()))
+        }
+
+        fn time() -> impl Strategy<Value = Option<DateTime<Utc>>> {
+            prop::option::of((0i64..4_102_444_800, 0u32..1_000_000_000))
+                .prop_map(|t| t.and_then(|(secs, nanos)| DateTime::from_timestamp(secs, nanos)))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn split_header_never_panics_and_the_body_is_the_text_s_tail(
+                text in prop_oneof![
+                    "\\PC{0,200}",
+                    "(---\r?\n)?([a-z-]{0,9}:[^\n]{0,20}\r?\n){0,5}(---\r?\n)?\\PC{0,40}",
+                ]
+            ) {
+                let (header, body) = split_header(&text);
+                prop_assert!(text.ends_with(body));
+                if header.is_none() {
+                    prop_assert_eq!(body, text.as_str());
+                }
+            }
+
+            #[test]
+            fn a_rendered_header_splits_back_to_itself(
+                from in value(), to in value(), subject in value(), reply_to in value(),
+                created in time(), body in "\\PC{0,80}",
+            ) {
+                let header = Header { from, to, subject, created, reply_to };
+                let text = header.render() + &body;
+                let (parsed, rest) = split_header(&text);
+                prop_assert_eq!(parsed, Some(header));
+                prop_assert_eq!(rest, body.as_str());
+            }
+
+            #[test]
+            fn decode_is_exact_on_text_and_flags_only_real_damage(
+                text in "\\PC{0,60}",
+                bytes in prop::collection::vec(any::<u8>(), 0..200),
+                cut in any::<prop::sample::Index>(),
+            ) {
+                prop_assert_eq!(decode(text.as_bytes(), true), (Cow::Borrowed(text.as_str()), false));
+                // A prefix cut inside a character is not damage: it decodes
+                // to the whole characters before the cut.
+                let at = cut.index(text.len() + 1);
+                let (prefix, lossy) = decode(&text.as_bytes()[..at], false);
+                prop_assert!(!lossy);
+                prop_assert!(text.starts_with(prefix.as_ref()) && at - prefix.len() < 4);
+                // Random bytes decode (lossily when not UTF-8), whole or cut.
+                let (_, lossy) = decode(&bytes, true);
+                prop_assert_eq!(lossy, std::str::from_utf8(&bytes).is_err());
+                let _ = decode(&bytes, false);
+            }
+        }
+    }
 }
