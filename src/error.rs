@@ -256,6 +256,34 @@ pub enum Error {
         /// What is wrong with it.
         why: String,
     },
+    /// A secret where none may pass: in a run's note or current state, an
+    /// inbox message, or a file a publish would send. Nothing was written,
+    /// sent or committed.
+    #[error(transparent)]
+    SecretFound(#[from] SecretFound),
+}
+
+/// A secret found at a door (see [`crate::secrets::check`]): what
+/// holds it, its kind and line, and that line with every secret redacted.
+/// It never holds the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} holds a secret ({kind}) on line {line}{}: {excerpt}\n  fix: {fix}",
+    match more { 0 => String::new(), n => format!(" (and {n} more)") }
+)]
+pub struct SecretFound {
+    /// What holds it ("the session note", a file's path).
+    pub what: String,
+    /// What it looks like ("AWS access key ID", "password", ...).
+    pub kind: &'static str,
+    /// The 1-based line of the first secret.
+    pub line: usize,
+    /// That line, trimmed and cut, with every secret in it redacted.
+    pub excerpt: String,
+    /// How many more secrets the text holds.
+    pub more: usize,
+    /// What was (not) done, and what to do.
+    pub fix: String,
 }
 
 /// What kind of error it is: its stable name (the JSON `kind`) and the
@@ -287,6 +315,10 @@ pub mod exit_code {
     pub const NEEDS_HUMAN: u8 = 6;
     /// A handoff scored below the minimum (`lint --min-score`; `run --min-score` refused it).
     pub const BELOW_MIN_SCORE: u8 = 7;
+    /// A secret was found where none may pass (a run's note or current
+    /// state, an inbox message, a file publish would commit); nothing was
+    /// written, sent or committed. `--allow-secret` lets it through.
+    pub const SECRET_FOUND: u8 = 8;
     /// Bad command-line usage.
     pub const USAGE: u8 = 64;
     /// An I/O error.
@@ -305,6 +337,7 @@ Exit codes:
   5   busy: another process is executing the handover
   6   a human decision is needed (retry STEP, resume, abandon, or upgrade)
   7   the handoff scores below --min-score (lint; run refused it, nothing written)
+  8   a secret in a note, message or published file was refused (nothing written)
   64  usage error    74  I/O error    78  config error";
 }
 
@@ -337,6 +370,7 @@ impl Error {
             Error::UnknownVersion { .. } => ("unknown_version", USAGE),
             Error::UnknownMessage { .. } => ("unknown_message", USAGE),
             Error::EmptyText { .. } => ("empty_text", USAGE),
+            Error::SecretFound(_) => ("secret_found", SECRET_FOUND),
         };
         ErrorKind { name, exit_code }
     }

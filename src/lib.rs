@@ -31,6 +31,8 @@ pub mod hooks;
 pub mod inbox;
 pub mod memory;
 pub mod outcome;
+pub mod patterns;
+pub mod secrets;
 pub mod workspace;
 
 pub use engine::{

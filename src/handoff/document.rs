@@ -19,7 +19,7 @@ use chrono::{Days, NaiveDate, NaiveDateTime, NaiveTime};
 use regex::Regex;
 use serde::Serialize;
 
-use super::text::pattern;
+use crate::patterns::pattern;
 
 /// The sections practitioners converge on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -1,27 +1,13 @@
 //! Small text tools the rules share: the token estimate, content words
-//! for comparing items, short quotes for messages, and pattern compilation.
+//! for comparing items, and short quotes for messages.
 
 use std::collections::HashSet;
-
-use regex::Regex;
 
 /// Estimated tokens of `text`: one per 4 characters, rounded up (the usual
 /// rule of thumb for English prose and code with BPE tokenizers; close
 /// enough to budget a briefing).
 pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
-}
-
-/// `pattern` with ASCII word boundaries: a Unicode `\b` makes the regex
-/// engine leave its fast path on non-ASCII text ("—", "’"), which handoffs
-/// are full of (it made linting 10x slower).
-pub fn ascii_boundaries(pattern: &str) -> String {
-    pattern.replace(r"\b", r"(?-u:\b)")
-}
-
-/// Compile one of the linter's own patterns (with [`ascii_boundaries`]).
-pub fn pattern(pattern: &str) -> Regex {
-    Regex::new(&ascii_boundaries(pattern)).expect("the linter's patterns are valid")
 }
 
 /// Words that carry no meaning when comparing two items.
@@ -115,13 +101,6 @@ pub fn snippet(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn patterns_use_ascii_word_boundaries() {
-        assert_eq!(ascii_boundaries(r"\bkey\b"), r"(?-u:\b)key(?-u:\b)");
-        assert!(pattern(r"\bkey\b").is_match("a—key—b"));
-        assert!(!pattern(r"\bkey\b").is_match("keys"));
-    }
 
     #[test]
     fn tokens_are_a_quarter_of_the_characters() {

@@ -10,8 +10,9 @@ use super::{
 };
 use crate::handoff::context::LintContext;
 use crate::handoff::document::{HandoffDocument, Line, SectionKind};
-use crate::handoff::secrets;
-use crate::handoff::text::{estimate_tokens, pattern, snippet};
+use crate::handoff::text::{estimate_tokens, snippet};
+use crate::patterns::pattern;
+use crate::secrets;
 
 /// A fenced block longer than this is pasted output, not a briefing.
 pub const MAX_CODE_BLOCK_LINES: usize = 30;
@@ -104,9 +105,8 @@ fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
 
 fn check_secrets(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     for m in secrets::scan(doc.text) {
-        let line = doc.text[..m.range.start].matches('\n').count() + 1;
         out.push(SECRET.at(
-            Some(line),
+            Some(m.line(doc.text)),
             format!(
                 "possible {} ({}): remove it from the handoff and rotate it; handoffs are published",
                 m.kind,

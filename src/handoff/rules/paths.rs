@@ -14,7 +14,7 @@ use regex::Regex;
 use super::{Finding, STALE_PATH};
 use crate::handoff::context::LintContext;
 use crate::handoff::document::HandoffDocument;
-use crate::handoff::text::pattern;
+use crate::patterns::pattern;
 
 static PATH_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"^(?:\.{1,2}/|/)?(?:[\w.@+-]+/)+[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")

@@ -10,7 +10,8 @@ use super::{
     SECTION_MISSING, SECTION_RECOMMENDED,
 };
 use crate::handoff::document::{HandoffDocument, Item, SectionKind};
-use crate::handoff::text::{pattern, snippet};
+use crate::handoff::text::snippet;
+use crate::patterns::pattern;
 
 /// A next step shorter than this many words is too thin to act on, unless
 /// it names something concrete.
