@@ -407,21 +407,33 @@ fn config_min_score_gates_and_the_flag_wins() {
 fn a_refusal_never_repeats_a_secret() {
     let p = Project::new(&config(""));
     let secret_note = fixture_arg("bad_secret.md");
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note-file",
-        &secret_note,
-        "--min-score",
-        "90",
-    ]);
-    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
-    let all = stdout(&o) + &stderr(&o);
-    for leaked in LEAKS {
-        assert!(!all.contains(leaked), "{leaked} in {all}");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--config",
+            "handover.toml",
+            "--note-file",
+            &secret_note,
+            "--min-score",
+            "90",
+        ];
+        args.extend(extra);
+        p.run(&args)
+    };
+    // The secret door refuses it first (exit 8), then, let through, the quality gate (exit 7).
+    for (extra, code, mark) in [
+        (&[][..], 8, "[REDACTED]"),
+        (&["--allow-secret"][..], 7, "[secret]"),
+    ] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+        let all = stdout(&o) + &stderr(&o);
+        for leaked in LEAKS {
+            assert!(!all.contains(leaked), "{leaked} in {all}");
+        }
+        assert!(all.contains(mark), "{all}");
     }
-    assert!(all.contains("[secret]"), "{all}");
+    assert!(!p.path(".agent-handover").exists(), "nothing written");
 }
 
 #[test]

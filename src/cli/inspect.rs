@@ -74,6 +74,11 @@ fn print_details(snap: &RunSnapshot) {
             snap.started_at.as_deref().unwrap_or("?")
         );
     }
+    if snap.allow_secret {
+        println!(
+            "secrets allowed: run with --allow-secret (its note and published files were not refused for one)"
+        );
+    }
     let width = snap.steps.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &snap.steps {
         let attempts = match s.attempts {
@@ -165,6 +170,9 @@ fn history_line(r: &RunSummary) -> String {
     }
     if let Some(a) = &r.abandoned {
         line += &format!("  abandoned {a}");
+    }
+    if r.allow_secret {
+        line += "  secrets allowed (--allow-secret)";
     }
     line
 }

@@ -153,6 +153,8 @@ impl Server {
                 no_push: a.no_push,
                 min_score: None,
                 allow_empty: false,
+                // Only a human lets a secret through (`run --allow-secret`), never an agent.
+                allow_secret: false,
             };
             let today = chrono::Local::now().date_naive();
             let request = plan_from_config(ws, &overrides, today)?;

@@ -44,6 +44,9 @@ pub struct RunArgs {
     /// Hand over an empty (or blank) note or current state on purpose; refused otherwise (exit 64).
     #[arg(long)]
     allow_empty: bool,
+    /// Let a secret through: the note may hold one and publish commits files holding one (recorded with the run).
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 /// `run`: execute the handover the config describes.
@@ -62,6 +65,7 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         no_push: args.no_push,
         min_score: args.min_score,
         allow_empty: args.allow_empty,
+        allow_secret: args.allow_secret,
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;

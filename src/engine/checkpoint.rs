@@ -2,9 +2,9 @@
 //!
 //! 0.5.1 reads `status`, `steps` (`name -> "pending" | "done"`), `started_at`
 //! and `finished_at`. We write those exactly as it expects and add
-//! `schema_version`, `run_id`, `plan`, `step_records` and `abandoned`, which
-//! 0.5.1 ignores (and preserves when it rewrites the file). Files 0.5.1 wrote
-//! have no `schema_version` and load as version 1.
+//! `schema_version`, `run_id`, `plan`, `step_records`, `abandoned` and
+//! `allow_secret`, which 0.5.1 ignores (and preserves when it rewrites the
+//! file). Files 0.5.1 wrote have no `schema_version` and load as version 1.
 //!
 //! A checkpoint that cannot be understood is reported and never overwritten.
 //!
@@ -182,6 +182,10 @@ pub struct Checkpoint {
     /// Set when the run was abandoned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandoned: Option<Abandonment>,
+    /// The run was let through with `--allow-secret`: its texts were not
+    /// refused for a secret, and its publish commits files holding one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_secret: bool,
     /// Keys we do not know, kept as they are.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -203,6 +207,7 @@ impl Default for Checkpoint {
             plan: Vec::new(),
             step_records: IndexMap::new(),
             abandoned: None,
+            allow_secret: false,
             extra: serde_json::Map::new(),
         }
     }

@@ -115,10 +115,14 @@ impl Engine {
     /// started by 0.5.1 is adopted: its done steps stay done. A new run must
     /// pass its admission rules ([`RunRequest::admit`]); a refused one
     /// leaves nothing on disk (when no run is in progress it is checked
-    /// before the lock, so not even `run.lock` is created).
+    /// before the lock, so not even `run.lock` is created). A request whose
+    /// texts hold a secret is refused before anything else, even over a run
+    /// in progress, unless it allows them; one that allows them and resumes
+    /// the run in progress records that with it.
     pub fn start(&mut self, request: RunRequest) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
         request.validate()?;
+        request.refuse_secrets()?;
         if request.quality_gate.is_some() && self.checkpoint()?.status != RunStatus::InProgress {
             request.admit(&self.ws)?;
         }
@@ -152,6 +156,8 @@ impl Engine {
                 .map(|s| &s.name)
                 .eq(request.plan.iter().map(|s| &s.name));
             if same_steps && staged == request.inputs {
+                let mut cp = cp;
+                cp.allow_secret |= request.allow_secret;
                 return self.execute(cp, &staged, None);
             }
             finished_previous = Some(Box::new(self.execute(cp, &staged, None)?));
@@ -298,6 +304,7 @@ impl Engine {
                 .map(|s| (s.name.clone(), StepRecord::pending()))
                 .collect(),
             plan: request.plan,
+            allow_secret: request.allow_secret,
             extra,
             ..Checkpoint::default()
         })

@@ -26,6 +26,9 @@ pub struct RunSummary {
     pub problem_steps: Vec<String>,
     /// Who abandoned it and why, for abandoned runs.
     pub abandoned: Option<String>,
+    /// It was let through with `--allow-secret`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_secret: bool,
 }
 
 impl RunSummary {
@@ -55,6 +58,7 @@ impl RunSummary {
                 Some(r) => format!("by {} at {}: {r}", a.by, a.at.format("%Y-%m-%d %H:%M")),
                 None => format!("by {} at {}", a.by, a.at.format("%Y-%m-%d %H:%M")),
             }),
+            allow_secret: cp.allow_secret,
         })
     }
 }

@@ -24,6 +24,7 @@ use crate::handoff::{self, LintContext};
 use crate::memory::compact;
 use crate::memory::month::YearMonth;
 use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
+use crate::secrets;
 use crate::workspace::Workspace;
 
 /// Name of the built-in layer-1 step.
@@ -61,6 +62,10 @@ pub struct RunRequest {
     /// Checked when the run is staged (before anything of it is written),
     /// never again when it is resumed.
     pub quality_gate: Option<QualityGate>,
+    /// Let a secret through (`--allow-secret`): the staged texts are not
+    /// refused for one, and the run's publish commits files holding one.
+    /// Recorded with the run ([`super::Checkpoint::allow_secret`]).
+    pub allow_secret: bool,
 }
 
 /// Refuse a new run whose handoff scores below a minimum.
@@ -113,6 +118,7 @@ impl RunRequest {
             plan,
             inputs,
             quality_gate: None,
+            allow_secret: false,
         }
     }
 
@@ -169,14 +175,43 @@ impl RunRequest {
         Ok(())
     }
 
-    /// Refuse it if it does not pass its admission rules (see [`QualityGate`]).
+    /// Refuse it if it does not pass its admission rules: no secret in its
+    /// texts ([`RunRequest::refuse_secrets`]), and the [`QualityGate`].
     pub fn admit(&self, ws: &Workspace) -> Result<()> {
+        self.refuse_secrets()?;
         match &self.quality_gate {
             Some(gate) => gate.admit(ws, &self.inputs),
             None => Ok(()),
         }
     }
+
+    /// Refuse it if a staged text (the session note, the current state, a
+    /// library user's extra input) holds a secret, unless it allows them
+    /// ([`RunRequest::allow_secret`]). The error names the text, the kind
+    /// and line, redacted.
+    pub fn refuse_secrets(&self) -> Result<()> {
+        if self.allow_secret {
+            return Ok(());
+        }
+        let inputs = &self.inputs;
+        let named = [
+            ("the session note", &inputs.session_note),
+            ("the current state", &inputs.current_state),
+        ];
+        for (what, text) in named {
+            if let Some(text) = text {
+                secrets::check(what, text, REFUSED_RUN_FIX)?;
+            }
+        }
+        for (key, text) in &inputs.extra {
+            secrets::check(&format!("the staged input {key:?}"), text, REFUSED_RUN_FIX)?;
+        }
+        Ok(())
+    }
 }
+
+/// What a run refused for a secret says to do.
+const REFUSED_RUN_FIX: &str = "nothing was written; handovers are published, so take the secret out (keep it in a secret manager or an environment variable and name that), rotate it if it was real, and run again; or pass --allow-secret if it is not a secret";
 
 /// The `[retention]` counts of the workspace's config.
 pub fn retention_policy(ws: &Workspace) -> RetentionPolicy {
@@ -199,11 +234,15 @@ pub struct RunOverrides {
     pub min_score: Option<u8>,
     /// `--allow-empty`: take an empty (or blank) note or current state.
     pub allow_empty: bool,
+    /// `--allow-secret`: let the note and the published files hold a
+    /// secret (see [`RunRequest::allow_secret`]).
+    pub allow_secret: bool,
 }
 
 /// Build the run a config describes: `session_note`, `current_state`, the
 /// `[[command]]` steps, then `publish` (or the order in `[handover].steps`),
-/// with the quality gate of `[handover].min_score` / `overrides.min_score`.
+/// with the quality gate of `[handover].min_score` / `overrides.min_score`
+/// and `overrides.allow_secret`.
 pub fn plan_from_config(
     ws: &Workspace,
     overrides: &RunOverrides,
@@ -367,6 +406,7 @@ pub fn plan_from_config(
             extra: BTreeMap::new(),
         },
         quality_gate,
+        allow_secret: overrides.allow_secret,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),
@@ -547,6 +587,44 @@ mod tests {
                 .to_string()
                 .contains("built-in step")
         );
+    }
+
+    #[test]
+    fn a_secret_in_a_staged_text_is_refused_unless_allowed() {
+        let (_d, ws) = workspace_with("[backend]\ntype = \"null\"\n");
+        let overrides = |note: &str, state: Option<&str>, allow_secret| RunOverrides {
+            note: Some(note.into()),
+            current_state: state.map(Into::into),
+            allow_secret,
+            ..Default::default()
+        };
+        let refused = |o: &RunOverrides| {
+            let request = plan_from_config(&ws, o, today()).unwrap();
+            assert_eq!(request.allow_secret, o.allow_secret);
+            match request.admit(&ws) {
+                Err(Error::SecretFound(found)) => Some((found.what, found.line)),
+                Err(other) => panic!("{other}"),
+                Ok(()) => None,
+            }
+        };
+        let secret = "# Done\ncurl -u ops:hunter2 https://x\n";
+        assert_eq!(
+            refused(&overrides(secret, None, false)),
+            Some(("the session note".into(), 2))
+        );
+        assert_eq!(
+            refused(&overrides("clean", Some(secret), false)),
+            Some(("the current state".into(), 2))
+        );
+        assert_eq!(refused(&overrides(secret, None, true)), None);
+        assert_eq!(refused(&overrides("clean", None, false)), None);
+        let mut request = RunRequest::new(Vec::new(), Inputs::default());
+        request
+            .inputs
+            .extra
+            .insert("ticket".into(), "the password is hunter2".into());
+        let err = request.refuse_secrets().unwrap_err().to_string();
+        assert!(err.starts_with("the staged input \"ticket\""), "{err}");
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub struct RunSnapshot {
     pub lock_holder: Option<String>,
     /// Who abandoned the run, when and why.
     pub abandoned: Option<Abandonment>,
+    /// The run lets secrets through (`run --allow-secret`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_secret: bool,
 }
 
 /// One step, for display.
@@ -118,6 +121,7 @@ impl RunSnapshot {
             paused: active_pause(&ws.pause_files()),
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: cp.abandoned.clone(),
+            allow_secret: cp.allow_secret,
         }
     }
 

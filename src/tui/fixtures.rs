@@ -98,6 +98,7 @@ pub fn interrupted_run() -> RunSnapshot {
         paused: None,
         lock_holder: None,
         abandoned: None,
+        allow_secret: false,
     }
 }
 
@@ -288,6 +289,7 @@ pub fn full_data() -> FullData {
         steps_total: 4,
         problem_steps: problems.iter().map(|s| s.to_string()).collect(),
         abandoned: None,
+        allow_secret: false,
     };
     FullData {
         runs: Some(Ok(vec![
