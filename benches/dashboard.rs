@@ -183,6 +183,7 @@ fn generate(dir: &Path) -> Workspace {
             subject: Some(format!("message {m}")),
             body: format!("Body of message {m}.\n"),
             reply_to: None,
+            allow_secret: false,
         };
         inbox.send(&message).unwrap();
     }

@@ -68,6 +68,9 @@ pub struct SendArgs {
     /// The id of the message this answers.
     #[arg(long, value_name = "ID")]
     reply_to: Option<String>,
+    /// Send it even if its subject or body holds a secret (refused otherwise, exit 8).
+    #[arg(long)]
+    allow_secret: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -115,6 +118,7 @@ fn send(args: &SendArgs, out: Output) -> Result<u8> {
         subject: args.subject.clone(),
         body,
         reply_to: args.reply_to.clone(),
+        allow_secret: args.allow_secret,
     })?;
     out.emit(&sent, || {
         println!("sent {} to {}", sent.id, sent.queue);

@@ -178,6 +178,8 @@ impl Server {
                 subject: Some(a.subject),
                 body: a.body,
                 reply_to: None,
+                // Only a human lets a secret through (`inbox send --allow-secret`).
+                allow_secret: false,
             })?;
             Ok(format!("sent {} to {}\n", sent.id, sent.queue))
         })

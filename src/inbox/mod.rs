@@ -6,6 +6,11 @@
 //! the time in their file name, newest first; reading one never moves or
 //! deletes it: read marks live in `messages/.read/` ([`read_state`]).
 //!
+//! Secrets stop at the door: [`Inbox::send`] refuses a message holding one
+//! (unless it allows them), and every subject, preview and body this module
+//! returns has them redacted ([`crate::secrets::redact`]), whoever
+//! wrote the file.
+//!
 //! Delivery is atomic and never clobbers: a message is written to a hidden
 //! temp file in its queue, fsynced and linked into place under a name no
 //! other sender can pick, so a reader sees a whole message or none.
@@ -35,6 +40,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::secrets;
 use crate::workspace::{MessagesLayout, Workspace};
 pub use message::MAX_MESSAGE_BYTES;
 pub use queue::{Queue, check_agent};
@@ -72,13 +78,13 @@ pub struct MessageSummary {
     pub from: String,
     /// The addressee from the header (else the queue).
     pub to: String,
-    /// One line (for a file without a header: its first line).
+    /// One line (for a file without a header: its first line); secrets redacted.
     pub subject: String,
     /// Send time: from the file name, else the header, else the file's mtime.
     pub created: DateTime<Utc>,
     /// Whether the reading agent has marked it read.
     pub read: bool,
-    /// The first ~200 characters of the body, on one line.
+    /// The first ~200 characters of the body, on one line; secrets redacted.
     pub preview: String,
     /// The file.
     pub path: PathBuf,
@@ -117,7 +123,7 @@ impl MessageFlag {
 pub struct Message {
     /// What `list` shows of it.
     pub summary: MessageSummary,
-    /// The body (after the header).
+    /// The body (after the header); secrets redacted.
     pub body: String,
     /// The id of the message it answers.
     pub reply_to: Option<String>,
@@ -136,6 +142,8 @@ pub struct NewMessage {
     pub body: String,
     /// The id of the message this answers (`<id>` or `<queue>/<id>`); it must exist.
     pub reply_to: Option<String>,
+    /// Send it even if its subject or body holds a secret (`--allow-secret`).
+    pub allow_secret: bool,
 }
 
 /// The newest messages of a listing and how many there are in all.
@@ -185,11 +193,20 @@ impl Inbox {
 
     /// Deliver a message: atomically, never replacing another one.
     ///
-    /// Refused when a name is unsafe, the reply-to id names no message, or
-    /// the message is over [`MAX_MESSAGE_BYTES`].
+    /// Refused when a name is unsafe, the reply-to id names no message,
+    /// the message is over [`MAX_MESSAGE_BYTES`], or its subject or body
+    /// holds a secret ([`secrets::check`]) and it does not allow them;
+    /// nothing is written then. The summary returned is redacted, like a
+    /// listed one.
     pub fn send(&self, new: &NewMessage) -> Result<MessageSummary> {
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
+        if !new.allow_secret {
+            if let Some(subject) = &new.subject {
+                secrets::check("the message subject", subject, REFUSED_MESSAGE_FIX)?;
+            }
+            secrets::check("the message body", &new.body, REFUSED_MESSAGE_FIX)?;
+        }
         let reply_to = match &new.reply_to {
             Some(r) => Some(self.resolve(r, &scan::queues(&self.layout)?)?.id),
             None => None,
@@ -228,10 +245,10 @@ impl Inbox {
             queue: queue.name().to_string(),
             from: new.from.clone(),
             to: queue.name().to_string(),
-            subject,
+            subject: secrets::redact(&subject).into_owned(),
             created,
             read: false,
-            preview: message::preview(&new.body),
+            preview: message::preview(&secrets::redact(&new.body)),
             path: path.clone(),
             flags: Vec::new(),
         })
@@ -403,6 +420,8 @@ fn deliver(
         ),
     ))
 }
+/// What a message refused for a secret says to do.
+const REFUSED_MESSAGE_FIX: &str = "nothing was sent; message files are read by every agent and often committed, so take the secret out (share it through a secret manager and name the entry), rotate it if it was real, and send again; or pass --allow-secret if it is not a secret";
 
 fn names(queues: &[Queue]) -> String {
     queues
@@ -533,6 +552,7 @@ mod tests {
                 body: "answer".into(),
                 subject: Some("re: question".into()),
                 reply_to: Some(format!("claude/{}", q.id)),
+                ..Default::default()
             })
             .unwrap();
         assert_eq!(ib.read(&reply.id).unwrap().reply_to, Some(q.id.clone()));
@@ -584,6 +604,61 @@ mod tests {
             );
         }
         assert!(!dir.path().join("messages").exists(), "nothing written");
+    }
+
+    #[test]
+    fn secrets_are_refused_unless_allowed_and_always_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let ib = inbox(dir.path());
+        let with_secret = |subject: Option<&str>, body: &str| NewMessage {
+            from: "codex".into(),
+            to: "claude".into(),
+            subject: subject.map(Into::into),
+            body: body.into(),
+            ..Default::default()
+        };
+        let err = ib
+            .send(&with_secret(None, "db is up\nthe password is hunter2\n"))
+            .unwrap_err();
+        let Error::SecretFound(found) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(
+            (found.what.as_str(), found.kind, found.line),
+            ("the message body", "password", 2)
+        );
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        let err = ib
+            .send(&with_secret(
+                Some("login: curl -u ops:hunter2 x"),
+                "see subject",
+            ))
+            .unwrap_err();
+        assert!(err.to_string().starts_with("the message subject"), "{err}");
+        assert!(!dir.path().join("messages").exists(), "nothing written");
+
+        let mut allowed = with_secret(Some("pw hunter2"), "the password is hunter2");
+        allowed.allow_secret = true;
+        let sent = ib.send(&allowed).unwrap();
+        assert_eq!(sent.preview, "the password is [REDACTED]");
+        let on_disk = std::fs::read_to_string(&sent.path).unwrap();
+        assert!(
+            on_disk.contains("the password is hunter2"),
+            "sent as written"
+        );
+        // Listed and read back, it is redacted, as is a file dropped by hand.
+        let listed = ib.list(Some("claude"), false).unwrap();
+        assert_eq!(listed[0].preview, "the password is [REDACTED]");
+        let read = ib.read(&sent.id).unwrap();
+        assert_eq!(read.body, "the password is [REDACTED]");
+        std::fs::create_dir_all(dir.path().join("messages/shared")).unwrap();
+        std::fs::write(
+            dir.path().join("messages/shared/handmade.md"),
+            "---\nsubject: the password is hunter2\n---\nbody",
+        )
+        .unwrap();
+        let hand = ib.read("handmade").unwrap();
+        assert_eq!(hand.summary.subject, "the password is [REDACTED]");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Finding message files in the queue directories and describing them.
+//! Finding message files in the queue directories and describing them
+//! (secrets redacted).
 //!
 //! Listing opens each file once and reads at most [`PREFIX_BYTES`] of it:
 //! enough for the header and a preview, never the whole file. Hidden files
@@ -6,6 +7,7 @@
 //! file are not messages. A file that cannot be read or decoded still lists,
 //! flagged; nothing here fails on one bad file.
 
+use std::borrow::Cow;
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use super::message::{self, MAX_MESSAGE_BYTES, UNKNOWN_SENDER};
 use super::queue::Queue;
 use super::{Message, MessageFlag, MessageSummary};
 use crate::error::{Error, Result};
+use crate::secrets;
 use crate::workspace::MessagesLayout;
 
 /// Bytes read from each file to list it.
@@ -110,7 +113,7 @@ pub fn read_message(entry: &Entry, read: bool) -> Result<Message> {
     let (summary, reply_to, body) = describe(entry, read, &text, not_utf8, &meta);
     Ok(Message {
         summary,
-        body: body.to_string(),
+        body: body.into_owned(),
         reply_to,
     })
 }
@@ -123,15 +126,18 @@ fn open(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, Metadata)> {
     Ok((bytes, meta))
 }
 
-/// The summary, reply-to and body of a message whose (start of) text is `text`.
+/// The summary, reply-to and body of a message whose (start of) text is
+/// `text`, with every secret redacted (before the preview and subject are
+/// cut from it, so no part of one shows).
 fn describe<'t>(
     entry: &Entry,
     read: bool,
     text: &'t str,
     not_utf8: bool,
     meta: &Metadata,
-) -> (MessageSummary, Option<String>, &'t str) {
+) -> (MessageSummary, Option<String>, Cow<'t, str>) {
     let (header, body) = message::split_header(text);
+    let body = secrets::redact(body);
     let mut flags = Vec::new();
     if header.is_none() {
         flags.push(MessageFlag::NoHeader);
@@ -153,12 +159,13 @@ fn describe<'t>(
         queue: entry.queue.name().to_string(),
         from: header.from.unwrap_or_else(|| UNKNOWN_SENDER.into()),
         to: header.to.unwrap_or_else(|| entry.queue.name().into()),
-        subject: header
-            .subject
-            .unwrap_or_else(|| message::subject_from_body(body)),
+        subject: match header.subject {
+            Some(subject) => secrets::redact(&subject).into_owned(),
+            None => message::subject_from_body(&body),
+        },
         created,
         read,
-        preview: message::preview(body),
+        preview: message::preview(&body),
         path: entry.path.clone(),
         flags,
     };

@@ -94,6 +94,7 @@ pub fn post_message(ws: &Workspace, n: u32) {
         subject: Some(subject.into()),
         body: body.into(),
         reply_to: None,
+        allow_secret: false,
     };
     let _ = Inbox::new(ws).send(&message);
 }
