@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::error::{Error, SecretFound};
 
 /// Why a step stopped without finishing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +38,10 @@ pub enum StepError {
         /// The commands that settle it.
         fix: String,
     },
+    /// The step refused to send a secret on (a publish found one in a file
+    /// it was about to commit); nothing was sent. Resuming runs it again.
+    #[error(transparent)]
+    SecretFound(SecretFound),
 }
 
 impl StepError {
@@ -49,7 +53,8 @@ impl StepError {
     }
 
     /// The same error with `context: ` in front of its message (a paused
-    /// step stays paused; the context goes into a failure's message).
+    /// step stays paused and a refused secret stays one; the context goes
+    /// into a failure's message).
     pub fn context(self, context: impl std::fmt::Display) -> Self {
         match self {
             StepError::Failed { message } => StepError::Failed {
@@ -59,7 +64,7 @@ impl StepError {
                 why: format!("{context}: {why}"),
                 fix,
             },
-            paused @ StepError::Paused { .. } => paused,
+            kept @ (StepError::Paused { .. } | StepError::SecretFound(_)) => kept,
         }
     }
 }
@@ -77,11 +82,13 @@ impl From<&str> for StepError {
 }
 
 impl From<Error> for StepError {
-    /// A PAUSE error stays a pause, a human decision stays one; anything else is a failure.
+    /// A PAUSE error stays a pause, a human decision stays one, a refused
+    /// secret stays one; anything else is a failure.
     fn from(error: Error) -> Self {
         match error {
             Error::Paused { file, reason } => StepError::Paused { file, reason },
             Error::NeedsHuman { why, fix, .. } => StepError::NeedsHuman { why, fix },
+            Error::SecretFound(found) => StepError::SecretFound(found),
             other => StepError::failed(other.to_string()),
         }
     }

@@ -60,18 +60,23 @@ impl Backend for GitSpec {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
-        self.commit_and_push(message, gate)
+        self.commit_and_push(message, gate, admit)
     }
 }
 
 impl GitSpec {
     /// Stage, commit and push (see the module docs); returns a summary.
+    /// `admit` is asked about every file the commit would add or change
+    /// (its path in the repository and its text), before the index is
+    /// written; its error stops the publish with nothing staged.
     /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
     fn commit_and_push(
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         let repo = Repository::discover(&self.repo_dir).map_err(|e| {
             format!(
@@ -91,7 +96,7 @@ impl GitSpec {
             .to_path_buf();
         self.check_branch(&repo)?;
         let specs = self.pathspecs(&workdir)?;
-        let committed = commit_paths(&repo, &specs, message)?;
+        let committed = commit_paths(&repo, &specs, message, admit)?;
         crate::failpoint::hit("publish-after-commit");
         let committed = match committed {
             Some(id) => format!("committed {}", short(id)),
@@ -289,20 +294,21 @@ impl GitSpec {
 }
 
 /// Stage `specs` and commit them (only them) on HEAD if anything changed.
+/// Every file added or changed is shown to `admit` first; if it refuses
+/// one, the index on disk is left as it was and nothing is committed.
 fn commit_paths(
     repo: &Repository,
     specs: &[String],
     message: &str,
-) -> Result<Option<git2::Oid>, String> {
+    admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| e.message().to_string();
     let mut index = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
         index.add_all(specs, IndexAddOption::DEFAULT, None)?;
         index.update_all(specs, None)?;
-        index.write()?;
         Ok(index)
     })?;
-    index.read(false).map_err(git)?;
     let in_scope = |p: &str| {
         specs.iter().any(|s| {
             s.is_empty()
@@ -314,7 +320,7 @@ fn commit_paths(
     let parent = match repo.head() {
         Ok(h) => Some(h.peel_to_commit().map_err(git)?),
         Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => None,
-        Err(e) => return Err(git(e)),
+        Err(e) => return Err(git(e).into()),
     };
     let baseline = match &parent {
         Some(c) => c.tree().map_err(git)?,
@@ -336,11 +342,22 @@ fn commit_paths(
         if (entry.flags >> 12) & 0x3 != 0 {
             return Err(format!(
                 "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
-            ));
+            )
+            .into());
         }
-        update.upsert(path.as_str(), entry.id, file_mode(entry.mode));
+        let mode = file_mode(entry.mode);
+        let unchanged = baseline
+            .get_path(Path::new(&path))
+            .is_ok_and(|e| e.id() == entry.id);
+        if !unchanged && matches!(mode, FileMode::Blob | FileMode::BlobExecutable) {
+            let blob = repo.find_blob(entry.id).map_err(git)?;
+            admit(&path, &String::from_utf8_lossy(blob.content()))?;
+        }
+        update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
     }
+    with_index_lock_retry(repo, || index.write())?;
+    index.read(false).map_err(git)?;
     baseline
         .walk(TreeWalkMode::PreOrder, |root, entry| {
             let path = format!("{root}{}", entry.name().unwrap_or_default());
@@ -360,9 +377,10 @@ fn commit_paths(
     let tree = repo.find_tree(tree_id).map_err(git)?;
     let sig = signature(repo);
     let parents: Vec<&Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+    Ok(repo
+        .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
         .map(Some)
-        .map_err(git)
+        .map_err(git)?)
 }
 
 fn file_mode(mode: u32) -> FileMode {
@@ -489,10 +507,12 @@ mod tests {
             file: dir.path().join("PAUSE"),
             reason: None,
         };
-        let err = spec.publish("m", &|| Err(paused.clone())).unwrap_err();
+        let err = spec
+            .publish("m", &|| Err(paused.clone()), &admit_all)
+            .unwrap_err();
         assert_eq!(err, paused, "a pause stays a pause, not a failure");
         let err = spec
-            .publish("m", &|| Err(StepError::failed("gate broke")))
+            .publish("m", &|| Err(StepError::failed("gate broke")), &admit_all)
             .unwrap_err()
             .to_string();
         assert!(
@@ -504,15 +524,53 @@ mod tests {
             remote.find_reference("refs/heads/main").is_err(),
             "nothing was pushed"
         );
-        let done = spec.publish("m", &|| Ok(())).unwrap();
+        let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
         assert_eq!(done, "nothing to commit; pushed to origin/main");
         assert!(remote.find_reference("refs/heads/main").is_ok());
+    }
+
+    fn admit_all(_path: &str, _text: &str) -> Result<(), StepError> {
+        Ok(())
+    }
+
+    #[test]
+    fn a_refused_file_stages_and_commits_nothing() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        let work = &spec.repo_dir;
+        std::fs::write(work.join("memory/note.md"), "n2").unwrap();
+        std::fs::write(work.join("memory/new.md"), "new").unwrap();
+        let asked = RefCell::new(Vec::new());
+        let err = spec
+            .publish("second", &|| Ok(()), &|path, text| {
+                asked.borrow_mut().push(format!("{path}={text}"));
+                Err(StepError::failed("refused"))
+            })
+            .unwrap_err();
+        assert_eq!(err, StepError::failed("refused"));
+        // Only files the commit would add or change are asked about.
+        assert_eq!(asked.into_inner(), ["memory/new.md=new"]);
+        let repo = Repository::open(work).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(head.message().ok(), Some("first"));
+        let index = repo.index().unwrap();
+        assert!(
+            index.get_path(Path::new("memory/new.md"), 0).is_none(),
+            "the index on disk is untouched"
+        );
+        let asked = RefCell::new(0);
+        spec.publish("second", &|| Ok(()), &|_, _| {
+            *asked.borrow_mut() += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(asked.into_inner(), 2, "new.md and the changed note.md");
     }
 
     #[test]
     fn first_commit_on_an_unborn_branch_has_no_parent() {
         let (_dir, spec) = repos();
-        spec.publish("first", &|| Ok(())).unwrap();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
         let repo = Repository::open(&spec.repo_dir).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
         assert_eq!(head.message().ok(), Some("first"));

@@ -79,11 +79,16 @@ pub trait Backend {
 
     /// Publish; returns a one-line summary of what was done. `gate` is
     /// asked before anything leaves the machine (the PAUSE brake); its
-    /// error stops the publish as it is (a pause stays a pause).
+    /// error stops the publish as it is (a pause stays a pause). `admit` is
+    /// asked about every file the publish would send that the target does
+    /// not already hold (its path as the target names it, and its text)
+    /// before anything is recorded for sending; its error (a secret) stops
+    /// the publish as it is.
     fn publish(
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError>;
 }
 
@@ -100,6 +105,7 @@ impl Backend for NullBackend {
         &self,
         _message: &str,
         _gate: &dyn Fn() -> Result<(), StepError>,
+        _admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         Ok("null backend: nothing to publish".into())
     }
@@ -158,6 +164,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b.backend().after_crash(), AfterCrash::Rerun);
-        assert!(b.backend().publish("m", &|| Ok(())).is_ok());
+        assert!(
+            b.backend()
+                .publish("m", &|| Ok(()), &|_, _| Err("refused".into()))
+                .is_ok(),
+            "the null backend sends no file"
+        );
     }
 }

@@ -462,6 +462,7 @@ impl Engine {
             }
             let mut ctx = StepContext::new(&self.ws, &run_id, &spec.name, inputs);
             ctx.library = self.library_steps.get_mut(&spec.name);
+            ctx.allow_secret = cp.allow_secret;
             let ready = step
                 .preflight(&ctx)
                 .and_then(|()| ensure_not_paused(&self.ws.pause_files()));
@@ -515,6 +516,12 @@ impl Engine {
                         why,
                         fix,
                     }
+                }
+                Err(StepError::SecretFound(found)) => {
+                    // Its message quotes the line redacted: safe to record.
+                    record.state = StepState::Failed;
+                    record.last_error = Some(found.to_string());
+                    Error::SecretFound(found)
                 }
             };
             cp.save(&self.ws.checkpoint)?;

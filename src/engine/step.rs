@@ -46,6 +46,9 @@ pub struct StepContext<'a> {
     pub inputs: &'a Inputs,
     /// The workspace the run belongs to.
     pub workspace: &'a Workspace,
+    /// The run lets secrets through (`--allow-secret`): a publish commits
+    /// files holding one instead of refusing.
+    pub allow_secret: bool,
     /// The closure behind a `library` step, when this process registered one.
     pub(crate) library: Option<&'a mut StepFn>,
     /// Numbers the step measured, kept in its record (also when it failed).
@@ -57,6 +60,7 @@ impl std::fmt::Debug for StepContext<'_> {
         f.debug_struct("StepContext")
             .field("run_id", &self.run_id)
             .field("step", &self.step)
+            .field("allow_secret", &self.allow_secret)
             .field("has_library_step", &self.library.is_some())
             .finish()
     }
@@ -75,6 +79,7 @@ impl<'a> StepContext<'a> {
             step,
             inputs,
             workspace,
+            allow_secret: false,
             library: None,
             measured: None,
         }

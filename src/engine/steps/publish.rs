@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 use super::super::pause::ensure_not_paused;
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
 use crate::backend::BackendSpec;
+use crate::secrets;
 
 /// Publish the memory through a backend; PAUSE is checked again right
-/// before anything leaves the machine.
+/// before anything leaves the machine, and a file holding a secret is
+/// refused unless the run allows them (`--allow-secret`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublishStep {
     /// Where to.
@@ -28,9 +30,19 @@ impl Step for PublishStep {
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let pause_files = ctx.workspace.pause_files();
         let gate = || ensure_not_paused(&pause_files).map_err(StepError::from);
+        let allow_secret = ctx.allow_secret;
+        let admit = |path: &str, text: &str| {
+            if allow_secret {
+                return Ok(());
+            }
+            secrets::check(path, text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
+        };
         self.backend
             .backend()
-            .publish(&self.message, &gate)
+            .publish(&self.message, &gate, &admit)
             .map(Some)
     }
 }
+
+/// What a publish refused for a secret says to do.
+const REFUSED_PUBLISH_FIX: &str = "nothing was committed or pushed; take the secret out of the file (rotate it if it was real), then `agent-handover resume`; or, if it is not a secret, `agent-handover run --allow-secret` with the same note publishes it";
