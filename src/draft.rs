@@ -24,6 +24,7 @@ use crate::handoff::document::{HandoffDocument, SectionKind};
 use crate::handoff::templates::TemplateKind;
 use crate::inbox::{Inbox, MessageSummary};
 use crate::memory::MemoryStore;
+use crate::secrets;
 use crate::workspace::Workspace;
 
 /// Most unread messages listed.
@@ -76,10 +77,12 @@ pub fn draft(ws: &Workspace, agent: &str, opts: DraftOptions) -> Result<Draft> {
     } else {
         (None, None)
     };
+    // Carried over redacted: a secret in the current state must not ride into the next note.
     let previous = MemoryStore::new(ws.memory.clone(), ws.state_history_dir())
         .read_current_state()
         .ok()
         .flatten()
+        .map(|text| secrets::redact(&text).into_owned())
         .unwrap_or_default();
     let doc = HandoffDocument::parse(&previous);
     let items = |kind| -> Vec<String> {
@@ -322,7 +325,7 @@ mod tests {
         std::fs::create_dir_all(state.parent().unwrap()).unwrap();
         std::fs::write(
             &state,
-            "# Handoff\n\n## Next step\nWire the parser into `lint`.\n\n## Failed approaches\n- Regex headings -> broke on setext\n",
+            "# Handoff\n\n## Next step\nWire the parser into `lint`.\n\n## Failed approaches\n- Regex headings -> broke on setext\n- Basic auth, curl -u ci:hunter2 -> 401\n",
         )
         .unwrap();
         let opts = DraftOptions {
@@ -343,6 +346,11 @@ mod tests {
                 .contains("previous handoff's next step: Wire the parser")
         );
         assert!(d.text.contains("TODO"), "judgement is left to the agent");
+        assert!(
+            d.text.contains("curl -u ci:[REDACTED]") && !d.text.contains("hunter2"),
+            "a secret is not carried over: {}",
+            d.text
+        );
         let doc = HandoffDocument::parse(&d.text);
         for kind in SectionKind::ALL {
             assert!(doc.has(kind), "{kind:?} missing from the draft");

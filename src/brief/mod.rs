@@ -14,7 +14,9 @@
 //! and the run records (for the metrics). A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
 //! token of Markdown) trims the least important parts first and records what
 //! it left out ([`budget`]). Problems reading the inbox or the current state
-//! are shown in their section rather than failing the brief.
+//! are shown in their section rather than failing the brief. Secrets in
+//! the current state and the messages are redacted
+//! ([`crate::secrets`]): a brief is pasted into an agent's context.
 
 mod budget;
 mod measured;
@@ -29,6 +31,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::inbox::{Inbox, MessageSummary, check_agent};
 use crate::memory::MemoryStore;
+use crate::secrets;
 use crate::workspace::Workspace;
 pub use measured::Metrics;
 pub use recovery::{Recovery, RecoveryState};
@@ -84,7 +87,8 @@ pub struct Mail {
 pub struct CurrentState {
     /// The file, relative to the project root when it is inside it.
     pub path: PathBuf,
-    /// The text shown (without the memory header line); `None` if there is none.
+    /// The text shown (without the memory header line, secrets redacted);
+    /// `None` if there is none.
     pub text: Option<String>,
     /// Lines in the file's text.
     pub total_lines: usize,
@@ -148,7 +152,10 @@ fn gather_mail(ws: &Workspace, agent: &str) -> Mail {
 fn gather_state(ws: &Workspace) -> CurrentState {
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
     let (text, error) = match store.read_current_state() {
-        Ok(text) => (text.map(|t| without_memory_header(&t).to_string()), None),
+        Ok(text) => (
+            text.map(|t| secrets::redact(without_memory_header(&t)).into_owned()),
+            None,
+        ),
         Err(e) => (None, Some(e.to_string())),
     };
     let lines = text.as_deref().map_or(0, |t| t.lines().count());

@@ -13,6 +13,7 @@ use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
 use crate::error::Result;
 use crate::outcome::AfterCrash;
+use crate::secrets;
 use crate::workspace::Workspace;
 
 /// Everything worth showing about the current handover.
@@ -64,7 +65,8 @@ pub struct StepView {
     pub needs_human: bool,
     /// Attempts so far.
     pub attempts: u32,
-    /// Error of the last failed attempt.
+    /// Error of the last failed attempt (a command's output may be in it:
+    /// secrets redacted).
     pub last_error: Option<String>,
     /// Start of the last attempt.
     pub started_at: Option<DateTime<Utc>>,
@@ -97,7 +99,10 @@ impl RunSnapshot {
                         && after_crash.is_some_and(|a| !a.resumes_safely()),
                     state,
                     attempts: r.attempts,
-                    last_error: r.last_error.clone(),
+                    last_error: r
+                        .last_error
+                        .as_deref()
+                        .map(|e| secrets::redact(e).into_owned()),
                     started_at: r.started_at,
                     finished_at: r.finished_at,
                     duration_ms: r

@@ -10,10 +10,11 @@
 //!
 //! A snapshot and a commit holding the same text (same git blob id) are one
 //! version carrying both the run and the commit. Listing reads no version's
-//! text; [`read_version`] does, for one.
+//! text; [`read_version`] does, for one, and redacts every secret in it.
 
 mod git;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -23,6 +24,7 @@ use super::MAX_MEMORY_FILE_BYTES;
 use super::history::{self, StateHistory};
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::secrets;
 use crate::workspace::Workspace;
 use git::FileLog;
 
@@ -68,7 +70,7 @@ pub struct Version {
     pub run: Option<String>,
     /// The commit that brought it, short (12 hex digits).
     pub commit: Option<String>,
-    /// That commit's summary line.
+    /// That commit's summary line (secrets redacted).
     pub summary: Option<String>,
     /// Size in bytes.
     pub size: u64,
@@ -172,9 +174,19 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
     Ok(versions)
 }
 
+/// The text of `version` as it is shown (`state diff`, the dashboard):
+/// every secret redacted ([`secrets::redact`]).
+pub fn read_version(ws: &Workspace, version: &Version) -> Result<String> {
+    let text = read_text_of(ws, version)?;
+    Ok(match secrets::redact(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(redacted) => redacted,
+    })
+}
+
 /// The text of `version`: from its snapshot, else its git blob, else the
 /// working file (refused if that changed since it was listed).
-pub fn read_version(ws: &Workspace, version: &Version) -> Result<String> {
+fn read_text_of(ws: &Workspace, version: &Version) -> Result<String> {
     if let Some(path) = &version.snapshot {
         return read_text(path)?
             .ok_or_else(|| Error::io("read", path, std::io::ErrorKind::NotFound.into()));
@@ -279,7 +291,7 @@ fn from_commit(c: git::Change) -> Version {
         at: c.at,
         run: None,
         commit: Some(c.commit.to_string()[..git::SHORT_COMMIT].to_string()),
-        summary: c.summary,
+        summary: c.summary.map(|s| secrets::redact(&s).into_owned()),
         size: c.size,
         blob,
         sources: vec![Source::Git],
@@ -362,6 +374,32 @@ mod tests {
 
     fn text(v: &str) -> String {
         crate::memory::header(2, day()) + v
+    }
+
+    #[test]
+    fn versions_are_read_and_listed_with_secrets_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        store(&ws)
+            .write_current_state(day(), "the password is hunter2\n", "run-a")
+            .unwrap();
+        commit(&repo, "handover: curl -u ops:hunter2 worked", 1);
+        hand_write(&ws, "login with curl -u ops:hunter2\n");
+        let versions = list_versions(&ws).unwrap();
+        assert_eq!(versions.len(), 2);
+        assert_eq!(
+            read_version(&ws, &versions[0]).unwrap(),
+            "login with curl -u ops:[REDACTED]\n"
+        );
+        assert_eq!(
+            read_version(&ws, &versions[1]).unwrap(),
+            text("the password is [REDACTED]\n")
+        );
+        assert_eq!(
+            versions[1].summary.as_deref(),
+            Some("handover: curl -u ops:[REDACTED] worked")
+        );
     }
 
     #[test]
