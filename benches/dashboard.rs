@@ -184,6 +184,7 @@ fn generate(dir: &Path) -> Workspace {
             body: format!("Body of message {m}.\n"),
             reply_to: None,
             allow_secret: false,
+            allow_empty: false,
         };
         inbox.send(&message).unwrap();
     }

@@ -541,3 +541,52 @@ fn temp_files_of_killed_senders_and_ackers_are_swept_by_the_next_write() {
         "no torn message"
     );
 }
+
+#[test]
+fn an_empty_message_is_refused_unless_asked_for() {
+    let p = Project::new(&config(""));
+    let o = p
+        .cmd()
+        .args(["inbox", "send", "--from", "codex", "--to", "claude"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--allow-empty"), "{}", stderr(&o));
+    assert!(!p.path("messages").exists(), "nothing written");
+    let o = p
+        .cmd()
+        .args([
+            "inbox",
+            "send",
+            "--from",
+            "codex",
+            "--to",
+            "claude",
+            "--subject",
+            "ping",
+        ])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "a subject alone is a message: {}",
+        stderr(&o)
+    );
+    let o = p
+        .cmd()
+        .args([
+            "inbox",
+            "send",
+            "--from",
+            "codex",
+            "--to",
+            "claude",
+            "--allow-empty",
+        ])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}

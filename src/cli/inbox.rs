@@ -71,6 +71,9 @@ pub struct SendArgs {
     /// Send it even if its subject or body holds a secret (refused otherwise, exit 8).
     #[arg(long)]
     allow_secret: bool,
+    /// Send it even with no subject and an empty body (refused otherwise, exit 64).
+    #[arg(long)]
+    allow_empty: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -119,6 +122,7 @@ fn send(args: &SendArgs, out: Output) -> Result<u8> {
         body,
         reply_to: args.reply_to.clone(),
         allow_secret: args.allow_secret,
+        allow_empty: args.allow_empty,
     })?;
     out.emit(&sent, || {
         println!("sent {} to {}", sent.id, sent.queue);

@@ -180,6 +180,7 @@ impl Server {
                 reply_to: None,
                 // Only a human lets a secret through (`inbox send --allow-secret`).
                 allow_secret: false,
+                allow_empty: false,
             })?;
             Ok(format!("sent {} to {}\n", sent.id, sent.queue))
         })

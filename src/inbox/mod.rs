@@ -144,6 +144,8 @@ pub struct NewMessage {
     pub reply_to: Option<String>,
     /// Send it even if its subject or body holds a secret (`--allow-secret`).
     pub allow_secret: bool,
+    /// Send it even with no subject and a blank body (`--allow-empty`).
+    pub allow_empty: bool,
 }
 
 /// The newest messages of a listing and how many there are in all.
@@ -201,6 +203,13 @@ impl Inbox {
     pub fn send(&self, new: &NewMessage) -> Result<MessageSummary> {
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
+        let no_subject = new.subject.as_deref().is_none_or(|s| s.trim().is_empty());
+        if !new.allow_empty && no_subject && new.body.trim().is_empty() {
+            return Err(Error::EmptyText {
+                what: "message",
+                fix: "give it a --subject or a body (--body, --body-file, stdin); pass --allow-empty to send an empty one on purpose",
+            });
+        }
         if !new.allow_secret {
             if let Some(subject) = &new.subject {
                 secrets::check("the message subject", subject, REFUSED_MESSAGE_FIX)?;

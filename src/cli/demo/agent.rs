@@ -95,6 +95,7 @@ pub fn post_message(ws: &Workspace, n: u32) {
         body: body.into(),
         reply_to: None,
         allow_secret: false,
+        allow_empty: false,
     };
     let _ = Inbox::new(ws).send(&message);
 }
