@@ -569,6 +569,7 @@ mod tests {
             .send(&NewMessage {
                 from: "claude".into(),
                 to: "codex".into(),
+                body: "re".into(),
                 reply_to: Some("nope".into()),
                 ..Default::default()
             })
@@ -680,6 +681,7 @@ mod tests {
             .send(&NewMessage {
                 from: "codex".into(),
                 to: "claude".into(),
+                body: "hi".into(),
                 ..Default::default()
             })
             .unwrap_err();
