@@ -44,8 +44,12 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
     eprintln!("crash test seed: {seed} (rerun with CRASH_SEED={seed})");
     let mut rng = fastrand::Rng::with_seed(seed);
 
-    // Calibrate: how long does an uninterrupted run take here, up to its
-    // last checkpoint write (after it, `run` only lints and prints)?
+    // Calibrate: when, after its start, does an uninterrupted run stage
+    // itself (its `started_at`) and when does it write its checkpoint for the
+    // last time (after that, `run` only lints and prints)? Kills are spread
+    // over that window, with a fifth of it before staging, so that they land
+    // mid-run whatever the start-up costs on this machine.
+    let mut staged = Vec::new();
     let mut durations = Vec::new();
     for i in 0..5 {
         let (wall, t) = (std::time::SystemTime::now(), Instant::now());
@@ -57,9 +61,19 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
             .and_then(|m| m.duration_since(wall).ok())
             .unwrap_or(elapsed);
         durations.push(completed.min(elapsed));
+        let started = p.checkpoint_json()["started_at"]
+            .as_str()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(std::time::SystemTime::from)
+            .and_then(|at| at.duration_since(wall).ok())
+            .unwrap_or_default();
+        staged.push(started.min(completed));
     }
     durations.sort();
+    staged.sort();
     let full_run = durations[2];
+    let staging = staged[2];
+    let window_start = staging.mul_f64(0.8);
     let expected_counts_base = 5;
     assert_eq!(count_lines(&p), expected_counts_base);
 
@@ -79,7 +93,7 @@ fn sigkill_at_random_moments_loses_nothing_and_redoes_nothing() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let delay = full_run.mul_f64(rng.f64());
+        let delay = window_start + (full_run.saturating_sub(window_start)).mul_f64(rng.f64());
         std::thread::sleep(delay);
         let _ = child.kill(); // SIGKILL
         child.wait().unwrap();
