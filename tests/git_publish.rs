@@ -478,3 +478,55 @@ fn an_interrupted_publish_is_shown_as_safe_to_resume_everywhere() {
         "{brief}"
     );
 }
+
+#[test]
+fn a_push_the_server_refuses_shows_its_words_and_adds_no_merge_commit() {
+    let s = setup(1);
+    let hook = s.remote.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'main is protected: open a pull request instead' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let p = &s.clones[0];
+    let d = p.dir.path();
+    let commits = || git(d, &["rev-list", "--count", "HEAD"]);
+    let o = p.handover("refused");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("origin/main refused the push"), "{err}");
+    assert!(
+        err.contains("main is protected: open a pull request instead"),
+        "the server's own words: {err}"
+    );
+    assert!(!err.contains("kept moving"), "{err}");
+    let after_first = commits();
+    for _ in 0..5 {
+        assert_eq!(p.run(&["retry", "publish"]).status.code(), Some(1));
+    }
+    assert_eq!(commits(), after_first, "retries add no merge commits");
+    let merges = git(d, &["rev-list", "--merges", "--count", "HEAD"]);
+    assert_eq!(merges, "0");
+    std::fs::remove_file(&hook).unwrap();
+    let o = p.run(&["retry", "publish"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        remote_log(&s).contains("handover: agent0"),
+        "{}",
+        remote_log(&s)
+    );
+}
+
+#[test]
+fn the_binary_links_no_openssl() {
+    let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+    let Ok(out) = Command::new("ldd").arg(&bin).output() else {
+        eprintln!("SKIPPED: no ldd on this machine");
+        return;
+    };
+    let libs = String::from_utf8_lossy(&out.stdout);
+    for lib in ["libssl", "libcrypto", "libssh"] {
+        assert!(!libs.contains(lib), "{lib} is linked:\n{libs}");
+    }
+}

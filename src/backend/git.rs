@@ -1,4 +1,5 @@
-//! The `git` publish backend (git2, vendored libgit2).
+//! The `git` publish backend: local work on git2 (vendored libgit2, no
+//! network code), fetch and push through the `git` program.
 //!
 //! `publish` reconciles before it acts, so running it again after a crash
 //! anywhere inside it commits and pushes nothing twice:
@@ -6,32 +7,32 @@
 //!    changes the user staged stay staged, uncommitted);
 //! 2. commit if the tree differs from HEAD's — otherwise "nothing to commit"
 //!    (e.g. our commit is already there), which is success;
-//! 3. push; pushing what the remote already has is a no-op. If the remote
-//!    moved on, fetch and integrate (fast-forward, or a merge when the memory
-//!    files do not conflict), then push again. A conflict fails the step with
-//!    the exact commands to settle it; both versions survive.
+//! 3. push, through the user's `git` ([`super::git_cli`]); pushing what the
+//!    remote already has is a no-op. If the remote moved on, fetch and
+//!    integrate (fast-forward, or a merge when the memory files do not
+//!    conflict; nothing when the remote's commit is already ours), then push
+//!    again. A conflict fails the step with the exact commands to settle it;
+//!    both versions survive. A push the server refuses (a hook, a protected
+//!    branch) fails at once with the server's own words: no retry, no merge.
 //!
 //! A locked index (another git process) is retried with backoff and then
 //! reported; a lock file is never deleted.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::time::Duration;
 
 use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
 use git2::{
-    Commit, Cred, CredentialType, ErrorCode, FetchOptions, FileMode, IndexAddOption, PushOptions,
-    RemoteCallbacks, Repository, Signature, Tree, TreeWalkMode, TreeWalkResult,
+    Commit, ErrorCode, FileMode, IndexAddOption, Repository, Signature, Tree, TreeWalkMode,
+    TreeWalkResult,
 };
 use serde::{Deserialize, Serialize};
 
 use super::Backend;
+use super::git_cli::{self, Pushed};
 use crate::outcome::{AfterCrash, StepError};
 
-/// Connect and I/O timeout of a push or fetch.
-pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(60);
 const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
 
 /// A git publish target, as staged in a run's plan (absolute paths).
@@ -152,62 +153,46 @@ impl GitSpec {
     }
 
     fn push_integrating(&self, repo: &Repository) -> Outcome {
-        set_network_timeouts();
-        let mut remote = repo.find_remote(&self.remote).map_err(|_| {
+        repo.find_remote(&self.remote).map_err(|_| {
             format!(
                 "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
                 self.remote, self.remote
             )
         })?;
-        let refspec = format!("refs/heads/{0}:refs/heads/{0}", self.branch);
+        let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let dest = format!("{}/{}", self.remote, self.branch);
         let mut merged = None;
         for _ in 0..3 {
-            let rejected = RefCell::new(None::<String>);
-            let result = {
-                let mut callbacks = credential_callbacks(repo);
-                callbacks.push_update_reference(|_, status| {
-                    *rejected.borrow_mut() = status.map(str::to_string);
-                    Ok(())
-                });
-                let mut opts = PushOptions::new();
-                opts.remote_callbacks(callbacks);
-                remote.push(&[&refspec], Some(&mut opts))
-            };
-            let dest = format!("{}/{}", self.remote, self.branch);
-            match (result, rejected.into_inner()) {
-                (Ok(()), None) => {
+            match git_cli::push(&dir, &self.remote, &self.branch) {
+                Pushed::Done => {
                     return Ok(match merged {
                         Some(how) => format!("{how}, pushed to {dest}"),
                         None => format!("pushed to {dest}"),
                     });
                 }
-                (Err(e), _) if e.code() != ErrorCode::NotFastForward => {
+                Pushed::Refused(words) => {
                     return Err(format!(
-                        "push to {dest} failed: {}\n  fix: check the remote and your credentials, then `agent-handover retry publish`",
-                        e.message()
+                        "{dest} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {}), then `agent-handover retry publish`",
+                        self.branch
                     ));
                 }
-                _ => {} // rejected: the remote moved on
+                Pushed::Failed(why) => {
+                    return Err(format!(
+                        "push to {dest} failed: {why}\n  fix: check the remote and your credentials (`git -C {} push {} {}` shows the same), then `agent-handover retry publish`",
+                        dir.display(),
+                        self.remote,
+                        self.branch
+                    ));
+                }
+                Pushed::Behind => {
+                    git_cli::fetch(&dir, &self.remote, &self.branch)?;
+                    merged = Some(self.integrate(repo)?);
+                }
             }
-            self.fetch(repo, &mut remote)?;
-            merged = Some(self.integrate(repo)?);
         }
         Err(format!(
-            "{}/{} kept moving while we integrated\n  fix: `agent-handover retry publish`",
-            self.remote, self.branch
+            "{dest} kept moving while we integrated (3 times)\n  fix: `agent-handover retry publish`"
         ))
-    }
-
-    fn fetch(&self, repo: &Repository, remote: &mut git2::Remote<'_>) -> Result<(), String> {
-        let refspec = format!(
-            "+refs/heads/{0}:refs/remotes/{1}/{0}",
-            self.branch, self.remote
-        );
-        let mut opts = FetchOptions::new();
-        opts.remote_callbacks(credential_callbacks(repo));
-        remote
-            .fetch(&[&refspec], Some(&mut opts), None)
-            .map_err(|e| format!("fetch from {} failed: {}", self.remote, e.message()))
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
@@ -221,6 +206,17 @@ impl GitSpec {
             .map_err(git)?;
         let ours = repo.head().and_then(|h| h.peel_to_commit()).map_err(git)?;
         let branch_ref = format!("refs/heads/{}", self.branch);
+        if theirs.id() == ours.id()
+            || repo
+                .graph_descendant_of(ours.id(), theirs.id())
+                .map_err(git)?
+        {
+            // Nothing of theirs is missing here: no merge commit for nothing.
+            return Ok(format!(
+                "{}/{} is already contained",
+                self.remote, self.branch
+            ));
+        }
         if repo
             .graph_descendant_of(theirs.id(), ours.id())
             .map_err(git)?
@@ -431,44 +427,6 @@ fn signature(repo: &Repository) -> Signature<'static> {
         .expect("a fixed signature is valid")
 }
 
-/// Credentials the way git users expect: ssh-agent for ssh URLs, the
-/// configured credential helper for https, then libgit2's default.
-fn credential_callbacks(repo: &Repository) -> RemoteCallbacks<'static> {
-    let config = repo.config().ok();
-    let mut tries = 0;
-    let mut callbacks = RemoteCallbacks::new();
-    callbacks.credentials(move |url, username, allowed| {
-        tries += 1;
-        if tries > 3 {
-            return Err(git2::Error::from_str(
-                "no credentials were accepted (tried ssh-agent and the credential helper)",
-            ));
-        }
-        if allowed.contains(CredentialType::SSH_KEY) {
-            return Cred::ssh_key_from_agent(username.unwrap_or("git"));
-        }
-        if allowed.contains(CredentialType::USER_PASS_PLAINTEXT)
-            && let Some(config) = &config
-        {
-            return Cred::credential_helper(config, url, username);
-        }
-        Cred::default()
-    });
-    callbacks
-}
-
-fn set_network_timeouts() {
-    static ONCE: Once = Once::new();
-    let ms = NETWORK_TIMEOUT.as_millis() as i32;
-    ONCE.call_once(|| {
-        // SAFETY: libgit2 global options, set once, before any transfer starts.
-        unsafe {
-            let _ = git2::opts::set_server_connect_timeout_in_milliseconds(ms);
-            let _ = git2::opts::set_server_timeout_in_milliseconds(ms);
-        }
-    });
-}
-
 fn short(id: git2::Oid) -> String {
     id.to_string()[..7].to_string()
 }
@@ -540,7 +498,7 @@ mod tests {
         let work = &spec.repo_dir;
         std::fs::write(work.join("memory/note.md"), "n2").unwrap();
         std::fs::write(work.join("memory/new.md"), "new").unwrap();
-        let asked = RefCell::new(Vec::new());
+        let asked = std::cell::RefCell::new(Vec::new());
         let err = spec
             .publish("second", &|| Ok(()), &|path, text| {
                 asked.borrow_mut().push(format!("{path}={text}"));
@@ -558,7 +516,7 @@ mod tests {
             index.get_path(Path::new("memory/new.md"), 0).is_none(),
             "the index on disk is untouched"
         );
-        let asked = RefCell::new(0);
+        let asked = std::cell::RefCell::new(0);
         spec.publish("second", &|| Ok(()), &|_, _| {
             *asked.borrow_mut() += 1;
             Ok(())

@@ -4,6 +4,7 @@
 //! (0.5.1's default) commits the memory and pushes it ([`git`]).
 
 pub mod git;
+pub mod git_cli;
 
 use std::path::Path;
 

@@ -1,0 +1,184 @@
+//! Fetch and push through the user's own `git` program, so that their
+//! credential helpers, ssh config, proxies and hooks work unchanged and a
+//! server's refusal is shown in its own words. (Local work, staging,
+//! committing and merging, stays on git2.) Prompts are turned off: a
+//! handover never waits for a password.
+
+use std::path::Path;
+use std::process::Command;
+
+/// How a push went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
+    /// The remote branch now holds our commit (or already did).
+    Done,
+    /// The remote moved on: fetch, integrate, push again.
+    Behind,
+    /// The server refused it (a hook, a protected branch): its words.
+    Refused(String),
+    /// It could not be pushed (network, credentials, no such remote).
+    Failed(String),
+}
+
+/// A `git` command in `dir`, never prompting, with slow transfers given up.
+fn git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(dir)
+        .args(["-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=60"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C");
+    cmd
+}
+
+/// What git printed, for a message: its stderr (or stdout), trimmed.
+fn said(out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    if err.is_empty() {
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    } else {
+        err
+    }
+}
+
+/// The reason git could not run at all, with the fix.
+fn cannot_run(e: &std::io::Error) -> String {
+    format!(
+        "cannot run `git` ({e})\n  fix: install git 2.40 or newer and put it on PATH (agent-handover pushes and fetches through it)"
+    )
+}
+
+/// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`.
+pub fn fetch(dir: &Path, remote: &str, branch: &str) -> Result<(), String> {
+    let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
+    let out = git(dir)
+        .args(["fetch", "--quiet", "--no-tags", remote, &refspec])
+        .output()
+        .map_err(|e| cannot_run(&e))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("fetch from {remote} failed:\n{}", said(&out)))
+    }
+}
+
+/// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`.
+pub fn push(dir: &Path, remote: &str, branch: &str) -> Pushed {
+    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    let out = match git(dir)
+        .args(["push", "--porcelain", remote, &refspec])
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => return Pushed::Failed(cannot_run(&e)),
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Porcelain: one line per ref, `<flag>\t<from>:<to>\t<summary> (<reason>)`.
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(&format!(":refs/heads/{branch}\t")));
+    match line {
+        _ if out.status.success() => Pushed::Done,
+        Some(l) if l.starts_with('!') && l.contains("[rejected]") => Pushed::Behind,
+        Some(l) if l.starts_with('!') => Pushed::Refused(server_words(&out, l)),
+        _ => Pushed::Failed(said(&out)),
+    }
+}
+
+/// The server's own lines (`remote: ...`) and git's verdict for the ref.
+fn server_words(out: &std::process::Output, verdict: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter(|l| l.starts_with("remote:"))
+        .map(str::to_string)
+        .collect();
+    let verdict = verdict.split('\t').nth(2).unwrap_or(verdict).trim();
+    lines.push(verdict.to_string());
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", said(&out));
+    }
+
+    #[test]
+    fn pushes_reports_behind_and_shows_a_hooks_refusal_verbatim() {
+        let dir = tempfile::tempdir().unwrap();
+        let (remote, a, b) = (
+            dir.path().join("r.git"),
+            dir.path().join("a"),
+            dir.path().join("b"),
+        );
+        run(
+            dir.path(),
+            &[
+                "init",
+                "-q",
+                "--bare",
+                "-b",
+                "main",
+                remote.to_str().unwrap(),
+            ],
+        );
+        for clone in [&a, &b] {
+            run(
+                dir.path(),
+                &[
+                    "clone",
+                    "-q",
+                    remote.to_str().unwrap(),
+                    clone.to_str().unwrap(),
+                ],
+            );
+            run(clone, &["config", "user.email", "t@example.com"]);
+            run(clone, &["config", "user.name", "t"]);
+            run(clone, &["checkout", "-q", "-b", "main"]);
+        }
+        run(&a, &["commit", "-q", "--allow-empty", "-m", "a1"]);
+        assert_eq!(push(&a, "origin", "main"), Pushed::Done);
+        assert_eq!(
+            push(&a, "origin", "main"),
+            Pushed::Done,
+            "nothing new is fine"
+        );
+        run(&b, &["commit", "-q", "--allow-empty", "-m", "b1"]);
+        assert_eq!(push(&b, "origin", "main"), Pushed::Behind);
+        fetch(&b, "origin", "main").unwrap();
+        run(&b, &["rebase", "-q", "origin/main"]);
+        let hook = remote.join("hooks/pre-receive");
+        std::fs::write(
+            &hook,
+            "#!/bin/sh\necho 'main is protected: open a pull request' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        match push(&b, "origin", "main") {
+            Pushed::Refused(words) => {
+                assert!(
+                    words.contains("main is protected: open a pull request"),
+                    "{words}"
+                );
+                assert!(words.contains("pre-receive hook declined"), "{words}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(push(&b, "nowhere", "main"), Pushed::Failed(_)));
+        assert!(
+            fetch(&b, "nowhere", "main")
+                .unwrap_err()
+                .contains("nowhere")
+        );
+    }
+}
