@@ -531,7 +531,9 @@ fn follow(repo: &Repo, line: &str) -> Output {
     out
 }
 
-/// A current state too long for any cap, so the start hook must cut the brief.
+/// A current state too long for any cap, so the start hook must cut the
+/// brief; then a pause longer than a tick of the kernel's file clock, so that
+/// what install wrote is dated before the session starts, as in real use.
 fn long_state(repo: &Repo) {
     let mut state = String::from("# Handoff\n\n## Goal\nShip the parser.\n\n## Current status\n");
     for i in 0..600 {
@@ -541,6 +543,7 @@ fn long_state(repo: &Repo) {
     }
     state.push_str("\n## Next step\nWire the parser into `lint`.\n");
     repo.write("memory/layer2/current-state.md", &state);
+    std::thread::sleep(std::time::Duration::from_millis(50));
 }
 
 /// The whole loop for an agent whose stop hook can ask.
