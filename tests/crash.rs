@@ -339,7 +339,11 @@ fn kill_mid_deploy(also_kill_the_watcher: bool) -> (Project, u32) {
         .next()
         .expect("the step's process group is recorded");
     if also_kill_the_watcher {
-        for pid in pids_running(&format!("agent-handover-group-guard\0{pgid}")) {
+        let watchers = pids_running("agent-handover-group-guard");
+        for pid in group_members(pgid)
+            .into_iter()
+            .filter(|p| watchers.contains(p))
+        {
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", &pid.to_string()])
                 .status();

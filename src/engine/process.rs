@@ -151,20 +151,23 @@ fn capture_group(
             Some(reader)
         }
     };
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    // The group watcher comes first and leads the group the command joins,
+    // so no moment exists in which the command runs unwatched.
+    let guard = GroupGuard::start();
+    let pgid_to_join = guard.as_ref().map_or(0, |g| g.pgid as i32);
+    std::os::unix::process::CommandExt::process_group(&mut cmd, pgid_to_join);
     die_with_parent(&mut cmd);
     let spawned = cmd.spawn();
     drop(cmd);
     let mut child = spawned.map_err(cannot_start)?;
-    on_spawn(child.id());
-    // Ends the whole group if this process is killed while it runs.
-    let _guard = GroupGuard::watch(child.id());
+    let pgid = guard.as_ref().map_or(child.id(), |g| g.pgid);
+    on_spawn(pgid);
     let stdout = match merged {
         Some(reader) => tail_reader(Some(reader), max_bytes),
         None => tail_reader(child.stdout.take(), max_bytes),
     };
     let stderr = tail_reader(child.stderr.take(), max_bytes);
-    let ended = wait_with_timeout(&mut child, timeout)
+    let ended = wait_with_timeout(&mut child, pgid, timeout)
         .unwrap_or_else(|e| Ended::WaitFailed(format!("waiting for {program:?}: {e}")));
     let (stdout, cut_out) = join_tail(stdout);
     let (stderr, cut_err) = join_tail(stderr);
@@ -202,7 +205,7 @@ pub fn run(
     }
 }
 
-fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Ended> {
+fn wait_with_timeout(child: &mut Child, pgid: u32, timeout: Duration) -> std::io::Result<Ended> {
     // A deadline the clock cannot hold means no deadline, never a panic.
     let deadline = Instant::now().checked_add(timeout);
     let mut nap = Duration::from_micros(500);
@@ -210,7 +213,7 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<En
         match child.try_wait()? {
             Some(status) => return Ok(Ended::Exited(status)),
             None if deadline.is_some_and(|d| Instant::now() >= d) => {
-                kill_group(child);
+                kill_group(child, pgid);
                 let _ = child.wait();
                 return Ok(Ended::TimedOut(timeout));
             }
@@ -224,36 +227,39 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<En
 
 /// Kill the step's whole process group (a shell's children too), so the
 /// output pipes close and nothing of a timed-out step lingers.
-fn kill_group(child: &mut Child) {
-    if let Some(pgid) = rustix::process::Pid::from_raw(child.id() as i32) {
-        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+fn kill_group(child: &mut Child, pgid: u32) {
+    if let Some(group) = rustix::process::Pid::from_raw(pgid as i32) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
     let _ = child.kill();
 }
 
-/// A watcher that kills a child's whole process group if this process dies
+/// A watcher that kills a step's whole process group if this process dies
 /// first. The parent-death signal reaches only the direct child; what it
 /// started (`sh -c "sleep 20; deploy"`) would live on and could run beside
-/// a resumer's second copy. The watcher is a shell in a process group of its
-/// own that ignores hang-ups, blocked reading a pipe only this process
-/// holds: when this process dies the pipe closes and it kills the group.
-/// Dropping the guard (the step ended) kills the watcher instead.
+/// a resumer's second copy. The watcher is a shell that leads a new process
+/// group (the command then joins it), ignores hang-ups, and blocks reading a
+/// pipe only this process holds: when this process dies the pipe closes and
+/// it kills its group. Dropping the guard (the step ended) kills the
+/// watcher alone.
 struct GroupGuard {
     watcher: Child,
+    /// The group: the watcher's pid.
+    pgid: u32,
     _alive: std::io::PipeWriter,
 }
 
 impl GroupGuard {
-    /// Watch process group `pgid`; `None` if no watcher could start (the
-    /// step runs all the same, guarded by the parent-death signal only).
-    fn watch(pgid: u32) -> Option<GroupGuard> {
+    /// Start a watcher leading a new group; `None` if it could not start
+    /// (the command then gets a group of its own, guarded by the
+    /// parent-death signal only).
+    fn start() -> Option<GroupGuard> {
         let (reader, writer) = std::io::pipe().ok()?;
         let mut cmd = Command::new("/bin/sh");
         cmd.args([
             "-c",
-            "trap '' HUP INT TERM; read _ignored; kill -KILL -\"$1\" 2>/dev/null",
+            "trap '' HUP INT TERM; read _ignored; kill -KILL -$$ 2>/dev/null",
             "agent-handover-group-guard",
-            &pgid.to_string(),
         ])
         .stdin(reader)
         .stdout(Stdio::null())
@@ -261,6 +267,7 @@ impl GroupGuard {
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let watcher = cmd.spawn().ok()?;
         Some(GroupGuard {
+            pgid: watcher.id(),
             watcher,
             _alive: writer,
         })
