@@ -118,9 +118,10 @@ pub fn capture(
     capture_group(argv, cwd, timeout, env, streams, max_bytes, &|_| {})
 }
 
-/// [`capture`], telling `on_spawn` the child's process group as soon as it
-/// exists (to record it: a resumer must not start the step again while any
-/// process of the group lives).
+/// [`capture`], telling `on_spawn` the command's process group as soon as
+/// it is known, before the command starts when a watcher leads it (to
+/// record it: a resumer must not start the step again while any process of
+/// the group lives).
 fn capture_group(
     argv: &[String],
     cwd: &Path,
@@ -157,11 +158,21 @@ fn capture_group(
     let pgid_to_join = guard.as_ref().map_or(0, |g| g.pgid as i32);
     std::os::unix::process::CommandExt::process_group(&mut cmd, pgid_to_join);
     die_with_parent(&mut cmd);
+    // With a watcher the group is known before the command starts: record
+    // it first, so no moment exists in which the command runs unrecorded.
+    if let Some(g) = &guard {
+        on_spawn(g.pgid);
+    }
     let spawned = cmd.spawn();
     drop(cmd);
     let mut child = spawned.map_err(cannot_start)?;
-    let pgid = guard.as_ref().map_or(child.id(), |g| g.pgid);
-    on_spawn(pgid);
+    let pgid = match &guard {
+        Some(g) => g.pgid,
+        None => {
+            on_spawn(child.id());
+            child.id()
+        }
+    };
     let stdout = match merged {
         Some(reader) => tail_reader(Some(reader), max_bytes),
         None => tail_reader(child.stdout.take(), max_bytes),
