@@ -97,19 +97,14 @@ struct Excluded {
 }
 
 impl Excluded {
+    /// The workspace's memory, state and message folders (absolute already:
+    /// [`Workspace::resolve`] makes them so).
     fn of(ws: &Workspace) -> Self {
-        let absolute = |p: &Path| {
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                ws.root.join(p)
-            }
-        };
         Excluded {
             dirs: vec![
-                absolute(&ws.memory.root),
-                absolute(ws.state_dir()),
-                absolute(&ws.messages_dir()),
+                ws.memory.root.clone(),
+                ws.state_dir().to_path_buf(),
+                ws.messages_dir(),
             ],
         }
     }
