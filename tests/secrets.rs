@@ -12,9 +12,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{Project, config, json, read_dir_sorted, stderr, stdout};
+use common::{Project, config, git, json, read_dir_sorted, stderr, stdout};
 
 /// Exit code of a refused secret (README's table, `exit_code::SECRET_FOUND`).
 const SECRET_FOUND: i32 = 8;
@@ -176,21 +176,6 @@ impl Door {
             }
         }
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Every commit of every ref with its patch (empty history is no error).
