@@ -90,6 +90,7 @@ fn main() {
         push: true,
         branch: "main".into(),
         remote: "origin".into(),
+        memory: None,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {

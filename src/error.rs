@@ -190,6 +190,21 @@ pub enum Error {
         /// The day.
         date: chrono::NaiveDate,
     },
+    /// A new handover could not run yet (an older one is stuck, PAUSE is on,
+    /// or another process holds the lock); it is staged and queued, its text
+    /// safe on disk. Its kind and exit code are those of the cause.
+    #[error(
+        "{source}\n  your new handover is safe: run {run_id} is staged ({}) and queued behind it; `agent-handover resume` finishes them in order once the cause is settled",
+        inputs.display()
+    )]
+    Queued {
+        /// The queued run.
+        run_id: String,
+        /// Its staged inputs (the note text).
+        inputs: PathBuf,
+        /// Why it could not run now.
+        source: Box<Error>,
+    },
     /// A handover is in progress, and this operation does not run over it.
     #[error(
         "handover {run_id} is in progress (pending: {pending})\n  fix: finish it with `agent-handover resume`, or give it up with `agent-handover abandon --reason \"...\"`; then {then}"
@@ -346,6 +361,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         use exit_code::*;
         let (name, exit_code) = match self {
+            Error::Queued { source, .. } => return source.kind(),
             Error::Io { .. } => ("io", IO),
             Error::Corrupt { .. } => ("corrupt", UNREADABLE),
             Error::FutureVersion { .. } => ("future_version", UNREADABLE),

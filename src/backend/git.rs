@@ -31,6 +31,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Backend;
 use super::git_cli::{self, Pushed};
+use super::memory_merge::{self, HANDOVER_AT, MemoryPrefixes, Settled};
+use crate::memory::history::StateHistory;
+use crate::memory::state_merge::Side;
 use crate::outcome::{AfterCrash, StepError};
 
 const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
@@ -48,6 +51,45 @@ pub struct GitSpec {
     pub branch: String,
     /// The remote to push to.
     pub remote: String,
+    /// Where the memory layers are, so that integrating the remote's
+    /// commits merges them by layer (absent in plans staged by 0.6.0 and
+    /// earlier: those merge by lines only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryLocations>,
+}
+
+/// The memory's folders (absolute), for a merge by layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryLocations {
+    /// The memory root (`memory/`).
+    pub memory_dir: PathBuf,
+    /// The message queues (`messages/`).
+    pub messages_dir: PathBuf,
+    /// This machine's current-state history, where superseded text is kept.
+    pub state_history_dir: PathBuf,
+}
+
+impl MemoryLocations {
+    /// The folders relative to `repo`'s work tree, as index path prefixes.
+    fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, String> {
+        let workdir = repo
+            .workdir()
+            .and_then(|w| std::fs::canonicalize(w).ok())
+            .ok_or("the repository has no work tree")?;
+        let rel = |dir: &Path| -> String {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            match real.strip_prefix(&workdir) {
+                Ok(r) if r.as_os_str().is_empty() => String::new(),
+                Ok(r) => format!("{}/", r.to_string_lossy()),
+                // Outside the repository: nothing of it is in the index.
+                Err(_) => "\0outside/".into(),
+            }
+        };
+        Ok(MemoryPrefixes {
+            memory: rel(&self.memory_dir),
+            messages: rel(&self.messages_dir),
+        })
+    }
 }
 
 type Outcome = Result<String, String>;
@@ -97,7 +139,11 @@ impl GitSpec {
             .to_path_buf();
         self.check_branch(&repo)?;
         let specs = self.pathspecs(&workdir)?;
-        let committed = commit_paths(&repo, &specs, message, admit)?;
+        let message = format!(
+            "{message}\n\n{HANDOVER_AT} {}",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+        );
+        let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::failpoint::hit("publish-after-commit");
         let committed = match committed {
             Some(id) => format!("committed {}", short(id)),
@@ -237,6 +283,18 @@ impl GitSpec {
             ));
         }
         let mut index = repo.merge_commits(&ours, &theirs, None).map_err(git)?;
+        let settled = match &self.memory {
+            Some(mem) => {
+                let base = repo
+                    .merge_base(ours.id(), theirs.id())
+                    .ok()
+                    .and_then(|id| repo.find_commit(id).ok());
+                let prefixes = mem.prefixes(repo)?;
+                memory_merge::settle(repo, &mut index, &ours, &theirs, base.as_ref(), &prefixes)
+                    .map_err(git)?
+            }
+            None => Settled::default(),
+        };
         if index.has_conflicts() {
             let mut paths: Vec<String> = index
                 .conflicts()
@@ -259,13 +317,43 @@ impl GitSpec {
             .map_err(git)?;
         repo.reference(&branch_ref, merge, true, &message)
             .map_err(git)?;
+        let drift = self.keep_drift(&settled)?;
         Ok(format!(
-            "merged {}/{} ({}) as {}",
+            "merged {}/{} ({}) as {}{}{drift}",
             self.remote,
             self.branch,
             short(theirs.id()),
-            short(merge)
+            short(merge),
+            match settled.files.len() {
+                0 => String::new(),
+                n => format!(", {n} memory file(s) merged by layer"),
+            }
         ))
+    }
+
+    /// Keep the text a section merge of current-state.md superseded (as a
+    /// version flagged as drift); returns what to add to the summary.
+    fn keep_drift(&self, settled: &Settled) -> Outcome {
+        let (Some(mem), Some(merged)) = (&self.memory, &settled.merged_state) else {
+            return Ok(String::new());
+        };
+        let history = StateHistory::new(mem.state_history_dir.clone());
+        let mut notes = Vec::new();
+        for (text, sections, side) in &settled.drift {
+            let from = match side {
+                Side::Ours => "this machine".to_string(),
+                Side::Theirs => format!("{}/{}", self.remote, self.branch),
+            };
+            let drift = history
+                .record_drift(text, merged, sections.clone(), &from)
+                .map_err(|e| e.to_string())?;
+            notes.push(format!(
+                "; state drift: {} of {from} superseded (`{}`)",
+                sections.join(", "),
+                drift.diff_command()
+            ));
+        }
+        Ok(notes.concat())
     }
 
     fn conflict_message(
@@ -454,6 +542,7 @@ mod tests {
             push: true,
             branch: "main".into(),
             remote: "origin".into(),
+            memory: None,
         };
         (dir, spec)
     }

@@ -168,6 +168,7 @@ mod tests {
                 lock_holder: None,
                 abandoned: None,
                 error: None,
+                queued: Vec::new(),
             },
             mail: Mail {
                 unread,

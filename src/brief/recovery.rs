@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::engine::checkpoint::Abandonment;
 use crate::engine::lock::RunLock;
 use crate::engine::pause::{PauseInfo, active_pause};
+use crate::engine::queue::RunQueue;
 use crate::engine::{RunSnapshot, RunStatus};
 use crate::workspace::Workspace;
 
@@ -48,6 +49,9 @@ pub struct Recovery {
     pub abandoned: Option<Abandonment>,
     /// Why the checkpoint cannot be read (with the fix).
     pub error: Option<String>,
+    /// Handovers staged behind the last one, waiting their turn (run ids, oldest first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<String>,
 }
 
 /// Look at the checkpoint, the PAUSE files and the run lock; returns the
@@ -65,6 +69,11 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: None,
             error: Some(e.to_string()),
+            queued: RunQueue::of(ws)
+                .views(ws)
+                .into_iter()
+                .map(|q| q.run_id)
+                .collect(),
         },
     };
     let steps = next_steps(&recovery);
@@ -72,11 +81,12 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
 }
 
 fn from_snapshot(snap: RunSnapshot) -> Recovery {
-    let state = match (snap.resume_code, snap.status) {
-        (1, _) if snap.lock_holder.is_some() => RecoveryState::Running,
-        (1, _) => RecoveryState::Interrupted,
-        (2, _) => RecoveryState::Completed,
-        (_, RunStatus::Abandoned) => RecoveryState::Abandoned,
+    let state = match snap.status {
+        RunStatus::InProgress if snap.pending.is_empty() => RecoveryState::Completed,
+        RunStatus::InProgress if snap.lock_holder.is_some() => RecoveryState::Running,
+        RunStatus::InProgress => RecoveryState::Interrupted,
+        RunStatus::Completed => RecoveryState::Completed,
+        RunStatus::Abandoned => RecoveryState::Abandoned,
         _ => RecoveryState::NoHandover,
     };
     let needs_human = snap
@@ -95,6 +105,7 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
         lock_holder: snap.lock_holder,
         abandoned: snap.abandoned,
         error: None,
+        queued: snap.queued.into_iter().map(|q| q.run_id).collect(),
     }
 }
 
@@ -128,6 +139,12 @@ fn next_steps(r: &Recovery) -> Vec<String> {
                 .to_string(),
         ),
         RecoveryState::NoHandover | RecoveryState::Completed | RecoveryState::Abandoned => {}
+    }
+    if !r.queued.is_empty() && r.state != RecoveryState::Running {
+        steps.push(format!(
+            "Run the {} handover(s) queued behind it: `agent-handover resume` (their notes are staged; do not write them again).",
+            r.queued.len()
+        ));
     }
     steps
 }

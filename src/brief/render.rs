@@ -86,6 +86,13 @@ fn recovery(out: &mut String, r: &Recovery) {
         ),
     };
     let _ = writeln!(out, "- {line}");
+    if !r.queued.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **Queued behind it:** {} (staged, waiting their turn).",
+            r.queued.join(", ")
+        );
+    }
     if !r.needs_human.is_empty() {
         let _ = writeln!(
             out,

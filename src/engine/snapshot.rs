@@ -11,6 +11,7 @@ use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepState};
 use super::identity::Owner;
 use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
+use super::queue::{self, QueuedView, RunQueue};
 use crate::error::Result;
 use crate::outcome::AfterCrash;
 use crate::secrets;
@@ -41,6 +42,10 @@ pub struct RunSnapshot {
     pub lock_holder: Option<String>,
     /// Who abandoned the run, when and why.
     pub abandoned: Option<Abandonment>,
+    /// Handovers staged behind this one, oldest first: `resume` runs them
+    /// after it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<QueuedView>,
     /// The run lets secrets through (`run --allow-secret`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
@@ -116,7 +121,7 @@ impl RunSnapshot {
             .collect();
         RunSnapshot {
             checkpoint: ws.checkpoint.clone(),
-            resume_code: cp.resume_code(),
+            resume_code: queue::resume_code(ws, cp),
             status: cp.status,
             run_id: cp.run_id.clone(),
             started_at: cp.started_at.clone(),
@@ -126,6 +131,7 @@ impl RunSnapshot {
             paused: active_pause(&ws.pause_files()),
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: cp.abandoned.clone(),
+            queued: RunQueue::of(ws).views(ws),
             allow_secret: cp.allow_secret,
         }
     }

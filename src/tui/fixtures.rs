@@ -98,6 +98,7 @@ pub fn interrupted_run() -> RunSnapshot {
         paused: None,
         lock_holder: None,
         abandoned: None,
+        queued: Vec::new(),
         allow_secret: false,
     }
 }
