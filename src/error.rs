@@ -205,6 +205,13 @@ pub enum Error {
         /// Why it could not run now.
         source: Box<Error>,
     },
+    /// Bringing the remote's memory in failed (not for want of a network:
+    /// that is offline, not an error).
+    #[error("sync failed: {detail}")]
+    SyncFailed {
+        /// What git said, with the fix.
+        detail: String,
+    },
     /// A handover is in progress, and this operation does not run over it.
     #[error(
         "handover {run_id} is in progress (pending: {pending})\n  fix: finish it with `agent-handover resume`, or give it up with `agent-handover abandon --reason \"...\"`; then {then}"
@@ -377,6 +384,7 @@ impl Error {
             Error::NewerStepKind { .. } => ("newer_step_kind", NEEDS_HUMAN),
             Error::HandoverInProgress { .. } => ("handover_in_progress", NEEDS_HUMAN),
             Error::NothingInProgress { .. } => ("no_such_run", FAILED),
+            Error::SyncFailed { .. } => ("sync_failed", FAILED),
             Error::StepAlreadyDone { .. } => ("step_already_done", FAILED),
             Error::LegacyCheckpoint { .. } => ("legacy_checkpoint", FAILED),
             Error::NothingToLint { .. } => ("nothing_to_lint", FAILED),

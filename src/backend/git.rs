@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Backend;
 use super::git_cli::{self, Pushed};
+use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, HANDOVER_AT, MemoryPrefixes, Settled};
 use crate::memory::history::StateHistory;
 use crate::memory::state_merge::Side;
@@ -94,6 +95,15 @@ impl MemoryLocations {
 
 type Outcome = Result<String, String>;
 
+/// What a sync did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// Fetched and integrated: what was done.
+    Done(String),
+    /// The remote did not answer in time: nothing changed.
+    Offline(String),
+}
+
 impl Backend for GitSpec {
     fn after_crash(&self) -> AfterCrash {
         AfterCrash::Reconcile // finds its own commit and push (module docs)
@@ -121,22 +131,8 @@ impl GitSpec {
         gate: &dyn Fn() -> Result<(), StepError>,
         admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
-        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
-            format!(
-                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
-                self.repo_dir.display(),
-                e.message()
-            )
-        })?;
-        let workdir = repo
-            .workdir()
-            .ok_or_else(|| {
-                format!(
-                    "{} is a bare repository; publish needs a work tree",
-                    self.repo_dir.display()
-                )
-            })?
-            .to_path_buf();
+        let repo = self.open_repo()?;
+        let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
         self.check_branch(&repo)?;
         let specs = self.pathspecs(&workdir)?;
         let message = format!(
@@ -155,6 +151,62 @@ impl GitSpec {
         gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
         let pushed = self.push_integrating(&repo)?;
         Ok(format!("{committed}; {pushed}"))
+    }
+
+    /// Bring the remote's memory in without handing over: fetch (giving up
+    /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
+    /// (fast-forward, or a merge by layer; nothing is pushed).
+    pub fn sync(&self, limit: Option<Duration>) -> Result<Synced, String> {
+        let repo = self.open_repo()?;
+        self.check_branch(&repo)?;
+        self.check_remote(&repo)?;
+        let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
+            Ok(()) => {}
+            Err(git_cli::FetchFailed::TimedOut(_)) => {
+                return Ok(Synced::Offline(format!(
+                    "{}/{} did not answer within {} s",
+                    self.remote,
+                    self.branch,
+                    limit.unwrap_or_default().as_secs_f32()
+                )));
+            }
+            Err(git_cli::FetchFailed::Failed(why)) => return Err(why),
+        }
+        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
+        if repo.find_reference(&tracking).is_err() {
+            return Ok(Synced::Done(format!(
+                "{}/{} has no commits yet: nothing to bring in",
+                self.remote, self.branch
+            )));
+        }
+        self.integrate(&repo).map(Synced::Done)
+    }
+
+    fn open_repo(&self) -> Result<Repository, String> {
+        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
+            format!(
+                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
+                self.repo_dir.display(),
+                e.message()
+            )
+        })?;
+        if repo.workdir().is_none() {
+            return Err(format!(
+                "{} is a bare repository; publish needs a work tree",
+                self.repo_dir.display()
+            ));
+        }
+        Ok(repo)
+    }
+
+    fn check_remote(&self, repo: &Repository) -> Result<(), String> {
+        repo.find_remote(&self.remote).map(drop).map_err(|_| {
+            format!(
+                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
+                self.remote, self.remote
+            )
+        })
     }
 
     fn check_branch(&self, repo: &Repository) -> Result<(), String> {
@@ -199,12 +251,7 @@ impl GitSpec {
     }
 
     fn push_integrating(&self, repo: &Repository) -> Outcome {
-        repo.find_remote(&self.remote).map_err(|_| {
-            format!(
-                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
-                self.remote, self.remote
-            )
-        })?;
+        self.check_remote(repo)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         let dest = format!("{}/{}", self.remote, self.branch);
         let mut merged = None;
@@ -244,14 +291,25 @@ impl GitSpec {
     /// Bring the remote's commits into our branch: fast-forward, or merge when
     /// nothing conflicts. Returns what was done.
     fn integrate(&self, repo: &Repository) -> Outcome {
-        let git = |e: git2::Error| e.message().to_string();
+        let git = |e: git2::Error| git_error(repo, &e);
         let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
         let theirs = repo
             .find_reference(&tracking)
             .and_then(|r| r.peel_to_commit())
             .map_err(git)?;
-        let ours = repo.head().and_then(|h| h.peel_to_commit()).map_err(git)?;
         let branch_ref = format!("refs/heads/{}", self.branch);
+        let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
+            // Nothing here yet (a fresh clone of an empty branch): take theirs.
+            checkout(repo, &theirs.tree().map_err(git)?)?;
+            repo.reference(&branch_ref, theirs.id(), true, "agent-handover: sync")
+                .map_err(git)?;
+            return Ok(format!(
+                "took {}/{} ({})",
+                self.remote,
+                self.branch,
+                short(theirs.id())
+            ));
+        };
         if theirs.id() == ours.id()
             || repo
                 .graph_descendant_of(ours.id(), theirs.id())
@@ -339,13 +397,13 @@ impl GitSpec {
         };
         let history = StateHistory::new(mem.state_history_dir.clone());
         let mut notes = Vec::new();
-        for (text, sections, side) in &settled.drift {
+        for (text, sections, side, written_at) in &settled.drift {
             let from = match side {
                 Side::Ours => "this machine".to_string(),
                 Side::Theirs => format!("{}/{}", self.remote, self.branch),
             };
             let drift = history
-                .record_drift(text, merged, sections.clone(), &from)
+                .record_drift(text, *written_at, merged, sections.clone(), &from)
                 .map_err(|e| e.to_string())?;
             notes.push(format!(
                 "; state drift: {} of {from} superseded (`{}`)",
@@ -386,7 +444,7 @@ fn commit_paths(
     message: &str,
     admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
 ) -> Result<Option<git2::Oid>, StepError> {
-    let git = |e: git2::Error| e.message().to_string();
+    let git = |e: git2::Error| git_error(repo, &e);
     let mut index = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
         index.add_all(specs, IndexAddOption::DEFAULT, None)?;
@@ -482,6 +540,25 @@ fn checkout(repo: &Repository, tree: &Tree<'_>) -> Result<(), String> {
         .map_err(|e| format!("{e}\n  (local edits to files the remote changed block the update: commit or stash them)"))
 }
 
+/// A git2 error as a message; one about a lock file (`index.lock`, a ref's
+/// `.lock`, cut short by libgit2) names the lock, its age, whether git runs
+/// in the repository, and the command that removes it.
+fn git_error(repo: &Repository, e: &git2::Error) -> String {
+    let lock = git_locks::named_in(e.message())
+        .or_else(|| (e.code() == ErrorCode::Locked).then(|| repo.path().join("index.lock")));
+    match lock {
+        Some(path) => {
+            let workdir = repo.workdir().unwrap_or(repo.path());
+            format!(
+                "{}\n  {}",
+                e.message().trim_end_matches([':', ' ']),
+                GitLock::at(&path, workdir).describe()
+            )
+        }
+        None => e.message().to_string(),
+    }
+}
+
 /// Run `op`, retrying with backoff while another git process holds the index lock.
 fn with_index_lock_retry<T>(
     repo: &Repository,
@@ -495,16 +572,7 @@ fn with_index_lock_retry<T>(
             other => return other.map_err(|e| e.message().to_string()),
         }
     }
-    op().map_err(|e| {
-        if e.code() == ErrorCode::Locked {
-            format!(
-                "another git process holds {}\n  fix: wait for it to finish, then `agent-handover retry publish`; if no git process is running, the lock is stale: remove it yourself",
-                repo.path().join("index.lock").display()
-            )
-        } else {
-            e.message().to_string()
-        }
-    })
+    op().map_err(|e| git_error(repo, &e))
 }
 
 /// The commit identity from the repository's or user's git config, or a fallback.

@@ -48,8 +48,8 @@ pub struct Settled {
     /// Files settled by a layer's rule (path: how).
     pub files: Vec<String>,
     /// Drift in current-state.md: the superseded side's whole text, the
-    /// sections it lost, and whose it was.
-    pub drift: Vec<(String, Vec<String>, Side)>,
+    /// sections it lost, whose it was, and when that side's handover was made.
+    pub drift: Vec<(String, Vec<String>, Side, DateTime<Utc>)>,
     /// The merged current-state.md text, when drift happened.
     pub merged_state: Option<String>,
 }
@@ -238,12 +238,11 @@ fn settle_changed_on_both(
                 .map(|(k, _)| k.clone())
                 .collect();
             if !lost.is_empty() {
-                let text = if side == Side::Ours {
-                    o.clone()
-                } else {
-                    t.clone()
+                let (text, tip) = match side {
+                    Side::Ours => (o.clone(), ours),
+                    Side::Theirs => (t.clone(), theirs),
                 };
-                settled.drift.push((text, lost, side));
+                settled.drift.push((text, lost, side, handover_time(tip)));
             }
         }
         if !merged.drift.is_empty() {

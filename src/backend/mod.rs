@@ -5,6 +5,7 @@
 
 pub mod git;
 pub mod git_cli;
+pub mod git_locks;
 pub mod memory_merge;
 
 use std::path::Path;

@@ -169,6 +169,8 @@ mod tests {
                 abandoned: None,
                 error: None,
                 queued: Vec::new(),
+                sync: None,
+                drift: Vec::new(),
             },
             mail: Mail {
                 unread,

@@ -8,6 +8,8 @@ use crate::engine::lock::RunLock;
 use crate::engine::pause::{PauseInfo, active_pause};
 use crate::engine::queue::RunQueue;
 use crate::engine::{RunSnapshot, RunStatus};
+use crate::memory::history::{Drift, StateHistory};
+use crate::sync::{self, SyncReport};
 use crate::workspace::Workspace;
 
 /// Where the last handover stands.
@@ -52,12 +54,36 @@ pub struct Recovery {
     /// Handovers staged behind the last one, waiting their turn (run ids, oldest first).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub queued: Vec<String>,
+    /// The sync made first (`[backend].sync_before_brief`), if one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncReport>,
+    /// Recent state drift: merges of the last week that superseded text of
+    /// current-state.md (newest first, at most three).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
+}
+
+/// How far back the brief looks for state drift.
+const DRIFT_DAYS: i64 = 7;
+/// Drift records the brief names at most.
+const DRIFT_SHOWN: usize = 3;
+
+/// The drift of the last [`DRIFT_DAYS`], newest first, at most [`DRIFT_SHOWN`].
+pub fn recent_drift(ws: &Workspace) -> Vec<Drift> {
+    let since = chrono::Utc::now() - chrono::Duration::days(DRIFT_DAYS);
+    StateHistory::new(ws.state_history_dir())
+        .drifts()
+        .into_iter()
+        .filter(|d| d.at >= since)
+        .take(DRIFT_SHOWN)
+        .collect()
 }
 
 /// Look at the checkpoint, the PAUSE files and the run lock; returns the
 /// section and the next steps it calls for, most urgent first.
 pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
-    let recovery = match RunSnapshot::load(ws) {
+    let sync = sync::before_brief(ws);
+    let mut recovery = match RunSnapshot::load(ws) {
         Ok(snap) => from_snapshot(snap),
         Err(e) => Recovery {
             state: RecoveryState::Unreadable,
@@ -74,8 +100,12 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
                 .into_iter()
                 .map(|q| q.run_id)
                 .collect(),
+            sync: None,
+            drift: Vec::new(),
         },
     };
+    recovery.sync = sync;
+    recovery.drift = recent_drift(ws);
     let steps = next_steps(&recovery);
     (recovery, steps)
 }
@@ -106,6 +136,8 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
         abandoned: snap.abandoned,
         error: None,
         queued: snap.queued.into_iter().map(|q| q.run_id).collect(),
+        sync: None,
+        drift: Vec::new(),
     }
 }
 
@@ -139,6 +171,14 @@ fn next_steps(r: &Recovery) -> Vec<String> {
                 .to_string(),
         ),
         RecoveryState::NoHandover | RecoveryState::Completed | RecoveryState::Abandoned => {}
+    }
+    if let Some(d) = r.drift.first() {
+        steps.push(format!(
+            "Check the state drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix current-state.md if the newer text lost something.",
+            d.sections.join(", "),
+            d.from,
+            d.diff_command()
+        ));
     }
     if !r.queued.is_empty() && r.state != RecoveryState::Running {
         steps.push(format!(

@@ -160,6 +160,15 @@ fn print_details(snap: &RunSnapshot) {
         ),
         None => println!("not paused"),
     }
+    if let Some(d) = &snap.drift {
+        println!(
+            "state drift at {}: {} of {} superseded by a merge (`{}`)",
+            d.at.format("%Y-%m-%d %H:%M UTC"),
+            d.sections.join(", "),
+            d.from,
+            d.diff_command()
+        );
+    }
     if let Some(h) = &snap.lock_holder {
         println!("being executed by {h}");
     }

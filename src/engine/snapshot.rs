@@ -13,6 +13,7 @@ use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
 use super::queue::{self, QueuedView, RunQueue};
 use crate::error::Result;
+use crate::memory::history::{Drift, StateHistory};
 use crate::outcome::AfterCrash;
 use crate::secrets;
 use crate::workspace::Workspace;
@@ -46,6 +47,10 @@ pub struct RunSnapshot {
     /// after it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub queued: Vec<QueuedView>,
+    /// The latest state drift (a merge that superseded text of
+    /// current-state.md), if there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Drift>,
     /// The run lets secrets through (`run --allow-secret`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
@@ -132,6 +137,10 @@ impl RunSnapshot {
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: cp.abandoned.clone(),
             queued: RunQueue::of(ws).views(ws),
+            drift: StateHistory::new(ws.state_history_dir())
+                .drifts()
+                .into_iter()
+                .next(),
             allow_secret: cp.allow_secret,
         }
     }

@@ -17,7 +17,7 @@ use crate::workspace::{StateHistoryLayout, StateVersionName};
 
 /// Label of a version that agent-handover did not write itself.
 pub const EXTERNAL_LABEL: &str = "external";
-/// Label of a version kept because a merge superseded it (or produced it).
+/// Label of a version a merge of two machines' memory made or superseded.
 pub const DRIFT_LABEL: &str = "merge";
 
 /// One stored version of current-state.md.
@@ -70,16 +70,18 @@ impl StateHistory {
         Ok(Some(path))
     }
 
-    /// Keep `superseded` (the losing side's whole file) as a version and
-    /// record the drift, both durably.
+    /// Keep `superseded` (the losing side's whole file, written at
+    /// `written_at`) and `merged` (now) as versions, and record the drift,
+    /// all durably.
     pub fn record_drift(
         &self,
         superseded: &str,
+        written_at: DateTime<Utc>,
         merged: &str,
         sections: Vec<String>,
         from: &str,
     ) -> Result<Drift> {
-        self.save(superseded, DRIFT_LABEL, None)?;
+        self.save(superseded, DRIFT_LABEL, Some(written_at))?;
         self.save(merged, DRIFT_LABEL, None)?;
         let drift = Drift {
             at: Utc::now(),
