@@ -552,6 +552,8 @@ mod tests {
             blob: id.into(),
             sources: vec![Source::Local],
             snapshot: None,
+            merge: false,
+            drift: None,
         }
     }
 

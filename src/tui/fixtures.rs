@@ -99,7 +99,6 @@ pub fn interrupted_run() -> RunSnapshot {
         lock_holder: None,
         abandoned: None,
         queued: Vec::new(),
-        merge: false,
         drift: None,
         allow_secret: false,
     }
@@ -143,6 +142,7 @@ fn version(i: usize, minutes_ago: i64, run: Option<&str>, summary: Option<&str>)
             vec![Source::Local]
         },
         snapshot: None,
+        merge: false,
         drift: None,
     }
 }
