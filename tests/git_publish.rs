@@ -858,3 +858,176 @@ fn a_ref_lock_left_by_a_killed_publish_is_named_and_doctor_removes_it_when_stale
     assert_eq!(common::json(&o)["ok"], true);
     assert_eq!(remote_log(&s), "handover: agent0\nhandover: agent0\ninit");
 }
+
+/// A publish killed with SIGKILL at a random moment, on three machines
+/// pushing without pulling: after each kill the machine recovers as an
+/// agent would (`check`; `resume`; `doctor` names whatever blocks it; a run
+/// killed before its note was staged is asked again). At the end every
+/// note is on every machine exactly once, and no note was committed twice.
+/// `PUBLISH_KILLS` sets the number of kills (scripts/soak-publish-kill.sh
+/// runs 300); `PUBLISH_KILL_SEED` replays one order.
+#[test]
+fn sigkill_during_publish_on_three_machines_loses_and_duplicates_nothing() {
+    let kills: usize = std::env::var("PUBLISH_KILLS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12);
+    let seed = std::env::var("PUBLISH_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    eprintln!("PUBLISH_KILL_SEED={seed}");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let s = setup(3);
+    // How long a handover takes here: kills land from the start to past its end.
+    let started = std::time::Instant::now();
+    assert!(s.clones[0].handover("calibration").status.success());
+    let typical = started.elapsed();
+    let mut stuck_named = 0;
+    for k in 0..kills {
+        let p = &s.clones[rng.usize(0..3)];
+        let note = format!("kill-note-{k}-");
+        let mut child = p
+            .std_cmd()
+            .args(["run", "--config", "handover.toml", "--note", &note])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(typical.mul_f64(rng.f64() * 1.2));
+        let _ = child.kill();
+        let _ = child.wait();
+        recover(p, &note, &mut stuck_named, seed);
+    }
+    for p in &s.clones {
+        assert!(p.run(&["sync"]).status.success());
+        let text = all_memory_text(p);
+        for k in 0..kills {
+            let needle = format!("kill-note-{k}-");
+            assert_eq!(text.matches(&needle).count(), 1, "{needle} (seed {seed})");
+        }
+    }
+    for k in 0..kills {
+        let needle = format!("kill-note-{k}-");
+        let adds = git(
+            s.remote.path(),
+            &[
+                "log",
+                "main",
+                "--no-merges",
+                "--format=%h",
+                "-S",
+                &needle,
+                "--",
+                "memory/layer1",
+            ],
+        );
+        assert_eq!(
+            adds.lines().count(),
+            1,
+            "{needle} committed once (seed {seed}): {adds}"
+        );
+    }
+    eprintln!("{kills} kills, {stuck_named} stuck states named by doctor and settled");
+}
+
+/// After a kill: finish what was started, the way an agent is told to.
+fn recover(p: &Project, note: &str, stuck_named: &mut usize, seed: u64) {
+    for _ in 0..3 {
+        if p.check() != 1 {
+            break;
+        }
+        let o = p.run(&["resume"]);
+        if o.status.success() {
+            break;
+        }
+        // Whatever blocks it, doctor names; a stale git lock it removes
+        // once it is old (aged here instead of waiting ten minutes).
+        let d = common::json(&p.run(&["--json", "doctor"]));
+        let findings = d["findings"].as_array().unwrap().clone();
+        assert!(
+            !findings.is_empty(),
+            "resume failed ({}) and doctor named nothing (seed {seed})",
+            stderr(&o)
+        );
+        for f in &findings {
+            if f["kind"] == "git_lock" {
+                let lock = f["what"].as_str().unwrap();
+                let path = lock.split_whitespace().nth(2).unwrap();
+                let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+                std::fs::File::options()
+                    .write(true)
+                    .open(path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+        }
+        *stuck_named += 1;
+        p.run(&["doctor", "--fix"]);
+    }
+    assert_ne!(
+        p.check(),
+        1,
+        "recovered (seed {seed}): {}",
+        stdout(&p.run(&["status", "-v"]))
+    );
+    if !all_memory_text(p).contains(note) {
+        // Killed before its note was staged: the run never said it was done.
+        let o = p.handover(note);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
+
+/// A publish killed while it brings the remote's commits in (after writing
+/// down the intent, after updating the work tree) is finished on resume:
+/// the half-updated work tree is never committed as this machine's own
+/// work, and every note stays once in the remote's history.
+#[test]
+fn a_crash_while_integrating_the_remote_is_finished_not_recommitted() {
+    for point in ["integrate-after-intent", "integrate-after-work-tree"] {
+        let s = setup(2);
+        let (a, b) = (&s.clones[0], &s.clones[1]);
+        assert!(a.handover("A: first").status.success());
+        assert!(b.handover("B: first").status.success());
+        assert!(a.handover("A: second").status.success());
+        let o = b
+            .cmd()
+            .args(["run", "--config", "handover.toml", "--note", "B: second"])
+            .env("AGENT_HANDOVER_FAILPOINT", point)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), None, "{point}: killed");
+        assert_eq!(b.check(), 1);
+        let o = b.run(&["resume"]);
+        assert!(o.status.success(), "{point}: {}", stderr(&o));
+        for note in ["A: first", "B: first", "A: second", "B: second"] {
+            let adds = git(
+                s.remote.path(),
+                &[
+                    "log",
+                    "main",
+                    "--no-merges",
+                    "--format=%h",
+                    "-S",
+                    note,
+                    "--",
+                    "memory/layer1",
+                ],
+            );
+            assert_eq!(
+                adds.lines().count(),
+                1,
+                "{point}: {note:?} committed once: {adds}"
+            );
+        }
+        let tree = git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
+        assert_eq!(tree.matches("memory/layer1/").count(), 4, "{point}: {tree}");
+        assert_eq!(
+            git(b.dir.path(), &["status", "--porcelain", "--", "memory"]),
+            "",
+            "{point}: the work tree is the merge"
+        );
+        assert!(!b.path(".git/agent-handover-integrate").exists());
+    }
+}

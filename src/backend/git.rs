@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
+use git2::build::TreeUpdateBuilder;
 use git2::{
     Commit, ErrorCode, FileMode, IndexAddOption, Repository, Signature, Tree, TreeWalkMode,
     TreeWalkResult,
@@ -33,6 +33,7 @@ use super::Backend;
 use super::git_cli::{self, Pushed};
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, HANDOVER_AT, MemoryPrefixes, Settled};
+use crate::fsx;
 use crate::memory::history::StateHistory;
 use crate::memory::state_merge::Side;
 use crate::outcome::{AfterCrash, StepError};
@@ -134,6 +135,7 @@ impl GitSpec {
         let repo = self.open_repo()?;
         let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
         self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
         let message = format!(
             "{message}\n\n{HANDOVER_AT} {}",
@@ -159,6 +161,7 @@ impl GitSpec {
     pub fn sync(&self, limit: Option<Duration>) -> Result<Synced, String> {
         let repo = self.open_repo()?;
         self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
         self.check_remote(&repo)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
@@ -297,12 +300,9 @@ impl GitSpec {
             .find_reference(&tracking)
             .and_then(|r| r.peel_to_commit())
             .map_err(git)?;
-        let branch_ref = format!("refs/heads/{}", self.branch);
         let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
             // Nothing here yet (a fresh clone of an empty branch): take theirs.
-            checkout(repo, &theirs.tree().map_err(git)?)?;
-            repo.reference(&branch_ref, theirs.id(), true, "agent-handover: sync")
-                .map_err(git)?;
+            self.move_branch(repo, None, &theirs, "agent-handover: sync")?;
             return Ok(format!(
                 "took {}/{} ({})",
                 self.remote,
@@ -325,14 +325,7 @@ impl GitSpec {
             .graph_descendant_of(theirs.id(), ours.id())
             .map_err(git)?
         {
-            checkout(repo, &theirs.tree().map_err(git)?)?;
-            repo.reference(
-                &branch_ref,
-                theirs.id(),
-                true,
-                "agent-handover: fast-forward",
-            )
-            .map_err(git)?;
+            self.move_branch(repo, Some(&ours), &theirs, "agent-handover: fast-forward")?;
             return Ok(format!(
                 "fast-forwarded to {}/{} ({})",
                 self.remote,
@@ -367,15 +360,14 @@ impl GitSpec {
         let tree = repo
             .find_tree(index.write_tree_to(repo).map_err(git)?)
             .map_err(git)?;
-        checkout(repo, &tree)?;
         let sig = signature(repo);
         let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
         let merge = repo
             .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
             .map_err(git)?;
-        repo.reference(&branch_ref, merge, true, &message)
-            .map_err(git)?;
         let drift = self.keep_drift(&settled)?;
+        let merge_commit = repo.find_commit(merge).map_err(git)?;
+        self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
         Ok(format!(
             "merged {}/{} ({}) as {}{}{drift}",
             self.remote,
@@ -412,6 +404,72 @@ impl GitSpec {
             ));
         }
         Ok(notes.concat())
+    }
+
+    /// Move the branch from `from` (none: unborn) to its descendant `to`:
+    /// the intent first (durable, in the git folder), then the work tree
+    /// and index, then the branch. A crash anywhere in between is finished
+    /// by [`Self::finish_integration`] before the next publish or sync, so
+    /// the half-updated work tree is never committed as if it were ours.
+    fn move_branch(
+        &self,
+        repo: &Repository,
+        from: Option<&Commit<'_>>,
+        to: &Commit<'_>,
+        why: &str,
+    ) -> Result<(), String> {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let from_id = from.map_or(git2::Oid::ZERO_SHA1, Commit::id);
+        fsx::write_atomic(
+            &repo.path().join(INTEGRATING),
+            format!("{from_id} {}\n", to.id()).as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+        crate::failpoint::hit("integrate-after-intent");
+        let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
+        update_work_tree(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
+        crate::failpoint::hit("integrate-after-work-tree");
+        repo.reference(&format!("refs/heads/{}", self.branch), to.id(), true, why)
+            .map_err(git)?;
+        fsx::remove_files_durable(repo.path(), &[INTEGRATING]).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Finish a [`Self::move_branch`] a crash interrupted: bring the work
+    /// tree and index to its target and move the branch there. Nothing to
+    /// finish (no intent written, or the branch moved elsewhere since) is fine.
+    fn finish_integration(&self, repo: &Repository) -> Result<(), String> {
+        let marker = repo.path().join(INTEGRATING);
+        let Ok(text) = std::fs::read_to_string(&marker) else {
+            return Ok(());
+        };
+        let mut ids = text.split_whitespace().map(git2::Oid::from_str);
+        let (Some(Ok(from)), Some(Ok(to))) = (ids.next(), ids.next()) else {
+            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
+                .map(drop)
+                .map_err(|e| e.to_string());
+        };
+        let head = repo.head().ok().and_then(|h| h.target());
+        let unborn = from.is_zero() && head.is_none();
+        let (Ok(target), true) = (
+            repo.find_commit(to),
+            head == Some(from) || head == Some(to) || unborn,
+        ) else {
+            // The branch moved elsewhere since: nothing of ours to finish.
+            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
+                .map(drop)
+                .map_err(|e| e.to_string());
+        };
+        let source = (!from.is_zero())
+            .then(|| repo.find_commit(from))
+            .transpose();
+        let source = source.map_err(|e| git_error(repo, &e))?;
+        self.move_branch(
+            repo,
+            source.as_ref(),
+            &target,
+            "agent-handover: finish an interrupted integration",
+        )
     }
 
     fn conflict_message(
@@ -534,10 +592,83 @@ fn file_mode(mode: u32) -> FileMode {
     }
 }
 
-/// Update the work tree and index to `tree`, never overwriting local edits.
-fn checkout(repo: &Repository, tree: &Tree<'_>) -> Result<(), String> {
-    with_index_lock_retry(repo, || repo.checkout_tree(tree.as_object(), Some(CheckoutBuilder::new().safe())))
-        .map_err(|e| format!("{e}\n  (local edits to files the remote changed block the update: commit or stash them)"))
+/// The git folder's note of an integration in progress: `<from> <to>`.
+const INTEGRATING: &str = "agent-handover-integrate";
+
+/// Bring the work tree and index from `from` (none: empty) to `to`, file by
+/// file, each written atomically. A file holding neither its `from` nor its
+/// `to` text is a local edit: nothing is touched, and the error names it.
+/// Files already at `to` (an interrupted update) are left as they are; the
+/// index keeps whatever else the user staged.
+fn update_work_tree(
+    repo: &Repository,
+    from: Option<&Tree<'_>>,
+    to: &Tree<'_>,
+) -> Result<(), String> {
+    let git = |e: git2::Error| git_error(repo, &e);
+    let workdir = repo
+        .workdir()
+        .ok_or("the repository has no work tree")?
+        .to_path_buf();
+    let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
+    let mut changes = Vec::new();
+    for delta in diff.deltas() {
+        let (old, new) = (delta.old_file(), delta.new_file());
+        let path = new
+            .path()
+            .or(old.path())
+            .ok_or("a change without a path")?
+            .to_path_buf();
+        let on_disk = workdir.join(&path);
+        let current = match std::fs::symlink_metadata(&on_disk) {
+            Ok(m) if m.is_file() => {
+                Some(git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).map_err(git)?)
+            }
+            Ok(_) => Some(git2::Oid::ZERO_SHA1), // a folder or link: neither side's text
+            Err(_) => None,
+        };
+        let (old_id, new_id) = (
+            (!old.id().is_zero()).then(|| old.id()),
+            (!new.id().is_zero()).then(|| new.id()),
+        );
+        if current != old_id && current != new_id {
+            return Err(format!(
+                "{} was edited here and {} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
+                on_disk.display(),
+                "the remote"
+            ));
+        }
+        changes.push((path, new_id, new.mode()));
+    }
+    for (path, new_id, mode) in &changes {
+        let on_disk = workdir.join(path);
+        match new_id {
+            Some(id) => {
+                let blob = repo.find_blob(*id).map_err(git)?;
+                fsx::write_atomic(&on_disk, blob.content()).map_err(|e| e.to_string())?;
+                if *mode == git2::FileMode::BlobExecutable {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&on_disk, std::fs::Permissions::from_mode(0o755))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            None => match std::fs::remove_file(&on_disk) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("remove {}: {e}", on_disk.display())),
+            },
+        }
+    }
+    with_index_lock_retry(repo, || {
+        let mut index = repo.index()?;
+        for (path, new_id, _) in &changes {
+            match new_id {
+                Some(_) => index.add_path(path)?,
+                None => index.remove_path(path)?,
+            }
+        }
+        index.write()
+    })
 }
 
 /// A git2 error as a message; one about a lock file (`index.lock`, a ref's
@@ -667,7 +798,7 @@ mod tests {
         assert_eq!(asked.into_inner(), ["memory/new.md=new"]);
         let repo = Repository::open(work).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
-        assert_eq!(head.message().ok(), Some("first"));
+        assert_eq!(head.summary().unwrap(), Some("first"));
         let index = repo.index().unwrap();
         assert!(
             index.get_path(Path::new("memory/new.md"), 0).is_none(),
@@ -688,7 +819,11 @@ mod tests {
         spec.publish("first", &|| Ok(()), &admit_all).unwrap();
         let repo = Repository::open(&spec.repo_dir).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
-        assert_eq!(head.message().ok(), Some("first"));
+        assert_eq!(head.summary().unwrap(), Some("first"));
+        assert!(
+            head.message().unwrap().contains("\n\nHandover-At: 20"),
+            "the trailer that orders handovers across machines"
+        );
         assert_eq!(head.parent_count(), 0);
         assert!(
             head.tree()

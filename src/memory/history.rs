@@ -90,11 +90,9 @@ impl StateHistory {
             sections,
             from: from.to_string(),
         };
-        let name = format!(
-            "{}--{}.json",
-            drift.at.format("%Y%m%dT%H%M%S%.6fZ"),
-            drift.superseded
-        );
+        // Named by the two versions: recording the same merge again (after
+        // a crash) replaces the record instead of adding a second one.
+        let name = format!("{}--{}.json", drift.superseded, drift.merged);
         let json = serde_json::to_vec_pretty(&drift).expect("a drift record serializes");
         fsx::write_atomic(&self.layout.drift_dir().join(name), &json)?;
         Ok(drift)
