@@ -767,6 +767,10 @@ fn three_machines_sixty_handovers_without_pulling_lose_nothing() {
         let o = p.run(&["sync"]);
         assert!(o.status.success(), "sync on {m}: {}", stderr(&o));
         let text = all_memory_text(p);
+        assert!(
+            !common::read_dir_sorted(&p.path("memory/layer3")).is_empty(),
+            "machine {m}: the older month was compacted into layer 3"
+        );
         for i in 0..handovers {
             let needle = format!("note-{i}- from machine");
             assert_eq!(text.matches(&needle).count(), 1, "machine {m}, note {i}");
