@@ -186,10 +186,12 @@ impl Shared {
         self.run.as_ref().and_then(|r| r.as_ref().ok())
     }
 
-    /// Whether an interrupted handover waits to be resumed.
+    /// Whether an interrupted handover, or one queued behind it, waits to be resumed.
     pub fn resume_needed(&self) -> bool {
         self.snapshot().is_some_and(|s| {
-            s.status == RunStatus::InProgress && !s.pending.is_empty() && s.lock_holder.is_none()
+            s.lock_holder.is_none()
+                && ((s.status == RunStatus::InProgress && !s.pending.is_empty())
+                    || !s.queued.is_empty())
         })
     }
 }

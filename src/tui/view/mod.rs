@@ -48,9 +48,15 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .unwrap_or_default();
             badges.push(Span::styled(format!(" PAUSED{reason} "), t.paused));
         }
-        if app.shared.resume_needed() {
+        if app.shared.resume_needed() && !snap.pending.is_empty() {
             badges.push(Span::styled(
                 format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
+                t.alert,
+            ));
+        }
+        if !snap.queued.is_empty() {
+            badges.push(Span::styled(
+                format!(" QUEUED: {} waiting ", snap.queued.len()),
                 t.alert,
             ));
         }
@@ -262,6 +268,24 @@ mod tests {
             )))));
             insta::assert_snapshot!(format!("paused_{}x{}", size.0, size.1), draw(&app));
         }
+    }
+
+    #[test]
+    fn a_handover_queued_behind_a_completed_one_asks_for_resume() {
+        let mut app = fixtures::loaded((100, 30));
+        let mut snap = fixtures::completed_run();
+        snap.queued = vec![agent_handover::engine::queue::QueuedView {
+            run_id: "20261121-120100-77aa".into(),
+            queued_at: fixtures::now(),
+            steps: vec!["session_note".into()],
+            note: Some("written while paused".into()),
+            inputs: ".agent-handover/runs/20261121-120100-77aa.inputs.json".into(),
+        }];
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        let screen = draw(&app);
+        assert!(screen.contains("QUEUED: 1 waiting"), "{screen}");
+        assert!(!screen.contains("RESUME NEEDED"), "{screen}");
+        assert!(app.shared.resume_needed(), "`r` resumes the queue");
     }
 
     #[test]
