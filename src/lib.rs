@@ -29,6 +29,7 @@ pub mod fsx;
 pub mod handoff;
 pub mod hooks;
 pub mod inbox;
+pub mod knowledge;
 pub mod memory;
 pub mod outcome;
 pub mod patterns;
