@@ -208,7 +208,7 @@ fn every_tool_acts_on_the_workspace() {
         "lint on the way: {done}"
     );
     assert!(
-        done.contains("session_note, current_state, publish"),
+        done.contains("session_note, learn, current_state, publish"),
         "{done}"
     );
     let state = p.current_state().expect("current-state.md written");
