@@ -34,6 +34,7 @@ pub mod memory;
 pub mod outcome;
 pub mod patterns;
 pub mod secrets;
+pub mod task;
 pub mod workspace;
 
 pub use engine::{

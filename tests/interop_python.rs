@@ -24,7 +24,8 @@ const STATUS_COMPLETED: &str =
 // Our default plan learns from the note after writing it (`learn`); 0.5.1
 // reads the extra step like any other.
 const STATUS_OURS_INTERRUPTED: &str = "status: in_progress\n  [x] session_note\n  [x] learn\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n";
-const STATUS_OURS_COMPLETED: &str = "status: completed\n  [x] session_note\n  [x] learn\n  [x] current_state\n  [x] publish\n";
+const STATUS_OURS_COMPLETED: &str =
+    "status: completed\n  [x] session_note\n  [x] learn\n  [x] current_state\n  [x] publish\n";
 
 /// The Python CLI, or `None` (after printing why) when the test must be skipped.
 fn python_cli() -> Option<PathBuf> {
