@@ -110,9 +110,7 @@ const MIN_WORDS: usize = 3;
 pub fn findings(note: &str) -> Vec<Finding> {
     let doc = HandoffDocument::parse(note);
     let mut raw: Vec<Finding> = Vec::new();
-    let mut tagged_lines = Vec::new();
     for line in doc.lines.iter().filter(|l| !l.fenced) {
-        let mut found = false;
         for caps in TAG.captures_iter(line.text) {
             let tag = caps.get(0).expect("whole match");
             let kind = FactKind::parse(&caps[1]).expect("the pattern names kinds");
@@ -129,10 +127,6 @@ pub fn findings(note: &str) -> Vec<Finding> {
                 text: after[..end].to_string(),
                 line: line.number,
             });
-            found = true;
-        }
-        if found {
-            tagged_lines.push(line.number);
         }
     }
     for section in &doc.sections {
@@ -146,15 +140,15 @@ pub fn findings(note: &str) -> Vec<Finding> {
             },
         };
         for item in &section.items {
-            let lines = item.line..item.line + item.text.lines().count().max(1);
-            if tagged_lines.iter().any(|l| lines.contains(l)) {
-                continue; // its tags were read above
+            // Lines holding a tag were read above.
+            let untagged: Vec<&str> = item.text.lines().filter(|l| !TAG.is_match(l)).collect();
+            if !untagged.is_empty() {
+                raw.push(Finding {
+                    kind,
+                    text: untagged.join("\n"),
+                    line: item.line,
+                });
             }
-            raw.push(Finding {
-                kind,
-                text: item.text.clone(),
-                line: item.line,
-            });
         }
     }
     let mut out: Vec<(Finding, Shingles)> = Vec::new();
