@@ -199,7 +199,7 @@ impl TaskStore {
         for name in self.names()? {
             tasks.push(self.load(&name)?);
         }
-        tasks.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        tasks.sort_by_key(|t| std::cmp::Reverse(t.updated_at));
         Ok(tasks)
     }
 

@@ -134,7 +134,7 @@ pub fn history(ws: &Workspace, n: usize) -> History {
             }
         }
     }
-    notes.sort_by(|a, b| (b.0.date, b.0.n).cmp(&(a.0.date, a.0.n)));
+    notes.sort_by_key(|n| std::cmp::Reverse((n.0.date, n.0.n)));
     let read = |path: &PathBuf| {
         crate::fsx::read_text_bounded(
             path,

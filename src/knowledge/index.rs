@@ -64,7 +64,7 @@ pub fn render(facts: &[Fact], cap: IndexCap) -> String {
                 .filter(|f| f.kind == *k && f.is_current())
                 .collect();
             of_kind.reverse(); // detail files are oldest first; the index newest first
-            of_kind.sort_by(|a, b| b.date.cmp(&a.date));
+            of_kind.sort_by_key(|f| std::cmp::Reverse(f.date));
             (*k, of_kind)
         })
         .filter(|(_, fs)| !fs.is_empty())

@@ -144,7 +144,7 @@ impl FactSet {
                     || (!wanted.is_empty() && wanted.iter().all(|w| words.contains(w.as_str())))
             })
             .collect();
-        hits.sort_by(|a, b| b.date.cmp(&a.date));
+        hits.sort_by_key(|f| std::cmp::Reverse(f.date));
         hits
     }
 }
