@@ -773,7 +773,7 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
         "the steps it knows ran"
     );
     assert_eq!(
-        after["plan"][3],
+        after["plan"][4],
         serde_json::json!({"name": "publish", "kind": "teleport", "to": "mars"}),
         "the newer step is kept as written"
     );

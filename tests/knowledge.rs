@@ -319,3 +319,53 @@ fn two_machines_adding_facts_merge_without_conflict() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(knowledge_json(&a, false).len(), 8);
 }
+
+#[test]
+fn identity_changes_only_through_its_command_is_versioned_and_linted() {
+    let p = Project::new(&config(""));
+    assert!(
+        p.handover("## Policies\n- Never force-push\n")
+            .status
+            .success()
+    );
+    assert!(
+        !p.path("memory/identity.md").exists(),
+        "a handover never writes it"
+    );
+    let o = p.run(&["identity", "set", "Policies", "- Never force-push to main"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // $EDITOR gets the whole file; the previous version is kept.
+    let o = p
+        .cmd()
+        .args(["identity", "edit"])
+        .env_remove("VISUAL")
+        .env(
+            "EDITOR",
+            "sed -i 's/^## Goals$/## Goals\\n\\n- Ship the parser, 30\\/90 tests pass today/'",
+        )
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = json(&p.run(&["--json", "identity", "show"]));
+    let text = shown["text"].as_str().unwrap();
+    assert!(
+        text.contains("- Never force-push to main") && text.contains("- Ship the parser"),
+        "{text}"
+    );
+    assert_eq!(shown["versions"], 2);
+    // Volatile status in the identity layer is flagged.
+    let lint = json(&p.run(&["--json", "lint", "memory/identity.md"]));
+    let rules: Vec<&str> = lint["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["volatile-identity"], "{lint}");
+    // The brief loads it.
+    let brief = stdout(&p.run(&["brief"]));
+    assert!(
+        brief.contains("## 4. Identity\n\nFrom `memory/identity.md`:"),
+        "{brief}"
+    );
+}
