@@ -784,7 +784,7 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
     assert_eq!(p.check(), 0);
     let record = p.checkpoint_json();
     assert_eq!(
-        record["plan"][3]["to"], "mars",
+        record["plan"][4]["to"], "mars",
         "abandoning keeps every field"
     );
 }
