@@ -288,6 +288,55 @@ mod tests {
     }
 
     #[test]
+    fn the_index_goes_before_the_state_and_the_identity_last() {
+        let excerpt = |path: &str, lines: usize| Excerpt {
+            path: path.into(),
+            text: Some(
+                (1..=lines)
+                    .map(|i| format!("- {path} line {i} with a few words in it"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            total_lines: lines,
+            shown_lines: lines,
+            truncated: false,
+            error: None,
+        };
+        let mut b = brief(700, 0, 40);
+        b.index = Some(excerpt("memory/MEMORY.md", 60));
+        b.identity = Some(excerpt("memory/identity.md", 10));
+        fit(&mut b);
+        let index = b.index.as_ref().unwrap();
+        assert!(index.truncated, "{index:?}");
+        assert!(!b.identity.as_ref().unwrap().truncated);
+        assert!(
+            b.omitted.iter().any(|o| o.starts_with("the memory index")),
+            "{:?}",
+            b.omitted
+        );
+        // A budget that only the identity and the essentials fit: the index
+        // and the state go, the identity stays whole.
+        let mut lean = b.clone();
+        for e in [lean.index.as_mut().unwrap(), &mut lean.current_state] {
+            e.text = None;
+            e.truncated = true;
+        }
+        lean.omitted = omissions(&lean);
+        let mut tight = b.clone();
+        tight.max_tokens = estimate_tokens(&render::markdown(&lean)) + 10;
+        fit(&mut tight);
+        assert!(tight.index.as_ref().unwrap().text.is_none());
+        assert!(tight.current_state.text.is_none());
+        assert!(!tight.identity.as_ref().unwrap().truncated);
+        let md = tight.to_markdown();
+        assert!(
+            md.contains("## 5. Memory index\n\nLeft out to fit the budget"),
+            "{md}"
+        );
+        assert!(md.contains("memory/identity.md line 10"), "{md}");
+    }
+
+    #[test]
     fn essentials_stay_even_over_budget() {
         let mut b = brief(10, 3, 5);
         fit(&mut b);

@@ -278,6 +278,21 @@ mod tests {
     }
 
     #[test]
+    fn a_tagged_line_continuing_a_list_item_is_read_once_and_the_item_kept() {
+        let note = "## Key decisions\n- Use flock for the lock because the kernel frees it\n[GOTCHA] tmux needs -e to keep colours\n";
+        assert_eq!(
+            kinds_and_texts(note),
+            [
+                (FactKind::Gotcha, "Tmux needs -e to keep colours".into()),
+                (
+                    FactKind::Decision,
+                    "Use flock for the lock because the kernel frees it".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn session_only_statements_and_history_are_triaged() {
         assert_eq!(triage("Tests pass so far"), None);
         assert_eq!(triage("heute alle Tests grün gemacht"), None);
