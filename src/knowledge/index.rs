@@ -88,7 +88,7 @@ pub fn render(facts: &[Fact], cap: IndexCap) -> String {
 
 fn render_with(by_kind: &[(FactKind, Vec<&Fact>)], per_topic: usize) -> String {
     let mut out = format!(
-        "{INDEX_HEADER}\n# Memory index\n\nPermanent facts learned from handovers, one line each, newest first; every fact with its history is in `knowledge/`. Manage them with `agent-handover knowledge`.\n"
+        "{INDEX_HEADER}\n# Memory index\n\nPermanent facts learned from handovers, one line each, newest first; every fact with its history is in `knowledge/`, from which this file is rebuilt (edit those, or use `agent-handover knowledge`).\n"
     );
     for (kind, facts) in by_kind {
         let topic = kind.topic();
