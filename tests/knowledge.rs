@@ -314,6 +314,42 @@ fn two_machines_adding_facts_merge_without_conflict() {
             "{id} in\n{index}"
         );
     }
+    // The pure merge rule a backend can call gives the same facts on the
+    // same three real versions of each file.
+    let d = a.dir.path();
+    let merge = git(d, &["rev-parse", "origin/main"]);
+    let (ours, theirs) = (format!("{merge}^1"), format!("{merge}^2"));
+    let base = git(d, &["merge-base", &ours, &theirs]);
+    let keyed = |text: &str| {
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| agent_handover::knowledge::index::line_key(l).is_some())
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        lines
+    };
+    let show = |rev: &str, path: &str| {
+        let o = std::process::Command::new("git")
+            .arg("-C")
+            .arg(d)
+            .args(["show", &format!("{rev}:{path}")])
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap() // empty when the file is new
+    };
+    for path in [
+        "memory/MEMORY.md",
+        "memory/knowledge/gotchas.md",
+        "memory/knowledge/decisions.md",
+    ] {
+        let merged = agent_handover::knowledge::merge(
+            &show(&base, path),
+            &show(&ours, path),
+            &show(&theirs, path),
+        );
+        assert_eq!(keyed(&merged), keyed(&show(&merge, path)), "{path}");
+    }
     // The next handover rewrites the merged files in their canonical form.
     let o = a.handover("[REUSE] common::git runs git and asserts it succeeded");
     assert!(o.status.success(), "{}", stderr(&o));
