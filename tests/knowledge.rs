@@ -405,3 +405,33 @@ fn identity_changes_only_through_its_command_is_versioned_and_linted() {
         "{brief}"
     );
 }
+
+#[test]
+fn the_index_cap_comes_from_the_config_and_moves_detail_out() {
+    let p = Project::new(&config("[knowledge]\nmax_index_lines = 30\n"));
+    // A note that opens with a list item (`--note "- ..."`) is a note, not a flag.
+    let note: String = (0..40)
+        .map(|i| {
+            format!(
+                "- [GOTCHA] service s{i} needs port p{} open before tool t{}\n",
+                i * 7,
+                i * 13
+            )
+        })
+        .collect();
+    let o = p.handover(&note);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = std::fs::read_to_string(p.path("memory/MEMORY.md")).unwrap();
+    assert!(index.lines().count() <= 30, "{index}");
+    assert!(
+        index.contains("more in [knowledge/gotchas.md](knowledge/gotchas.md)"),
+        "{index}"
+    );
+    assert_eq!(fact_lines(&p).len(), 40, "no fact dropped");
+
+    let small = Project::new(&config("[knowledge]\nmax_index_lines = 3\n"));
+    let o = small.handover("[GOTCHA] anything at all here");
+    assert_eq!(o.status.code(), Some(78), "{}", stderr(&o));
+    assert!(stderr(&o).contains("max_index_lines"), "{}", stderr(&o));
+    assert!(!small.path("memory").exists(), "nothing written");
+}

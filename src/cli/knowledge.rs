@@ -1,7 +1,7 @@
 //! `knowledge list | show | search | forget`: the facts `learn` kept in the
 //! memory index (`MEMORY.md`) and its detail files.
 
-use agent_handover::knowledge::{Fact, FactKind, Knowledge};
+use agent_handover::knowledge::{Fact, FactKind, IndexCap, Knowledge};
 use agent_handover::{Result, secrets};
 use clap::Subcommand;
 use serde_json::json;
@@ -131,7 +131,10 @@ pub fn knowledge(command: &KnowledgeCommand, out: Output) -> Result<u8> {
 }
 
 fn store(target: &Target) -> Result<Knowledge> {
-    Ok(Knowledge::new(target.workspace()?.memory))
+    let ws = target.workspace()?;
+    let cap = IndexCap::from_config(&ws.config.knowledge)
+        .map_err(|e| agent_handover::Error::config(ws.config_path.as_deref(), e))?;
+    Ok(Knowledge::new(ws.memory).with_cap(cap))
 }
 
 fn parse_topic(topic: &str) -> std::result::Result<FactKind, String> {

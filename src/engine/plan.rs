@@ -21,6 +21,7 @@ use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::handoff::{self, LintContext};
+use crate::knowledge::IndexCap;
 use crate::memory::compact;
 use crate::memory::month::YearMonth;
 use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
@@ -326,6 +327,8 @@ pub fn plan_from_config(
                 StepAction::Learn(LearnStep {
                     memory_dir: memory_dir.clone(),
                     date: today,
+                    cap: IndexCap::from_config(&cfg.knowledge)
+                        .map_err(|e| Error::config(cfg_path, e))?,
                 }),
             ),
             true,

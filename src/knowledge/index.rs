@@ -32,12 +32,42 @@ use super::fact::{Fact, FactKind};
 pub const INDEX_HEADER: &str = "<!-- agent-handover | index -->";
 
 /// The size the index must stay within.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IndexCap {
     /// Most lines.
     pub max_lines: usize,
     /// Most bytes.
     pub max_bytes: usize,
+}
+
+/// The smallest cap accepted: room for the headings and a few facts.
+const MIN_CAP: IndexCap = IndexCap {
+    max_lines: 20,
+    max_bytes: 2 * 1024,
+};
+
+impl IndexCap {
+    /// The cap `[knowledge]` sets (defaults for what it leaves out);
+    /// `Err` says which key is below the minimum.
+    pub fn from_config(section: &crate::config::KnowledgeSection) -> Result<Self, String> {
+        let default = IndexCap::default();
+        let cap = IndexCap {
+            max_lines: section.max_index_lines.unwrap_or(default.max_lines),
+            max_bytes: section.max_index_bytes.unwrap_or(default.max_bytes),
+        };
+        if cap.max_lines < MIN_CAP.max_lines || cap.max_bytes < MIN_CAP.max_bytes {
+            return Err(format!(
+                "[knowledge] max_index_lines = {} / max_index_bytes = {} is too small to index anything\n  fix: use at least {} lines and {} bytes (defaults: {} and {})",
+                cap.max_lines,
+                cap.max_bytes,
+                MIN_CAP.max_lines,
+                MIN_CAP.max_bytes,
+                default.max_lines,
+                default.max_bytes
+            ));
+        }
+        Ok(cap)
+    }
 }
 
 impl Default for IndexCap {

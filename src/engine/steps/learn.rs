@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::super::step::{AfterCrash, Inputs, Step, StepContext, StepError, WrittenDir};
-use crate::knowledge::Knowledge;
+use crate::knowledge::{IndexCap, Knowledge};
 use crate::workspace::MemoryLayout;
 
 /// Learn the tagged findings and knowledge sections of the run's session
@@ -17,6 +17,10 @@ pub struct LearnStep {
     pub memory_dir: PathBuf,
     /// The session's date (the facts' date, even when resumed later).
     pub date: NaiveDate,
+    /// The cap the index is kept under (`[knowledge]`; the default when a
+    /// staged plan has none).
+    #[serde(default)]
+    pub cap: IndexCap,
 }
 
 impl Step for LearnStep {
@@ -45,11 +49,9 @@ impl Step for LearnStep {
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let note = ctx.inputs.session_note.as_deref().unwrap_or_default();
-        let report = Knowledge::new(MemoryLayout::at(&self.memory_dir)).learn(
-            note,
-            &format!("run {}", ctx.run_id),
-            self.date,
-        )?;
+        let report = Knowledge::new(MemoryLayout::at(&self.memory_dir))
+            .with_cap(self.cap)
+            .learn(note, &format!("run {}", ctx.run_id), self.date)?;
         Ok(Some(report.summary()))
     }
 }
