@@ -213,6 +213,12 @@ impl Workspace {
         self.state_dir().join("history").join("identity")
     }
 
+    /// The lock `learn` and `knowledge forget` hold while they change the
+    /// memory index: `knowledge.lock` in the state folder (never deleted).
+    pub fn knowledge_lock(&self) -> PathBuf {
+        self.state_dir().join("knowledge.lock")
+    }
+
     /// Multi-step task state, one JSON file per task: `tasks/` in the state folder.
     pub fn tasks_dir(&self) -> PathBuf {
         self.state_dir().join("tasks")

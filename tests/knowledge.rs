@@ -46,14 +46,18 @@ const NOTE_DE: &str = "\
 - Den Push in einer Schleife wiederholen: der Server lehnt ihn gleich ab
 ";
 
-/// Every fact line of the detail files: id -> how many lines hold it.
+/// Every fact line of the topic files (not the forgotten record): id -> how many lines hold it.
 fn fact_lines(p: &Project) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
     let Ok(dir) = std::fs::read_dir(p.path("memory/knowledge")) else {
         return counts;
     };
     for file in dir {
-        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        let path = file.unwrap().path();
+        if path.ends_with("forgotten.md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
         for line in text.lines() {
             if let Some(id) = line.strip_prefix("- [").and_then(|r| r.split(']').next()) {
                 *counts.entry(id.to_string()).or_default() += 1;
@@ -434,4 +438,55 @@ fn the_index_cap_comes_from_the_config_and_moves_detail_out() {
     assert_eq!(o.status.code(), Some(78), "{}", stderr(&o));
     assert!(stderr(&o).contains("max_index_lines"), "{}", stderr(&o));
     assert!(!small.path("memory").exists(), "nothing written");
+}
+
+#[test]
+fn forget_waits_for_a_learning_handover_and_neither_change_is_lost() {
+    let p = Project::new(&config(""));
+    assert!(
+        p.handover("[GOTCHA] The staging database resets every night at 02:00")
+            .status
+            .success()
+    );
+    let old = knowledge_json(&p, false)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A handover that has read the facts and then stalls while learning more.
+    let mut learning = p
+        .std_cmd()
+        .args([
+            "run",
+            "--note",
+            "[REUSE] scripts/seed.sh refills the staging database",
+        ])
+        .env("AGENT_HANDOVER_FAILPOINT", "stall:learn-loaded:1500")
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let learn_running = || {
+        std::fs::read(p.checkpoint_path())
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .is_some_and(|cp| cp["step_records"]["learn"]["state"] == "running")
+    };
+    while !learn_running() {
+        assert!(std::time::Instant::now() < deadline, "learn never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let o = p.run(&["knowledge", "forget", &old, "--reason", "no longer reset"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(learning.wait().unwrap().success());
+    let facts = knowledge_json(&p, false);
+    let ids: Vec<&str> = facts.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids.len(),
+        1,
+        "the new fact stays and the forgotten one is not written back: {facts:#?}"
+    );
+    assert_ne!(ids[0], old);
+    assert!(!fact_lines(&p).contains_key(&old));
+    let index = std::fs::read_to_string(p.path("memory/MEMORY.md")).unwrap();
+    assert!(!index.contains(&old) && index.contains(ids[0]), "{index}");
 }

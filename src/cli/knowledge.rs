@@ -134,7 +134,8 @@ fn store(target: &Target) -> Result<Knowledge> {
     let ws = target.workspace()?;
     let cap = IndexCap::from_config(&ws.config.knowledge)
         .map_err(|e| agent_handover::Error::config(ws.config_path.as_deref(), e))?;
-    Ok(Knowledge::new(ws.memory).with_cap(cap))
+    let lock = ws.knowledge_lock();
+    Ok(Knowledge::new(ws.memory).with_cap(cap).with_lock(lock))
 }
 
 fn parse_topic(topic: &str) -> std::result::Result<FactKind, String> {

@@ -180,6 +180,7 @@ impl LearnReport {
 pub struct Knowledge {
     layout: MemoryLayout,
     cap: IndexCap,
+    lock: Option<PathBuf>,
 }
 
 impl Knowledge {
@@ -188,7 +189,34 @@ impl Knowledge {
         Knowledge {
             layout,
             cap: IndexCap::default(),
+            lock: None,
         }
+    }
+
+    /// The same, holding an advisory lock on `file` (outside the memory
+    /// tree, never deleted) while it learns or forgets, so that a `learn`
+    /// step and a `knowledge forget` never lose each other's change.
+    pub fn with_lock(mut self, file: PathBuf) -> Self {
+        self.lock = Some(file);
+        self
+    }
+
+    /// Take the lock, if one is set; it is held until the file is dropped.
+    fn locked(&self) -> Result<Option<std::fs::File>> {
+        let Some(path) = &self.lock else {
+            return Ok(None);
+        };
+        if let Some(dir) = path.parent() {
+            fsx::create_dir_durable(dir)?;
+        }
+        let file = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io("open", path, e))?;
+        file.lock().map_err(|e| Error::io("lock", path, e))?;
+        Ok(Some(file))
     }
 
     /// The same, with another cap on the index.
@@ -238,7 +266,9 @@ impl Knowledge {
     /// new facts added, corrections applied, files written; idempotent.
     pub fn learn(&self, note: &str, source: &str, date: NaiveDate) -> Result<LearnReport> {
         let findings = extract::findings(note);
+        let _lock = self.locked()?;
         let mut set = self.load()?;
+        crate::failpoint::hit("learn-loaded");
         let mut report = LearnReport::default();
         let mut known: Vec<(String, Shingles)> = set
             .facts
@@ -286,6 +316,7 @@ impl Knowledge {
     /// Forget the fact `id_prefix` names: recorded in `knowledge/forgotten.md`
     /// first (with `reason`), then taken out of its detail file and the index.
     pub fn forget(&self, id_prefix: &str, reason: Option<&str>, on: NaiveDate) -> Result<Fact> {
+        let _lock = self.locked()?;
         let mut set = self.load()?;
         let fact = set.find(id_prefix)?.clone();
         set.forgotten.push(Forgotten {

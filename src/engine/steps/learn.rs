@@ -51,6 +51,7 @@ impl Step for LearnStep {
         let note = ctx.inputs.session_note.as_deref().unwrap_or_default();
         let report = Knowledge::new(MemoryLayout::at(&self.memory_dir))
             .with_cap(self.cap)
+            .with_lock(ctx.workspace.knowledge_lock())
             .learn(note, &format!("run {}", ctx.run_id), self.date)?;
         Ok(Some(report.summary()))
     }
