@@ -41,6 +41,19 @@ pub struct Config {
     /// `[[metric]]`: commands whose numbers every handover records.
     #[serde(default, rename = "metric")]
     pub metrics: Vec<MetricSection>,
+    /// `[knowledge]`: the memory index's cap.
+    #[serde(default)]
+    pub knowledge: KnowledgeSection,
+}
+
+/// `[knowledge]` section: the cap `MEMORY.md` is kept under (by moving
+/// detail out of it, never by dropping a fact).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct KnowledgeSection {
+    /// Most lines of the index (default 200).
+    pub max_index_lines: Option<usize>,
+    /// Most bytes of the index (default 25,600).
+    pub max_index_bytes: Option<usize>,
 }
 
 /// `[compaction]` section.

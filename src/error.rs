@@ -278,6 +278,32 @@ pub enum Error {
         /// What is wrong with it.
         why: String,
     },
+    /// A fact id (`knowledge show`, `knowledge forget`) that names no fact, or several.
+    #[error("fact {id:?} {why}\n  fix: `agent-handover knowledge list` shows the ids")]
+    UnknownFact {
+        /// The id (prefix) given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A task name that names no task file.
+    #[error("no task {name:?} in {}; tasks: {known}\n  fix: `agent-handover task list` shows them; `agent-handover task start NAME --step ...` begins one", dir.display())]
+    UnknownTask {
+        /// The name given.
+        name: String,
+        /// The tasks folder.
+        dir: PathBuf,
+        /// The tasks there.
+        known: String,
+    },
+    /// `task start` of a task that already exists.
+    #[error("task {name:?} already exists ({})\n  fix: continue it with `agent-handover task step {name} ...`, or pick another name", path.display())]
+    TaskExists {
+        /// The name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+    },
     /// A secret where none may pass: in a run's note or current state, an
     /// inbox message, or a file a publish would send. Nothing was written,
     /// sent or committed.
@@ -393,6 +419,9 @@ impl Error {
             Error::UnknownStep { .. } => ("unknown_step", USAGE),
             Error::UnknownVersion { .. } => ("unknown_version", USAGE),
             Error::UnknownMessage { .. } => ("unknown_message", USAGE),
+            Error::UnknownFact { .. } => ("unknown_fact", USAGE),
+            Error::UnknownTask { .. } => ("unknown_task", USAGE),
+            Error::TaskExists { .. } => ("task_exists", USAGE),
             Error::EmptyText { .. } => ("empty_text", USAGE),
             Error::SecretFound(_) => ("secret_found", SECRET_FOUND),
         };

@@ -30,11 +30,13 @@ pub mod fsx;
 pub mod handoff;
 pub mod hooks;
 pub mod inbox;
+pub mod knowledge;
 pub mod memory;
 pub mod outcome;
 pub mod patterns;
 pub mod secrets;
 pub mod sync;
+pub mod task;
 pub mod workspace;
 
 pub use engine::{

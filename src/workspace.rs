@@ -223,6 +223,22 @@ impl Workspace {
             .join(format!("{run_id}.{step}"))
     }
 
+    /// Every version of `identity.md`, kept like current-state.md's.
+    pub fn identity_history_dir(&self) -> PathBuf {
+        self.state_dir().join("history").join("identity")
+    }
+
+    /// The lock `learn` and `knowledge forget` hold while they change the
+    /// memory index: `knowledge.lock` in the state folder (never deleted).
+    pub fn knowledge_lock(&self) -> PathBuf {
+        self.state_dir().join("knowledge.lock")
+    }
+
+    /// Multi-step task state, one JSON file per task: `tasks/` in the state folder.
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.state_dir().join("tasks")
+    }
+
     /// Drafted handoffs the hooks saved, `drafts/` beside the checkpoint.
     pub fn drafts_dir(&self) -> PathBuf {
         self.state_dir().join("drafts")
@@ -330,6 +346,37 @@ impl MemoryLayout {
     /// `layer3/`, holding the monthly archives.
     pub fn layer3_dir(&self) -> PathBuf {
         self.root.join("layer3")
+    }
+
+    /// `MEMORY.md`, the memory index: one line per permanent fact, within its cap.
+    pub fn memory_index(&self) -> PathBuf {
+        self.root.join("MEMORY.md")
+    }
+
+    /// `knowledge/`, the index's detail files: one per topic, and the forgotten record.
+    pub fn knowledge_dir(&self) -> PathBuf {
+        self.root.join("knowledge")
+    }
+
+    /// `knowledge/<topic>.md`, every fact of one topic (`decisions`, `gotchas`, ...).
+    pub fn knowledge_topic(&self, topic: &str) -> PathBuf {
+        self.knowledge_dir().join(format!("{topic}.md"))
+    }
+
+    /// `knowledge/forgotten.md`, the facts taken out with `knowledge forget`.
+    pub fn knowledge_forgotten(&self) -> PathBuf {
+        self.knowledge_dir().join("forgotten.md")
+    }
+
+    /// `.gitattributes` at the memory root: the index and the detail files
+    /// merge line by line (`merge=union`) when git has no better driver.
+    pub fn gitattributes(&self) -> PathBuf {
+        self.root.join(".gitattributes")
+    }
+
+    /// `identity.md`, the slow-changing layer: policies and long-term goals.
+    pub fn identity(&self) -> PathBuf {
+        self.root.join("identity.md")
     }
 }
 

@@ -35,7 +35,7 @@ fn completed_run_writes_both_layers_and_checks_2() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "handover steps executed: session_note, current_state, publish\n"
+        "handover steps executed: session_note, learn, current_state, publish\n"
     );
     assert_eq!(p.check(), 2);
     let notes = p.notes();
@@ -48,7 +48,7 @@ fn completed_run_writes_both_layers_and_checks_2() {
     assert_eq!(p.current_state().unwrap(), header(2) + "shipped the parser");
     assert_eq!(
         stdout(&p.run(&["status"])),
-        "status: completed\n  [x] session_note\n  [x] current_state\n  [x] publish\n"
+        "status: completed\n  [x] session_note\n  [x] learn\n  [x] current_state\n  [x] publish\n"
     );
 }
 
@@ -69,7 +69,7 @@ fn failing_step_stays_pending_and_rerun_skips_done_steps() {
     assert_eq!(stderr(&check), "", "check answers with its exit code only");
     assert_eq!(
         stdout(&p.run(&["status"])),
-        "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n"
+        "status: in_progress\n  [x] session_note\n  [x] learn\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n"
     );
 
     // Still failing: attempts are counted, the note is not written twice.
@@ -420,7 +420,7 @@ fn different_note_while_interrupted_finishes_the_old_run_first() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("finished interrupted handover "), "{out}");
-    assert!(out.ends_with(": current_state, publish\nhandover steps executed: session_note, current_state, publish\n"), "{out}");
+    assert!(out.ends_with(": current_state, publish\nhandover steps executed: session_note, learn, current_state, publish\n"), "{out}");
     assert_eq!(p.notes().len(), 2);
     assert_eq!(p.current_state().unwrap(), header(2) + "second");
 }
@@ -469,7 +469,7 @@ fn interrupted_non_idempotent_step_waits_for_a_human() {
         status.contains("needs a human: check its effects, then `agent-handover retry deploy`"),
         "{status}"
     );
-    let deploy = &json(&p.run(&["status", "--json"]))["steps"][2];
+    let deploy = &json(&p.run(&["status", "--json"]))["steps"][3];
     assert_eq!(deploy["needs_human"], true, "{deploy}");
     assert_eq!(deploy["after_crash"], "ask_human", "{deploy}");
     let brief = stdout(&p.run(&["brief"]));
@@ -512,7 +512,7 @@ fn retry_of_unknown_or_done_step_is_refused() {
     let o = p.run(&["retry", "nope"]);
     assert_eq!(o.status.code(), Some(64));
     assert!(
-        stderr(&o).contains("steps: session_note, current_state, publish"),
+        stderr(&o).contains("steps: session_note, learn, current_state, publish"),
         "{}",
         stderr(&o)
     );
@@ -570,7 +570,7 @@ fn abandon_keeps_the_record_and_the_files() {
     assert_eq!(p.check(), 0);
     assert_eq!(
         stdout(&p.run(&["status"])),
-        "status: abandoned\n  [x] session_note\n  [ ] current_state\n  [ ] publish\n"
+        "status: abandoned\n  [x] session_note\n  [x] learn\n  [ ] current_state\n  [ ] publish\n"
     );
     let cp = p.checkpoint_json();
     assert_eq!(cp["abandoned"]["reason"], "superseded by a new plan");
@@ -611,7 +611,7 @@ fn history_lists_runs_newest_first_with_json() {
     assert!(started[0] > started[2], "distinct start times");
     assert!(
         runs.iter()
-            .all(|r| r["status"] == "completed" && r["steps_done"] == 3)
+            .all(|r| r["status"] == "completed" && r["steps_done"] == 4)
     );
     assert_eq!(
         json(&p.run(&["history", "--json", "--limit", "1"]))
@@ -630,7 +630,7 @@ fn json_output_for_every_command() {
     let run = json(&p.run(&["--json", "run", "--config", "handover.toml", "--note", "n"]));
     assert_eq!(
         run["executed"],
-        serde_json::json!(["session_note", "current_state", "publish"])
+        serde_json::json!(["session_note", "learn", "current_state", "publish"])
     );
     let status = json(&p.run(&["status", "--json"]));
     assert_eq!(status["status"], "completed");
@@ -744,8 +744,8 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
         "still an interrupted handover, not a corrupt file"
     );
     let status = json(&p.run(&["status", "--json"]));
-    assert_eq!(status["steps"][3]["kind"], "teleport");
-    assert_eq!(status["steps"][3]["after_crash"], "ask_human");
+    assert_eq!(status["steps"][4]["kind"], "teleport");
+    assert_eq!(status["steps"][4]["after_crash"], "ask_human");
 
     std::fs::write(p.path("open"), "").unwrap();
     let before = std::fs::read(p.checkpoint_path()).unwrap();
@@ -765,7 +765,7 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
         "the steps it knows ran"
     );
     assert_eq!(
-        after["plan"][3],
+        after["plan"][4],
         serde_json::json!({"name": "publish", "kind": "teleport", "to": "mars"}),
         "the newer step is kept as written"
     );
@@ -776,7 +776,7 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
     assert_eq!(p.check(), 0);
     let record = p.checkpoint_json();
     assert_eq!(
-        record["plan"][3]["to"], "mars",
+        record["plan"][4]["to"], "mars",
         "abandoning keeps every field"
     );
 }

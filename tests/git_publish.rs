@@ -127,7 +127,7 @@ fn no_push_commits_locally_and_nothing_to_commit_is_success() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "handover steps executed: session_note, current_state, publish\n"
+        "handover steps executed: session_note, learn, current_state, publish\n"
     );
     assert_eq!(
         git(p.dir.path(), &["rev-parse", "HEAD"]),
@@ -586,7 +586,7 @@ fn an_interrupted_publish_is_shown_as_safe_to_resume_everywhere() {
         "{status}"
     );
     assert!(!status.contains("needs a human"), "{status}");
-    let publish = &common::json(&p.run(&["status", "--json"]))["steps"][2];
+    let publish = &common::json(&p.run(&["status", "--json"]))["steps"][3];
     assert_eq!(publish["needs_human"], false, "{publish}");
     assert_eq!(publish["after_crash"], "reconcile", "{publish}");
 

@@ -21,6 +21,11 @@ const NOTE: &str =
 const STATUS_INTERRUPTED: &str = "status: in_progress\n  [x] session_note\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n";
 const STATUS_COMPLETED: &str =
     "status: completed\n  [x] session_note\n  [x] current_state\n  [x] publish\n";
+// Our default plan learns from the note after writing it (`learn`); 0.5.1
+// reads the extra step like any other.
+const STATUS_OURS_INTERRUPTED: &str = "status: in_progress\n  [x] session_note\n  [x] learn\n  [ ] current_state\n  [ ] publish\npending: current_state, publish\n";
+const STATUS_OURS_COMPLETED: &str =
+    "status: completed\n  [x] session_note\n  [x] learn\n  [x] current_state\n  [x] publish\n";
 
 /// The Python CLI, or `None` (after printing why) when the test must be skipped.
 fn python_cli() -> Option<PathBuf> {
@@ -276,7 +281,7 @@ fn python_interrupted_checkpoint_is_finished_by_our_run() {
     assert_exit(&run, 0, "our run finishing python's handover");
     assert_eq!(
         stdout(&run),
-        "handover steps executed: current_state, publish\n"
+        "handover steps executed: learn, current_state, publish\n"
     );
 
     // session_note was not redone: still exactly one layer-1 note, unchanged.
@@ -304,7 +309,7 @@ fn python_interrupted_checkpoint_is_finished_by_our_run() {
     );
     assert_exit(&p.py(&["check"]), 2, "python check after our run");
     assert_exit(&p.ours(&["check"]), 2, "our check after our run");
-    assert_same_status(&p, STATUS_COMPLETED);
+    assert_same_status(&p, STATUS_OURS_COMPLETED);
 }
 
 #[test]
@@ -325,14 +330,14 @@ fn our_interrupted_then_completed_checkpoint_is_read_by_python() {
     assert_eq!(cp["step_records"]["current_state"]["state"], "failed");
     assert_eq!(
         steps_map(&cp),
-        serde_json::json!({"session_note": "done", "current_state": "pending", "publish": "pending"})
+        serde_json::json!({"session_note": "done", "learn": "done", "current_state": "pending", "publish": "pending"})
     );
 
     assert_exit(&p.ours(&["check"]), 1, "our check");
     let check = p.py(&["check"]);
     assert_exit(&check, 1, "python check");
     assert_eq!(stdout(&check), "");
-    assert_same_status(&p, STATUS_INTERRUPTED);
+    assert_same_status(&p, STATUS_OURS_INTERRUPTED);
 
     p.unblock_layer2();
     let resume = p.ours(&["resume"]);
@@ -348,7 +353,7 @@ fn our_interrupted_then_completed_checkpoint_is_read_by_python() {
 
     assert_exit(&p.ours(&["check"]), 2, "our check");
     assert_exit(&p.py(&["check"]), 2, "python check");
-    assert_same_status(&p, STATUS_COMPLETED);
+    assert_same_status(&p, STATUS_OURS_COMPLETED);
     assert_eq!(
         p.checkpoint(),
         cp_done,
@@ -380,7 +385,7 @@ fn our_abandoned_checkpoint_is_nothing_in_progress_for_python() {
     assert_eq!(stdout(&check), "");
     assert_same_status(
         &p,
-        "status: abandoned\n  [x] session_note\n  [ ] current_state\n  [ ] publish\n",
+        "status: abandoned\n  [x] session_note\n  [x] learn\n  [ ] current_state\n  [ ] publish\n",
     );
 }
 
@@ -423,14 +428,14 @@ fn python_run_finishes_our_interrupted_checkpoint() {
     assert_eq!(cp_py["plan"], cp["plan"]);
     assert_eq!(
         steps_map(&cp_py),
-        serde_json::json!({"session_note": "done", "current_state": "done", "publish": "done"})
+        serde_json::json!({"session_note": "done", "learn": "done", "current_state": "done", "publish": "done"})
     );
     assert!(cp_py["finished_at"].is_string());
 
     let check = p.ours(&["check"]);
     assert_exit(&check, 2, "our check after python finished our run");
     assert_exit(&p.py(&["check"]), 2, "python check");
-    assert_same_status(&p, STATUS_COMPLETED);
+    assert_same_status(&p, STATUS_OURS_COMPLETED);
 
     let json = p.ours(&["status", "--json"]);
     assert_exit(&json, 0, "our status --json");
@@ -450,6 +455,7 @@ fn python_run_finishes_our_interrupted_checkpoint() {
         states,
         [
             ("session_note", "done"),
+            ("learn", "done"),
             ("current_state", "done"),
             ("publish", "done")
         ]

@@ -133,7 +133,7 @@ impl Drop for Client {
 const NOTE: &str = "# Handoff\n\n## Done\n- Added the MCP server (src/cli/mcp.rs).\n\n## Next\n- Run `cargo test --test mcp` and review the tool descriptions.\n";
 
 #[test]
-fn tools_list_is_six_small_tools() {
+fn tools_list_is_eight_small_tools() {
     let p = Project::new(&config(""));
     let mut c = Client::start(&p);
     let list = c.request("tools/list", json!({}));
@@ -148,7 +148,9 @@ fn tools_list_is_six_small_tools() {
             "handover",
             "inbox_list",
             "inbox_send",
-            "lint"
+            "knowledge",
+            "lint",
+            "task"
         ]
     );
     let bytes = serde_json::to_string(&list["result"]).unwrap().len();
@@ -208,7 +210,7 @@ fn every_tool_acts_on_the_workspace() {
         "lint on the way: {done}"
     );
     assert!(
-        done.contains("session_note, current_state, publish"),
+        done.contains("session_note, learn, current_state, publish"),
         "{done}"
     );
     let state = p.current_state().expect("current-state.md written");
@@ -293,5 +295,137 @@ fn a_failed_step_is_a_tool_error_and_brief_says_interrupted() {
     let brief = c.ok("brief", json!({}));
     assert!(brief.starts_with("check: 1 (the last handover"), "{brief}");
     assert!(brief.contains("agent-handover resume"), "{brief}");
+    c.finish();
+}
+
+/// A three-step task driven through the CLI and the MCP server, the server
+/// killed halfway, another process carrying on: `brief` shows each stage.
+#[test]
+fn a_task_driven_by_cli_and_mcp_survives_a_killed_server() {
+    let p = Project::new(&config(""));
+    let started = p.run(&[
+        "task", "start", "parser", "--step", "lexer", "--step", "grammar", "--step", "tests",
+    ]);
+    assert!(started.status.success(), "{}", common::stderr(&started));
+    let brief = common::stdout(&p.run(&["brief"]));
+    assert!(
+        brief.contains("- **Next pending step:** 1. lexer"),
+        "{brief}"
+    );
+
+    let mut c = Client::start(&p);
+    let text = c.ok(
+        "task",
+        json!({"action": "step", "name": "parser", "step": "1", "done": true, "output": "src/lexer.rs"}),
+    );
+    assert!(
+        text.contains("[x] 1. lexer · output: src/lexer.rs") && text.contains("[>] 2. grammar"),
+        "{text}"
+    );
+    c.ok(
+        "task",
+        json!({"action": "block", "name": "parser", "step": "grammar", "reason": "waiting for the spec", "failed": ["a PEG generator: too slow"]}),
+    );
+    let (is_error, text) = c.call(
+        "task",
+        json!({"action": "step", "name": "nope", "step": "1"}),
+    );
+    assert!(is_error && text.contains("no task \"nope\""), "{text}");
+    // The server dies without a goodbye; the file holds every change made.
+    c.child.kill().unwrap();
+    c.child.wait().unwrap();
+
+    let brief = common::stdout(&p.run(&["brief"]));
+    assert!(brief.contains("`parser` (1 of 3 steps done"), "{brief}");
+    assert!(
+        brief.contains("- **Next pending step:** 3. tests"),
+        "{brief}"
+    );
+    assert!(
+        brief.contains("- **Blocker:** grammar (blocked: waiting for the spec)"),
+        "{brief}"
+    );
+    assert!(
+        brief.contains("- **Do not retry:** a PEG generator: too slow"),
+        "{brief}"
+    );
+
+    // Another process finishes it.
+    for args in [
+        &["task", "step", "parser", "grammar", "--done"][..],
+        &[
+            "task",
+            "step",
+            "parser",
+            "3",
+            "--done",
+            "--output",
+            "42 passed",
+        ],
+        &["task", "done", "parser"],
+    ] {
+        let o = p.run(args);
+        assert!(o.status.success(), "{args:?}: {}", common::stderr(&o));
+    }
+    let shown = common::json(&p.run(&["--json", "task", "show", "parser"]));
+    let statuses: Vec<&str> = shown["task"]["plan"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["done", "done", "done"]);
+    assert_eq!(shown["task"]["status"], "done");
+    let brief = common::stdout(&p.run(&["brief"]));
+    assert!(
+        !brief.contains("Active task"),
+        "a finished task is not active: {brief}"
+    );
+
+    let mut c = Client::start(&p);
+    let list = c.ok("task", json!({"action": "list"}));
+    assert!(
+        list.contains("task parser · done · 3/3 steps done"),
+        "{list}"
+    );
+    c.finish();
+}
+
+#[test]
+fn a_corrupt_task_file_is_exit_3_named_and_never_overwritten() {
+    let p = Project::new(&config(""));
+    assert!(
+        p.run(&["task", "start", "t1", "--step", "a"])
+            .status
+            .success()
+    );
+    let file = p.path(".agent-handover/tasks/t1.json");
+    std::fs::write(&file, "{\"task\": \"t1\", \"plan\": [").unwrap();
+    for args in [
+        &["task", "step", "t1", "1", "--done"][..],
+        &["task", "show", "t1"],
+        &["task", "list"],
+        &["task", "done", "t1"],
+    ] {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(3), "{args:?}");
+        let err = common::stderr(&o);
+        assert!(err.contains("t1.json") && err.contains("fix:"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\"task\": \"t1\", \"plan\": ["
+    );
+    // The brief still comes, saying what is wrong.
+    let brief = p.run(&["brief"]);
+    assert!(brief.status.success());
+    assert!(
+        common::stdout(&brief).contains("**The task files cannot be read:**"),
+        "{}",
+        common::stdout(&brief)
+    );
+    let mut c = Client::start(&p);
+    let (is_error, text) = c.call("task", json!({"action": "show", "name": "t1"}));
+    assert!(is_error && text.contains("t1.json"), "{text}");
     c.finish();
 }

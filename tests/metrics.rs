@@ -74,7 +74,7 @@ fn run_records_the_numbers_and_metrics_shows_them_across_sessions() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "handover steps executed: metrics, session_note, current_state, publish\n"
+        "handover steps executed: metrics, session_note, learn, current_state, publish\n"
     );
     let record = &p.checkpoint_json()["step_records"]["metrics"];
     assert_eq!(record["state"], "done");

@@ -9,6 +9,8 @@
 //! * layer-3 archives merge by their note markers, each note once
 //!   ([`compact::merge_archives`]);
 //! * read marks merge as the union ([`read_state::merge_marks`]);
+//! * the memory index and the knowledge files merge by fact
+//!   ([`knowledge::merge`]), each fact once;
 //! * `current-state.md` merges section by section ([`state_merge`]): when
 //!   both changed a section, the side that changed it last (by the
 //!   `Handover-At:` trailer of its commits, else their commit time) wins,
@@ -24,6 +26,7 @@ use chrono::{DateTime, Utc};
 use git2::{Commit, Index, IndexEntry, Oid, Repository, Sort};
 
 use crate::inbox::read_state;
+use crate::knowledge;
 use crate::memory::compact;
 use crate::memory::note_name::NoteName;
 use crate::memory::state_merge::{self, Side};
@@ -62,6 +65,7 @@ enum Kind {
     Archive,
     Marks,
     State,
+    Knowledge,
     Other,
 }
 
@@ -69,6 +73,13 @@ fn kind(path: &str, p: &MemoryPrefixes) -> Kind {
     if let Some(rest) = path.strip_prefix(p.memory.as_str()) {
         if rest == "layer2/current-state.md" {
             return Kind::State;
+        }
+        if rest == "MEMORY.md"
+            || rest
+                .strip_prefix("knowledge/")
+                .is_some_and(|f| f.ends_with(".md") && !f.contains('/'))
+        {
+            return Kind::Knowledge;
         }
         if let Some(name) = rest.strip_prefix("layer3/")
             && name.ends_with("-archive.md")
@@ -191,7 +202,10 @@ fn settle_changed_on_both(
     let mut both = Vec::new();
     our_tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
         let path = format!("{root}{}", entry.name().unwrap_or_default());
-        if matches!(kind(&path, prefixes), Kind::Archive | Kind::State) {
+        if matches!(
+            kind(&path, prefixes),
+            Kind::Archive | Kind::State | Kind::Knowledge
+        ) {
             both.push((path, entry.id(), entry.filemode() as u32));
         }
         git2::TreeWalkResult::Ok
@@ -212,13 +226,22 @@ fn settle_changed_on_both(
             Ok(String::from_utf8_lossy(repo.find_blob(id)?.content()).into_owned())
         };
         let (o, t) = (read(our_id)?, read(their_id)?);
-        index.remove_path(Path::new(&path))?;
-        if kind(&path, prefixes) == Kind::Archive {
-            put(repo, index, &path, &compact::merge_archives(&o, &t), mode)?;
-            settled.files.push(format!("{path}: merged by note"));
-            continue;
-        }
         let b = base_id.map(read).transpose()?;
+        index.remove_path(Path::new(&path))?;
+        match kind(&path, prefixes) {
+            Kind::Archive => {
+                put(repo, index, &path, &compact::merge_archives(&o, &t), mode)?;
+                settled.files.push(format!("{path}: merged by note"));
+                continue;
+            }
+            Kind::Knowledge => {
+                let merged = knowledge::merge(b.as_deref().unwrap_or_default(), &o, &t);
+                put(repo, index, &path, &merged, mode)?;
+                settled.files.push(format!("{path}: merged by fact"));
+                continue;
+            }
+            _ => {}
+        }
         let our_times = section_times(repo, ours, base, &path)?;
         let their_times = section_times(repo, theirs, base, &path)?;
         let merged = state_merge::merge(b.as_deref(), &o, &t, |key| {
@@ -378,6 +401,8 @@ mod tests {
             ("messages/for_claude/20261123-1.md", Kind::Message),
             ("messages/shared/x.md", Kind::Message),
             ("messages/.read/claude.json", Kind::Marks),
+            ("memory/MEMORY.md", Kind::Knowledge),
+            ("memory/knowledge/decisions.md", Kind::Knowledge),
             ("src/main.rs", Kind::Other),
         ] {
             assert_eq!(kind(path, &p), want, "{path}");

@@ -3,15 +3,19 @@
 //! Parts are trimmed least important first, until the Markdown fits:
 //!
 //! 1. message previews;
-//! 2. the tail of the current state (cut at a line break), then all of it;
-//! 3. the metrics;
-//! 4. the shown messages, oldest first (their count stays).
+//! 2. the history asked for, oldest note first;
+//! 3. the tail of the memory index (cut at a line break), then all of it;
+//! 4. the tail of the current state, then all of it;
+//! 5. the metrics;
+//! 6. the active task's failed approaches (its next step and blockers stay);
+//! 7. the shown messages, oldest first (their count stays);
+//! 8. the tail of the identity, then all of it: it is loaded first and cut last.
 //!
 //! Recovery and the next steps are never cut: a brief whose essentials alone
 //! exceed the budget says so with its estimate. Everything left out is
 //! listed in [`Brief::omitted`] with the command that shows it.
 
-use super::{Brief, CHARS_PER_TOKEN, NEWEST_MESSAGES, render};
+use super::{Brief, CHARS_PER_TOKEN, Excerpt, NEWEST_MESSAGES, render};
 
 /// A current state cut shorter than this is left out instead.
 const MIN_STATE_CHARS: usize = 200;
@@ -31,9 +35,13 @@ pub fn fit(b: &mut Brief) {
         let over = b.estimated_tokens.saturating_sub(b.max_tokens);
         if over == 0
             || !(drop_previews(b)
-                || cut_state(b, over)
+                || drop_history_note(b)
+                || b.index.as_mut().is_some_and(|i| cut(i, over))
+                || cut(&mut b.current_state, over)
                 || drop_metrics(b)
-                || drop_oldest_message(b))
+                || drop_failed_approaches(b)
+                || drop_oldest_message(b)
+                || b.identity.as_mut().is_some_and(|i| cut(i, over)))
         {
             break;
         }
@@ -63,8 +71,31 @@ fn drop_previews(b: &mut Brief) -> bool {
     true
 }
 
-fn cut_state(b: &mut Brief, over_tokens: usize) -> bool {
-    let s = &mut b.current_state;
+fn drop_history_note(b: &mut Brief) -> bool {
+    b.history
+        .as_mut()
+        .and_then(|h| h.notes.iter_mut().rev().find(|n| n.text.is_some()))
+        .is_some_and(|n| {
+            n.text = None;
+            n.shown_lines = 0;
+            n.truncated = true;
+            true
+        })
+}
+
+fn drop_failed_approaches(b: &mut Brief) -> bool {
+    match &mut b.task {
+        Some(t) if !t.failed_omitted && !t.failed_approaches.is_empty() => {
+            t.failed_omitted = true;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Cut the tail of `s` by about `over_tokens` (all of it when what would
+/// be left is too short to help).
+fn cut(s: &mut Excerpt, over_tokens: usize) -> bool {
     let Some(text) = &s.text else {
         return false;
     };
@@ -116,19 +147,35 @@ fn omissions(b: &Brief) -> Vec<String> {
             "{dropped} of the newest unread messages (`agent-handover inbox list --unread`)"
         ));
     }
-    let s = &b.current_state;
-    if s.truncated {
+    let excerpts = [
+        ("the current state", Some(&b.current_state)),
+        ("the memory index", b.index.as_ref()),
+        ("the identity", b.identity.as_ref()),
+    ]
+    .into_iter()
+    .chain(
+        b.history
+            .iter()
+            .flat_map(|h| h.notes.iter().map(|n| ("the session note", Some(n)))),
+    );
+    for (noun, s) in excerpts {
+        let Some(s) = s.filter(|s| s.truncated) else {
+            continue;
+        };
         let part = match s.text {
-            Some(_) => format!(
-                "the current state after line {} of {}",
-                s.shown_lines, s.total_lines
-            ),
-            None => "the current state".to_string(),
+            Some(_) => format!("{noun} after line {} of {}", s.shown_lines, s.total_lines),
+            None => noun.to_string(),
         };
         left_out.push(format!("{part} (`cat {}`)", s.path.display()));
     }
     if b.metrics.as_ref().is_some_and(|m| m.omitted) {
         left_out.push("the metrics (`agent-handover metrics`)".to_string());
+    }
+    if let Some(t) = b.task.as_ref().filter(|t| t.failed_omitted) {
+        left_out.push(format!(
+            "the task's failed approaches (`agent-handover task show {}`)",
+            t.name
+        ));
     }
     left_out
 }
@@ -186,7 +233,11 @@ mod tests {
                 truncated: false,
                 error: None,
             },
+            task: None,
             metrics: None,
+            identity: None,
+            index: None,
+            history: None,
             next_steps: vec!["Continue.".into()],
             omitted: Vec::new(),
         }
@@ -237,6 +288,55 @@ mod tests {
             "{:?}",
             b.omitted
         );
+    }
+
+    #[test]
+    fn the_index_goes_before_the_state_and_the_identity_last() {
+        let excerpt = |path: &str, lines: usize| Excerpt {
+            path: path.into(),
+            text: Some(
+                (1..=lines)
+                    .map(|i| format!("- {path} line {i} with a few words in it"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            total_lines: lines,
+            shown_lines: lines,
+            truncated: false,
+            error: None,
+        };
+        let mut b = brief(700, 0, 40);
+        b.index = Some(excerpt("memory/MEMORY.md", 60));
+        b.identity = Some(excerpt("memory/identity.md", 10));
+        fit(&mut b);
+        let index = b.index.as_ref().unwrap();
+        assert!(index.truncated, "{index:?}");
+        assert!(!b.identity.as_ref().unwrap().truncated);
+        assert!(
+            b.omitted.iter().any(|o| o.starts_with("the memory index")),
+            "{:?}",
+            b.omitted
+        );
+        // A budget that only the identity and the essentials fit: the index
+        // and the state go, the identity stays whole.
+        let mut lean = b.clone();
+        for e in [lean.index.as_mut().unwrap(), &mut lean.current_state] {
+            e.text = None;
+            e.truncated = true;
+        }
+        lean.omitted = omissions(&lean);
+        let mut tight = b.clone();
+        tight.max_tokens = estimate_tokens(&render::markdown(&lean)) + 10;
+        fit(&mut tight);
+        assert!(tight.index.as_ref().unwrap().text.is_none());
+        assert!(tight.current_state.text.is_none());
+        assert!(!tight.identity.as_ref().unwrap().truncated);
+        let md = tight.to_markdown();
+        assert!(
+            md.contains("## 5. Memory index\n\nLeft out to fit the budget"),
+            "{md}"
+        );
+        assert!(md.contains("memory/identity.md line 10"), "{md}");
     }
 
     #[test]

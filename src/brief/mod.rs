@@ -1,24 +1,35 @@
 //! The session-start brief: what an agent reads first, in priority order.
 //!
+//! The boot order of a persistent agent: crash recovery, then messages, then
+//! working state, then identity and permanent knowledge, and history only on
+//! request. Sections without content (no task, no identity, no index, no
+//! metrics) are left out and the numbers close up.
+//!
 //! 1. **Recovery**: was the last handover interrupted, is one running, is
 //!    automation paused, was a run abandoned, is the checkpoint unreadable?
 //! 2. **Messages**: how many unread messages this agent has, and the newest few.
 //! 3. **Current state**: `memory/layer2/current-state.md`.
-//! 4. **Metrics**: the numbers the latest handover measured (`[[metric]]`),
-//!    with their change since the one before; only when some were measured,
-//!    and then the next step's number moves up by one.
-//! 5. **Next step**: what to do first, derived from the above.
+//! 4. **Active task**: the task file updated last and not done
+//!    ([`crate::task`]): progress, the next pending step, blockers, failed
+//!    approaches not to retry.
+//! 5. **Metrics**: the numbers the latest handover measured (`[[metric]]`),
+//!    with their change since the one before.
+//! 6. **Identity**: `memory/identity.md`, policies and goals ([`crate::memory::identity`]).
+//! 7. **Memory index**: `memory/MEMORY.md` ([`crate::knowledge`]).
+//! 8. **History**: the newest session notes, only when asked for ([`BriefOptions::history`]).
+//! 9. **Next step**: what to do first, derived from the above.
 //!
 //! It reads only what it shows: the checkpoint, the PAUSE files, the names in
 //! the agent's two queues plus the newest few messages, the current state,
-//! and the run records (for the metrics). A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
+//! the task files, the identity and index files, and the run records (for the metrics). A token budget (estimated at [`CHARS_PER_TOKEN`] characters per
 //! token of Markdown) trims the least important parts first and records what
-//! it left out ([`budget`]). Problems reading the inbox or the current state
-//! are shown in their section rather than failing the brief. Secrets in
-//! the current state and the messages are redacted
+//! it left out ([`budget`]); the identity is cut last. Problems reading any
+//! part are shown in its section rather than failing the brief. Secrets in
+//! what it shows are redacted
 //! ([`crate::secrets`]): a brief is pasted into an agent's context.
 
 mod budget;
+mod layers;
 mod measured;
 mod recovery;
 mod render;
@@ -33,6 +44,7 @@ use crate::inbox::{Inbox, MessageSummary, check_agent};
 use crate::memory::MemoryStore;
 use crate::secrets;
 use crate::workspace::Workspace;
+pub use layers::{ActiveTask, History};
 pub use measured::Metrics;
 pub use recovery::{Recovery, RecoveryState};
 
@@ -61,9 +73,17 @@ pub struct Brief {
     pub mail: Mail,
     /// 3: the current state.
     pub current_state: CurrentState,
-    /// 4: the latest measured numbers; `None` when nothing was ever measured.
+    /// 4: the active task; `None` when no task is in progress.
+    pub task: Option<ActiveTask>,
+    /// 5: the latest measured numbers; `None` when nothing was ever measured.
     pub metrics: Option<Metrics>,
-    /// 5 (4 without metrics): what to do, most urgent first.
+    /// 6: the identity layer; `None` when there is no identity file.
+    pub identity: Option<Excerpt>,
+    /// 7: the memory index; `None` when nothing was learned yet.
+    pub index: Option<Excerpt>,
+    /// 8: the newest session notes, when asked for.
+    pub history: Option<History>,
+    /// Last: what to do, most urgent first.
     pub next_steps: Vec<String>,
     /// What was left out, each with the command that shows it.
     pub omitted: Vec<String>,
@@ -83,8 +103,11 @@ pub struct Mail {
 }
 
 /// Section 3: `current-state.md`, possibly cut to fit.
+pub type CurrentState = Excerpt;
+
+/// A memory file shown in the brief, possibly cut to fit.
 #[derive(Debug, Clone, Serialize)]
-pub struct CurrentState {
+pub struct Excerpt {
     /// The file, relative to the project root when it is inside it.
     pub path: PathBuf,
     /// The text shown (without the memory header line, secrets redacted);
@@ -100,8 +123,25 @@ pub struct CurrentState {
     pub error: Option<String>,
 }
 
+/// What a brief shows beyond the default boot order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BriefOptions {
+    /// How many of the newest session notes (layer 1) to show; 0: none.
+    pub history: usize,
+}
+
 /// Build the brief of `agent` in `ws`, within about `max_tokens` tokens.
 pub fn brief(ws: &Workspace, agent: &str, max_tokens: usize) -> Result<Brief> {
+    brief_with(ws, agent, max_tokens, BriefOptions::default())
+}
+
+/// [`brief`], with `options`.
+pub fn brief_with(
+    ws: &Workspace,
+    agent: &str,
+    max_tokens: usize,
+    options: BriefOptions,
+) -> Result<Brief> {
     check_agent(agent)?;
     let (recovery, mut next_steps) = recovery::gather(ws);
     let mail = gather_mail(ws, agent);
@@ -112,6 +152,10 @@ pub fn brief(ws: &Workspace, agent: &str, max_tokens: usize) -> Result<Brief> {
             if mail.unread == 1 { "" } else { "s" }
         ));
     }
+    let task = layers::active_task(ws);
+    if let Some(step) = task.as_ref().and_then(ActiveTask::next_step_line) {
+        next_steps.push(step);
+    }
     next_steps.push(finish_step(ws, agent));
     let mut brief = Brief {
         agent: agent.to_string(),
@@ -121,7 +165,11 @@ pub fn brief(ws: &Workspace, agent: &str, max_tokens: usize) -> Result<Brief> {
         recovery,
         mail,
         current_state: gather_state(ws),
+        task,
         metrics: measured::gather(ws),
+        identity: layers::identity(ws),
+        index: layers::index(ws),
+        history: (options.history > 0).then(|| layers::history(ws, options.history)),
         next_steps,
         omitted: Vec::new(),
     };
@@ -151,21 +199,34 @@ fn gather_mail(ws: &Workspace, agent: &str) -> Mail {
 
 fn gather_state(ws: &Workspace) -> CurrentState {
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    let (text, error) = match store.read_current_state() {
-        Ok(text) => (
-            text.map(|t| secrets::redact(without_memory_header(&t)).into_owned()),
-            None,
-        ),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    let lines = text.as_deref().map_or(0, |t| t.lines().count());
-    CurrentState {
-        path: relative(ws, &ws.memory.current_state()).to_path_buf(),
-        text,
-        total_lines: lines,
-        shown_lines: lines,
-        truncated: false,
-        error,
+    Excerpt::of(ws, &ws.memory.current_state(), store.read_current_state())
+}
+
+impl Excerpt {
+    /// The excerpt of the file at `path` that `read` gave (header line
+    /// dropped, secrets redacted), or its error.
+    fn of(ws: &Workspace, path: &Path, read: Result<Option<String>>) -> Self {
+        let (text, error) = match read {
+            Ok(text) => (
+                text.map(|t| secrets::redact(without_memory_header(&t)).into_owned()),
+                None,
+            ),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let lines = text.as_deref().map_or(0, |t| t.lines().count());
+        Excerpt {
+            path: relative(ws, path).to_path_buf(),
+            text,
+            total_lines: lines,
+            shown_lines: lines,
+            truncated: false,
+            error,
+        }
+    }
+
+    /// Whether there is anything to show (a text, or an error about it).
+    fn is_present(&self) -> bool {
+        self.text.is_some() || self.error.is_some()
     }
 }
 

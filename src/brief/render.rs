@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::recovery::{Recovery, RecoveryState};
-use super::{Brief, CurrentState, Mail, Metrics};
+use super::{ActiveTask, Brief, Excerpt, History, Mail, Metrics};
 use crate::sync::SyncState;
 
 /// Render `b` as the Markdown an agent reads.
@@ -26,10 +26,26 @@ pub fn markdown(b: &Brief) -> String {
     heading(&mut out, &format!("Messages for {}", b.agent));
     mail(&mut out, &b.mail);
     heading(&mut out, "Current state");
-    state(&mut out, &b.current_state);
+    excerpt(&mut out, &b.current_state, "current state");
+    if let Some(t) = &b.task {
+        heading(&mut out, "Active task");
+        task(&mut out, t);
+    }
     if let Some(m) = &b.metrics {
         heading(&mut out, "Metrics");
         metrics(&mut out, m);
+    }
+    if let Some(i) = &b.identity {
+        heading(&mut out, "Identity");
+        excerpt(&mut out, i, "identity");
+    }
+    if let Some(i) = &b.index {
+        heading(&mut out, "Memory index");
+        excerpt(&mut out, i, "memory index");
+    }
+    if let Some(h) = &b.history {
+        heading(&mut out, "History");
+        history(&mut out, h);
     }
     heading(&mut out, "Next step");
     for (i, step) in b.next_steps.iter().enumerate() {
@@ -178,16 +194,16 @@ fn mail(out: &mut String, m: &Mail) {
     }
 }
 
-fn state(out: &mut String, s: &CurrentState) {
+fn excerpt(out: &mut String, s: &Excerpt, noun: &str) {
     if let Some(e) = &s.error {
-        let _ = writeln!(out, "**The current state cannot be read:** {e}");
+        let _ = writeln!(out, "**The {noun} cannot be read:** {e}");
         return;
     }
     let Some(text) = &s.text else {
         let what = if s.truncated {
-            "Left out to fit the budget"
+            "Left out to fit the budget".to_string()
         } else {
-            "No current state yet"
+            format!("No {noun} yet")
         };
         let _ = writeln!(out, "{what}: `{}`.", s.path.display());
         return;
@@ -201,6 +217,58 @@ fn state(out: &mut String, s: &CurrentState) {
             "\n_… cut at line {} of {}; the rest is in the file._",
             s.shown_lines, s.total_lines
         );
+    }
+}
+
+fn task(out: &mut String, t: &ActiveTask) {
+    if let Some(e) = &t.error {
+        let _ = writeln!(out, "**The task files cannot be read:** {e}");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "`{}` ({} of {} steps done; `{}`):\n",
+        t.name,
+        t.done,
+        t.steps,
+        t.path.display()
+    );
+    match &t.next_step {
+        Some((n, step)) => {
+            let _ = writeln!(out, "- **Next pending step:** {n}. {step}");
+        }
+        None => out.push_str("- No step left: mark it done with `agent-handover task done`.\n"),
+    }
+    for b in &t.blockers {
+        let _ = writeln!(out, "- **Blocker:** {b}");
+    }
+    if t.failed_omitted {
+        let _ = writeln!(
+            out,
+            "- {} failed approaches left out: `agent-handover task show {}`",
+            t.failed_approaches.len(),
+            t.name
+        );
+    } else {
+        for f in &t.failed_approaches {
+            let _ = writeln!(out, "- **Do not retry:** {f}");
+        }
+    }
+}
+
+fn history(out: &mut String, h: &History) {
+    if let Some(e) = &h.error {
+        let _ = writeln!(out, "**The session notes cannot be read:** {e}");
+        return;
+    }
+    if h.notes.is_empty() {
+        out.push_str("No session notes yet.\n");
+    }
+    for (i, note) in h.notes.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        excerpt(out, note, "session note");
     }
 }
 

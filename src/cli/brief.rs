@@ -24,6 +24,9 @@ pub struct BriefArgs {
     /// session-start envelope and under its size cap (what its hook prints).
     #[arg(long, default_value = "markdown", value_name = "FORMAT")]
     format: String,
+    /// Also show the newest N session notes (history is loaded only on request).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    history: usize,
     #[command(flatten)]
     target: Target,
 }
@@ -35,7 +38,10 @@ pub fn brief(args: &BriefArgs, out: Output) -> Result<u8> {
     let agent = agent_or_tag(&args.agent, &ws);
     match args.format.as_str() {
         "markdown" | "json" => {
-            let brief = brief::brief(&ws, &agent, args.max_tokens)?;
+            let options = brief::BriefOptions {
+                history: args.history,
+            };
+            let brief = brief::brief_with(&ws, &agent, args.max_tokens, options)?;
             let json = Output {
                 json: out.json || args.format == "json",
             };

@@ -1,6 +1,7 @@
 //! `mcp`: an MCP server on stdin/stdout (newline-delimited JSON-RPC) giving an
-//! agent `check` + `brief`, `draft`, `handover`, `inbox_send`, `inbox_list`
-//! and `lint`. Each tool calls the library as the command of the same name
+//! agent `check` + `brief`, `draft`, `handover`, `inbox_send`, `inbox_list`,
+//! `lint`, `task` (the task state files) and `knowledge` (search the memory
+//! index). Each tool calls the library as the command of the same name
 //! does and answers with that command's text; an error is a tool error whose
 //! text carries the fix, never the end of the server.
 
@@ -11,13 +12,15 @@ use agent_handover::draft::DraftOptions;
 use agent_handover::engine::{Checkpoint, queue};
 use agent_handover::handoff::{self, LintContext, TemplateKind};
 use agent_handover::inbox::{Inbox, NewMessage};
-use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config};
+use agent_handover::knowledge::Knowledge;
+use agent_handover::task::{Notes, StepChange, StepStatus, TaskStore};
+use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config, secrets};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use super::{Target, exit, inbox, inspect, quality, running};
+use super::{Target, exit, inbox, inspect, quality, running, task};
 
 #[derive(Deserialize, JsonSchema)]
 struct BriefArgs {
@@ -59,6 +62,48 @@ struct ListArgs {
     agent: String,
     #[serde(default)]
     unread_only: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum TaskAction {
+    Start,
+    Step,
+    Block,
+    Done,
+    Show,
+    List,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TaskArgs {
+    action: TaskAction,
+    /// The task (show: default the active one).
+    name: Option<String>,
+    /// start: the plan's steps.
+    #[serde(default)]
+    steps: Vec<String>,
+    /// step/block: its number (1 = first) or text.
+    step: Option<String>,
+    /// step: it is finished.
+    #[serde(default)]
+    done: bool,
+    output: Option<String>,
+    /// step: what is in its way.
+    blocker: Option<String>,
+    /// block: why.
+    reason: Option<String>,
+    #[serde(default)]
+    findings: Vec<String>,
+    /// Approaches that failed (do not retry).
+    #[serde(default)]
+    failed: Vec<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct KnowledgeArgs {
+    /// Words every fact shown must hold; none: the index.
+    query: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -200,6 +245,105 @@ impl Server {
                 more => text += &format!("... {more} older\n"),
             }
             Ok(text)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Multi-step task state: start (name, steps), step (name, step, done?, output?, blocker?), block (name, step, reason), done, show, list."
+    )]
+    async fn task(&self, Parameters(a): Parameters<TaskArgs>) -> Answer {
+        self.call(move |ws| {
+            let store = TaskStore::new(ws.tasks_dir());
+            let now = chrono::Utc::now();
+            let notes = Notes {
+                findings: a.findings,
+                failed_approaches: a.failed,
+            };
+            let name = || {
+                a.name
+                    .clone()
+                    .ok_or_else(|| Error::config(None, "this action needs the task's `name`"))
+            };
+            let step = || {
+                a.step.clone().ok_or_else(|| {
+                    Error::config(None, "this action needs the `step` (number or text)")
+                })
+            };
+            let changed = match a.action {
+                TaskAction::Start => store.start(&name()?, &a.steps, notes, now)?,
+                TaskAction::Step => {
+                    let change = StepChange {
+                        status: Some(if a.done {
+                            StepStatus::Done
+                        } else {
+                            StepStatus::InProgress
+                        }),
+                        output: a.output,
+                        blocker: a.blocker,
+                        reason: None,
+                    };
+                    store.step(&name()?, &step()?, change, notes, now)?
+                }
+                TaskAction::Block => {
+                    let change = StepChange {
+                        status: Some(StepStatus::Blocked),
+                        reason: a.reason.clone(),
+                        ..Default::default()
+                    };
+                    store.step(&name()?, &step()?, change, notes, now)?
+                }
+                TaskAction::Done => store.done(&name()?, notes, now)?,
+                TaskAction::Show => {
+                    let shown = match &a.name {
+                        Some(n) => Some(store.load(n)?),
+                        None => store.active()?,
+                    };
+                    return Ok(
+                        shown.map_or_else(|| "no active task\n".into(), |t| task::render(&t))
+                    );
+                }
+                TaskAction::List => {
+                    let tasks = store.list()?;
+                    if tasks.is_empty() {
+                        return Ok("no tasks\n".into());
+                    }
+                    return Ok(tasks.iter().map(task::render).collect());
+                }
+            };
+            Ok(task::render(&changed))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Facts learned from past handovers: the memory index, or the facts holding every word of `query`."
+    )]
+    async fn knowledge(&self, Parameters(a): Parameters<KnowledgeArgs>) -> Answer {
+        self.call(move |ws| {
+            let k = Knowledge::new(ws.memory.clone());
+            let Some(query) = a.query else {
+                let index = k
+                    .read_index()?
+                    .unwrap_or_else(|| "no facts learned yet\n".into());
+                return Ok(secrets::redact(&index).into_owned());
+            };
+            let set = k.load()?;
+            let hits = set.search(&query);
+            if hits.is_empty() {
+                return Ok(format!("no fact holds {query:?}\n"));
+            }
+            Ok(hits
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} [{}] {}\n",
+                        f.id,
+                        f.kind.topic(),
+                        secrets::redact(&f.text)
+                    )
+                })
+                .collect())
         })
         .await
     }

@@ -9,9 +9,11 @@ mod doctor;
 mod draft;
 mod exit;
 mod hook;
+mod identity;
 mod inbox;
 mod inspect;
 mod install;
+mod knowledge;
 mod manage;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -21,6 +23,7 @@ mod quality;
 mod running;
 mod state;
 mod sync;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -162,6 +165,21 @@ enum Command {
         #[command(subcommand)]
         command: inbox::InboxCommand,
     },
+    /// The memory index: facts learned from handovers (list, show, search, forget).
+    Knowledge {
+        #[command(subcommand)]
+        command: knowledge::KnowledgeCommand,
+    },
+    /// Multi-step task state in .agent-handover/tasks/ (start, step, block, done, show, list).
+    Task {
+        #[command(subcommand)]
+        command: task::TaskCommand,
+    },
+    /// The identity layer, memory/identity.md: policies and goals, never changed by a handover.
+    Identity {
+        #[command(subcommand)]
+        command: identity::IdentityCommand,
+    },
     /// Install an agent's instructions, hooks and MCP server (idempotent; --check, --remove).
     Install(install::InstallArgs),
     /// A pre-filled handoff (commits, changed files, metrics, carried-over items) to complete.
@@ -238,6 +256,9 @@ pub fn main() -> ExitCode {
         Command::Template(args) => quality::template(&args, out),
         Command::Brief(args) => brief::brief(&args, out),
         Command::Inbox { command } => inbox::inbox(&command, out),
+        Command::Knowledge { command } => knowledge::knowledge(&command, out),
+        Command::Task { command } => task::task(&command, out),
+        Command::Identity { command } => identity::identity(&command, out),
         Command::Install(args) => install::install(&args, out),
         Command::Draft(args) => draft::draft(&args, out),
         Command::Hook(args) => Ok(hook::hook(&args)),

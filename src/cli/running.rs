@@ -20,14 +20,18 @@ pub struct RunArgs {
     /// The handover config (TOML) [default: ./handover.toml if it exists].
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Session note; overrides [note].session.
-    #[arg(long, conflicts_with = "note_file")]
+    /// Session note; overrides [note].session (may start with `-`: a list).
+    #[arg(long, conflicts_with = "note_file", allow_hyphen_values = true)]
     note: Option<String>,
     /// Read the session note from a file (`-` for stdin).
     #[arg(long, value_name = "FILE")]
     note_file: Option<PathBuf>,
     /// Current state; overrides [note].current_state (default: the session note).
-    #[arg(long, conflicts_with = "current_state_file")]
+    #[arg(
+        long,
+        conflicts_with = "current_state_file",
+        allow_hyphen_values = true
+    )]
     current_state: Option<String>,
     /// Read the current state from a file (`-` for stdin).
     #[arg(long, value_name = "FILE")]

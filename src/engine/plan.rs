@@ -14,13 +14,14 @@ use super::process::DEFAULT_COMMAND_TIMEOUT_SECS;
 use super::retention::{self, RetentionPolicy};
 use super::step::Inputs;
 use super::steps::{
-    CommandStep, CompactStep, CurrentStateStep, MetricsStep, PruneStep, PublishStep,
+    CommandStep, CompactStep, CurrentStateStep, LearnStep, MetricsStep, PruneStep, PublishStep,
     SessionNoteStep, StepAction, StepSpec,
 };
 use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::handoff::{self, LintContext};
+use crate::knowledge::IndexCap;
 use crate::memory::compact;
 use crate::memory::month::YearMonth;
 use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
@@ -29,6 +30,8 @@ use crate::workspace::Workspace;
 
 /// Name of the built-in layer-1 step.
 pub const SESSION_NOTE: &str = "session_note";
+/// Name of the built-in learning step (the memory index).
+pub const LEARN: &str = "learn";
 /// Name of the built-in layer-2 step.
 pub const CURRENT_STATE: &str = "current_state";
 /// Name of the built-in publish step.
@@ -40,9 +43,10 @@ pub const PRUNE: &str = "prune";
 /// Name of the built-in metrics step.
 pub const METRICS: &str = "metrics";
 /// Every built-in step name, which a `[[command]]` cannot take.
-pub const BUILT_IN_STEPS: [&str; 6] = [
+pub const BUILT_IN_STEPS: [&str; 7] = [
     METRICS,
     SESSION_NOTE,
+    LEARN,
     CURRENT_STATE,
     COMPACT,
     PRUNE,
@@ -239,7 +243,7 @@ pub struct RunOverrides {
     pub allow_secret: bool,
 }
 
-/// Build the run a config describes: `session_note`, `current_state`, the
+/// Build the run a config describes: `session_note`, `learn`, `current_state`, the
 /// `[[command]]` steps, then `publish` (or the order in `[handover].steps`),
 /// with the quality gate of `[handover].min_score` / `overrides.min_score`
 /// and `overrides.allow_secret`.
@@ -317,6 +321,18 @@ pub fn plan_from_config(
                     memory_dir: memory_dir.clone(),
                     tag: ws.tag.clone(),
                     date: today,
+                }),
+            ),
+            true,
+        ),
+        (
+            step(
+                LEARN,
+                StepAction::Learn(LearnStep {
+                    memory_dir: memory_dir.clone(),
+                    date: today,
+                    cap: IndexCap::from_config(&cfg.knowledge)
+                        .map_err(|e| Error::config(cfg_path, e))?,
                 }),
             ),
             true,
@@ -518,7 +534,10 @@ mod tests {
         .unwrap();
         assert_eq!(r.inputs.session_note.as_deref(), Some("from cli"));
         assert_eq!(r.inputs.current_state.as_deref(), Some("from cli"));
-        assert_eq!(names(&r), ["session_note", "current_state", "publish"]);
+        assert_eq!(
+            names(&r),
+            ["session_note", "learn", "current_state", "publish"]
+        );
     }
 
     #[test]
@@ -536,9 +555,9 @@ mod tests {
         let r = plan_from_config(&ws, &RunOverrides::default(), today()).unwrap();
         assert_eq!(
             names(&r),
-            ["session_note", "current_state", "tests", "publish"]
+            ["session_note", "learn", "current_state", "tests", "publish"]
         );
-        assert!(!r.plan[2].action.is_idempotent());
+        assert!(!r.plan[3].action.is_idempotent());
 
         let (_d, ws) = workspace_with(
             "[handover]\nsteps = [\"tests\", \"session_note\"]\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"tests\"\nargv = [\"true\"]\n",
@@ -558,6 +577,7 @@ mod tests {
             [
                 "metrics",
                 "session_note",
+                "learn",
                 "current_state",
                 "tests",
                 "compact",

@@ -14,6 +14,7 @@ use crate::inbox::Inbox;
 use crate::memory::MAX_MEMORY_FILE_BYTES;
 use crate::memory::history::StateHistory;
 use crate::memory::note_name::NoteName;
+use crate::task::{StepStatus, TaskStore};
 use crate::workspace::Workspace;
 
 /// Default token budget of a handoff: a briefing, not a transcript.
@@ -47,6 +48,17 @@ pub struct InboxMessage {
     pub created: DateTime<Utc>,
 }
 
+/// The active task ([`crate::task`]), as the cross-session rules use it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskContext {
+    /// Its name.
+    pub name: String,
+    /// The steps it marks done.
+    pub done_steps: Vec<String>,
+    /// Its failed approaches.
+    pub failed_approaches: Vec<String>,
+}
+
 /// Everything the cross-session rules need.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LintContext {
@@ -64,6 +76,9 @@ pub struct LintContext {
     pub max_tokens: usize,
     /// Below this, a handoff is flagged as too thin.
     pub min_tokens: usize,
+    /// The active task, if any: a next step it marks done, or one of its
+    /// failed approaches, is flagged.
+    pub task: Option<TaskContext>,
 }
 
 impl Default for LintContext {
@@ -75,6 +90,7 @@ impl Default for LintContext {
             commits: None,
             max_tokens: DEFAULT_MAX_TOKENS,
             min_tokens: DEFAULT_MIN_TOKENS,
+            task: None,
         }
     }
 }
@@ -92,9 +108,26 @@ impl LintContext {
             previous: previous_handoffs(ws, today),
             inbox: inbox_messages(ws),
             commits: commit_times(&ws.root),
+            task: active_task(ws),
             ..LintContext::default()
         }
     }
+}
+
+/// The active task's done steps and failed approaches (none when the task
+/// files cannot be read: `task` and `brief` report that).
+fn active_task(ws: &Workspace) -> Option<TaskContext> {
+    let task = TaskStore::new(ws.tasks_dir()).active().ok().flatten()?;
+    Some(TaskContext {
+        done_steps: task
+            .plan
+            .iter()
+            .filter(|s| s.status == StepStatus::Done)
+            .map(|s| s.step.clone())
+            .collect(),
+        failed_approaches: task.failed_approaches,
+        name: task.task,
+    })
 }
 
 fn read(path: &Path) -> Option<String> {

@@ -66,6 +66,9 @@ const KEYWORDS: &[(SectionKind, &[&str])] = &[
             "didnt work",
             "did not work",
             "approaches that failed",
+            "fehlgeschlagene ansätze",
+            "fehlversuche",
+            "nicht wiederholen",
         ],
     ),
     (
@@ -88,7 +91,15 @@ const KEYWORDS: &[(SectionKind, &[&str])] = &[
     ),
     (
         SectionKind::Decisions,
-        &["decision", "decisions", "decided", "rationale", "tradeoffs"],
+        &[
+            "decision",
+            "decisions",
+            "decided",
+            "rationale",
+            "tradeoffs",
+            "entscheidung",
+            "entscheidungen",
+        ],
     ),
     (
         SectionKind::WaitingOn,

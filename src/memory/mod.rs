@@ -11,6 +11,7 @@
 pub mod compact;
 pub mod diff;
 pub mod history;
+pub mod identity;
 pub mod note_name;
 pub mod state_merge;
 pub mod versions;
@@ -139,25 +140,7 @@ impl MemoryStore {
         let body = header(2, date) + content;
         let path = self.layout.current_state();
         self.prepare_dir(path.parent().expect("layer2 has a parent"))?;
-        let existing = read_memory_file(&path)?;
-        if let Some(old) = &existing {
-            // The file replaced the newest kept version, so it is newer than
-            // it, even when its mtime (the kernel's coarse clock) lags.
-            let mtime: Option<DateTime<Utc>> = std::fs::metadata(&path)
-                .and_then(|m| m.modified())
-                .ok()
-                .map(Into::into);
-            let newest = self.history.list()?.first().map(|v| v.at);
-            let at = match (mtime, newest) {
-                (Some(m), Some(n)) => Some(m.max(n + chrono::Duration::microseconds(1))),
-                (m, _) => m,
-            };
-            self.history.save(old, history::EXTERNAL_LABEL, at)?;
-        }
-        self.history.save(&body, run_id, None)?;
-        if existing.as_deref() != Some(body.as_str()) {
-            fsx::write_atomic(&path, body.as_bytes())?;
-        }
+        replace_versioned(&path, &self.history, &body, run_id)?;
         Ok(path)
     }
 
@@ -170,6 +153,33 @@ impl MemoryStore {
         fsx::create_dir_durable(dir)?;
         fsx::ensure_within(&self.layout.root, dir)
     }
+}
+
+/// Replace `path` with `body`, keeping every version in `history`: the
+/// text on disk first when the history lacks it (a hand edit, a 0.5.1
+/// write), then `body` labelled `label`. Writing the text already in place
+/// writes nothing.
+fn replace_versioned(path: &Path, history: &StateHistory, body: &str, label: &str) -> Result<()> {
+    let existing = read_memory_file(path)?;
+    if let Some(old) = &existing {
+        // The file replaced the newest kept version, so it is newer than
+        // it, even when its mtime (the kernel's coarse clock) lags.
+        let mtime: Option<DateTime<Utc>> = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(Into::into);
+        let newest = history.list()?.first().map(|v| v.at);
+        let at = match (mtime, newest) {
+            (Some(m), Some(n)) => Some(m.max(n + chrono::Duration::microseconds(1))),
+            (m, _) => m,
+        };
+        history.save(old, history::EXTERNAL_LABEL, at)?;
+    }
+    history.save(body, label, None)?;
+    if existing.as_deref() != Some(body) {
+        fsx::write_atomic(path, body.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn read_memory_file(path: &Path) -> Result<Option<String>> {

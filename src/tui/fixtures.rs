@@ -15,6 +15,7 @@ use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Source, Version};
 use agent_handover::outcome::AfterCrash;
+use agent_handover::task::{PlanStep, StepStatus, Task, TaskStatus};
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use indexmap::IndexMap;
@@ -320,7 +321,62 @@ pub fn full_data() -> FullData {
         inbox: Some(Ok(inbox())),
         quality: Some(Ok(Some(lint(HANDOFF, &LintContext::default())))),
         metrics: Some(Ok(sessions())),
+        tasks: Some(Ok(Vec::new())),
     }
+}
+
+/// Two tasks: one in progress with a blocked step, one done.
+pub fn tasks() -> Vec<Task> {
+    let step = |name: &str, status, output: Option<&str>, reason: Option<&str>| PlanStep {
+        step: name.into(),
+        status,
+        output: output.map(Into::into),
+        blocker: None,
+        reason: reason.map(Into::into),
+        extra: Default::default(),
+    };
+    let task = |name: &str, status, plan, failed: &[&str], updated: i64| Task {
+        schema_version: 1,
+        task: name.into(),
+        status,
+        plan,
+        findings: Vec::new(),
+        failed_approaches: failed.iter().map(|s| s.to_string()).collect(),
+        created_at: at(updated + 600),
+        updated_at: at(updated),
+        extra: Default::default(),
+    };
+    vec![
+        task(
+            "stripe-v3",
+            TaskStatus::InProgress,
+            vec![
+                step(
+                    "schema migration",
+                    StepStatus::Done,
+                    Some("payments/migrate_v3.py"),
+                    None,
+                ),
+                step("webhook handlers", StepStatus::InProgress, None, None),
+                step(
+                    "retry logic",
+                    StepStatus::Blocked,
+                    None,
+                    Some("idempotency keys"),
+                ),
+                step("load testing", StepStatus::Pending, None, None),
+            ],
+            &["v2 compatibility mode: deprecated"],
+            5,
+        ),
+        task(
+            "docs-pass",
+            TaskStatus::Done,
+            vec![step("README", StepStatus::Done, Some("README.md"), None)],
+            &[],
+            300,
+        ),
+    ]
 }
 
 /// Two versions of a current-state.md, for diffs.

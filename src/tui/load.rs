@@ -13,6 +13,7 @@ use agent_handover::inbox::Inbox;
 use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
+use agent_handover::task::TaskStore;
 
 use super::model::{FullData, InboxData, LoadRequest};
 
@@ -42,6 +43,11 @@ pub fn full(ws: &Workspace, request: &LoadRequest) -> FullData {
         metrics: Some(of_runs(&runs, |runs| {
             sessions(runs.iter().cloned().map(Ok), METRICS_LIMIT)
         })),
+        tasks: Some(
+            TaskStore::new(ws.tasks_dir())
+                .list()
+                .map_err(|e| e.to_string()),
+        ),
     }
 }
 

@@ -23,6 +23,7 @@ pub mod keys;
 pub mod layout;
 pub mod load;
 pub mod model;
+pub mod plan;
 pub mod runtime;
 pub mod tab;
 pub mod tabs;

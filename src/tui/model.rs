@@ -13,6 +13,7 @@ use agent_handover::handoff::LintReport;
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
+use agent_handover::task::Task;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
 
@@ -118,6 +119,8 @@ pub struct FullData {
     pub quality: Option<Result<Option<LintReport>, String>>,
     /// Sessions with measured numbers, oldest first.
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
+    /// Multi-step tasks, most recently updated first.
+    pub tasks: Option<Result<Vec<Task>, String>>,
 }
 
 impl FullData {

@@ -90,7 +90,7 @@ impl Project {
         notes
     }
 
-    /// Hidden temp files anywhere under `memory/`.
+    /// Temp files of our writers (`.<name>.XXXXXX.agent-handover.tmp`) anywhere under `memory/`.
     pub fn memory_litter(&self) -> Vec<PathBuf> {
         let mut found = Vec::new();
         let mut stack = vec![self.path("memory")];
@@ -98,7 +98,12 @@ impl Project {
             for e in read_dir_sorted(&d) {
                 if e.is_dir() {
                     stack.push(e);
-                } else if e.file_name().unwrap().to_string_lossy().starts_with('.') {
+                } else if e
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .ends_with(".agent-handover.tmp")
+                {
                     found.push(e);
                 }
             }

@@ -12,6 +12,7 @@
 mod command;
 mod compact;
 mod current_state;
+mod learn;
 mod library;
 mod metrics;
 mod prune;
@@ -26,6 +27,7 @@ use crate::outcome::AfterCrash;
 pub use command::CommandStep;
 pub use compact::CompactStep;
 pub use current_state::CurrentStateStep;
+pub use learn::LearnStep;
 pub use library::LibraryStep;
 pub use metrics::MetricsStep;
 pub use prune::PruneStep;
@@ -82,6 +84,8 @@ macro_rules! step_kinds {
 step_kinds! {
     /// Write the run's session note as a layer-1 note.
     SessionNote(SessionNoteStep) = "session_note",
+    /// Learn the session note's findings into the memory index.
+    Learn(LearnStep) = "learn",
     /// Replace layer-2 current-state.md with the run's state text.
     CurrentState(CurrentStateStep) = "current_state",
     /// Publish the memory through a backend.

@@ -103,7 +103,7 @@ fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-fn check_secrets(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+pub(super) fn check_secrets(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     for m in secrets::scan(doc.text) {
         out.push(SECRET.at(
             Some(m.line(doc.text)),

@@ -1,7 +1,7 @@
 //! Cross-session rules: the handoff against the previous one and the
-//! workspace. Completion blindness (work the previous handoff listed as done
-//! is the next step again), retrying a failed approach (this handoff's or the
-//! previous one's), waiting on someone who has since written to the inbox,
+//! workspace. Completion blindness (work the previous handoff listed as done,
+//! or the active task marks done, is the next step again), retrying a failed
+//! approach (this handoff's, the previous one's or the active task's), waiting on someone who has since written to the inbox,
 //! and many commits since the handoff was written.
 //!
 //! "Since the handoff" is after its time when it gives one, else after the
@@ -53,6 +53,33 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
                     "the next step \"{}\" retries a failed approach: \"{}\"; pick another, or say what is different this time",
                     snippet(&item.text, 60),
                     snippet(&failed.text, 60)
+                ),
+            ));
+        } else if let Some((task, failed)) = ctx.task.as_ref().and_then(|t| {
+            let f = t
+                .failed_approaches
+                .iter()
+                .find(|f| proposes_again(f, words))?;
+            Some((&t.name, f))
+        }) {
+            out.push(RETRY_FAILED_APPROACH.at(
+                Some(item.line),
+                format!(
+                    "the next step \"{}\" retries an approach task `{task}` records as failed: \"{}\"; pick another, or say what is different this time",
+                    snippet(&item.text, 60),
+                    snippet(failed, 60)
+                ),
+            ));
+        } else if let Some((task, done)) = ctx.task.as_ref().and_then(|t| {
+            let d = t.done_steps.iter().find(|d| proposes_again(d, words))?;
+            Some((&t.name, d))
+        }) {
+            out.push(COMPLETION_BLINDNESS.at(
+                Some(item.line),
+                format!(
+                    "the next step \"{}\" is a step task `{task}` marks done (\"{}\"): check before redoing it",
+                    snippet(&item.text, 60),
+                    snippet(done, 60)
                 ),
             ));
         } else if let Some(done) = previous
@@ -199,6 +226,35 @@ mod tests {
         let f = fired(own, &LintContext::default());
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].rule, "retry-failed-approach");
+    }
+
+    #[test]
+    fn the_active_task_knows_done_steps_and_failed_approaches() {
+        let ctx = LintContext {
+            task: Some(crate::handoff::context::TaskContext {
+                name: "parser".into(),
+                done_steps: vec!["write the lexer for the config parser".into()],
+                failed_approaches: vec!["generate the parser with a PEG generator".into()],
+            }),
+            ..LintContext::default()
+        };
+        let done = fired(
+            "## Next step\n- Write the lexer for the config parser\n",
+            &ctx,
+        );
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].rule, "completion-blindness");
+        assert!(
+            done[0].message.contains("task `parser` marks done"),
+            "{}",
+            done[0].message
+        );
+        let retry = fired(
+            "## Next step\n- Generate the parser with a PEG generator again\n",
+            &ctx,
+        );
+        assert_eq!(retry[0].rule, "retry-failed-approach");
+        assert!(fired("## Next step\n- Document the CLI flags\n", &ctx).is_empty());
     }
 
     #[test]

@@ -21,10 +21,13 @@
 //! | `stale-wait` | warning | 10 | 20 |
 //! | `stale-path` | warning | 8 | 24 |
 //! | `placeholder` | warning | 5 | 15 |
+//! | `volatile-identity` | warning | 10 | 20 |
+//! | `policy-in-state` | warning | 5 | 10 |
 //! | `section-recommended` | info | 1 | 4 |
 
 mod content;
 mod cross;
+mod layers;
 mod paths;
 mod structure;
 
@@ -261,6 +264,23 @@ pub const STALE_HANDOFF: Rule = rule(
     "the project has not moved on much since the handoff (fewer than 10 commits)",
 );
 
+/// Volatile status in the identity layer.
+pub const VOLATILE_IDENTITY: Rule = rule(
+    "volatile-identity",
+    Warning,
+    10,
+    20,
+    "the identity layer holds no volatile status (progress, today, test counts)",
+);
+/// A standing policy in the current state.
+pub const POLICY_IN_STATE: Rule = rule(
+    "policy-in-state",
+    Warning,
+    5,
+    10,
+    "standing policies live in the identity layer, not the current state",
+);
+
 /// Every rule.
 pub const RULES: &[Rule] = &[
     SECTION_MISSING,
@@ -281,6 +301,8 @@ pub const RULES: &[Rule] = &[
     RETRY_FAILED_APPROACH,
     STALE_WAIT,
     STALE_HANDOFF,
+    VOLATILE_IDENTITY,
+    POLICY_IN_STATE,
 ];
 
 /// The rule with this id.
@@ -291,6 +313,13 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 /// Run every rule over a parsed document.
 pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     let mut out = Vec::new();
+    if layers::is_identity(doc) {
+        // Not a handoff: only what belongs in the layer, and no secret.
+        layers::check_identity(doc, &mut out);
+        content::check_secrets(doc, &mut out);
+        return out;
+    }
+    layers::check_state(doc, &mut out);
     structure::check(doc, &mut out);
     content::check(doc, ctx, &mut out);
     paths::check(doc, ctx, &mut out);

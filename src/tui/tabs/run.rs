@@ -15,6 +15,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::tui::command::{Command, TabId};
 use crate::tui::layout::button_rects;
 use crate::tui::model::{Action, Shared};
+use crate::tui::plan;
 use crate::tui::tab::{Cursor, Reply, Tab};
 use crate::tui::widgets::{ago, fit, panel, status_name};
 
@@ -114,7 +115,11 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &RunTab, select
             .lines()
             .map(|l| Line::styled(l.to_string(), shared.theme.error))
             .collect(),
-        Some(Ok(snap)) => body(snap, shared, tab, selected, inner.width),
+        Some(Ok(snap)) => {
+            let mut lines = body(snap, shared, tab, selected, inner.width);
+            lines.extend(plan::lines(shared, usize::from(inner.width)));
+            lines
+        }
     };
     let text_area = Rect {
         height: inner.height.saturating_sub(1),

@@ -1,0 +1,133 @@
+//! `identity show | set | edit`: the slow-changing layer (policies, goals),
+//! changed only here or by hand, never by a handover.
+
+use std::io::{IsTerminal, Read};
+
+use agent_handover::memory::identity::{Identity, TEMPLATE};
+use agent_handover::{Error, Result, Workspace, fsx, secrets};
+use clap::Subcommand;
+use serde_json::json;
+
+use super::Target;
+use super::exit;
+use super::output::Output;
+
+/// The label of the versions this command writes.
+const LABEL: &str = "identity";
+
+/// Subcommands of `identity`.
+#[derive(Debug, Subcommand)]
+pub enum IdentityCommand {
+    /// Print memory/identity.md and how many versions are kept.
+    Show(Target),
+    /// Replace one section (`## Policies`, `## Goals`, ...; added when missing) with TEXT or stdin.
+    Set {
+        /// The section's heading, e.g. Policies.
+        section: String,
+        /// Its new body [default: stdin].
+        #[arg(allow_hyphen_values = true)]
+        text: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Edit the whole file in $VISUAL / $EDITOR; the previous version is kept.
+    Edit(Target),
+}
+
+/// `identity ...`: dispatch.
+pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
+    let today = chrono::Local::now().date_naive();
+    match command {
+        IdentityCommand::Show(target) => {
+            let id = open(&target.workspace()?);
+            let text = id.read()?;
+            let versions = id.versions()?.len();
+            let shown = text.as_deref().map(|t| secrets::redact(t).into_owned());
+            out.emit(
+                &json!({"path": id.path(), "text": shown, "versions": versions}),
+                || match &shown {
+                    Some(t) => print!("{t}"),
+                    None => println!(
+                        "no identity yet ({}): `agent-handover identity set Policies \"- ...\"` starts one",
+                        id.path().display()
+                    ),
+                },
+            );
+        }
+        IdentityCommand::Set {
+            section,
+            text,
+            target,
+        } => {
+            let body = match text {
+                Some(t) => t.clone(),
+                None => read_stdin()?,
+            };
+            let id = open(&target.workspace()?);
+            let new = id.set_section(section, &body, today, LABEL)?;
+            out.emit(&json!({"path": id.path(), "text": new}), || {
+                println!("{}: section {section:?} set", id.path().display());
+            });
+        }
+        IdentityCommand::Edit(target) => {
+            let ws = target.workspace()?;
+            let id = open(&ws);
+            let before = id.read()?.unwrap_or_else(|| TEMPLATE.to_string());
+            let scratch = ws.state_dir().join("identity.edit.md");
+            fsx::write_atomic(&scratch, before.as_bytes())?;
+            let editor = std::env::var("VISUAL")
+                .or_else(|_| std::env::var("EDITOR"))
+                .unwrap_or_else(|_| "vi".into());
+            let status = std::process::Command::new("sh")
+                .args(["-c", &format!("{editor} \"$1\""), "sh"])
+                .arg(&scratch)
+                .status()
+                .map_err(|e| Error::io("run the editor", &scratch, e))?;
+            let after =
+                std::fs::read_to_string(&scratch).map_err(|e| Error::io("read", &scratch, e))?;
+            if !status.success() {
+                eprintln!(
+                    "the editor exited with {status}; nothing changed (your text is in {})",
+                    scratch.display()
+                );
+                return Ok(exit::FAILED);
+            }
+            let changed = after != before;
+            if changed {
+                id.write(&after, today, LABEL)?;
+            }
+            let _ = std::fs::remove_file(&scratch);
+            out.emit(&json!({"path": id.path(), "changed": changed}), || {
+                println!(
+                    "{}: {}",
+                    id.path().display(),
+                    if changed {
+                        "saved (the previous version is kept)"
+                    } else {
+                        "unchanged"
+                    }
+                );
+            });
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn open(ws: &Workspace) -> Identity {
+    Identity::new(&ws.memory, ws.identity_history_dir())
+}
+
+fn read_stdin() -> Result<String> {
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::EmptyText {
+            what: "section text",
+            fix: "give the text as an argument or pipe it in",
+        });
+    }
+    let mut text = String::new();
+    stdin
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io("read", "stdin", e))?;
+    Ok(text)
+}
