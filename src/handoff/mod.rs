@@ -27,6 +27,7 @@ pub mod document;
 pub mod rules;
 pub mod score;
 pub mod templates;
+pub mod vocabulary;
 pub mod text;
 
 /// The secret detector the linter reports from (it lives in [`crate::secrets`],
