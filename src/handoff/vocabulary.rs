@@ -342,6 +342,8 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "where to start",
                     "how to continue",
                     "pick up",
+                    "follow ups",
+                    "followups",
                 ],
             ),
             (
