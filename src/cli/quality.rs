@@ -44,6 +44,7 @@ pub struct TemplateArgs {
 /// What `lint --json` prints.
 #[derive(Serialize)]
 struct LintOutput<'a> {
+    ok: bool,
     file: String,
     min_score: u8,
     passed: bool,
@@ -58,6 +59,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
     let report = handoff::lint(&text, &LintContext::for_workspace(&ws));
     let passed = report.passes(args.min_score);
     let shown = LintOutput {
+        ok: true,
         file,
         min_score: args.min_score,
         passed,
@@ -84,7 +86,11 @@ pub fn lint_text(file: &str, report: &LintReport) -> String {
         report.sections.len()
     );
     for f in &report.findings {
-        text += &format!("  {f}\n");
+        if f.points > 0 {
+            text += &format!("  {f} (-{})\n", f.points);
+        } else {
+            text += &format!("  {f}\n");
+        }
     }
     if report.findings.is_empty() {
         text += "  no findings\n";

@@ -136,7 +136,7 @@ pub enum LineRole {
     TableHead,
     /// A table body row.
     TableRow,
-    /// An HTML block (comments included).
+    /// An HTML comment block.
     Html,
     /// YAML front matter, delimiters included.
     FrontMatter,
@@ -514,7 +514,10 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
         };
         match tag {
             Tag::CodeBlock(_) => set(range, LineRole::Code, &mut lines),
-            Tag::HtmlBlock => set(range, LineRole::Html, &mut lines),
+            // Comments only: `<fill in later>` is a placeholder, not markup.
+            Tag::HtmlBlock if text[body_start + range.start..].trim_start().starts_with("<!--") => {
+                set(range, LineRole::Html, &mut lines)
+            }
             Tag::TableHead => {
                 set(range.clone(), LineRole::TableHead, &mut lines);
                 let head = line_of(body_start + range.start);

@@ -47,6 +47,7 @@ pub fn content_words(text: &str) -> HashSet<String> {
 /// A path or file name: `src/lib.rs`, `/etc/hosts`, `./x`, `lib.rs:12`.
 fn is_path(token: &str) -> bool {
     let t = token.trim_matches(|c: char| "`'\"()[]{}<>,;:.!?*".contains(c));
+    let t = t.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
     let extension = t
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()));

@@ -11,7 +11,7 @@ use super::{
     FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
     SECTION_MISSING, SECTION_RECOMMENDED,
 };
-use crate::handoff::document::{HandoffDocument, Item, SectionKind};
+use crate::handoff::document::{HandoffDocument, Item, LineRole, SectionKind};
 use crate::handoff::text::snippet;
 use crate::patterns::pattern;
 
@@ -29,11 +29,11 @@ static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
     )
 });
-/// Negative knowledge written inline: "tried X -> failed because Y", "never
-/// restart greetd mid-session", "rejected", in the ten languages.
+/// Negative knowledge written inline: "tried X -> failed because Y", an item
+/// that starts with "Never" or "Do not", "rejected", in the ten languages.
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|\bdo(?:es)?(?:n'?t| not) work|\b(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
+        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
     )
 });
 
@@ -57,7 +57,9 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         }
     }
     if !doc.has(SectionKind::FailedApproaches)
-        && !doc.current_prose().any(|l| NEGATIVE.is_match(l.text))
+        && !doc
+            .current_prose()
+            .any(|l| l.role == LineRole::Text && NEGATIVE.is_match(l.text))
     {
         out.push(FAILED_APPROACHES_MISSING.at(
             None,

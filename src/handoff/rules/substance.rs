@@ -15,8 +15,8 @@ use crate::handoff::vocabulary::is_cjk;
 use crate::patterns::pattern;
 
 /// Lines of evidence below which the handoff is thin, with the points each
-/// band costs: none, one or two, three to five.
-const EVIDENCE_BANDS: [(usize, u8); 3] = [(0, 25), (2, 15), (5, 6)];
+/// band costs: none, one, two or three.
+const EVIDENCE_BANDS: [(usize, u8); 3] = [(0, 25), (1, 15), (3, 6)];
 /// At least this many items before filler is judged.
 const MIN_ITEMS_FOR_FILLER: usize = 3;
 /// Filler from this share of the items on (percent)...
@@ -56,6 +56,9 @@ static FAILURE: LazyLock<Regex> = LazyLock::new(|| {
 static PRECISE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r#"`|"[^"]{4,}"|\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}[_-]?\d{2,}|\b[1-5]\d\d\b|\d"#)
 });
+/// A placeholder left for the error (the placeholder rule reports it).
+static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^(?:TODO|TBD|FIXME)\b|^\[|^<"));
 /// The reason an approach failed: an arrow, "because", a colon or dash
 /// clause, in the ten languages.
 static REASON: LazyLock<Regex> = LazyLock::new(|| {
@@ -165,21 +168,31 @@ fn is_none(text: &str) -> bool {
 }
 
 fn check_errors(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    for item in doc
-        .items_of(SectionKind::NotWorking)
-        .chain(doc.items_of(SectionKind::Status))
-    {
-        let text = item.text.trim();
-        if is_none(text) || !FAILURE.is_match(text) || PRECISE.is_match(text) {
-            continue;
+    for section in doc.sections_of(SectionKind::NotWorking) {
+        for (i, item) in section.items.iter().enumerate() {
+            let text = item.text.trim();
+            // "Fails. Full output:" followed by the output is quoted.
+            let quoted_below = text.ends_with(':')
+                && section
+                    .items
+                    .get(i + 1)
+                    .is_some_and(|next| PRECISE.is_match(&next.text));
+            if is_none(text)
+                || !FAILURE.is_match(text)
+                || PRECISE.is_match(text)
+                || PLACEHOLDER.is_match(text)
+                || quoted_below
+            {
+                continue;
+            }
+            out.push(VAGUE_ERROR.at(
+                Some(item.line),
+                format!(
+                    "\"{}\": quote the error (message, code, failing test) so the next session can find it",
+                    snippet(text, 50)
+                ),
+            ));
         }
-        out.push(VAGUE_ERROR.at(
-            Some(item.line),
-            format!(
-                "\"{}\": quote the error (message, code, failing test) so the next session can find it",
-                snippet(text, 50)
-            ),
-        ));
     }
 }
 
@@ -203,7 +216,7 @@ mod tests {
         let none = fired("## Done\n- the parser\n- the lexer\n");
         assert_eq!(none[0].rule, "no-evidence");
         assert_eq!(none[0].points, 25);
-        let thin = fired("## Done\n- the parser (`a1b2c3d`)\n- 41/44 tests\n");
+        let thin = fired("## Done\n- the parser (`a1b2c3d`)\n- the lexer\n");
         assert_eq!(thin[0].points, 15);
         let rich = "## Done\n- `a1b2c3d` parser\n- 41/44 tests\n- `src/lex.rs:88`\n- PR #412\n- `cargo test`\n- 12 ms p99\n";
         assert!(!ids(rich).contains(&"no-evidence"), "{:?}", fired(rich));
