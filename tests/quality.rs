@@ -17,7 +17,7 @@ use agent_handover::handoff::{
     HandoffDocument, LintContext, LintReport, SectionKind, Severity, TemplateKind, lint,
 };
 use chrono::{DateTime, Duration, Utc};
-use common::{Project, config, json, stderr, stdout};
+use common::{Project, config, git, json, stderr, stdout};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/handoffs")
@@ -705,4 +705,71 @@ fn absolute_paths_outside_the_project_are_not_stale() {
     assert!(report.findings.iter().all(|f| f.rule != "stale-path"), "{:#?}", report.findings);
     let report = lint(&corpus_doc("pub-availability-monitor-state"), &ctx);
     assert!(report.findings.iter().all(|f| f.rule != "stale-path"), "/Users/... is not ours");
+}
+
+// ---- the usefulness of the previous handoff, judged by the next handover ----
+
+#[test]
+fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
+    let p = Project::new(&config(""));
+    let root = p.dir.path();
+    git(root, &["init", "-q"]);
+    std::fs::create_dir(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lexer.rs"), "// lexer\n").unwrap();
+    git(root, &["add", "src"]);
+    let commit = |msg: &str| {
+        git(
+            root,
+            &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", msg],
+        )
+    };
+    commit("lexer");
+    let first = "# Handoff 2026-11-20 — config parser\n## Goal\nParse nested tables.\n## Status\n- 41/44 parser tests pass\n## Done\n- Tokenizer with error spans (`src/lexer.rs`)\n## Failed approaches\n- Regex-based lexer -> cannot express nested quotes\n## Next step\nHandle the dot in `lex_key` in src/lexer.rs and rerun `cargo test parser`.\n## Waiting on\n- Alice for the grammar review\n";
+    std::fs::write(root.join("first.md"), first).unwrap();
+    let o = p.run(&["run", "--config", "handover.toml", "--note", "one", "--current-state-file", "first.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = json(&p.run(&["--json", "history"]));
+    assert!(runs[0].get("previous_handoff").is_none(), "nothing to judge yet: {runs}");
+
+    // The next session acts on the step, and Alice answered.
+    std::fs::write(root.join("src/lexer.rs"), "// lexer: keys with dots\n").unwrap();
+    git(root, &["add", "src"]);
+    commit("lexer: handle the dot in lex_key");
+    let second = "# Handoff 2026-11-21 — config parser\n## Goal\nParse nested tables.\n## Status\n- 44/44 parser tests pass\n## Done\n- Dotted keys in `lex_key`\n## Failed approaches\n- Regex-based lexer -> cannot express nested quotes\n## Next step\nWire the parser into `src/config.rs`.\n## Waiting on\n- Nobody\n";
+    std::fs::write(root.join("second.md"), second).unwrap();
+    let o = p.run(&["run", "--config", "handover.toml", "--note", "two", "--current-state-file", "second.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let runs = json(&p.run(&["--json", "history"]));
+    let judged = &runs[0]["previous_handoff"];
+    assert_eq!(judged["next_step_acted_on"], true, "{runs}");
+    assert_eq!(judged["failed_retried"], serde_json::json!([]));
+    assert_eq!((judged["waits_resolved"].as_u64(), judged["waits"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(judged["numbers_moved"], true);
+    assert_eq!(judged["score"], 100);
+    let text = stdout(&p.run(&["history"]));
+    assert!(text.contains("previous handoff useful 100/100: next step acted on"), "{text}");
+    let lint = json(&p.run(&["--json", "lint"]));
+    assert_eq!(lint["previous_handoff"]["score"], 100, "{lint}");
+    let record = std::fs::read_dir(p.path(".agent-handover/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".record.json"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .find(|t| t.contains("previous_handoff"));
+    assert!(record.is_some(), "kept with the run record");
+
+    // A session that ignores the step and retries the failed approach.
+    std::fs::write(root.join("src/other.rs"), "// unrelated\n").unwrap();
+    git(root, &["add", "src"]);
+    commit("docs typo");
+    let third = "# Handoff 2026-11-22 — config parser\n## Status\n- 44/44 parser tests pass\n## Done\n- Tried a regex-based lexer again\n## Next step\nWire the parser into `src/config.rs`.\n";
+    std::fs::write(root.join("third.md"), third).unwrap();
+    let o = p.run(&["run", "--config", "handover.toml", "--note", "three", "--current-state-file", "third.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = json(&p.run(&["--json", "history"]));
+    let judged = &runs[0]["previous_handoff"];
+    assert_eq!(judged["next_step_acted_on"], false, "{runs}");
+    assert_eq!(judged["numbers_moved"], false);
+    assert!(judged["score"].as_u64().unwrap() <= 10, "{judged}");
 }

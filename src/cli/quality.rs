@@ -5,6 +5,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use agent_handover::engine::history::runs_newest_first;
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
 use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
 use agent_handover::{Error, Result, Workspace};
@@ -50,6 +52,10 @@ struct LintOutput<'a> {
     passed: bool,
     #[serde(flatten)]
     report: &'a LintReport,
+    /// How useful the previous handoff turned out to be, judged when the
+    /// newest handover completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_handoff: Option<Usefulness>,
 }
 
 /// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
@@ -64,8 +70,14 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         min_score: args.min_score,
         passed,
         report: &report,
+        previous_handoff: previous_usefulness(&ws),
     };
-    out.emit(&shown, || print!("{}", lint_text(&shown.file, &report)));
+    out.emit(&shown, || {
+        print!("{}", lint_text(&shown.file, &report));
+        if let Some(u) = &shown.previous_handoff {
+            println!("previous handoff: {}", u.describe());
+        }
+    });
     if passed {
         Ok(exit::OK)
     } else {
@@ -75,6 +87,15 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         );
         Ok(exit::BELOW_MIN_SCORE)
     }
+}
+
+/// The outcome of the previous handoff, as the newest run that judged one
+/// recorded it (best effort: unreadable records are skipped).
+pub fn previous_usefulness(ws: &Workspace) -> Option<Usefulness> {
+    runs_newest_first(ws)
+        .ok()?
+        .filter_map(|r| r.ok())
+        .find_map(|r| r.previous_handoff)
 }
 
 /// What `lint` prints: the score, then one line per finding.

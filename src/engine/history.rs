@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::checkpoint::{Checkpoint, RunStatus, StepState};
 use crate::error::{Error, Result};
+use crate::handoff::usefulness::Usefulness;
 use crate::workspace::Workspace;
 
 /// One past (or current) run, summarised.
@@ -29,6 +30,9 @@ pub struct RunSummary {
     /// It was let through with `--allow-secret`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
+    /// How useful the handoff it started from turned out to be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_handoff: Option<Usefulness>,
 }
 
 impl RunSummary {
@@ -59,6 +63,7 @@ impl RunSummary {
                 None => format!("by {} at {}", a.by, a.at.format("%Y-%m-%d %H:%M")),
             }),
             allow_secret: cp.allow_secret,
+            previous_handoff: cp.previous_handoff.clone(),
         })
     }
 }

@@ -29,6 +29,7 @@ pub mod score;
 pub mod templates;
 pub mod vocabulary;
 pub mod text;
+pub mod usefulness;
 
 /// The secret detector the linter reports from (it lives in [`crate::secrets`],
 /// below the inbox and the memory store, which redact with it too).

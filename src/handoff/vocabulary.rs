@@ -9,6 +9,9 @@
 //! approach although it contains no "failed", and "External blocker" is a
 //! wait although "blocker" alone is a problem.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use super::document::SectionKind;
 
 use SectionKind::{
@@ -505,29 +508,84 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
 /// Headings that look like a kind by keyword but are not ("Not done yet").
 const NOT_A_SECTION: &[&str] = &["not done", "remaining", "left to do", "todo"];
 
+/// One phrase of [`VOCABULARY`], prepared for matching.
+struct Entry {
+    kind: SectionKind,
+    language: &'static str,
+    /// Its words (one "word" for a phrase without spaces).
+    words: Vec<&'static str>,
+    /// Its length in characters (the longest match wins).
+    chars: usize,
+    /// Its order in the vocabulary (ties go to the first).
+    order: usize,
+}
+
+/// The vocabulary indexed for matching: spaced phrases by their first word,
+/// and the phrases matched anywhere (Japanese, Chinese, Korean).
+struct Index {
+    by_first_word: HashMap<&'static str, Vec<Entry>>,
+    anywhere: Vec<(&'static str, Entry)>,
+}
+
+static INDEX: LazyLock<Index> = LazyLock::new(|| {
+    let mut index = Index {
+        by_first_word: HashMap::new(),
+        anywhere: Vec::new(),
+    };
+    let mut order = 0;
+    for (kind, languages) in VOCABULARY {
+        for (language, phrases) in *languages {
+            for phrase in *phrases {
+                order += 1;
+                let entry = Entry {
+                    kind: *kind,
+                    language,
+                    words: phrase.split(' ').collect(),
+                    chars: phrase.chars().count(),
+                    order,
+                };
+                if spaced_script(phrase) {
+                    index
+                        .by_first_word
+                        .entry(entry.words[0])
+                        .or_default()
+                        .push(entry);
+                } else {
+                    index.anywhere.push((phrase, entry));
+                }
+            }
+        }
+    }
+    index
+});
+
 /// The kind and language a normalized heading names, if any: the longest
 /// phrase of [`VOCABULARY`] it contains.
 pub fn classify(norm: &str) -> Option<(SectionKind, &'static str)> {
     if NOT_A_SECTION.iter().any(|p| has_phrase(norm, p)) {
         return None;
     }
-    let mut best: Option<(usize, SectionKind, &'static str)> = None;
-    for (kind, languages) in VOCABULARY {
-        for (language, phrases) in *languages {
-            for phrase in *phrases {
-                let found = if spaced_script(phrase) {
-                    has_phrase(norm, phrase)
-                } else {
-                    norm.contains(phrase)
-                };
-                let len = phrase.chars().count();
-                if found && best.is_none_or(|(l, _, _)| len > l) {
-                    best = Some((len, *kind, language));
-                }
-            }
-        }
-    }
-    best.map(|(_, kind, language)| (kind, language))
+    let index = &*INDEX;
+    let owned: Vec<&str> = norm.split(' ').collect();
+    let words = owned.as_slice();
+    let spaced = words.iter().enumerate().flat_map(|(i, word)| {
+        index
+            .by_first_word
+            .get(word)
+            .into_iter()
+            .flatten()
+            .filter(move |e| words[i..].starts_with(&e.words))
+    });
+    let anywhere = index
+        .anywhere
+        .iter()
+        .filter(|_| norm.chars().any(is_cjk))
+        .filter(|(phrase, _)| norm.contains(phrase))
+        .map(|(_, e)| e);
+    spaced
+        .chain(anywhere)
+        .min_by_key(|e| (std::cmp::Reverse(e.chars), e.order))
+        .map(|e| (e.kind, e.language))
 }
 
 /// Whether `phrase` is matched on word boundaries: it has no Japanese,

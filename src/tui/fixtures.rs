@@ -290,6 +290,7 @@ pub fn full_data() -> FullData {
         problem_steps: problems.iter().map(|s| s.to_string()).collect(),
         abandoned: None,
         allow_secret: false,
+        previous_handoff: None,
     };
     FullData {
         runs: Some(Ok(vec![

@@ -102,7 +102,8 @@ fn check_evidence(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
             None,
             *points,
             format!(
-                "{evidence} lines of evidence: back the claims with commit ids, counts (\"41/44 tests\"), file:line, the quoted error and the commands run"
+                "{evidence} line{} of evidence: back the claims with commit ids, counts (\"41/44 tests\"), file:line, the quoted error and the commands run",
+                if evidence == 1 { "" } else { "s" }
             ),
         ));
     }
