@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_handover::engine::history::runs_newest_first;
+use agent_handover::engine::history::latest_previous_handoff;
 use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
 use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
@@ -70,7 +70,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         min_score: args.min_score,
         passed,
         report: &report,
-        previous_handoff: previous_usefulness(&ws),
+        previous_handoff: latest_previous_handoff(&ws),
     };
     out.emit(&shown, || {
         print!("{}", lint_text(&shown.file, &report));
@@ -87,15 +87,6 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         );
         Ok(exit::BELOW_MIN_SCORE)
     }
-}
-
-/// The outcome of the previous handoff, as the newest run that judged one
-/// recorded it (best effort: unreadable records are skipped).
-pub fn previous_usefulness(ws: &Workspace) -> Option<Usefulness> {
-    runs_newest_first(ws)
-        .ok()?
-        .filter_map(|r| r.ok())
-        .find_map(|r| r.previous_handoff)
 }
 
 /// What `lint` prints: the score, then one line per finding.

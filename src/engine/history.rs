@@ -120,6 +120,15 @@ pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<C
     Ok(current.map(Ok).into_iter().chain(archived))
 }
 
+/// How useful the previous handoff turned out to be, as the newest run
+/// that judged one recorded it (best effort: unreadable records are skipped).
+pub fn latest_previous_handoff(ws: &Workspace) -> Option<Usefulness> {
+    runs_newest_first(ws)
+        .ok()?
+        .filter_map(|r| r.ok())
+        .find_map(|r| r.previous_handoff)
+}
+
 /// When the newest completed handover finished; `None` if none ever did.
 pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
     for run in runs_newest_first(ws)? {

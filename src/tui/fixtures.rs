@@ -10,6 +10,7 @@ use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::{MetricsSample, ProbeOutcome, SessionMetrics};
 use agent_handover::engine::pause::PauseInfo;
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
@@ -23,7 +24,7 @@ use ratatui::backend::TestBackend;
 
 use super::app::App;
 use super::keys::KeyMap;
-use super::model::{Event, FullData, InboxData};
+use super::model::{Event, FullData, InboxData, QualityData};
 use super::tab::Tab;
 use super::theme::Theme;
 use super::view;
@@ -315,7 +316,20 @@ pub fn full_data() -> FullData {
             version(2, 1065, None, Some("handover: codex session")),
         ])),
         inbox: Some(Ok(inbox())),
-        quality: Some(Ok(Some(lint(HANDOFF, &LintContext::default())))),
+        quality: Some(Ok(Some(QualityData {
+            path: "memory/layer2/current-state.md".into(),
+            text: HANDOFF.into(),
+            report: lint(HANDOFF, &LintContext::default()),
+            min_score: 60,
+            previous: Some(Usefulness {
+                score: 80,
+                next_step_acted_on: Some(true),
+                failed_retried: Vec::new(),
+                waits_resolved: 1,
+                waits: 2,
+                numbers_moved: Some(true),
+            }),
+        }))),
         metrics: Some(Ok(sessions())),
     }
 }

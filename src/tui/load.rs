@@ -6,15 +6,15 @@ use std::sync::Arc;
 use agent_handover::Workspace;
 use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
-use agent_handover::engine::history::{load_runs, summarize};
+use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::engine::metrics::sessions;
-use agent_handover::handoff::{LintContext, LintReport, lint};
+use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::Inbox;
 use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 
-use super::model::{FullData, InboxData, LoadRequest};
+use super::model::{FullData, InboxData, LoadRequest, QualityData};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -76,12 +76,16 @@ fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxDat
     })
 }
 
-/// The score of the current state, as the next session would get it.
-fn quality(ws: &Workspace) -> agent_handover::Result<Option<LintReport>> {
+/// The current state under review, scored as the next session would get it.
+fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    Ok(store
-        .read_current_state()?
-        .map(|text| lint(&text, &LintContext::for_workspace(ws))))
+    Ok(store.read_current_state()?.map(|text| QualityData {
+        path: ws.memory.current_state(),
+        report: lint(&text, &LintContext::for_workspace(ws)),
+        text,
+        min_score: ws.config.handover.min_score.unwrap_or(0),
+        previous: latest_previous_handoff(ws),
+    }))
 }
 
 /// The diff between two versions.

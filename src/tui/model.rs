@@ -10,6 +10,7 @@ use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::SessionMetrics;
 use agent_handover::engine::{RunSnapshot, RunStatus};
 use agent_handover::handoff::LintReport;
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
@@ -80,6 +81,14 @@ pub enum Effect {
     },
     /// Ask the engine.
     Act(Action),
+    /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
+    /// handed to the editor meanwhile).
+    Edit {
+        /// The file.
+        path: std::path::PathBuf,
+        /// 1-based line.
+        line: usize,
+    },
     /// Leave.
     Quit,
 }
@@ -105,6 +114,22 @@ pub struct InboxData {
     pub total: usize,
 }
 
+/// The current handoff under review: its text, score and findings, the
+/// gate it must pass, and how useful the previous one turned out to be.
+#[derive(Debug, Clone)]
+pub struct QualityData {
+    /// Where it is (what `e` opens).
+    pub path: std::path::PathBuf,
+    /// Its text.
+    pub text: String,
+    /// Its score and findings.
+    pub report: LintReport,
+    /// `[handover].min_score` (0: no gate).
+    pub min_score: u8,
+    /// The previous handoff's usefulness, judged by the newest handover.
+    pub previous: Option<Usefulness>,
+}
+
 /// The slower data, loaded in the background.
 #[derive(Debug, Clone, Default)]
 pub struct FullData {
@@ -115,7 +140,7 @@ pub struct FullData {
     /// Message queues.
     pub inbox: Option<Result<InboxData, String>>,
     /// The quality of the current handoff (`None` inside: no current state yet).
-    pub quality: Option<Result<Option<LintReport>, String>>,
+    pub quality: Option<Result<Option<QualityData>, String>>,
     /// Sessions with measured numbers, oldest first.
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
 }
