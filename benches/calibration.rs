@@ -45,7 +45,10 @@ fn main() {
         verdict(held.separation >= TARGET_SEPARATION),
         verdict(held.spearman >= TARGET_SPEARMAN)
     );
-    let _ = writeln!(out, "## Tuning part\n\n| score | label | rating | id |\n|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "## Tuning part\n\n| score | label | rating | id |\n|---|---|---|---|"
+    );
     let mut tuning: Vec<_> = all.iter().filter(|s| s.doc.split == "tuning").collect();
     tuning.sort_by_key(|s| (s.doc.rating, s.score));
     for s in tuning {

@@ -348,11 +348,20 @@ fn the_review_view_edits_the_handoff_and_re_scores_it() {
     };
     let low = score(&before).expect("a score");
     assert!(low < 50, "{before}");
-    assert!(before.contains("TODO"), "the handoff's text is shown: {before}");
+    assert!(
+        before.contains("TODO"),
+        "the handoff's text is shown: {before}"
+    );
     t.keys(&["n", "e"]);
     let after = t.wait_for("the new score", |s| score(s).is_some_and(|v| v >= 80));
-    assert!(after.contains("edited") || after.contains("Review"), "{after}");
-    assert!(after.contains("lex_key"), "the edited text is shown: {after}");
+    assert!(
+        after.contains("edited") || after.contains("Review"),
+        "{after}"
+    );
+    assert!(
+        after.contains("lex_key"),
+        "the edited text is shown: {after}"
+    );
     let written = std::fs::read_to_string(p.path("memory/layer2/current-state.md")).unwrap();
     assert!(written.contains("Regex-based lexer"));
     assert!(t.session_alive(), "still running after the editor");

@@ -247,7 +247,9 @@ static DATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A heading over a part that is not the current state.
 static HISTORY: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)\b(?:history|historical|archive|archived|changelog|previous sessions?|earlier sessions?|old notes)\b")
+    pattern(
+        r"(?i)\b(?:history|historical|archive|archived|changelog|previous sessions?|earlier sessions?|old notes)\b",
+    )
 });
 
 /// Lines searched for a date before falling back to labelled date lines.
@@ -286,7 +288,10 @@ impl<'a> HandoffDocument<'a> {
             let Some(h) = heading(&lines, i) else {
                 continue;
             };
-            let words = normalize(h.text).split(' ').filter(|w| !w.is_empty()).count();
+            let words = normalize(h.text)
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .count();
             let is_title_heading = h.level == 1
                 && (h.kind.is_none() || words > MAX_SECTION_TITLE_WORDS || is_title(h.text));
             if is_title_heading && title.is_none() && sections.is_empty() {
@@ -372,7 +377,10 @@ impl<'a> HandoffDocument<'a> {
             .map(|s| s.line - 1..s.body.end)
             .collect();
         self.lines.iter().enumerate().filter_map(move |(i, l)| {
-            let prose = matches!(l.role, LineRole::Text | LineRole::Heading(_) | LineRole::TableRow);
+            let prose = matches!(
+                l.role,
+                LineRole::Text | LineRole::Heading(_) | LineRole::TableRow
+            );
             (prose && !past.iter().any(|r| r.contains(&i))).then_some(l)
         })
     }
@@ -502,7 +510,10 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
         if range.is_empty() {
             return;
         }
-        let (first, last) = (line_of(body_start + range.start), line_of(body_start + range.end - 1));
+        let (first, last) = (
+            line_of(body_start + range.start),
+            line_of(body_start + range.end - 1),
+        );
         for line in &mut lines[first..=last] {
             line.role = role;
         }
@@ -515,7 +526,11 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
         match tag {
             Tag::CodeBlock(_) => set(range, LineRole::Code, &mut lines),
             // Comments only: `<fill in later>` is a placeholder, not markup.
-            Tag::HtmlBlock if text[body_start + range.start..].trim_start().starts_with("<!--") => {
+            Tag::HtmlBlock
+                if text[body_start + range.start..]
+                    .trim_start()
+                    .starts_with("<!--") =>
+            {
                 set(range, LineRole::Html, &mut lines)
             }
             Tag::TableHead => {
@@ -556,10 +571,11 @@ fn front_matter_end(lines: &[Line<'_>]) -> usize {
         .take(MAX_FRONT_MATTER_LINES)
         .position(|l| matches!(l.text.trim_end(), "---" | "..."))
         .filter(|end| {
-            lines[1..=*end]
-                .iter()
-                .all(|l| l.text.trim().is_empty() || l.text.contains(':') || l.text.trim_start().starts_with('-'))
-                && *end > 0
+            lines[1..=*end].iter().all(|l| {
+                l.text.trim().is_empty()
+                    || l.text.contains(':')
+                    || l.text.trim_start().starts_with('-')
+            }) && *end > 0
         })
         .map_or(0, |end| end + 2)
 }
@@ -602,7 +618,11 @@ fn heading<'a>(lines: &[Line<'a>], i: usize) -> Option<Heading<'a>> {
         if next_is_item {
             return None;
         }
-        (c.get(1).map_or("", |m| m.as_str()), "", MAX_NUMBERED_LABEL_WORDS)
+        (
+            c.get(1).map_or("", |m| m.as_str()),
+            "",
+            MAX_NUMBERED_LABEL_WORDS,
+        )
     } else {
         let c = PLAIN_LABEL.captures(text)?;
         (

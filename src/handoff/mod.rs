@@ -27,9 +27,9 @@ pub mod document;
 pub mod rules;
 pub mod score;
 pub mod templates;
-pub mod vocabulary;
 pub mod text;
 pub mod usefulness;
+pub mod vocabulary;
 
 /// The secret detector the linter reports from (it lives in [`crate::secrets`],
 /// below the inbox and the memory store, which redact with it too).

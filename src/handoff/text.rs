@@ -48,9 +48,11 @@ pub fn content_words(text: &str) -> HashSet<String> {
 fn is_path(token: &str) -> bool {
     let t = token.trim_matches(|c: char| "`'\"()[]{}<>,;:.!?*".contains(c));
     let t = t.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
-    let extension = t
-        .rsplit_once('.')
-        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()));
+    let extension = t.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphabetic())
+    });
     t.starts_with('/') || t.starts_with("./") || t.starts_with("~/") || extension
 }
 

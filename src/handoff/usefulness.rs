@@ -69,7 +69,11 @@ impl Usefulness {
             parts.push(format!(
                 "{} failed approach{} tried again",
                 self.failed_retried.len(),
-                if self.failed_retried.len() == 1 { "" } else { "es" }
+                if self.failed_retried.len() == 1 {
+                    ""
+                } else {
+                    "es"
+                }
             ));
         }
         if self.waits > 0 {

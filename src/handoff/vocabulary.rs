@@ -147,10 +147,7 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                 "ko",
                 &["실패", "시도했지만", "하지 말 것", "함정", "재시도 금지"],
             ),
-            (
-                "zh",
-                &["失败", "踩坑", "不要再试", "弃用的方案", "走不通"],
-            ),
+            ("zh", &["失败", "踩坑", "不要再试", "弃用的方案", "走不通"]),
             (
                 "ru",
                 &[
@@ -288,8 +285,14 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "blockiert durch",
                 ],
             ),
-            ("fr", &["en attente", "en attente de", "dépendances", "bloqué par"]),
-            ("es", &["esperando", "esperando a", "en espera", "bloqueado por"]),
+            (
+                "fr",
+                &["en attente", "en attente de", "dépendances", "bloqué par"],
+            ),
+            (
+                "es",
+                &["esperando", "esperando a", "en espera", "bloqueado por"],
+            ),
             ("pt", &["aguardando", "bloqueado por"]),
             ("it", &["in attesa", "in attesa di", "bloccato da"]),
             ("ja", &["待ち", "ブロッカー"]),
@@ -358,7 +361,15 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "weiter mit",
                 ],
             ),
-            ("fr", &["prochaine étape", "prochaines étapes", "à faire", "reprendre"]),
+            (
+                "fr",
+                &[
+                    "prochaine étape",
+                    "prochaines étapes",
+                    "à faire",
+                    "reprendre",
+                ],
+            ),
             (
                 "es",
                 &[
@@ -688,12 +699,18 @@ mod tests {
     fn the_longest_phrase_wins() {
         assert_eq!(classify("external blocker"), Some((WaitingOn, "en")));
         assert_eq!(classify("blocker"), Some((NotWorking, "en")));
-        assert_eq!(classify("tried and abandoned"), Some((FailedApproaches, "en")));
+        assert_eq!(
+            classify("tried and abandoned"),
+            Some((FailedApproaches, "en"))
+        );
         assert_eq!(
             classify("was nicht funktioniert hat"),
             Some((FailedApproaches, "de"))
         );
-        assert_eq!(classify("試して失敗したこと 再試行しない"), Some((FailedApproaches, "ja")));
+        assert_eq!(
+            classify("試して失敗したこと 再試行しない"),
+            Some((FailedApproaches, "ja"))
+        );
         assert_eq!(classify("not done yet"), None);
     }
 
@@ -701,7 +718,10 @@ mod tests {
     fn normalize_drops_numbers_symbols_and_parentheticals() {
         assert_eq!(normalize("2.1 Status"), "status");
         assert_eq!(normalize("🎯 Next step"), "next step");
-        assert_eq!(normalize("Failed approaches (DO NOT retry)"), "failed approaches");
+        assert_eq!(
+            normalize("Failed approaches (DO NOT retry)"),
+            "failed approaches"
+        );
         assert_eq!(normalize("(Don't redo)"), "dont redo");
         assert_eq!(normalize("次の一手（重要）"), "次の一手");
     }

@@ -30,13 +30,18 @@ static SOME_FAIL: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b([1-9]\d*) (?:\w+ )?(?:tests?|specs?|checks?|cases?)(?: are| still)? (?:fail|failing|failed|red|broken)\b|\b([1-9]\d*) fail(?:ed|ing|s|ures?)\b",
     )
 });
-static DEPLOYED: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)\b(?:deployed|released|shipped) (?:to|in|on) (?:prod|production|live)\b"));
+static DEPLOYED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:deployed|released|shipped) (?:to|in|on) (?:prod|production|live)\b")
+});
 static NOT_DEPLOYED: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)\bdeploy(?:ment)? (?:is )?(?:blocked|failed|failing|broken)\b|\bnot (?:yet )?deployed\b|\bpipeline is red\b")
+    pattern(
+        r"(?i)\bdeploy(?:ment)? (?:is )?(?:blocked|failed|failing|broken)\b|\bnot (?:yet )?deployed\b|\bpipeline is red\b",
+    )
 });
 static ALL_DONE: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)\ball (?:phases|tasks|steps|work|items|features)(?: \([^)]*\))? (?:are |is )?(?:complete|completed|done|finished)\b")
+    pattern(
+        r"(?i)\ball (?:phases|tasks|steps|work|items|features)(?: \([^)]*\))? (?:are |is )?(?:complete|completed|done|finished)\b",
+    )
 });
 static REMAINS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)^\s*#{1,6}\s*(?:what remains|remaining|still to do|left to do|not done)\b")
@@ -132,9 +137,7 @@ fn contradictions(lines: &[&Line<'_>], out: &mut Vec<Finding>) {
                 Some((m, at)) if *m != n && reported.insert(d) => {
                     out.push(CONTRADICTION.at(
                         Some(line.number),
-                        format!(
-                            "{n}/{d} here, {m}/{d} on line {at}: say which count is current"
-                        ),
+                        format!("{n}/{d} here, {m}/{d} on line {at}: say which count is current"),
                     ));
                 }
                 Some(_) => {}
@@ -159,7 +162,9 @@ mod tests {
 
     #[test]
     fn tests_pass_and_fail_at_once() {
-        let f = fired("## Status\n- All tests pass.\n## Not working\n- 3 tests failing in `tests/test_invoices.py`\n");
+        let f = fired(
+            "## Status\n- All tests pass.\n## Not working\n- 3 tests failing in `tests/test_invoices.py`\n",
+        );
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].rule, "contradiction");
         assert_eq!(f[0].line, Some(4));
@@ -168,21 +173,30 @@ mod tests {
 
     #[test]
     fn two_counts_of_the_same_total() {
-        let f = fired("## Status\n- 42/50 acceptance checks done\n## Next step\nFinish the rest (45/50 done).\n");
+        let f = fired(
+            "## Status\n- 42/50 acceptance checks done\n## Next step\nFinish the rest (45/50 done).\n",
+        );
         assert_eq!(f.len(), 1, "{f:?}");
-        assert!(f[0].message.starts_with("45/50 here, 42/50"), "{}", f[0].message);
+        assert!(
+            f[0].message.starts_with("45/50 here, 42/50"),
+            "{}",
+            f[0].message
+        );
         assert!(fired("- recall 3/5\n- escape 1/5\n- 30/90 pass\n- 30/90 again\n").is_empty());
     }
 
     #[test]
     fn deployed_and_blocked() {
-        let f = fired("- Deployed to production on Friday.\n- Deploy blocked: the pipeline is red\n");
+        let f =
+            fired("- Deployed to production on Friday.\n- Deploy blocked: the pipeline is red\n");
         assert_eq!(f.len(), 1, "{f:?}");
     }
 
     #[test]
     fn everything_complete_and_what_remains() {
-        let f = fired("- **ALL PHASES (0-6) ARE COMPLETE.**\n\n## What remains (Phases 2-6)\n- Phase 3\n");
+        let f = fired(
+            "- **ALL PHASES (0-6) ARE COMPLETE.**\n\n## What remains (Phases 2-6)\n- Phase 3\n",
+        );
         assert_eq!(f.len(), 1, "{f:?}");
     }
 
@@ -193,13 +207,18 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].rule, "completion-blindness");
         assert_eq!(f[0].line, Some(5));
-        let other = text.replace("Implement the price range slider wired", "Add a currency selector next");
+        let other = text.replace(
+            "Implement the price range slider wired",
+            "Add a currency selector next",
+        );
         assert!(fired(&other).is_empty());
     }
 
     #[test]
     fn waiting_on_what_is_done() {
-        let f = fired("## Done\n- DNS records for staging.acme.dev created by Ops\n## Waiting on\n- Ops to create the DNS records for staging.acme.dev\n- Legal on the wording\n");
+        let f = fired(
+            "## Done\n- DNS records for staging.acme.dev created by Ops\n## Waiting on\n- Ops to create the DNS records for staging.acme.dev\n- Legal on the wording\n",
+        );
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].rule, "wait-on-done");
         assert_eq!(f[0].line, Some(4));

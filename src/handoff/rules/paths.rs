@@ -129,11 +129,19 @@ mod tests {
         check(&doc, &LintContext::default(), &mut out);
         assert!(out.is_empty(), "no root, no check");
 
-        let inside = format!("{}/src/lib.rs and {}/src/gone2.rs", dir.path().display(), dir.path().display());
+        let inside = format!(
+            "{}/src/lib.rs and {}/src/gone2.rs",
+            dir.path().display(),
+            dir.path().display()
+        );
         let doc = HandoffDocument::parse(&inside);
         let mut out = Vec::new();
         check(&doc, &ctx, &mut out);
-        assert_eq!(out.len(), 1, "absolute paths inside the project are checked: {out:?}");
+        assert_eq!(
+            out.len(),
+            1,
+            "absolute paths inside the project are checked: {out:?}"
+        );
         assert!(out[0].message.contains("gone2.rs"));
     }
 }

@@ -130,17 +130,19 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 ));
             }
         }
-        [first, ..] => out.push(NEXT_STEP_NOT_SINGLE.scaled(
-            Some(first.line),
-            u8::try_from(steps.len() - 1)
-                .unwrap_or(u8::MAX)
-                .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
-            format!(
-                "{} next steps: name the ONE next step and move the rest to \"{}\"",
-                steps.len(),
-                SectionKind::CanWait.heading()
+        [first, ..] => out.push(
+            NEXT_STEP_NOT_SINGLE.scaled(
+                Some(first.line),
+                u8::try_from(steps.len() - 1)
+                    .unwrap_or(u8::MAX)
+                    .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
+                format!(
+                    "{} next steps: name the ONE next step and move the rest to \"{}\"",
+                    steps.len(),
+                    SectionKind::CanWait.heading()
+                ),
             ),
-        )),
+        ),
     }
 }
 

@@ -156,15 +156,31 @@ fn says_nothing(text: &str) -> bool {
 
 /// "none", "nobody", "n/a" and their translations: an answer.
 fn is_none(text: &str) -> bool {
-    let t = text
-        .trim()
-        .trim_end_matches(['.', '!'])
-        .to_lowercase();
+    let t = text.trim().trim_end_matches(['.', '!']).to_lowercase();
     matches!(
         t.as_str(),
-        "none" | "nobody" | "no one" | "nothing" | "none yet" | "niemand" | "niemanden"
-            | "keine" | "aucun" | "personne" | "rien" | "nadie" | "ninguno" | "nada"
-            | "ninguém" | "nessuno" | "никого" | "нет" | "なし" | "없음" | "无" | "没有"
+        "none"
+            | "nobody"
+            | "no one"
+            | "nothing"
+            | "none yet"
+            | "niemand"
+            | "niemanden"
+            | "keine"
+            | "aucun"
+            | "personne"
+            | "rien"
+            | "nadie"
+            | "ninguno"
+            | "nada"
+            | "ninguém"
+            | "nessuno"
+            | "никого"
+            | "нет"
+            | "なし"
+            | "없음"
+            | "无"
+            | "没有"
     )
 }
 
@@ -236,7 +252,9 @@ mod tests {
 
     #[test]
     fn errors_need_quoting() {
-        let f = fired("## Not working\n- Uploads fail sometimes\n- `KeyError: 'sku'` on import\n- none\n");
+        let f = fired(
+            "## Not working\n- Uploads fail sometimes\n- `KeyError: 'sku'` on import\n- none\n",
+        );
         let vague: Vec<_> = f.iter().filter(|f| f.rule == "vague-error").collect();
         assert_eq!(vague.len(), 1, "{f:?}");
         assert_eq!(vague[0].line, Some(2));
@@ -244,7 +262,9 @@ mod tests {
 
     #[test]
     fn failed_approaches_need_a_reason() {
-        let f = fired("## Failed approaches\n- Increasing timeouts\n- Mocking the clock -> the bug is not timing\n- Pinning serde because of derive\n- Decimal everywhere: 40 tests broke\n");
+        let f = fired(
+            "## Failed approaches\n- Increasing timeouts\n- Mocking the clock -> the bug is not timing\n- Pinning serde because of derive\n- Decimal everywhere: 40 tests broke\n",
+        );
         let lines: Vec<_> = f
             .iter()
             .filter(|f| f.rule == "failed-without-reason")
