@@ -332,7 +332,7 @@ fn the_review_view_edits_the_handoff_and_re_scores_it() {
     };
     t.keys(&["3"]);
     let before = t.wait_for("the review view", |s| {
-        s.contains("Review: the current handoff") && s.contains("/100")
+        s.contains("Review: the current state") && s.contains("/100")
     });
     let score = |screen: &str| -> Option<u32> {
         let at = screen.find("/100")?;

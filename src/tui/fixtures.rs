@@ -24,7 +24,7 @@ use ratatui::backend::TestBackend;
 
 use super::app::App;
 use super::keys::KeyMap;
-use super::model::{Event, FullData, InboxData, QualityData};
+use super::model::{Event, FullData, InboxData, QualityData, Reviewed};
 use super::tab::Tab;
 use super::theme::Theme;
 use super::view;
@@ -208,6 +208,9 @@ pub fn inbox() -> InboxData {
     }
 }
 
+/// The latest session note of the fixture workspace.
+pub const NOTE: &str = "# Session 2026-11-21: parser rewrite\n\n## Done\n- Lexer with spans (`parser/lex.rs`), 12/12 lexer tests\n\n## Failed approaches\n- A regex lexer -> cannot express nested quotes\n\n## Next step\nFix nested lists in `parser/list.rs`.\n";
+
 /// A handoff with a few problems, scored without workspace context.
 pub const HANDOFF: &str = "# Session 4: parser rewrite\n\n## Goal\nShip the parser.\n\n## Done (don't redo)\n- Lexer with spans\n\n## Status\n88/90 tests pass\n\n## Next step\nTODO\n";
 
@@ -317,9 +320,20 @@ pub fn full_data() -> FullData {
         ])),
         inbox: Some(Ok(inbox())),
         quality: Some(Ok(Some(QualityData {
-            path: "memory/layer2/current-state.md".into(),
-            text: HANDOFF.into(),
-            report: lint(HANDOFF, &LintContext::default()),
+            docs: vec![
+                Reviewed {
+                    title: "current state",
+                    path: "memory/layer2/current-state.md".into(),
+                    text: HANDOFF.into(),
+                    report: lint(HANDOFF, &LintContext::default()),
+                },
+                Reviewed {
+                    title: "latest session note",
+                    path: "memory/layer1/2026-11/parser-2026-11-21.md".into(),
+                    text: NOTE.into(),
+                    report: lint(NOTE, &LintContext::default()),
+                },
+            ],
             min_score: 60,
             previous: Some(Usefulness {
                 score: 80,

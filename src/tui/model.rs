@@ -114,16 +114,26 @@ pub struct InboxData {
     pub total: usize,
 }
 
-/// The current handoff under review: its text, score and findings, the
-/// gate it must pass, and how useful the previous one turned out to be.
+/// One handoff under review: its text, score and findings.
 #[derive(Debug, Clone)]
-pub struct QualityData {
+pub struct Reviewed {
+    /// What it is ("current state", "latest session note").
+    pub title: &'static str,
     /// Where it is (what `e` opens).
     pub path: std::path::PathBuf,
     /// Its text.
     pub text: String,
     /// Its score and findings.
     pub report: LintReport,
+}
+
+/// What the review view shows: the current state (what the next session
+/// reads) and the latest session note, the gate they must pass, and how
+/// useful the previous handoff turned out to be.
+#[derive(Debug, Clone)]
+pub struct QualityData {
+    /// The current state first, then the latest session note, if any.
+    pub docs: Vec<Reviewed>,
     /// `[handover].min_score` (0: no gate).
     pub min_score: u8,
     /// The previous handoff's usefulness, judged by the newest handover.

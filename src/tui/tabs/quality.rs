@@ -1,9 +1,10 @@
-//! The review view: the current handoff (what the next session will read)
-//! with each finding marked at its line, its score, how useful the previous
-//! handoff turned out to be, and a banner when it is not fit for the next
-//! session (below `[handover].min_score`, or holding a secret). `n`/`N`
-//! jump between findings, `e` opens `$EDITOR` at the selected finding's
-//! line; the file watcher re-scores it on save.
+//! The review view: the current handoff (what the next session will read),
+//! or the latest session note (`v` switches), with each finding marked at
+//! its line, its score, how useful the previous handoff turned out to be,
+//! and a banner when it is not fit for the next session (below
+//! `[handover].min_score`, or holding a secret). `n`/`N` jump between
+//! findings, `e` opens `$EDITOR` at the selected finding's line; the file
+//! watcher re-scores it on save.
 
 use agent_handover::handoff::rules::SECRET;
 use agent_handover::handoff::{Finding, Severity};
@@ -14,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
-use crate::tui::model::{Effect, QualityData, Shared};
+use crate::tui::model::{Effect, QualityData, Reviewed, Shared};
 use crate::tui::tab::{Cursor, Reply, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{fit, loading, panel};
@@ -28,6 +29,8 @@ const NEXT_FINDING: Command = Command::Local("next-finding");
 const PREV_FINDING: Command = Command::Local("prev-finding");
 /// Open the handoff in `$EDITOR` at the selected finding's line.
 const EDIT: Command = Command::Local("edit");
+/// Switch between the current state and the latest session note.
+const SWITCH: Command = Command::Local("switch-document");
 
 /// The review view's own keys.
 #[rustfmt::skip]
@@ -35,14 +38,17 @@ const BINDINGS: &[Binding] = &[
     Binding::new("next-finding", NEXT_FINDING, &["n"], "next", "jump to the next finding"),
     Binding::new("prev-finding", PREV_FINDING, &["N"], "", "jump to the previous finding"),
     Binding::new("edit", EDIT, &["e"], "edit", "open the handoff in $EDITOR at the finding's line"),
+    Binding::new("switch-document", SWITCH, &["v"], "note", "current state / latest session note"),
 ];
 
 /// From this width the text and the findings sit side by side.
 const SIDE_BY_SIDE_WIDTH: u16 = 90;
 
-/// The review view's state: the selected finding.
+/// The review view's state: the document shown and the selected finding.
 #[derive(Debug, Default)]
 pub struct QualityTab {
+    /// Which document: 0 the current state, 1 the latest session note.
+    doc: usize,
     /// The selected finding (the text scrolls to its line).
     finding: Cursor,
 }
@@ -63,23 +69,27 @@ impl Tab for QualityTab {
         let Some(q) = data(shared) else {
             return Reply::Unhandled;
         };
-        let rows = q.report.findings.len();
+        if command == SWITCH {
+            self.doc = (self.doc + 1) % q.docs.len().max(1);
+            self.finding = Cursor::default();
+            return Reply::Handled;
+        }
+        let Some(doc) = shown(q, self.doc) else {
+            return Reply::Unhandled;
+        };
+        let rows = doc.report.findings.len();
         match command {
             NEXT_FINDING | PREV_FINDING if rows == 0 => Reply::Note("no findings".into()),
-            NEXT_FINDING => {
-                self.finding = Cursor::default();
-                self.finding.move_by(wrapped(self.row(rows), 1, rows), rows);
-                Reply::Handled
-            }
-            PREV_FINDING => {
-                let to = wrapped(self.row(rows), -1, rows);
+            NEXT_FINDING | PREV_FINDING => {
+                let delta = if command == NEXT_FINDING { 1 } else { -1 };
+                let to = wrapped(self.row(rows), delta, rows);
                 self.finding = Cursor::default();
                 self.finding.move_by(to, rows);
                 Reply::Handled
             }
             EDIT => Reply::Effects(vec![Effect::Edit {
-                path: q.path.clone(),
-                line: q
+                path: doc.path.clone(),
+                line: doc
                     .report
                     .findings
                     .get(self.finding.row())
@@ -95,11 +105,13 @@ impl Tab for QualityTab {
     }
 
     fn rows(&self, shared: &Shared) -> usize {
-        data(shared).map_or(0, |q| q.report.findings.len())
+        data(shared)
+            .and_then(|q| shown(q, self.doc))
+            .map_or(0, |d| d.report.findings.len())
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
-        draw(frame, area, shared, self.finding.row());
+        draw(frame, area, shared, self.doc, self.finding.row());
     }
 }
 
@@ -125,14 +137,19 @@ fn data(shared: &Shared) -> Option<&QualityData> {
         .and_then(Option::as_ref)
 }
 
+/// Document `doc` (the first when there are fewer).
+fn shown(q: &QualityData, doc: usize) -> Option<&Reviewed> {
+    q.docs.get(doc).or_else(|| q.docs.first())
+}
+
 /// Why the handoff is not fit for the next session, if it is not.
-fn unfit(q: &QualityData) -> Option<String> {
-    if q.report.findings.iter().any(|f| f.rule == SECRET.id) {
+fn unfit(doc: &Reviewed, min_score: u8) -> Option<String> {
+    if doc.report.findings.iter().any(|f| f.rule == SECRET.id) {
         Some("NOT FIT FOR THE NEXT SESSION: it holds a secret".into())
-    } else if q.report.score < q.min_score {
+    } else if doc.report.score < min_score {
         Some(format!(
-            "NOT FIT FOR THE NEXT SESSION: {} is below min_score {}",
-            q.report.score, q.min_score
+            "NOT FIT FOR THE NEXT SESSION: {} is below min_score {min_score}",
+            doc.report.score
         ))
     } else {
         None
@@ -147,8 +164,9 @@ fn severity_style(t: &Theme, s: Severity) -> Style {
     }
 }
 
-/// Draw the review view into `area`, finding `selected` highlighted.
-fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+/// Draw the review view of document `doc` into `area`, finding `selected`
+/// highlighted.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected: usize) {
     let t = &shared.theme;
     let q = match &shared.full.quality {
         None => return loading(frame, area, shared, "Quality"),
@@ -162,14 +180,17 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
         }
         Some(Ok(Some(q))) => q,
     };
-    let report = &q.report;
+    let Some(d) = shown(q, doc) else {
+        return loading(frame, area, shared, "Quality");
+    };
+    let report = &d.report;
     let block = panel(
-        format!(" Review: the current handoff · {} tokens ", report.tokens),
+        format!(" Review: the {} · {} tokens ", d.title, report.tokens),
         shared,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let banner = unfit(q);
+    let banner = unfit(d, q.min_score);
     let [gauge, banner_area, previous, body] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(u16::from(banner.is_some())),
@@ -218,7 +239,7 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
         let [a, b] = Layout::vertical([Constraint::Fill(1), Constraint::Length(list)]).areas(body);
         (a, b)
     };
-    draw_text(frame, text_area, q, selected_finding, t);
+    draw_text(frame, text_area, d, selected_finding, t);
     draw_findings(frame, list_area, &report.findings, selected, t);
 }
 
@@ -228,7 +249,7 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
 fn draw_text(
     frame: &mut Frame<'_>,
     area: Rect,
-    q: &QualityData,
+    q: &Reviewed,
     selected: Option<&Finding>,
     t: &Theme,
 ) {
@@ -315,4 +336,63 @@ fn draw_findings(
         })
         .collect();
     frame.render_widget(Paragraph::new(rows), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::{self, draw, key};
+
+    #[test]
+    fn n_and_n_jump_between_findings_and_wrap() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        let rows = fixtures::tab::<QualityTab>(&app).rows(&app.shared);
+        assert!(rows > 2);
+        app.update(key('n'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), 1);
+        app.update(key('N'));
+        app.update(key('N'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), rows - 1);
+        app.update(key('n'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), 0);
+    }
+
+    #[test]
+    fn e_opens_the_editor_at_the_selected_findings_line() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        let with_line = data(&app.shared).unwrap().docs[0]
+            .report
+            .findings
+            .iter()
+            .position(|f| f.line.is_some())
+            .unwrap();
+        for _ in 0..with_line {
+            app.update(key('n'));
+        }
+        let line = data(&app.shared).unwrap().docs[0].report.findings[with_line]
+            .line
+            .unwrap();
+        assert_eq!(
+            app.update(key('e')),
+            vec![Effect::Edit {
+                path: "memory/layer2/current-state.md".into(),
+                line
+            }]
+        );
+    }
+
+    #[test]
+    fn v_shows_the_latest_session_note() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        app.update(key('v'));
+        let screen = draw(&app);
+        assert!(screen.contains("Review: the latest session note"), "{screen}");
+        assert!(screen.contains("parser/list.rs"), "{screen}");
+        assert!(!screen.contains("NOT FIT"), "the note passes the gate: {screen}");
+        app.update(key('v'));
+        assert!(draw(&app).contains("Review: the current state"));
+    }
 }
