@@ -1,7 +1,11 @@
 //! Publish (commit + push to a local bare remote): our git2 backend against
 //! the `git` command line doing the same (`git add memory && git commit &&
-//! git push`), interleaved in one run. `cargo bench --bench publish`;
-//! `BENCH_ITERS` sets the iterations (default 31). Writes `target/bench-publish.md`.
+//! git push`), interleaved in one run (target: at most 2× git). Then sync:
+//! a clone with a handover of its own brings in a remote that moved by 100
+//! handovers (a merge by layer), against `git pull -X theirs` on an
+//! identical copy. `cargo bench --bench publish`; `BENCH_ITERS` sets the
+//! publish iterations (default 31; sync runs a quarter of them, at least 5).
+//! Writes `target/bench-publish.md`.
 
 mod support;
 
@@ -11,7 +15,7 @@ use std::time::Instant;
 
 use agent_handover::StepError;
 use agent_handover::backend::Backend;
-use agent_handover::backend::git::GitSpec;
+use agent_handover::backend::git::{GitSpec, MemoryLocations, Synced};
 use agent_handover::secrets;
 use support::stats;
 
@@ -90,6 +94,7 @@ fn main() {
         push: true,
         branch: "main".into(),
         remote: "origin".into(),
+        memory: None,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {
@@ -125,6 +130,113 @@ fn main() {
          | git CLI (add + commit + push) | {cm:.2} | {cp:.2} |\n\n\
          ours / git = {ratio:.2}x (target <= 2x): {verdict}\n"
     );
+    let table = table + &sync_bench(root.path(), iters.div_ceil(4).max(5));
     println!("{table}");
     let _ = std::fs::write(support::target_dir().join("bench-publish.md"), &table);
+}
+
+/// A spec publishing `work`'s memory with the merge by layer.
+fn memory_spec(work: &Path) -> GitSpec {
+    GitSpec {
+        repo_dir: work.to_path_buf(),
+        paths: vec![work.join("memory")],
+        push: true,
+        branch: "main".into(),
+        remote: "origin".into(),
+        memory: Some(MemoryLocations {
+            memory_dir: work.join("memory"),
+            messages_dir: work.join("messages"),
+            state_history_dir: work.join(".agent-handover/history/current-state"),
+        }),
+    }
+}
+
+/// One handover's files: a layer-1 note and a new current state.
+fn hand_over(work: &Path, who: &str, i: usize) {
+    let dir = work.join("memory/layer1/2026-11");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{who}-2026-11-{:02}-{}.md", 1 + i % 28, i + 2)),
+        format!("# Session {i}\n\nDone: step {i}.\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        work.join("memory/layer2/current-state.md"),
+        format!("<!-- agent-handover | layer2 | 2026-11-21 -->\n## Status\n{i} of 100 by {who}\n\n## Next step\nstep {}\n", i + 1),
+    )
+    .unwrap();
+}
+
+fn sync_bench(root: &Path, iters: usize) -> String {
+    let writer = clone(root, "writer");
+    let remote = root.join("writer.git");
+    let template = root.join("reader");
+    git(
+        root,
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            template.to_str().unwrap(),
+        ],
+    );
+    git(&template, &["config", "user.name", "Reader"]);
+    git(&template, &["config", "user.email", "reader@example.com"]);
+    // The reader's own handover, committed and not pushed.
+    hand_over(&template, "reader", 0);
+    git(&template, &["add", "memory"]);
+    git(&template, &["commit", "-qm", "handover: reader"]);
+    let spec = memory_spec(&writer);
+    for i in 0..100 {
+        hand_over(&writer, "writer", i);
+        spec.publish("handover: writer", &|| Ok(()), &|_, _| Ok(()))
+            .expect("writer publishes");
+    }
+    let (mut ours, mut cli) = (Vec::new(), Vec::new());
+    for i in 0..iters {
+        let (a, b) = (
+            root.join(format!("sync-ours-{i}")),
+            root.join(format!("sync-git-{i}")),
+        );
+        for copy in [&a, &b] {
+            let o = Command::new("cp")
+                .arg("-a")
+                .arg(&template)
+                .arg(copy)
+                .status()
+                .unwrap();
+            assert!(o.success());
+        }
+        let t = Instant::now();
+        let synced = memory_spec(&a).sync(None).expect("sync works");
+        ours.push(t.elapsed());
+        assert!(
+            matches!(&synced, Synced::Done(s) if s.contains("merged")),
+            "{synced:?}"
+        );
+        let t = Instant::now();
+        git(
+            &b,
+            &[
+                "pull",
+                "-q",
+                "--no-rebase",
+                "-X",
+                "theirs",
+                "origin",
+                "main",
+            ],
+        );
+        cli.push(t.elapsed());
+    }
+    let (om, op) = stats(&ours);
+    let (cm, cp) = stats(&cli);
+    format!(
+        "\n## sync of a remote 100 handovers ahead ({iters} interleaved runs each, ms)\n\n\
+         | tool | median | p90 |\n|---|---:|---:|\n\
+         | ours (git fetch + merge by layer) | {om:.2} | {op:.2} |\n\
+         | git pull -X theirs (lines, no layers) | {cm:.2} | {cp:.2} |\n\n\
+         ours / git = {:.2}x\n",
+        om / cm
+    )
 }

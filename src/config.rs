@@ -172,6 +172,11 @@ pub struct BackendSection {
     pub remote: Option<String>,
     /// Commit message.
     pub message: Option<String>,
+    /// Whether `brief` syncs the memory first (`agent-handover sync`).
+    #[serde(default)]
+    pub sync_before_brief: bool,
+    /// How long `sync` waits for the remote before going on offline (seconds).
+    pub sync_timeout_secs: Option<u64>,
 }
 
 /// One `[[command]]` step.

@@ -190,6 +190,28 @@ pub enum Error {
         /// The day.
         date: chrono::NaiveDate,
     },
+    /// A new handover could not run yet (an older one is stuck, PAUSE is on,
+    /// or another process holds the lock); it is staged and queued, its text
+    /// safe on disk. Its kind and exit code are those of the cause.
+    #[error(
+        "{source}\n  your new handover is safe: run {run_id} is staged ({}) and queued behind it; `agent-handover resume` finishes them in order once the cause is settled",
+        inputs.display()
+    )]
+    Queued {
+        /// The queued run.
+        run_id: String,
+        /// Its staged inputs (the note text).
+        inputs: PathBuf,
+        /// Why it could not run now.
+        source: Box<Error>,
+    },
+    /// Bringing the remote's memory in failed (not for want of a network:
+    /// that is offline, not an error).
+    #[error("sync failed: {detail}")]
+    SyncFailed {
+        /// What git said, with the fix.
+        detail: String,
+    },
     /// A handover is in progress, and this operation does not run over it.
     #[error(
         "handover {run_id} is in progress (pending: {pending})\n  fix: finish it with `agent-handover resume`, or give it up with `agent-handover abandon --reason \"...\"`; then {then}"
@@ -346,6 +368,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         use exit_code::*;
         let (name, exit_code) = match self {
+            Error::Queued { source, .. } => return source.kind(),
             Error::Io { .. } => ("io", IO),
             Error::Corrupt { .. } => ("corrupt", UNREADABLE),
             Error::FutureVersion { .. } => ("future_version", UNREADABLE),
@@ -361,6 +384,7 @@ impl Error {
             Error::NewerStepKind { .. } => ("newer_step_kind", NEEDS_HUMAN),
             Error::HandoverInProgress { .. } => ("handover_in_progress", NEEDS_HUMAN),
             Error::NothingInProgress { .. } => ("no_such_run", FAILED),
+            Error::SyncFailed { .. } => ("sync_failed", FAILED),
             Error::StepAlreadyDone { .. } => ("step_already_done", FAILED),
             Error::LegacyCheckpoint { .. } => ("legacy_checkpoint", FAILED),
             Error::NothingToLint { .. } => ("nothing_to_lint", FAILED),

@@ -21,6 +21,7 @@ pub mod adapters;
 pub mod backend;
 pub mod brief;
 pub mod config;
+pub mod doctor;
 pub mod draft;
 pub mod engine;
 pub mod error;
@@ -33,6 +34,7 @@ pub mod memory;
 pub mod outcome;
 pub mod patterns;
 pub mod secrets;
+pub mod sync;
 pub mod workspace;
 
 pub use engine::{

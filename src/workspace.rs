@@ -185,6 +185,21 @@ impl Workspace {
         self.state_dir().join("runs")
     }
 
+    /// The memory's folders, for the git backend's merge by layer.
+    pub fn memory_locations(&self) -> crate::backend::git::MemoryLocations {
+        crate::backend::git::MemoryLocations {
+            memory_dir: self.memory.root.clone(),
+            messages_dir: self.messages.root.clone(),
+            state_history_dir: self.state_history_dir(),
+        }
+    }
+
+    /// Handovers staged behind a stuck one, waiting their turn: `queue/`
+    /// in the state folder ([`crate::engine::queue`]).
+    pub fn queue_dir(&self) -> PathBuf {
+        self.state_dir().join("queue")
+    }
+
     /// The staged inputs (note texts) of a run.
     pub fn run_inputs_file(&self, run_id: &str) -> PathBuf {
         self.runs_dir().join(format!("{run_id}.inputs.json"))
@@ -341,6 +356,12 @@ pub struct StateVersionName {
 const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
 
 impl StateHistoryLayout {
+    /// The records of merges that superseded text of current-state.md
+    /// (state drift), beside the versions: `current-state-drift/`.
+    pub fn drift_dir(&self) -> PathBuf {
+        self.dir.with_file_name("current-state-drift")
+    }
+
     /// The file of the version `name` describes.
     pub fn version_file(&self, name: &StateVersionName) -> PathBuf {
         let StateVersionName { at, label, hash } = name;

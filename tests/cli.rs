@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Project, config, header, json, stderr, stdout};
+use common::{Project, config, header, json, stderr, stdout, wait_until};
 
 const FAILING_LAYER2: &str = "memory/layer2";
 
@@ -719,14 +719,6 @@ fn demo_runs_the_whole_story() {
         "{out}"
     );
     assert!(out.contains("agent-handover check -> exit 2"), "{out}");
-}
-
-fn wait_until(cond: impl Fn() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !cond() {
-        assert!(std::time::Instant::now() < deadline, "timed out waiting");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
 }
 
 #[test]

@@ -169,16 +169,110 @@ fn two_clones_pushing_alternately_integrate_without_losing_either_side() {
 }
 
 #[test]
-fn conflicting_current_state_fails_with_instructions_and_keeps_both() {
+fn current_state_changed_on_both_machines_merges_by_section_and_flags_drift() {
     let s = setup(2);
     let (a, b) = (&s.clones[0], &s.clones[1]);
+    let state = |goal: &str, status: &str, next: &str| {
+        format!("## Goal\n{goal}\n\n## Status\n{status}\n\n## Next step\n{next}\n")
+    };
+    let run = |p: &Project, note: &str, text: &str| {
+        p.run(&[
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            note,
+            "--current-state",
+            text,
+        ])
+    };
+    assert!(
+        run(a, "A0", &state("ship", "0/9", "start"))
+            .status
+            .success()
+    );
+    git(b.dir.path(), &["pull", "-q", "--ff-only", "origin", "main"]);
+    // Neither pulls from here on. A changes Goal and Status; B (later) Status and Next step.
+    assert!(
+        run(a, "A1", &state("ship v2", "3/9 (A)", "start"))
+            .status
+            .success()
+    );
+    let o = run(b, "B1", &state("ship", "5/9 (B)", "parser"));
+    assert!(
+        o.status.success(),
+        "a publish never fails on mergeable memory: {}",
+        stderr(&o)
+    );
+    let merged = git(
+        s.remote.path(),
+        &["show", "main:memory/layer2/current-state.md"],
+    );
+    assert!(
+        merged.ends_with(&state("ship v2", "5/9 (B)", "parser").trim_end().to_string()),
+        "one side's sections taken, the later Status wins: {merged}"
+    );
+    // A's Status is superseded: kept as a version, flagged as drift.
+    let list = stdout(&b.run(&["state", "list"]));
+    let drift_line = list
+        .lines()
+        .find(|l| l.contains("DRIFT"))
+        .unwrap_or_else(|| panic!("{list}"));
+    assert!(drift_line.contains("## Status"), "{drift_line}");
+    let versions = common::json(&b.run(&["--json", "state", "list"]));
+    let superseded = versions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v.get("drift").is_some())
+        .unwrap();
+    let id = superseded["id"].as_str().unwrap();
+    let diff = stdout(&b.run(&["state", "diff", id, "current"]));
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('-') && l.contains("A-]")),
+        "{diff}"
+    );
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('+') && l.contains("B+}")),
+        "{diff}"
+    );
+    for (args, what) in [
+        (&["status", "-v"][..], "status -v"),
+        (&["brief"][..], "brief"),
+    ] {
+        let text = stdout(&b.run(args));
+        assert!(
+            text.to_lowercase().contains("state drift")
+                && text.contains("agent-handover state diff"),
+            "{what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_conflict_outside_the_memory_fails_with_instructions_and_keeps_both() {
+    let s = setup(2);
+    let (a, b) = (&s.clones[0], &s.clones[1]);
+    for p in [a, b] {
+        let cfg = std::fs::read_to_string(p.path("handover.toml")).unwrap()
+            + "paths = [\"memory\", \"PLAN.txt\"]\n";
+        std::fs::write(p.path("handover.toml"), cfg).unwrap();
+    }
+    std::fs::write(a.path("PLAN.txt"), "A's plan\n").unwrap();
     assert!(a.handover("A's view").status.success());
+    std::fs::write(b.path("PLAN.txt"), "B's plan\n").unwrap();
     let o = b.handover("B's view");
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("conflict") && err.contains("memory/layer2/current-state.md"),
+        err.contains("conflict") && err.contains("PLAN.txt"),
         "{err}"
+    );
+    assert!(
+        !err.contains("current-state.md"),
+        "the memory merged by layer; only PLAN.txt conflicts: {err}"
     );
     assert!(
         err.contains("git -C")
@@ -186,22 +280,9 @@ fn conflicting_current_state_fails_with_instructions_and_keeps_both() {
             && err.contains("agent-handover retry publish"),
         "{err}"
     );
-    // Both versions survive: theirs on the remote, ours on B's branch; B's work tree untouched.
-    assert!(
-        git(
-            s.remote.path(),
-            &["show", "main:memory/layer2/current-state.md"]
-        )
-        .ends_with("A's view")
-    );
-    assert!(
-        git(
-            b.dir.path(),
-            &["show", "main:memory/layer2/current-state.md"]
-        )
-        .ends_with("B's view")
-    );
-    assert!(b.current_state().unwrap().ends_with("B's view"));
+    // Both versions survive: theirs on the remote, ours on B's branch.
+    assert_eq!(git(s.remote.path(), &["show", "main:PLAN.txt"]), "A's plan");
+    assert_eq!(git(b.dir.path(), &["show", "main:PLAN.txt"]), "B's plan");
     assert_eq!(b.check(), 1);
     // Settle it the way the message says, then retry.
     let d = b.dir.path();
@@ -212,17 +293,75 @@ fn conflicting_current_state_fails_with_instructions_and_keeps_both() {
         .output()
         .unwrap();
     assert!(!merge.status.success(), "the merge conflicts");
+    std::fs::write(d.join("PLAN.txt"), "merged by hand").unwrap();
     std::fs::write(d.join("memory/layer2/current-state.md"), "merged by hand").unwrap();
     git(d, &["commit", "-qam", "merge"]);
     let o = b.run(&["retry", "publish"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
-        git(
-            s.remote.path(),
-            &["show", "main:memory/layer2/current-state.md"]
-        ),
+        git(s.remote.path(), &["show", "main:PLAN.txt"]),
         "merged by hand"
     );
+}
+
+#[test]
+fn two_machines_with_the_same_tag_on_the_same_day_keep_both_notes() {
+    let s = setup(3); // clones 1 and 2 share the tag agent1
+    let (b, c) = (&s.clones[1], &s.clones[2]);
+    assert!(b.handover("B's note").status.success());
+    let o = c.handover("C's note");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tree = git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
+    let notes: Vec<&str> = tree.lines().filter(|l| l.contains("layer1/")).collect();
+    assert_eq!(notes.len(), 2, "{tree}");
+    let texts: Vec<String> = notes
+        .iter()
+        .map(|n| git(s.remote.path(), &["show", &format!("main:{n}")]))
+        .collect();
+    assert!(texts.iter().any(|t| t.ends_with("B's note")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.ends_with("C's note")), "{texts:?}");
+    assert!(
+        notes.iter().any(|n| n.ends_with("-2.md")),
+        "the incoming one renamed: {notes:?}"
+    );
+}
+
+#[test]
+fn sync_brings_the_other_machines_memory_in_and_brief_can_do_it_first() {
+    let s = setup(2);
+    let (a, b) = (&s.clones[0], &s.clones[1]);
+    assert!(a.handover("A: the parser is done").status.success());
+    let o = b.run(&["sync"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("synced: "), "{}", stdout(&o));
+    assert!(
+        b.current_state()
+            .unwrap()
+            .ends_with("A: the parser is done")
+    );
+    // Brief syncs first when asked to, and says so.
+    let cfg = std::fs::read_to_string(b.path("handover.toml")).unwrap()
+        + "sync_before_brief = true\nsync_timeout_secs = 2\n";
+    std::fs::write(b.path("handover.toml"), cfg).unwrap();
+    assert!(a.handover("A: the lexer is done").status.success());
+    let brief = stdout(&b.run(&["brief"]));
+    assert!(brief.contains("Memory synced"), "{brief}");
+    assert!(brief.contains("A: the lexer is done"), "{brief}");
+    // Offline: a remote that never answers; the brief comes at once anyway.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/memory.git",
+        listener.local_addr().unwrap().port()
+    );
+    git(b.dir.path(), &["remote", "set-url", "origin", &url]);
+    let started = std::time::Instant::now();
+    let brief = stdout(&b.run(&["brief"]));
+    assert!(brief.contains("**Offline:**"), "{brief}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let o = b.run(&["--json", "sync", "--timeout", "1"]);
+    assert!(o.status.success());
+    assert_eq!(common::json(&o)["sync"]["state"], "offline");
+    drop(listener);
 }
 
 #[test]
@@ -276,7 +415,9 @@ fn a_held_index_lock_is_retried_then_reported_and_never_deleted() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("index.lock") && err.contains("another git process"),
+        err.contains(&format!("git lock {}", lock.display()))
+            && err.contains("s old; no git process is running in this repository")
+            && err.contains(&format!("rm '{}'", lock.display())),
         "{err}"
     );
     assert!(lock.exists(), "never delete a lock file");
@@ -512,5 +653,381 @@ fn the_binary_links_no_openssl() {
     let libs = String::from_utf8_lossy(&out.stdout);
     for lib in ["libssl", "libcrypto", "libssh"] {
         assert!(!libs.contains(lib), "{lib} is linked:\n{libs}");
+    }
+}
+
+/// Every layer-1 note and layer-3 archive of a work tree, as one text.
+fn all_memory_text(p: &Project) -> String {
+    let mut text = String::new();
+    let mut stack = vec![p.path("memory/layer1"), p.path("memory/layer3")];
+    while let Some(dir) = stack.pop() {
+        for e in common::read_dir_sorted(&dir) {
+            if e.is_dir() {
+                stack.push(e);
+            } else {
+                text += &std::fs::read_to_string(&e).unwrap();
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
+const SECTIONS: [&str; 4] = ["## Goal", "## Status", "## Decisions", "## Next step"];
+
+/// The sections of a current-state text (header dropped): heading -> body.
+fn sections_of(text: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            current = Some(line.to_string());
+            out.insert(line.to_string(), String::new());
+        } else if let Some(h) = &current
+            && !line.trim().is_empty()
+        {
+            out.get_mut(h).unwrap().push_str(line);
+        }
+    }
+    out
+}
+
+/// Three machines, 60 handovers in a seeded random order, none pulling
+/// first; two share a tag; current-state sections edited on both sides;
+/// compactions of an older month on several machines. Every publish
+/// succeeds, and after `sync` every machine holds every note exactly once,
+/// each section's newest text, and flags every superseded version as drift.
+#[test]
+fn three_machines_sixty_handovers_without_pulling_lose_nothing() {
+    let seed = std::env::var("SOAK_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20261123u64);
+    let handovers: usize = std::env::var("SOAK_HANDOVERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let s = setup(3);
+    // Each machine has notes of an older month, published with its first handover.
+    for (m, p) in s.clones.iter().enumerate() {
+        let dir = p.path("memory/layer1/2026-09");
+        std::fs::create_dir_all(&dir).unwrap();
+        for k in 1..=2 {
+            std::fs::write(
+                dir.join(format!("old{m}-2026-09-0{k}.md")),
+                format!("old note {m}.{k}\n"),
+            )
+            .unwrap();
+        }
+    }
+    let mut newest: std::collections::BTreeMap<String, String> = SECTIONS
+        .iter()
+        .map(|h| (h.to_string(), "unset".to_string()))
+        .collect();
+    let mut compactions = 0;
+    for i in 0..handovers {
+        let m = rng.usize(0..3);
+        let p = &s.clones[m];
+        if i % 10 == 7 {
+            let o = p.run(&["compact"]);
+            assert!(o.status.success(), "compact on {m}: {}", stderr(&o));
+            compactions += 1;
+        }
+        let mut view = match p.current_state() {
+            Some(text) => sections_of(&text),
+            None => newest.keys().map(|h| (h.clone(), "unset".into())).collect(),
+        };
+        for _ in 0..rng.usize(1..=2) {
+            let h = SECTIONS[rng.usize(0..SECTIONS.len())];
+            let body = format!("{h} v{i} by machine {m}").replace("## ", "");
+            view.insert(h.to_string(), body.clone());
+            newest.insert(h.to_string(), body);
+        }
+        let state: String = SECTIONS
+            .iter()
+            .map(|h| format!("{h}\n{}\n\n", view[*h]))
+            .collect();
+        let note = format!("note-{i}- from machine {m}");
+        let o = p.run(&[
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            &note,
+            "--current-state",
+            &state,
+        ]);
+        assert!(o.status.success(), "handover {i} on {m}: {}", stderr(&o));
+        assert_eq!(p.check(), 2);
+    }
+    assert!(compactions >= 3);
+    let mut drift_total = 0;
+    for (m, p) in s.clones.iter().enumerate() {
+        let o = p.run(&["sync"]);
+        assert!(o.status.success(), "sync on {m}: {}", stderr(&o));
+        let text = all_memory_text(p);
+        for i in 0..handovers {
+            let needle = format!("note-{i}- from machine");
+            assert_eq!(text.matches(&needle).count(), 1, "machine {m}, note {i}");
+        }
+        for n in 0..3 {
+            for k in 1..=2 {
+                let needle = format!("old note {n}.{k}\n");
+                assert_eq!(text.matches(&needle).count(), 1, "machine {m}, {needle:?}");
+            }
+        }
+        assert_eq!(
+            sections_of(&p.current_state().unwrap()),
+            newest,
+            "machine {m} holds each section's newest text"
+        );
+        let versions = common::json(&p.run(&["--json", "state", "list", "--limit", "100000"]));
+        let flagged: Vec<&str> = versions
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.get("drift").is_some())
+            .map(|v| v["id"].as_str().unwrap())
+            .collect();
+        let records =
+            common::read_dir_sorted(&p.path(".agent-handover/history/current-state-drift"));
+        for r in &records {
+            let d: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap();
+            assert!(
+                flagged.contains(&d["superseded"].as_str().unwrap()),
+                "machine {m}: superseded {} listed as drift",
+                d["superseded"]
+            );
+        }
+        drift_total += records.len();
+    }
+    assert!(
+        drift_total > 0,
+        "the order makes both sides change a section"
+    );
+}
+
+#[test]
+fn a_ref_lock_left_by_a_killed_publish_is_named_and_doctor_removes_it_when_stale() {
+    let s = setup(1);
+    let p = &s.clones[0];
+    assert!(p.handover("first").status.success());
+    let lock = p.path(".git/refs/heads/main.lock");
+    std::fs::write(&lock, "").unwrap();
+    let o = p.handover("second");
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("git lock {}", lock.display()))
+            && err.contains("no git process is running")
+            && err.contains(&format!("rm '{}'", lock.display())),
+        "the lock named with its age, whether git runs, and the fix: {err}"
+    );
+    // doctor names it; a fresh lock is not removed (a git may be starting).
+    let o = p.run(&["doctor"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("git_lock") && out.contains("main.lock"),
+        "{out}"
+    );
+    assert!(out.contains("interrupted"), "{out}");
+    p.run(&["doctor", "--fix"]);
+    assert!(lock.exists(), "younger than the safe age: kept");
+    // Ten minutes old and no git running: --fix says what it removes, and does.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(11 * 60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let o = p.run(&["doctor", "--fix"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("will remove {}", lock.display())),
+        "{out}"
+    );
+    assert!(!lock.exists());
+    let o = p.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = p.run(&["--json", "doctor"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(common::json(&o)["ok"], true);
+    assert_eq!(remote_log(&s), "handover: agent0\nhandover: agent0\ninit");
+}
+
+/// A publish killed with SIGKILL at a random moment, on three machines
+/// pushing without pulling: after each kill the machine recovers as an
+/// agent would (`check`; `resume`; `doctor` names whatever blocks it; a run
+/// killed before its note was staged is asked again). At the end every
+/// note is on every machine exactly once, and no note was committed twice.
+/// `PUBLISH_KILLS` sets the number of kills (scripts/soak-publish-kill.sh
+/// runs 300); `PUBLISH_KILL_SEED` replays one order.
+#[test]
+fn sigkill_during_publish_on_three_machines_loses_and_duplicates_nothing() {
+    let kills: usize = std::env::var("PUBLISH_KILLS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12);
+    let seed = std::env::var("PUBLISH_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    eprintln!("PUBLISH_KILL_SEED={seed}");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let s = setup(3);
+    // How long a handover takes here: kills land from the start to past its end.
+    let started = std::time::Instant::now();
+    assert!(s.clones[0].handover("calibration").status.success());
+    let typical = started.elapsed();
+    let mut stuck_named = 0;
+    for k in 0..kills {
+        let p = &s.clones[rng.usize(0..3)];
+        let note = format!("kill-note-{k}-");
+        let mut child = p
+            .std_cmd()
+            .args(["run", "--config", "handover.toml", "--note", &note])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(typical.mul_f64(rng.f64() * 1.2));
+        let _ = child.kill();
+        let _ = child.wait();
+        recover(p, &note, &mut stuck_named, seed);
+    }
+    for p in &s.clones {
+        assert!(p.run(&["sync"]).status.success());
+        let text = all_memory_text(p);
+        for k in 0..kills {
+            let needle = format!("kill-note-{k}-");
+            assert_eq!(text.matches(&needle).count(), 1, "{needle} (seed {seed})");
+        }
+    }
+    for k in 0..kills {
+        let needle = format!("kill-note-{k}-");
+        let adds = git(
+            s.remote.path(),
+            &[
+                "log",
+                "main",
+                "--no-merges",
+                "--format=%h",
+                "-S",
+                &needle,
+                "--",
+                "memory/layer1",
+            ],
+        );
+        assert_eq!(
+            adds.lines().count(),
+            1,
+            "{needle} committed once (seed {seed}): {adds}"
+        );
+    }
+    eprintln!("{kills} kills, {stuck_named} stuck states named by doctor and settled");
+}
+
+/// After a kill: finish what was started, the way an agent is told to.
+fn recover(p: &Project, note: &str, stuck_named: &mut usize, seed: u64) {
+    for _ in 0..3 {
+        if p.check() != 1 {
+            break;
+        }
+        let o = p.run(&["resume"]);
+        if o.status.success() {
+            break;
+        }
+        // Whatever blocks it, doctor names; a stale git lock it removes
+        // once it is old (aged here instead of waiting ten minutes).
+        let d = common::json(&p.run(&["--json", "doctor"]));
+        let findings = d["findings"].as_array().unwrap().clone();
+        assert!(
+            !findings.is_empty(),
+            "resume failed ({}) and doctor named nothing (seed {seed})",
+            stderr(&o)
+        );
+        for f in &findings {
+            if f["kind"] == "git_lock" {
+                let lock = f["what"].as_str().unwrap();
+                let path = lock.split_whitespace().nth(2).unwrap();
+                let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+                std::fs::File::options()
+                    .write(true)
+                    .open(path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+        }
+        *stuck_named += 1;
+        p.run(&["doctor", "--fix"]);
+    }
+    assert_ne!(
+        p.check(),
+        1,
+        "recovered (seed {seed}): {}",
+        stdout(&p.run(&["status", "-v"]))
+    );
+    if !all_memory_text(p).contains(note) {
+        // Killed before its note was staged: the run never said it was done.
+        let o = p.handover(note);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
+
+/// A publish killed while it brings the remote's commits in (after writing
+/// down the intent, after updating the work tree) is finished on resume:
+/// the half-updated work tree is never committed as this machine's own
+/// work, and every note stays once in the remote's history.
+#[test]
+fn a_crash_while_integrating_the_remote_is_finished_not_recommitted() {
+    for point in ["integrate-after-intent", "integrate-after-work-tree"] {
+        let s = setup(2);
+        let (a, b) = (&s.clones[0], &s.clones[1]);
+        assert!(a.handover("A: first").status.success());
+        assert!(b.handover("B: first").status.success());
+        assert!(a.handover("A: second").status.success());
+        let o = b
+            .cmd()
+            .args(["run", "--config", "handover.toml", "--note", "B: second"])
+            .env("AGENT_HANDOVER_FAILPOINT", point)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), None, "{point}: killed");
+        assert_eq!(b.check(), 1);
+        let o = b.run(&["resume"]);
+        assert!(o.status.success(), "{point}: {}", stderr(&o));
+        for note in ["A: first", "B: first", "A: second", "B: second"] {
+            let adds = git(
+                s.remote.path(),
+                &[
+                    "log",
+                    "main",
+                    "--no-merges",
+                    "--format=%h",
+                    "-S",
+                    note,
+                    "--",
+                    "memory/layer1",
+                ],
+            );
+            assert_eq!(
+                adds.lines().count(),
+                1,
+                "{point}: {note:?} committed once: {adds}"
+            );
+        }
+        let tree = git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
+        assert_eq!(tree.matches("memory/layer1/").count(), 4, "{point}: {tree}");
+        assert_eq!(
+            git(b.dir.path(), &["status", "--porcelain", "--", "memory"]),
+            "",
+            "{point}: the work tree is the merge"
+        );
+        assert!(!b.path(".git/agent-handover-integrate").exists());
     }
 }

@@ -66,3 +66,19 @@ pub fn load_average() -> String {
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
 }
+
+/// The floor program (`support/floor.rs`) compiled with `rustc -O` (or
+/// `$RUSTC`) into `target/`, once per bench run.
+pub fn floor_binary(target: &Path) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/support/floor.rs");
+    let out = target.join("bench-floor");
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let status = std::process::Command::new(rustc)
+        .args(["--edition", "2021", "-C", "opt-level=3", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .expect("run rustc to build the floor program");
+    assert!(status.success(), "rustc failed on {}", src.display());
+    out
+}

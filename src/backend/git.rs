@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
+use git2::build::TreeUpdateBuilder;
 use git2::{
     Commit, ErrorCode, FileMode, IndexAddOption, Repository, Signature, Tree, TreeWalkMode,
     TreeWalkResult,
@@ -31,6 +31,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Backend;
 use super::git_cli::{self, Pushed};
+use super::git_locks::{self, GitLock};
+use super::memory_merge::{self, HANDOVER_AT, MemoryPrefixes, Settled};
+use crate::fsx;
+use crate::memory::history::StateHistory;
+use crate::memory::state_merge::Side;
 use crate::outcome::{AfterCrash, StepError};
 
 const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
@@ -48,9 +53,57 @@ pub struct GitSpec {
     pub branch: String,
     /// The remote to push to.
     pub remote: String,
+    /// Where the memory layers are, so that integrating the remote's
+    /// commits merges them by layer (absent in plans staged by 0.6.0 and
+    /// earlier: those merge by lines only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryLocations>,
+}
+
+/// The memory's folders (absolute), for a merge by layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryLocations {
+    /// The memory root (`memory/`).
+    pub memory_dir: PathBuf,
+    /// The message queues (`messages/`).
+    pub messages_dir: PathBuf,
+    /// This machine's current-state history, where superseded text is kept.
+    pub state_history_dir: PathBuf,
+}
+
+impl MemoryLocations {
+    /// The folders relative to `repo`'s work tree, as index path prefixes.
+    fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, String> {
+        let workdir = repo
+            .workdir()
+            .and_then(|w| std::fs::canonicalize(w).ok())
+            .ok_or("the repository has no work tree")?;
+        let rel = |dir: &Path| -> String {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            match real.strip_prefix(&workdir) {
+                Ok(r) if r.as_os_str().is_empty() => String::new(),
+                Ok(r) => format!("{}/", r.to_string_lossy()),
+                // Outside the repository: nothing of it is in the index.
+                Err(_) => "\0outside/".into(),
+            }
+        };
+        Ok(MemoryPrefixes {
+            memory: rel(&self.memory_dir),
+            messages: rel(&self.messages_dir),
+        })
+    }
 }
 
 type Outcome = Result<String, String>;
+
+/// What a sync did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// Fetched and integrated: what was done.
+    Done(String),
+    /// The remote did not answer in time: nothing changed.
+    Offline(String),
+}
 
 impl Backend for GitSpec {
     fn after_crash(&self) -> AfterCrash {
@@ -79,25 +132,16 @@ impl GitSpec {
         gate: &dyn Fn() -> Result<(), StepError>,
         admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
-        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
-            format!(
-                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
-                self.repo_dir.display(),
-                e.message()
-            )
-        })?;
-        let workdir = repo
-            .workdir()
-            .ok_or_else(|| {
-                format!(
-                    "{} is a bare repository; publish needs a work tree",
-                    self.repo_dir.display()
-                )
-            })?
-            .to_path_buf();
+        let repo = self.open_repo()?;
+        let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
         self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
-        let committed = commit_paths(&repo, &specs, message, admit)?;
+        let message = format!(
+            "{message}\n\n{HANDOVER_AT} {}",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+        );
+        let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::failpoint::hit("publish-after-commit");
         let committed = match committed {
             Some(id) => format!("committed {}", short(id)),
@@ -109,6 +153,63 @@ impl GitSpec {
         gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
         let pushed = self.push_integrating(&repo)?;
         Ok(format!("{committed}; {pushed}"))
+    }
+
+    /// Bring the remote's memory in without handing over: fetch (giving up
+    /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
+    /// (fast-forward, or a merge by layer; nothing is pushed).
+    pub fn sync(&self, limit: Option<Duration>) -> Result<Synced, String> {
+        let repo = self.open_repo()?;
+        self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
+        self.check_remote(&repo)?;
+        let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
+            Ok(()) => {}
+            Err(git_cli::FetchFailed::TimedOut(_)) => {
+                return Ok(Synced::Offline(format!(
+                    "{}/{} did not answer within {} s",
+                    self.remote,
+                    self.branch,
+                    limit.unwrap_or_default().as_secs_f32()
+                )));
+            }
+            Err(git_cli::FetchFailed::Failed(why)) => return Err(why),
+        }
+        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
+        if repo.find_reference(&tracking).is_err() {
+            return Ok(Synced::Done(format!(
+                "{}/{} has no commits yet: nothing to bring in",
+                self.remote, self.branch
+            )));
+        }
+        self.integrate(&repo).map(Synced::Done)
+    }
+
+    fn open_repo(&self) -> Result<Repository, String> {
+        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
+            format!(
+                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
+                self.repo_dir.display(),
+                e.message()
+            )
+        })?;
+        if repo.workdir().is_none() {
+            return Err(format!(
+                "{} is a bare repository; publish needs a work tree",
+                self.repo_dir.display()
+            ));
+        }
+        Ok(repo)
+    }
+
+    fn check_remote(&self, repo: &Repository) -> Result<(), String> {
+        repo.find_remote(&self.remote).map(drop).map_err(|_| {
+            format!(
+                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
+                self.remote, self.remote
+            )
+        })
     }
 
     fn check_branch(&self, repo: &Repository) -> Result<(), String> {
@@ -153,12 +254,7 @@ impl GitSpec {
     }
 
     fn push_integrating(&self, repo: &Repository) -> Outcome {
-        repo.find_remote(&self.remote).map_err(|_| {
-            format!(
-                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
-                self.remote, self.remote
-            )
-        })?;
+        self.check_remote(repo)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         let dest = format!("{}/{}", self.remote, self.branch);
         let mut merged = None;
@@ -198,14 +294,22 @@ impl GitSpec {
     /// Bring the remote's commits into our branch: fast-forward, or merge when
     /// nothing conflicts. Returns what was done.
     fn integrate(&self, repo: &Repository) -> Outcome {
-        let git = |e: git2::Error| e.message().to_string();
+        let git = |e: git2::Error| git_error(repo, &e);
         let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
         let theirs = repo
             .find_reference(&tracking)
             .and_then(|r| r.peel_to_commit())
             .map_err(git)?;
-        let ours = repo.head().and_then(|h| h.peel_to_commit()).map_err(git)?;
-        let branch_ref = format!("refs/heads/{}", self.branch);
+        let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
+            // Nothing here yet (a fresh clone of an empty branch): take theirs.
+            self.move_branch(repo, None, &theirs, "agent-handover: sync")?;
+            return Ok(format!(
+                "took {}/{} ({})",
+                self.remote,
+                self.branch,
+                short(theirs.id())
+            ));
+        };
         if theirs.id() == ours.id()
             || repo
                 .graph_descendant_of(ours.id(), theirs.id())
@@ -221,14 +325,7 @@ impl GitSpec {
             .graph_descendant_of(theirs.id(), ours.id())
             .map_err(git)?
         {
-            checkout(repo, &theirs.tree().map_err(git)?)?;
-            repo.reference(
-                &branch_ref,
-                theirs.id(),
-                true,
-                "agent-handover: fast-forward",
-            )
-            .map_err(git)?;
+            self.move_branch(repo, Some(&ours), &theirs, "agent-handover: fast-forward")?;
             return Ok(format!(
                 "fast-forwarded to {}/{} ({})",
                 self.remote,
@@ -237,6 +334,18 @@ impl GitSpec {
             ));
         }
         let mut index = repo.merge_commits(&ours, &theirs, None).map_err(git)?;
+        let settled = match &self.memory {
+            Some(mem) => {
+                let base = repo
+                    .merge_base(ours.id(), theirs.id())
+                    .ok()
+                    .and_then(|id| repo.find_commit(id).ok());
+                let prefixes = mem.prefixes(repo)?;
+                memory_merge::settle(repo, &mut index, &ours, &theirs, base.as_ref(), &prefixes)
+                    .map_err(git)?
+            }
+            None => Settled::default(),
+        };
         if index.has_conflicts() {
             let mut paths: Vec<String> = index
                 .conflicts()
@@ -251,21 +360,116 @@ impl GitSpec {
         let tree = repo
             .find_tree(index.write_tree_to(repo).map_err(git)?)
             .map_err(git)?;
-        checkout(repo, &tree)?;
         let sig = signature(repo);
         let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
         let merge = repo
             .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
             .map_err(git)?;
-        repo.reference(&branch_ref, merge, true, &message)
-            .map_err(git)?;
+        let drift = self.keep_drift(&settled)?;
+        let merge_commit = repo.find_commit(merge).map_err(git)?;
+        self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
         Ok(format!(
-            "merged {}/{} ({}) as {}",
+            "merged {}/{} ({}) as {}{}{drift}",
             self.remote,
             self.branch,
             short(theirs.id()),
-            short(merge)
+            short(merge),
+            match settled.files.len() {
+                0 => String::new(),
+                n => format!(", {n} memory file(s) merged by layer"),
+            }
         ))
+    }
+
+    /// Keep the text a section merge of current-state.md superseded (as a
+    /// version flagged as drift); returns what to add to the summary.
+    fn keep_drift(&self, settled: &Settled) -> Outcome {
+        let (Some(mem), Some(merged)) = (&self.memory, &settled.merged_state) else {
+            return Ok(String::new());
+        };
+        let history = StateHistory::new(mem.state_history_dir.clone());
+        let mut notes = Vec::new();
+        for (text, sections, side, written_at) in &settled.drift {
+            let from = match side {
+                Side::Ours => "this machine".to_string(),
+                Side::Theirs => format!("{}/{}", self.remote, self.branch),
+            };
+            let drift = history
+                .record_drift(text, *written_at, merged, sections.clone(), &from)
+                .map_err(|e| e.to_string())?;
+            notes.push(format!(
+                "; state drift: {} of {from} superseded (`{}`)",
+                sections.join(", "),
+                drift.diff_command()
+            ));
+        }
+        Ok(notes.concat())
+    }
+
+    /// Move the branch from `from` (none: unborn) to its descendant `to`:
+    /// the intent first (durable, in the git folder), then the work tree
+    /// and index, then the branch. A crash anywhere in between is finished
+    /// by [`Self::finish_integration`] before the next publish or sync, so
+    /// the half-updated work tree is never committed as if it were ours.
+    fn move_branch(
+        &self,
+        repo: &Repository,
+        from: Option<&Commit<'_>>,
+        to: &Commit<'_>,
+        why: &str,
+    ) -> Result<(), String> {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let from_id = from.map_or(git2::Oid::ZERO_SHA1, Commit::id);
+        fsx::write_atomic(
+            &repo.path().join(INTEGRATING),
+            format!("{from_id} {}\n", to.id()).as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+        crate::failpoint::hit("integrate-after-intent");
+        let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
+        update_work_tree(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
+        crate::failpoint::hit("integrate-after-work-tree");
+        repo.reference(&format!("refs/heads/{}", self.branch), to.id(), true, why)
+            .map_err(git)?;
+        fsx::remove_files_durable(repo.path(), &[INTEGRATING]).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Finish a [`Self::move_branch`] a crash interrupted: bring the work
+    /// tree and index to its target and move the branch there. Nothing to
+    /// finish (no intent written, or the branch moved elsewhere since) is fine.
+    fn finish_integration(&self, repo: &Repository) -> Result<(), String> {
+        let marker = repo.path().join(INTEGRATING);
+        let Ok(text) = std::fs::read_to_string(&marker) else {
+            return Ok(());
+        };
+        let mut ids = text.split_whitespace().map(git2::Oid::from_str);
+        let (Some(Ok(from)), Some(Ok(to))) = (ids.next(), ids.next()) else {
+            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
+                .map(drop)
+                .map_err(|e| e.to_string());
+        };
+        let head = repo.head().ok().and_then(|h| h.target());
+        let unborn = from.is_zero() && head.is_none();
+        let (Ok(target), true) = (
+            repo.find_commit(to),
+            head == Some(from) || head == Some(to) || unborn,
+        ) else {
+            // The branch moved elsewhere since: nothing of ours to finish.
+            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
+                .map(drop)
+                .map_err(|e| e.to_string());
+        };
+        let source = (!from.is_zero())
+            .then(|| repo.find_commit(from))
+            .transpose();
+        let source = source.map_err(|e| git_error(repo, &e))?;
+        self.move_branch(
+            repo,
+            source.as_ref(),
+            &target,
+            "agent-handover: finish an interrupted integration",
+        )
     }
 
     fn conflict_message(
@@ -298,7 +502,7 @@ fn commit_paths(
     message: &str,
     admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
 ) -> Result<Option<git2::Oid>, StepError> {
-    let git = |e: git2::Error| e.message().to_string();
+    let git = |e: git2::Error| git_error(repo, &e);
     let mut index = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
         index.add_all(specs, IndexAddOption::DEFAULT, None)?;
@@ -388,10 +592,102 @@ fn file_mode(mode: u32) -> FileMode {
     }
 }
 
-/// Update the work tree and index to `tree`, never overwriting local edits.
-fn checkout(repo: &Repository, tree: &Tree<'_>) -> Result<(), String> {
-    with_index_lock_retry(repo, || repo.checkout_tree(tree.as_object(), Some(CheckoutBuilder::new().safe())))
-        .map_err(|e| format!("{e}\n  (local edits to files the remote changed block the update: commit or stash them)"))
+/// The git folder's note of an integration in progress: `<from> <to>`.
+const INTEGRATING: &str = "agent-handover-integrate";
+
+/// Bring the work tree and index from `from` (none: empty) to `to`, file by
+/// file, each written atomically. A file holding neither its `from` nor its
+/// `to` text is a local edit: nothing is touched, and the error names it.
+/// Files already at `to` (an interrupted update) are left as they are; the
+/// index keeps whatever else the user staged.
+fn update_work_tree(
+    repo: &Repository,
+    from: Option<&Tree<'_>>,
+    to: &Tree<'_>,
+) -> Result<(), String> {
+    let git = |e: git2::Error| git_error(repo, &e);
+    let workdir = repo
+        .workdir()
+        .ok_or("the repository has no work tree")?
+        .to_path_buf();
+    let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
+    let mut changes = Vec::new();
+    for delta in diff.deltas() {
+        let (old, new) = (delta.old_file(), delta.new_file());
+        let path = new
+            .path()
+            .or(old.path())
+            .ok_or("a change without a path")?
+            .to_path_buf();
+        let on_disk = workdir.join(&path);
+        let current = match std::fs::symlink_metadata(&on_disk) {
+            Ok(m) if m.is_file() => {
+                Some(git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).map_err(git)?)
+            }
+            Ok(_) => Some(git2::Oid::ZERO_SHA1), // a folder or link: neither side's text
+            Err(_) => None,
+        };
+        let (old_id, new_id) = (
+            (!old.id().is_zero()).then(|| old.id()),
+            (!new.id().is_zero()).then(|| new.id()),
+        );
+        if current != old_id && current != new_id {
+            return Err(format!(
+                "{} was edited here and {} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
+                on_disk.display(),
+                "the remote"
+            ));
+        }
+        changes.push((path, new_id, new.mode()));
+    }
+    for (path, new_id, mode) in &changes {
+        let on_disk = workdir.join(path);
+        match new_id {
+            Some(id) => {
+                let blob = repo.find_blob(*id).map_err(git)?;
+                fsx::write_atomic(&on_disk, blob.content()).map_err(|e| e.to_string())?;
+                if *mode == git2::FileMode::BlobExecutable {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&on_disk, std::fs::Permissions::from_mode(0o755))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            None => match std::fs::remove_file(&on_disk) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("remove {}: {e}", on_disk.display())),
+            },
+        }
+    }
+    with_index_lock_retry(repo, || {
+        let mut index = repo.index()?;
+        for (path, new_id, _) in &changes {
+            match new_id {
+                Some(_) => index.add_path(path)?,
+                None => index.remove_path(path)?,
+            }
+        }
+        index.write()
+    })
+}
+
+/// A git2 error as a message; one about a lock file (`index.lock`, a ref's
+/// `.lock`, cut short by libgit2) names the lock, its age, whether git runs
+/// in the repository, and the command that removes it.
+fn git_error(repo: &Repository, e: &git2::Error) -> String {
+    let lock = git_locks::named_in(e.message())
+        .or_else(|| (e.code() == ErrorCode::Locked).then(|| repo.path().join("index.lock")));
+    match lock {
+        Some(path) => {
+            let workdir = repo.workdir().unwrap_or(repo.path());
+            format!(
+                "{}\n  {}",
+                e.message().trim_end_matches([':', ' ']),
+                GitLock::at(&path, workdir).describe()
+            )
+        }
+        None => e.message().to_string(),
+    }
 }
 
 /// Run `op`, retrying with backoff while another git process holds the index lock.
@@ -407,16 +703,7 @@ fn with_index_lock_retry<T>(
             other => return other.map_err(|e| e.message().to_string()),
         }
     }
-    op().map_err(|e| {
-        if e.code() == ErrorCode::Locked {
-            format!(
-                "another git process holds {}\n  fix: wait for it to finish, then `agent-handover retry publish`; if no git process is running, the lock is stale: remove it yourself",
-                repo.path().join("index.lock").display()
-            )
-        } else {
-            e.message().to_string()
-        }
-    })
+    op().map_err(|e| git_error(repo, &e))
 }
 
 /// The commit identity from the repository's or user's git config, or a fallback.
@@ -454,6 +741,7 @@ mod tests {
             push: true,
             branch: "main".into(),
             remote: "origin".into(),
+            memory: None,
         };
         (dir, spec)
     }
@@ -510,7 +798,7 @@ mod tests {
         assert_eq!(asked.into_inner(), ["memory/new.md=new"]);
         let repo = Repository::open(work).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
-        assert_eq!(head.message().ok(), Some("first"));
+        assert_eq!(head.summary().unwrap(), Some("first"));
         let index = repo.index().unwrap();
         assert!(
             index.get_path(Path::new("memory/new.md"), 0).is_none(),
@@ -531,7 +819,11 @@ mod tests {
         spec.publish("first", &|| Ok(()), &admit_all).unwrap();
         let repo = Repository::open(&spec.repo_dir).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
-        assert_eq!(head.message().ok(), Some("first"));
+        assert_eq!(head.summary().unwrap(), Some("first"));
+        assert!(
+            head.message().unwrap().contains("\n\nHandover-At: 20"),
+            "the trailer that orders handovers across machines"
+        );
         assert_eq!(head.parent_count(), 0);
         assert!(
             head.tree()

@@ -5,7 +5,8 @@
 //! handover never waits for a password.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// How a push went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,15 +51,67 @@ fn cannot_run(e: &std::io::Error) -> String {
 
 /// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`.
 pub fn fetch(dir: &Path, remote: &str, branch: &str) -> Result<(), String> {
+    fetch_within(dir, remote, branch, None).map_err(|f| f.to_string())
+}
+
+/// Why a fetch brought nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchFailed {
+    /// The remote did not answer within the time given (offline?).
+    TimedOut(Duration),
+    /// git said no (or could not run): its words.
+    Failed(String),
+}
+
+impl std::fmt::Display for FetchFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchFailed::TimedOut(t) => write!(
+                f,
+                "the remote did not answer within {} s (offline?)",
+                t.as_secs_f32()
+            ),
+            FetchFailed::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+/// [`fetch`], giving up (and ending git) after `limit` if one is given.
+pub fn fetch_within(
+    dir: &Path,
+    remote: &str,
+    branch: &str,
+    limit: Option<Duration>,
+) -> Result<(), FetchFailed> {
     let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
-    let out = git(dir)
+    let mut child = git(dir)
         .args(["fetch", "--quiet", "--no-tags", remote, &refspec])
-        .output()
-        .map_err(|e| cannot_run(&e))?;
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| FetchFailed::Failed(cannot_run(&e)))?;
+    if let Some(limit) = limit {
+        let deadline = Instant::now() + limit;
+        while child.try_wait().ok().flatten().is_none() {
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(FetchFailed::TimedOut(limit));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| FetchFailed::Failed(cannot_run(&e)))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("fetch from {remote} failed:\n{}", said(&out)))
+        Err(FetchFailed::Failed(format!(
+            "fetch from {remote} failed:\n{}",
+            said(&out)
+        )))
     }
 }
 

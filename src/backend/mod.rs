@@ -5,6 +5,8 @@
 
 pub mod git;
 pub mod git_cli;
+pub mod git_locks;
+pub mod memory_merge;
 
 use std::path::Path;
 
@@ -13,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::BackendSection;
 use crate::fsx;
 use crate::outcome::{AfterCrash, StepError};
-use git::GitSpec;
+use git::{GitSpec, MemoryLocations};
 
 /// A backend, as staged in a run's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,10 +33,11 @@ impl BackendSpec {
     /// `repo_dir` (default: the memory dir), `--no-push` beats `push`.
     pub fn from_config(
         section: &BackendSection,
-        memory_root: &Path,
+        memory: MemoryLocations,
         root: &Path,
         no_push: bool,
     ) -> Result<Self, String> {
+        let memory_root = memory.memory_dir.as_path();
         match section.kind.as_deref().unwrap_or("git") {
             "null" => Ok(BackendSpec::Null),
             "git" => {
@@ -53,6 +56,7 @@ impl BackendSpec {
                     push: !no_push && section.push.unwrap_or(true),
                     branch: section.branch.clone().unwrap_or_else(|| "main".into()),
                     remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
+                    memory: Some(memory),
                 }))
             }
             other => Err(format!(
@@ -116,6 +120,14 @@ impl Backend for NullBackend {
 mod tests {
     use super::*;
 
+    fn mem(root: &str) -> MemoryLocations {
+        MemoryLocations {
+            memory_dir: Path::new(root).join("memory"),
+            messages_dir: Path::new(root).join("messages"),
+            state_history_dir: Path::new(root).join(".agent-handover/history/current-state"),
+        }
+    }
+
     fn section(kind: Option<&str>) -> BackendSection {
         BackendSection {
             kind: kind.map(Into::into),
@@ -125,9 +137,8 @@ mod tests {
 
     #[test]
     fn unknown_backend_type_is_an_error() {
-        let err =
-            BackendSpec::from_config(&section(Some("s3")), Path::new("m"), Path::new("."), false)
-                .unwrap_err();
+        let err = BackendSpec::from_config(&section(Some("s3")), mem("."), Path::new("."), false)
+            .unwrap_err();
         assert!(err.contains("unknown backend type: \"s3\""), "{err}");
     }
 
@@ -137,7 +148,8 @@ mod tests {
         s.paths = Some(vec!["notes".into()]);
         s.repo_dir = Some("repo".into());
         let memory = Path::new("/p/memory");
-        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), false)
+        let Ok(BackendSpec::Git(g)) =
+            BackendSpec::from_config(&s, mem("/p"), Path::new("/p"), false)
         else {
             panic!("git is the default type")
         };
@@ -147,7 +159,8 @@ mod tests {
         assert_eq!((g.branch.as_str(), g.remote.as_str()), ("main", "origin"));
         s.paths = None;
         s.push = Some(true);
-        let Ok(BackendSpec::Git(g)) = BackendSpec::from_config(&s, memory, Path::new("/p"), true)
+        let Ok(BackendSpec::Git(g)) =
+            BackendSpec::from_config(&s, mem("/p"), Path::new("/p"), true)
         else {
             panic!("git")
         };
@@ -157,13 +170,8 @@ mod tests {
 
     #[test]
     fn null_backend_publishes_nothing() {
-        let b = BackendSpec::from_config(
-            &section(Some("null")),
-            Path::new("m"),
-            Path::new("."),
-            false,
-        )
-        .unwrap();
+        let b = BackendSpec::from_config(&section(Some("null")), mem("."), Path::new("."), false)
+            .unwrap();
         assert_eq!(b.backend().after_crash(), AfterCrash::Rerun);
         assert!(
             b.backend()

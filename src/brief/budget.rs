@@ -168,6 +168,9 @@ mod tests {
                 lock_holder: None,
                 abandoned: None,
                 error: None,
+                queued: Vec::new(),
+                sync: None,
+                drift: Vec::new(),
             },
             mail: Mail {
                 unread,

@@ -6,7 +6,10 @@ use serde::Serialize;
 use crate::engine::checkpoint::Abandonment;
 use crate::engine::lock::RunLock;
 use crate::engine::pause::{PauseInfo, active_pause};
+use crate::engine::queue::RunQueue;
 use crate::engine::{RunSnapshot, RunStatus};
+use crate::memory::history::{Drift, StateHistory};
+use crate::sync::{self, SyncReport};
 use crate::workspace::Workspace;
 
 /// Where the last handover stands.
@@ -48,12 +51,39 @@ pub struct Recovery {
     pub abandoned: Option<Abandonment>,
     /// Why the checkpoint cannot be read (with the fix).
     pub error: Option<String>,
+    /// Handovers staged behind the last one, waiting their turn (run ids, oldest first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<String>,
+    /// The sync made first (`[backend].sync_before_brief`), if one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncReport>,
+    /// Recent state drift: merges of the last week that superseded text of
+    /// current-state.md (newest first, at most three).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
+}
+
+/// How far back the brief looks for state drift.
+const DRIFT_DAYS: i64 = 7;
+/// Drift records the brief names at most.
+const DRIFT_SHOWN: usize = 3;
+
+/// The drift of the last [`DRIFT_DAYS`], newest first, at most [`DRIFT_SHOWN`].
+pub fn recent_drift(ws: &Workspace) -> Vec<Drift> {
+    let since = chrono::Utc::now() - chrono::Duration::days(DRIFT_DAYS);
+    StateHistory::new(ws.state_history_dir())
+        .drifts()
+        .into_iter()
+        .filter(|d| d.at >= since)
+        .take(DRIFT_SHOWN)
+        .collect()
 }
 
 /// Look at the checkpoint, the PAUSE files and the run lock; returns the
 /// section and the next steps it calls for, most urgent first.
 pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
-    let recovery = match RunSnapshot::load(ws) {
+    let sync = sync::before_brief(ws);
+    let mut recovery = match RunSnapshot::load(ws) {
         Ok(snap) => from_snapshot(snap),
         Err(e) => Recovery {
             state: RecoveryState::Unreadable,
@@ -65,18 +95,28 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: None,
             error: Some(e.to_string()),
+            queued: RunQueue::of(ws)
+                .views(ws)
+                .into_iter()
+                .map(|q| q.run_id)
+                .collect(),
+            sync: None,
+            drift: Vec::new(),
         },
     };
+    recovery.sync = sync;
+    recovery.drift = recent_drift(ws);
     let steps = next_steps(&recovery);
     (recovery, steps)
 }
 
 fn from_snapshot(snap: RunSnapshot) -> Recovery {
-    let state = match (snap.resume_code, snap.status) {
-        (1, _) if snap.lock_holder.is_some() => RecoveryState::Running,
-        (1, _) => RecoveryState::Interrupted,
-        (2, _) => RecoveryState::Completed,
-        (_, RunStatus::Abandoned) => RecoveryState::Abandoned,
+    let state = match snap.status {
+        RunStatus::InProgress if snap.pending.is_empty() => RecoveryState::Completed,
+        RunStatus::InProgress if snap.lock_holder.is_some() => RecoveryState::Running,
+        RunStatus::InProgress => RecoveryState::Interrupted,
+        RunStatus::Completed => RecoveryState::Completed,
+        RunStatus::Abandoned => RecoveryState::Abandoned,
         _ => RecoveryState::NoHandover,
     };
     let needs_human = snap
@@ -95,6 +135,9 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
         lock_holder: snap.lock_holder,
         abandoned: snap.abandoned,
         error: None,
+        queued: snap.queued.into_iter().map(|q| q.run_id).collect(),
+        sync: None,
+        drift: Vec::new(),
     }
 }
 
@@ -128,6 +171,20 @@ fn next_steps(r: &Recovery) -> Vec<String> {
                 .to_string(),
         ),
         RecoveryState::NoHandover | RecoveryState::Completed | RecoveryState::Abandoned => {}
+    }
+    if let Some(d) = r.drift.first() {
+        steps.push(format!(
+            "Check the state drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix current-state.md if the newer text lost something.",
+            d.sections.join(", "),
+            d.from,
+            d.diff_command()
+        ));
+    }
+    if !r.queued.is_empty() && r.state != RecoveryState::Running {
+        steps.push(format!(
+            "Run the {} handover(s) queued behind it: `agent-handover resume` (their notes are staged; do not write them again).",
+            r.queued.len()
+        ));
     }
     steps
 }

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::recovery::{Recovery, RecoveryState};
 use super::{Brief, CurrentState, Mail, Metrics};
+use crate::sync::SyncState;
 
 /// Render `b` as the Markdown an agent reads.
 pub fn markdown(b: &Brief) -> String {
@@ -85,7 +86,39 @@ fn recovery(out: &mut String, r: &Recovery) {
             r.error.as_deref().unwrap_or("unknown error")
         ),
     };
+    if let Some(sync) = &r.sync {
+        let line = match sync.state {
+            SyncState::Synced => format!("Memory synced: {}.", sync.detail),
+            SyncState::Offline => format!(
+                "**Offline:** {}; the memory below is this machine's as it was.",
+                sync.detail
+            ),
+            SyncState::Local => format!("Not synced: {}.", sync.detail),
+            SyncState::NotSynced => format!(
+                "**Not synced:** {}",
+                sync.detail.lines().next().unwrap_or_default()
+            ),
+        };
+        let _ = writeln!(out, "- {line}");
+    }
     let _ = writeln!(out, "- {line}");
+    for d in &r.drift {
+        let _ = writeln!(
+            out,
+            "- **State drift** {}: {} of {} superseded by a newer text; see `{}`.",
+            d.at.format("%Y-%m-%d %H:%M UTC"),
+            d.sections.join(", "),
+            d.from,
+            d.diff_command()
+        );
+    }
+    if !r.queued.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **Queued behind it:** {} (staged, waiting their turn).",
+            r.queued.join(", ")
+        );
+    }
     if !r.needs_human.is_empty() {
         let _ = writeln!(
             out,

@@ -1,8 +1,10 @@
 //! Read-only commands: `check`, `status`, `history`.
 
 use agent_handover::engine::history::{RunSummary, list_runs};
+use agent_handover::engine::queue::{self, RunQueue};
 use agent_handover::engine::{Checkpoint, RunSnapshot, StepState};
 use agent_handover::outcome::AfterCrash;
+use agent_handover::workspace::Workspace;
 use agent_handover::{Result, RunStatus};
 use serde_json::json;
 
@@ -16,7 +18,7 @@ use super::output::Output;
 pub fn check(target: &Target, out: Output) -> Result<u8> {
     let ws = target.quiet_workspace()?;
     let cp = Checkpoint::load(&ws.checkpoint)?;
-    let code = cp.resume_code() as u8;
+    let code = queue::resume_code(&ws, &cp) as u8;
     if out.json {
         let snap = RunSnapshot::of(&ws, &cp);
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
@@ -24,8 +26,23 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
     Ok(code)
 }
 
-/// What `check` says of an interrupted handover (exit 1), and how to finish it.
-pub fn interrupted(cp: &Checkpoint) -> String {
+/// What `check` says of an interrupted or queued handover (exit 1), and how to finish it.
+pub fn interrupted(ws: &Workspace, cp: &Checkpoint) -> String {
+    let queued = RunQueue::of(ws).views(ws);
+    let behind = match queued.len() {
+        0 => String::new(),
+        n => format!(
+            "\n  {n} handover(s) queued behind it ({}): `agent-handover resume` runs them in order",
+            queued
+                .iter()
+                .map(|q| q.run_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    if cp.status != RunStatus::InProgress {
+        return format!("a handover is queued, not yet run{behind}");
+    }
     let run = cp
         .run_id
         .as_deref()
@@ -37,7 +54,7 @@ pub fn interrupted(cp: &Checkpoint) -> String {
         "agent-handover resume"
     };
     format!(
-        "the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone)",
+        "the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone){behind}",
         cp.pending_steps().join(", ")
     )
 }
@@ -58,6 +75,13 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
         }
         if snap.status == RunStatus::InProgress && !snap.pending.is_empty() {
             println!("pending: {}", snap.pending.join(", "));
+        }
+        for q in &snap.queued {
+            println!(
+                "queued: {} ({}), waiting its turn: `agent-handover resume`",
+                q.run_id,
+                q.note.as_deref().unwrap_or("no note")
+            );
         }
         if verbose {
             print_details(&snap);
@@ -135,6 +159,15 @@ fn print_details(snap: &RunSnapshot) {
                 .unwrap_or_default()
         ),
         None => println!("not paused"),
+    }
+    if let Some(d) = &snap.drift {
+        println!(
+            "state drift at {}: {} of {} superseded by a merge (`{}`)",
+            d.at.format("%Y-%m-%d %H:%M UTC"),
+            d.sections.join(", "),
+            d.from,
+            d.diff_command()
+        );
     }
     if let Some(h) = &snap.lock_holder {
         println!("being executed by {h}");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use agent_handover::brief::DEFAULT_MAX_TOKENS;
 use agent_handover::draft::DraftOptions;
-use agent_handover::engine::Checkpoint;
+use agent_handover::engine::{Checkpoint, queue};
 use agent_handover::handoff::{self, LintContext, TemplateKind};
 use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config};
@@ -103,9 +103,9 @@ impl Server {
         let agent = self.agent(a.agent);
         self.call(move |ws| {
             let cp = Checkpoint::load(&ws.checkpoint)?;
-            let code = cp.resume_code() as u8;
+            let code = queue::resume_code(ws, &cp) as u8;
             let verdict = match code {
-                exit::FAILED => inspect::interrupted(&cp),
+                exit::FAILED => inspect::interrupted(ws, &cp),
                 exit::COMPLETED => "the last handover completed".into(),
                 _ => "no handover in progress".into(),
             };

@@ -5,6 +5,7 @@ mod brief;
 mod compact;
 #[cfg(feature = "dashboard")]
 mod demo;
+mod doctor;
 mod draft;
 mod exit;
 mod hook;
@@ -19,6 +20,7 @@ mod output;
 mod quality;
 mod running;
 mod state;
+mod sync;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -143,6 +145,10 @@ enum Command {
     Compact(compact::CompactArgs),
     /// The numbers each handover measured (see [[metric]] in handover.toml), per session.
     Metrics(metrics::MetricsArgs),
+    /// List every stale or odd state (git locks, interrupted or queued handovers, ...); --fix removes the safe ones.
+    Doctor(doctor::DoctorArgs),
+    /// Bring the other machines' memory in (fetch and merge by layer) without handing over.
+    Sync(sync::SyncArgs),
     /// Versions of current-state.md across sessions: list them, diff any two.
     State(state::StateArgs),
     /// Score a handoff 0-100 and list its findings (default: the current state).
@@ -225,6 +231,8 @@ pub fn main() -> ExitCode {
         Command::History { limit, target } => inspect::history(&target, limit, out),
         Command::Compact(args) => compact::compact(&args, out),
         Command::Metrics(args) => metrics::metrics(&args, out),
+        Command::Sync(args) => sync::sync(&args, out),
+        Command::Doctor(args) => doctor::doctor(&args, out),
         Command::State(args) => state::state(&args, out),
         Command::Lint(args) => quality::lint(&args, out),
         Command::Template(args) => quality::template(&args, out),

@@ -169,7 +169,8 @@ fn describe(v: &Version) -> String {
     match (&v.run, v.sources.as_slice()) {
         (Some(run), _) => line += &format!("  run {run}"),
         (None, [Source::Working]) => line += "  working file, edited since the last version",
-        (None, [Source::Local, ..]) => line += "  external edit",
+        (None, _) if v.merge && v.drift.is_none() => line += "  merged from two machines",
+        (None, [Source::Local, ..]) if !v.merge => line += "  external edit",
         (None, _) => {}
     }
     if let Some(commit) = &v.commit {
@@ -180,6 +181,13 @@ fn describe(v: &Version) -> String {
     }
     if v.sources.len() > 1 && v.sources.contains(&Source::Working) {
         line += "  (working file)";
+    }
+    if let Some(d) = &v.drift {
+        line += &format!(
+            "  DRIFT: {} superseded by a merge ({})",
+            d.sections.join(", "),
+            d.diff_command()
+        );
     }
     line
 }

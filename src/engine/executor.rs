@@ -19,13 +19,14 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::Utc;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepRecord, StepState};
 use super::identity::{Owner, iso_now, new_run_id, who};
 use super::lock::RunLock;
 use super::pause::ensure_not_paused;
 use super::plan::RunRequest;
+use super::queue::{QueuedRun, RunQueue, StagedInputs, write_inputs};
 use super::step::{Inputs, StepContext, StepError, StepFn};
 use super::steps::StepSpec;
 use crate::error::{Error, Result};
@@ -50,12 +51,12 @@ pub struct RunReport {
     pub finished_previous: Option<Box<RunReport>>,
 }
 
-/// The staged inputs file of a run.
-#[derive(Debug, Serialize, Deserialize)]
-struct StagedInputs {
-    run_id: String,
-    created_at: chrono::DateTime<Utc>,
-    inputs: Inputs,
+/// Put `first` at the start of `report`'s chain of finished runs.
+fn chain_first(report: &mut RunReport, first: RunReport) {
+    match &mut report.finished_previous {
+        Some(earlier) => chain_first(earlier, first),
+        None => report.finished_previous = Some(Box::new(first)),
+    }
 }
 
 /// Executes the runs of one workspace.
@@ -110,24 +111,182 @@ impl Engine {
 
     /// Start the handover `request` describes (0.5.1's `run`).
     ///
-    /// If a run is in progress with the same inputs, it is resumed. If its
-    /// inputs differ, it is finished first, then the new one runs. A run
-    /// started by 0.5.1 is adopted: its done steps stay done. A new run must
-    /// pass its admission rules ([`RunRequest::admit`]); a refused one
-    /// leaves nothing on disk (when no run is in progress it is checked
-    /// before the lock, so not even `run.lock` is created). A request whose
-    /// texts hold a secret is refused before anything else, even over a run
-    /// in progress, unless it allows them; one that allows them and resumes
-    /// the run in progress records that with it.
+    /// If a run is in progress with the same inputs, it is resumed.
+    /// Otherwise the new run is admitted ([`RunRequest::admit`]; a refused
+    /// one leaves nothing on disk). With nothing ahead of it, it is staged
+    /// and run at once. Else (PAUSE is on, another process holds the lock,
+    /// an older handover is unfinished or queued) it is staged in the
+    /// [`RunQueue`] first, plan and texts durable; then, if the lock is
+    /// ours, the older handover is finished and the queue drained in order.
+    /// If the new run cannot run now, the error is [`Error::Queued`] (with
+    /// the cause's exit code): its text is safe and `resume` finishes it
+    /// later. A run started by 0.5.1 is adopted: its done steps stay done.
+    /// A request whose texts hold a secret is refused before anything else
+    /// unless it allows them; one that allows them and resumes the run in
+    /// progress records that with it.
     pub fn start(&mut self, request: RunRequest) -> Result<RunReport> {
-        ensure_not_paused(&self.ws.pause_files())?;
         request.validate()?;
         request.refuse_secrets()?;
-        if request.quality_gate.is_some() && self.checkpoint()?.status != RunStatus::InProgress {
-            request.admit(&self.ws)?;
+        if let Ok(cp) = self.checkpoint()
+            && cp.status == RunStatus::InProgress
+            && !cp.is_legacy()
+            && self.same_run(&cp, &request)
+        {
+            ensure_not_paused(&self.ws.pause_files())?;
+            let (_lock, cp) = self.lock()?;
+            let report = self.start_locked(cp, request)?;
+            return self.then_drain(report);
         }
-        let (_lock, cp) = self.lock()?;
-        self.start_locked(cp, request)
+        request.admit(&self.ws)?;
+        let (_lock, cp) = match ensure_not_paused(&self.ws.pause_files()).and_then(|()| self.lock())
+        {
+            Ok(held) => held,
+            Err(stop) => {
+                let (run_id, inputs) = self.enqueue(&request)?;
+                return Err(Error::Queued {
+                    run_id,
+                    inputs,
+                    source: Box::new(stop),
+                });
+            }
+        };
+        let queue = RunQueue::of(&self.ws);
+        let ahead = cp.status == RunStatus::InProgress && !cp.is_legacy();
+        if !ahead && queue.is_empty() {
+            // Nothing ahead of it: staged and run at once (then whatever
+            // was queued behind it meanwhile).
+            let report = self.start_locked(cp, request)?;
+            return self.then_drain(report);
+        }
+        let (run_id, inputs) = self.enqueue(&request)?;
+        self.drain(cp).map_err(|source| {
+            let still_queued = queue
+                .list()
+                .is_ok_and(|runs| runs.iter().any(|q| q.run_id == run_id));
+            if still_queued {
+                Error::Queued {
+                    run_id,
+                    inputs,
+                    source: Box::new(source),
+                }
+            } else {
+                source
+            }
+        })
+    }
+
+    /// Stage `request` in the queue (or find it there, asked again);
+    /// returns its run id and staged inputs file.
+    fn enqueue(&self, request: &RunRequest) -> Result<(String, std::path::PathBuf)> {
+        let queue = RunQueue::of(&self.ws);
+        if let Some(q) = queue
+            .list()?
+            .into_iter()
+            .find(|q| self.same_queued(q, request))
+        {
+            let inputs = self.ws.run_inputs_file(&q.run_id);
+            return Ok((q.run_id, inputs));
+        }
+        let run_id = new_run_id();
+        let (_, inputs) = queue.push(&self.ws, &run_id, request)?;
+        Ok((run_id, inputs))
+    }
+
+    /// Whether `request` is the run `cp` holds (same steps, same texts).
+    fn same_run(&self, cp: &Checkpoint, request: &RunRequest) -> bool {
+        cp.plan
+            .iter()
+            .map(|s| &s.name)
+            .eq(request.plan.iter().map(|s| &s.name))
+            && self.load_inputs(cp).is_ok_and(|i| i == request.inputs)
+    }
+
+    /// Whether `request` is the queued run `q` (asked again: not queued twice).
+    fn same_queued(&self, q: &QueuedRun, request: &RunRequest) -> bool {
+        q.plan
+            .iter()
+            .map(|s| &s.name)
+            .eq(request.plan.iter().map(|s| &s.name))
+            && self
+                .load_inputs_of(&q.run_id)
+                .is_ok_and(|i| i == request.inputs)
+    }
+
+    /// With the lock held: finish the run in progress, then every queued
+    /// run in order. Returns the report of the last one executed (with the
+    /// earlier ones chained in `finished_previous`).
+    fn drain(&mut self, cp: Checkpoint) -> Result<RunReport> {
+        let queue = RunQueue::of(&self.ws);
+        let mut last = None;
+        let mut cp = cp;
+        if cp.status == RunStatus::InProgress && !cp.is_legacy() {
+            let inputs = self.load_inputs(&cp)?;
+            last = Some(self.execute(cp, &inputs, None)?);
+            cp = self.checkpoint()?;
+        }
+        // Listed again after each run: one queued meanwhile runs too.
+        while let Some(queued) = queue.list()?.into_iter().next() {
+            let settled = cp.run_id.as_deref() == Some(queued.run_id.as_str())
+                || self.ws.run_record_file(&queued.run_id).exists();
+            if settled {
+                queue.remove(&queued.run_id)?; // promoted before a crash
+                continue;
+            }
+            let run_id = queued.run_id.clone();
+            let mut next = self.promote(queued, &cp)?;
+            next.save(&self.ws.checkpoint)?;
+            queue.remove(&run_id)?;
+            let inputs = self.load_inputs(&next)?;
+            let mut report = self.execute(next, &inputs, None)?;
+            report.finished_previous = last.map(Box::new);
+            last = Some(report);
+            cp = self.checkpoint()?;
+        }
+        match last {
+            Some(report) => Ok(report),
+            None => {
+                self.refuse_legacy(&cp)?;
+                Ok(RunReport {
+                    run_id: cp.run_id,
+                    status: cp.status,
+                    executed: Vec::new(),
+                    finished_previous: None,
+                })
+            }
+        }
+    }
+
+    /// The checkpoint of queued run `queued`, taking the place of `cp` (a
+    /// 0.5.1 run in progress is adopted: the steps it did stay done).
+    fn promote(&self, queued: QueuedRun, cp: &Checkpoint) -> Result<Checkpoint> {
+        let adopt = cp.status == RunStatus::InProgress && cp.is_legacy();
+        let mut next = Checkpoint {
+            status: RunStatus::InProgress,
+            started_at: Some(iso_now()),
+            run_id: Some(queued.run_id),
+            step_records: queued
+                .plan
+                .iter()
+                .map(|s| (s.name.clone(), StepRecord::pending()))
+                .collect(),
+            plan: queued.plan,
+            allow_secret: queued.allow_secret,
+            extra: cp.extra.clone(),
+            ..Checkpoint::default()
+        };
+        if adopt {
+            next.started_at = cp.started_at.clone().or(next.started_at);
+            for (name, record) in next.step_records.iter_mut() {
+                if cp
+                    .step_records
+                    .get(name)
+                    .is_some_and(|r| r.state == StepState::Done)
+                {
+                    record.state = StepState::Done;
+                }
+            }
+        }
+        Ok(next)
     }
 
     /// Take the run lock and read the checkpoint under it.
@@ -137,7 +296,9 @@ impl Engine {
         Ok((lock, cp))
     }
 
-    /// [`Engine::start`] with the lock held and `cp` read under it.
+    /// Run `request` with the lock held and `cp` read under it: resume `cp`
+    /// if it is the same run, else finish it first (the maintenance path and
+    /// [`Engine::start`]'s resume of the same run; handovers queue instead).
     pub(crate) fn start_locked(
         &mut self,
         cp: Checkpoint,
@@ -177,19 +338,10 @@ impl Engine {
         self.resume_locked(cp)
     }
 
-    /// [`Engine::resume`] with the lock held and `cp` read under it.
+    /// [`Engine::resume`] with the lock held and `cp` read under it: the run
+    /// in progress, then every queued one.
     pub(crate) fn resume_locked(&mut self, cp: Checkpoint) -> Result<RunReport> {
-        if cp.status != RunStatus::InProgress {
-            return Ok(RunReport {
-                run_id: cp.run_id,
-                status: cp.status,
-                executed: Vec::new(),
-                finished_previous: None,
-            });
-        }
-        self.refuse_legacy(&cp)?;
-        let inputs = self.load_inputs(&cp)?;
-        self.execute(cp, &inputs, None)
+        self.drain(cp)
     }
 
     /// Run `step` again even if it is not idempotent (after a failure or an
@@ -216,7 +368,19 @@ impl Engine {
             return Err(Error::StepAlreadyDone { step: step.into() });
         }
         let inputs = self.load_inputs(&cp)?;
-        self.execute(cp, &inputs, Some(step))
+        let report = self.execute(cp, &inputs, Some(step))?;
+        self.then_drain(report)
+    }
+
+    /// After a run finished (`report`), with the lock still held: the runs
+    /// queued meanwhile, chained after it.
+    fn then_drain(&mut self, report: RunReport) -> Result<RunReport> {
+        if RunQueue::of(&self.ws).is_empty() {
+            return Ok(report);
+        }
+        let mut after = self.drain(self.checkpoint()?)?;
+        chain_first(&mut after, report);
+        Ok(after)
     }
 
     /// Give the interrupted run up: its record (who, when, why) and every file
@@ -287,13 +451,7 @@ impl Engine {
         extra: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Checkpoint> {
         request.admit(&self.ws)?;
-        let staged = StagedInputs {
-            run_id: run_id.into(),
-            created_at: Utc::now(),
-            inputs: request.inputs,
-        };
-        let json = serde_json::to_vec_pretty(&staged).expect("inputs serialize");
-        fsx::write_atomic(&self.ws.run_inputs_file(run_id), &json)?;
+        write_inputs(&self.ws, run_id, &request.inputs)?;
         Ok(Checkpoint {
             status: RunStatus::InProgress,
             started_at: Some(iso_now()),
@@ -311,7 +469,10 @@ impl Engine {
     }
 
     fn load_inputs(&self, cp: &Checkpoint) -> Result<Inputs> {
-        let run_id = cp.run_id.as_deref().unwrap_or_default();
+        self.load_inputs_of(cp.run_id.as_deref().unwrap_or_default())
+    }
+
+    fn load_inputs_of(&self, run_id: &str) -> Result<Inputs> {
         let path = self.ws.run_inputs_file(run_id);
         let fix = || {
             format!(
@@ -399,7 +560,11 @@ impl Engine {
     /// run writes. Only lock holders write there, so any temp file is an
     /// orphan (the state dir also gets PAUSE writes, so only old ones go).
     fn sweep_orphans(&self, plan: &[StepSpec]) {
-        for dir in [self.ws.runs_dir(), self.ws.state_history_dir()] {
+        for dir in [
+            self.ws.runs_dir(),
+            self.ws.queue_dir(),
+            self.ws.state_history_dir(),
+        ] {
             fsx::remove_orphan_temps(&dir, Duration::ZERO);
         }
         for written in plan.iter().flat_map(|spec| spec.action.writes()) {

@@ -13,6 +13,7 @@ use super::executor::{Engine, RunReport};
 use super::identity::new_run_id;
 use super::pause::ensure_not_paused;
 use super::plan::{compactable_months, compaction_request, retention_policy};
+use super::queue::RunQueue;
 use super::retention::{self, RetentionPlan};
 use super::steps::StepSpec;
 use crate::error::{Error, Result};
@@ -47,6 +48,13 @@ impl Engine {
     pub fn compact(&mut self, before: YearMonth, today: NaiveDate) -> Result<Compaction> {
         let (_lock, cp) = self.lock()?;
         ensure_no_pending_handover(&cp, "run `agent-handover compact` again")?;
+        if let Some(queued) = RunQueue::of(self.workspace()).list()?.first() {
+            return Err(Error::HandoverInProgress {
+                run_id: queued.run_id.clone(),
+                pending: "every step (it is queued)".into(),
+                then: "run `agent-handover compact` again".into(),
+            });
+        }
         let in_progress = cp
             .run_id
             .clone()

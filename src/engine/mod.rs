@@ -8,7 +8,8 @@
 //! 2. [`steps`] (one module per step kind), [`lock`], [`pause`],
 //!    [`retention`];
 //! 3. [`checkpoint`] (the on-disk state, holding a plan of steps);
-//! 4. [`plan`] (the planner: config -> run request, compaction requests);
+//! 4. [`plan`] (the planner: config -> run request, compaction requests),
+//!    [`queue`] (handovers staged behind a stuck one);
 //! 5. [`executor`] (the engine), then [`maintenance`] (`compact` on it);
 //! 6. read models: [`history`], [`snapshot`], [`metrics`].
 
@@ -23,6 +24,7 @@ pub mod pause;
 pub mod plan;
 pub mod probe;
 pub mod process;
+pub mod queue;
 pub mod retention;
 pub mod snapshot;
 pub mod step;

@@ -278,9 +278,13 @@ pub fn plan_from_config(
     }
     memory::file_tag(&ws.tag)
         .map_err(|e| Error::config(cfg_path, format!("[handover].tag: {e}")))?;
-    let backend =
-        BackendSpec::from_config(&cfg.backend, &ws.memory.root, &ws.root, overrides.no_push)
-            .map_err(|detail| Error::config(cfg_path, detail))?;
+    let backend = BackendSpec::from_config(
+        &cfg.backend,
+        ws.memory_locations(),
+        &ws.root,
+        overrides.no_push,
+    )
+    .map_err(|detail| Error::config(cfg_path, detail))?;
     let message = cfg
         .backend
         .message

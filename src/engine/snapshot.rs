@@ -11,7 +11,9 @@ use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepState};
 use super::identity::Owner;
 use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
+use super::queue::{self, QueuedView, RunQueue};
 use crate::error::Result;
+use crate::memory::history::{Drift, StateHistory};
 use crate::outcome::AfterCrash;
 use crate::secrets;
 use crate::workspace::Workspace;
@@ -41,6 +43,14 @@ pub struct RunSnapshot {
     pub lock_holder: Option<String>,
     /// Who abandoned the run, when and why.
     pub abandoned: Option<Abandonment>,
+    /// Handovers staged behind this one, oldest first: `resume` runs them
+    /// after it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<QueuedView>,
+    /// The latest state drift (a merge that superseded text of
+    /// current-state.md), if there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Drift>,
     /// The run lets secrets through (`run --allow-secret`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
@@ -116,7 +126,7 @@ impl RunSnapshot {
             .collect();
         RunSnapshot {
             checkpoint: ws.checkpoint.clone(),
-            resume_code: cp.resume_code(),
+            resume_code: queue::resume_code(ws, cp),
             status: cp.status,
             run_id: cp.run_id.clone(),
             started_at: cp.started_at.clone(),
@@ -126,6 +136,11 @@ impl RunSnapshot {
             paused: active_pause(&ws.pause_files()),
             lock_holder: RunLock::holder(&ws.lock_file()),
             abandoned: cp.abandoned.clone(),
+            queued: RunQueue::of(ws).views(ws),
+            drift: StateHistory::new(ws.state_history_dir())
+                .drifts()
+                .into_iter()
+                .next(),
             allow_secret: cp.allow_secret,
         }
     }

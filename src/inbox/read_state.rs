@@ -57,6 +57,25 @@ impl ReadSet {
     }
 }
 
+/// Two machines' versions of one agent's read-marks file, merged as the
+/// union of their marks (sorted, as [`ReadMarks::mark`] writes them);
+/// `None` if either is not a read-marks file.
+pub fn merge_marks(ours: &str, theirs: &str) -> Option<String> {
+    let ours: ReadFile = serde_json::from_str(ours).ok()?;
+    let theirs: ReadFile = serde_json::from_str(theirs).ok()?;
+    let mut read: Vec<String> = ours.read.into_iter().chain(theirs.read).collect();
+    read.sort_unstable();
+    read.dedup();
+    let body = ReadFile {
+        version: VERSION,
+        agent: ours.agent,
+        read,
+    };
+    let mut json = serde_json::to_string_pretty(&body).expect("read marks serialize");
+    json.push('\n');
+    Some(json)
+}
+
 /// The read marks of every agent of one messages layout.
 #[derive(Debug, Clone)]
 pub struct ReadMarks {
@@ -166,6 +185,18 @@ impl ReadMarks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_machines_marks_merge_as_their_union() {
+        let a = r#"{"version": 1, "agent": "claude", "read": ["shared/1", "for_claude/2"]}"#;
+        let b = r#"{"version": 1, "agent": "claude", "read": ["shared/1", "shared/3"]}"#;
+        let merged: serde_json::Value = serde_json::from_str(&merge_marks(a, b).unwrap()).unwrap();
+        assert_eq!(
+            merged["read"],
+            serde_json::json!(["for_claude/2", "shared/1", "shared/3"])
+        );
+        assert!(merge_marks(a, "not json").is_none());
+    }
 
     #[test]
     fn marks_accumulate_and_count_only_new_ones() {

@@ -438,6 +438,58 @@ fn archived_notes(archive: &str) -> HashSet<(String, String)> {
         .collect()
 }
 
+/// Two machines' versions of one archive, merged by their note markers:
+/// ours as it is, then every note only theirs holds, each note once (by
+/// name and blob). The later header date wins. Text before the first
+/// marker that only theirs has is kept too: nothing is dropped.
+pub fn merge_archives(ours: &str, theirs: &str) -> String {
+    let (our_head, our_entries) = split_entries(ours);
+    let (their_head, their_entries) = split_entries(theirs);
+    let (our_line, our_rest) = header_line(our_head);
+    let (their_line, their_rest) = header_line(their_head);
+    // Same prefix, so the later date sorts last.
+    let mut text = our_line.max(their_line).to_string();
+    text.push_str(our_rest);
+    if !their_rest.trim().is_empty() && !our_rest.contains(their_rest.trim()) {
+        text.push_str(their_rest);
+    }
+    text.push_str(our_entries);
+    let have = archived_notes(ours);
+    for entry in entries_of(their_entries) {
+        let notes = archived_notes(entry);
+        if !notes.is_empty() && notes.is_subset(&have) {
+            continue;
+        }
+        text.push_str(entry);
+    }
+    text
+}
+
+/// An archive's layer-3 header line (empty if it has none) and the rest.
+fn header_line(head: &str) -> (&str, &str) {
+    if head.starts_with("<!-- agent-handover | layer3 |") {
+        head.split_at(head.find('\n').map_or(head.len(), |i| i + 1))
+    } else {
+        ("", head)
+    }
+}
+
+/// An archive cut before its first marker (the `\n` before it starts the entries).
+fn split_entries(archive: &str) -> (&str, &str) {
+    let first = archive
+        .find(&format!("\n{MARKER_PREFIX}"))
+        .unwrap_or(archive.len());
+    archive.split_at(first)
+}
+
+/// The entries of an archive's marker part, each from its `\n<marker>` on.
+fn entries_of(part: &str) -> Vec<&str> {
+    let sep = format!("\n{MARKER_PREFIX}");
+    let mut starts: Vec<usize> = part.match_indices(&sep).map(|(i, _)| i).collect();
+    starts.push(part.len());
+    starts.windows(2).map(|w| &part[w[0]..w[1]]).collect()
+}
+
 /// A file name as one marker field: bytes other than ASCII letters, digits
 /// and `._+@-` as `%XX`, so spaces, newlines or `-->` cannot break the marker.
 fn encode_name(name: &str) -> String {
@@ -577,6 +629,20 @@ mod tests {
         // The next compaction archives the edit as its own entry.
         let report = compact_month(&l, month("2026-09"), day("2026-11-21")).unwrap();
         assert_eq!((report.appended(), report.removed), (1, 1));
+    }
+
+    #[test]
+    fn two_machines_archives_merge_by_marker_each_note_once() {
+        let head = |d: &str| format!("<!-- agent-handover | layer3 | {d} -->\n");
+        let a = entry_text("t-2026-09-01.md", "aaaa", "note a\n");
+        let b = entry_text("t-2026-09-02.md", "bbbb", "note b\n");
+        let c = entry_text("t-2026-09-03.md", "cccc", "note c\n");
+        let ours = format!("{}{a}{b}", head("2026-11-20"));
+        let theirs = format!("{}{a}{c}", head("2026-11-21"));
+        let merged = merge_archives(&ours, &theirs);
+        assert_eq!(merged, format!("{}{a}{b}{c}", head("2026-11-21")));
+        assert_eq!(merge_archives(&merged, &theirs), merged, "idempotent");
+        assert_eq!(archived_notes(&merged).len(), 3);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
@@ -16,6 +17,8 @@ use crate::workspace::{StateHistoryLayout, StateVersionName};
 
 /// Label of a version that agent-handover did not write itself.
 pub const EXTERNAL_LABEL: &str = "external";
+/// Label of a version a merge of two machines' memory made or superseded.
+pub const DRIFT_LABEL: &str = "merge";
 
 /// One stored version of current-state.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +70,50 @@ impl StateHistory {
         Ok(Some(path))
     }
 
+    /// Keep `superseded` (the losing side's whole file, written at
+    /// `written_at`) and `merged` (now) as versions, and record the drift,
+    /// all durably.
+    pub fn record_drift(
+        &self,
+        superseded: &str,
+        written_at: DateTime<Utc>,
+        merged: &str,
+        sections: Vec<String>,
+        from: &str,
+    ) -> Result<Drift> {
+        self.save(superseded, DRIFT_LABEL, Some(written_at))?;
+        self.save(merged, DRIFT_LABEL, None)?;
+        let drift = Drift {
+            at: Utc::now(),
+            superseded: blob_id(superseded)[..16].to_string(),
+            merged: blob_id(merged)[..16].to_string(),
+            sections,
+            from: from.to_string(),
+        };
+        // Named by the two versions: recording the same merge again (after
+        // a crash) replaces the record instead of adding a second one.
+        let name = format!("{}--{}.json", drift.superseded, drift.merged);
+        let json = serde_json::to_vec_pretty(&drift).expect("a drift record serializes");
+        fsx::write_atomic(&self.layout.drift_dir().join(name), &json)?;
+        Ok(drift)
+    }
+
+    /// Every recorded drift, newest first (unreadable records are skipped:
+    /// they only flag versions, which are kept either way).
+    pub fn drifts(&self) -> Vec<Drift> {
+        let Ok(entries) = std::fs::read_dir(self.layout.drift_dir()) else {
+            return Vec::new();
+        };
+        let mut drifts: Vec<Drift> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .filter_map(|t| serde_json::from_str(&t).ok())
+            .collect();
+        drifts.sort_by_key(|d| std::cmp::Reverse(d.at));
+        drifts
+    }
+
     /// All versions, newest first.
     pub fn list(&self) -> Result<Vec<StateVersion>> {
         let dir = &self.layout.dir;
@@ -103,6 +150,33 @@ impl StateHistory {
             "move the oversized snapshot aside",
         )?
         .ok_or_else(|| Error::io("read", &version.path, std::io::ErrorKind::NotFound.into()))
+    }
+}
+
+/// State drift: a merge of two machines' memory in which both had changed
+/// the same sections of current-state.md; the later text was kept and the
+/// other side's file is kept as a version (its id is [`Drift::superseded`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Drift {
+    /// When the merge happened.
+    pub at: DateTime<Utc>,
+    /// The superseded version (first 16 hex digits of its blob id).
+    pub superseded: String,
+    /// The merged version that replaced it.
+    pub merged: String,
+    /// The sections whose text was superseded (their heading lines).
+    pub sections: Vec<String>,
+    /// Where the superseded text came from (`this machine`, `origin/main`).
+    pub from: String,
+}
+
+impl Drift {
+    /// The command that shows what was superseded.
+    pub fn diff_command(&self) -> String {
+        format!(
+            "agent-handover state diff {} {}",
+            self.superseded, self.merged
+        )
     }
 }
 

@@ -12,6 +12,7 @@ pub mod compact;
 pub mod diff;
 pub mod history;
 pub mod note_name;
+pub mod state_merge;
 pub mod versions;
 
 use std::path::{Path, PathBuf};

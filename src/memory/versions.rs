@@ -81,6 +81,13 @@ pub struct Version {
     pub sources: Vec<Source>,
     /// The local snapshot file, if there is one.
     pub snapshot: Option<PathBuf>,
+    /// Made or kept by a merge of two machines' memory (see [`Self::drift`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub merge: bool,
+    /// Set when a merge of two machines' memory superseded this version's
+    /// text of some sections (state drift): which, and the diff to look at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<history::Drift>,
 }
 
 impl Version {
@@ -134,6 +141,7 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
                     v.at = snap.at;
                 }
                 v.run = run_of(&snap.label);
+                v.merge = snap.label == history::DRIFT_LABEL;
                 v.snapshot = Some(snap.path);
                 v.sources.insert(0, Source::Local);
             }
@@ -166,9 +174,18 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
                         blob,
                         sources: vec![Source::Working],
                         snapshot: None,
+                        merge: false,
+                        drift: None,
                     },
                 );
             }
+        }
+    }
+    for drift in StateHistory::new(ws.state_history_dir()).drifts() {
+        if let Some(v) = versions.iter_mut().find(|v| v.id == drift.superseded)
+            && v.drift.is_none()
+        {
+            v.drift = Some(drift);
         }
     }
     Ok(versions)
@@ -296,6 +313,8 @@ fn from_commit(c: git::Change) -> Version {
         blob,
         sources: vec![Source::Git],
         snapshot: None,
+        merge: false,
+        drift: None,
     }
 }
 
@@ -309,12 +328,14 @@ fn from_snapshot(s: history::StateVersion) -> Version {
         size: s.size,
         blob: s.hash,
         sources: vec![Source::Local],
+        merge: s.label == history::DRIFT_LABEL,
         snapshot: Some(s.path),
+        drift: None,
     }
 }
 
 fn run_of(label: &str) -> Option<String> {
-    (label != history::EXTERNAL_LABEL).then(|| label.to_string())
+    (label != history::EXTERNAL_LABEL && label != history::DRIFT_LABEL).then(|| label.to_string())
 }
 
 fn read_text(path: &std::path::Path) -> Result<Option<String>> {
@@ -531,6 +552,8 @@ mod tests {
             blob: id.into(),
             sources: vec![Source::Local],
             snapshot: None,
+            merge: false,
+            drift: None,
         }
     }
 

@@ -99,6 +99,8 @@ pub fn interrupted_run() -> RunSnapshot {
         paused: None,
         lock_holder: None,
         abandoned: None,
+        queued: Vec::new(),
+        drift: None,
         allow_secret: false,
     }
 }
@@ -141,6 +143,8 @@ fn version(i: usize, minutes_ago: i64, run: Option<&str>, summary: Option<&str>)
             vec![Source::Local]
         },
         snapshot: None,
+        merge: false,
+        drift: None,
     }
 }
 

@@ -157,3 +157,12 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
+
+/// Wait (up to 20 s) until `cond` holds.
+pub fn wait_until(cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !cond() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

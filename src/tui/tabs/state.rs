@@ -191,6 +191,18 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &StateTab) {
 
 /// How the version list names `v`.
 fn label(v: &Version) -> String {
+    if let Some(d) = &v.drift {
+        // Superseded by a merge of two machines: the sections it lost.
+        let lost: Vec<&str> = d
+            .sections
+            .iter()
+            .map(|h| h.trim_start_matches('#').trim())
+            .collect();
+        return format!("DRIFT {}", lost.join(", "));
+    }
+    if v.merge {
+        return "merged (2 machines)".into();
+    }
     match (&v.run, &v.summary) {
         // The date is in "ago"; the rest of the id tells runs apart.
         (Some(run), _) => format!(
@@ -363,6 +375,27 @@ mod tests {
 
     use super::*;
     use crate::tui::fixtures::{self, code, draw, key};
+
+    #[test]
+    fn a_version_a_merge_superseded_is_flagged_as_drift_in_the_list() {
+        let mut app = fixtures::app((160, 48));
+        let mut data = fixtures::full_data();
+        if let Some(Ok(versions)) = &mut data.versions {
+            versions[2].drift = Some(agent_handover::memory::history::Drift {
+                at: fixtures::now(),
+                superseded: versions[2].id.clone(),
+                merged: versions[1].id.clone(),
+                sections: vec!["## Status".into()],
+                from: "origin/main".into(),
+            });
+            versions[1].merge = true;
+        }
+        app.update(Event::FullLoaded(Box::new(data)));
+        app.selected = ID;
+        let screen = draw(&app);
+        assert!(screen.contains("DRIFT Status "), "{screen}");
+        assert!(screen.contains("merged (2 machines)"), "{screen}");
+    }
 
     #[test]
     fn new_versions_request_the_latest_diff() {

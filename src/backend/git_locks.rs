@@ -1,0 +1,190 @@
+//! Lock files git leaves when it is killed (`index.lock`,
+//! `refs/heads/<branch>.lock`, `refs/remotes/…/*.lock`, `packed-refs.lock`,
+//! `HEAD.lock`, `config.lock`): found, described (path, age, whether a git
+//! process is running in that repository, the command that removes it), and
+//! removed only when that is safe: old enough and no git process alive.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+/// A lock younger than this may belong to a git that is still starting.
+pub const SAFE_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// One lock file in a repository's git folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GitLock {
+    /// The lock file.
+    pub path: PathBuf,
+    /// How long ago it was last modified.
+    pub age_secs: u64,
+    /// Git processes running in that repository (pids).
+    pub git_pids: Vec<u32>,
+}
+
+impl GitLock {
+    /// Inspect the lock at `path` of the repository whose work tree is `workdir`.
+    pub fn at(path: &Path, workdir: &Path) -> Self {
+        let age_secs = std::fs::symlink_metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .map_or(0, |d| d.as_secs());
+        GitLock {
+            path: path.to_path_buf(),
+            age_secs,
+            git_pids: git_processes_in(workdir),
+        }
+    }
+
+    /// Whether `doctor --fix` may remove it: old and no git running there.
+    pub fn is_stale(&self) -> bool {
+        self.git_pids.is_empty() && self.age_secs >= SAFE_AGE.as_secs()
+    }
+
+    /// One paragraph: what it is, and what to do about it.
+    pub fn describe(&self) -> String {
+        let running = if self.git_pids.is_empty() {
+            "no git process is running in this repository, so it is stale".to_string()
+        } else {
+            format!(
+                "git is running in this repository (pid {}): wait for it to finish",
+                self.git_pids
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        format!(
+            "git lock {} ({} old; {running})\n  fix: rm '{}' once no git runs there (or `agent-handover doctor --fix`), then `agent-handover resume`",
+            self.path.display(),
+            age(self.age_secs),
+            self.path.display()
+        )
+    }
+}
+
+fn age(secs: u64) -> String {
+    match secs {
+        0..=119 => format!("{secs} s"),
+        120..=7199 => format!("{} min", secs / 60),
+        _ => format!("{} h", secs / 3600),
+    }
+}
+
+/// Every lock file in `git_dir` (the repository's `.git`), oldest first.
+pub fn find(git_dir: &Path, workdir: &Path) -> Vec<GitLock> {
+    let mut found = Vec::new();
+    for name in [
+        "index.lock",
+        "HEAD.lock",
+        "config.lock",
+        "packed-refs.lock",
+        "shallow.lock",
+    ] {
+        let path = git_dir.join(name);
+        if path.symlink_metadata().is_ok() {
+            found.push(path);
+        }
+    }
+    let mut stack = vec![git_dir.join("refs")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "lock") {
+                found.push(path);
+            }
+        }
+    }
+    let mut locks: Vec<GitLock> = found.iter().map(|p| GitLock::at(p, workdir)).collect();
+    locks.sort_by_key(|l| std::cmp::Reverse(l.age_secs));
+    locks
+}
+
+/// The lock a git2 error message names (`failed to lock file '…' for
+/// writing`, `… .lock': File exists`), if it names one.
+pub fn named_in(message: &str) -> Option<PathBuf> {
+    let start = message.find('\'')? + 1;
+    let end = start + message[start..].find('\'')?;
+    let path = &message[start..end];
+    path.ends_with(".lock").then(|| PathBuf::from(path))
+}
+
+/// Pids of git processes working in `workdir`: their working directory
+/// or an argument is inside it (read from Linux's `/proc`; where there is
+/// none, none are found, and a lock still needs [`SAFE_AGE`] to be stale).
+pub fn git_processes_in(workdir: &Path) -> Vec<u32> {
+    let Ok(root) = std::fs::canonicalize(workdir) else {
+        return Vec::new();
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = procs
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let dir = Path::new("/proc").join(pid.to_string());
+            let is_git = std::fs::read_to_string(dir.join("comm"))
+                .is_ok_and(|c| c.trim() == "git" || c.trim().starts_with("git-"));
+            let mentions_repo = || {
+                std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&root))
+                    || std::fs::read(dir.join("cmdline")).is_ok_and(|cmd| {
+                        cmd.split(|b| *b == 0).any(|arg| {
+                            Path::new(std::ffi::OsStr::from_bytes(arg)).starts_with(&root)
+                        })
+                    })
+            };
+            is_git && mentions_repo()
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_is_found_described_and_stale_only_when_old_and_unowned() {
+        let dir = tempfile::tempdir().unwrap();
+        let git_dir = dir.path().join(".git");
+        std::fs::create_dir_all(git_dir.join("refs/heads")).unwrap();
+        std::fs::write(git_dir.join("refs/heads/main.lock"), "").unwrap();
+        std::fs::write(git_dir.join("index.lock"), "").unwrap();
+        let locks = find(&git_dir, dir.path());
+        assert_eq!(locks.len(), 2);
+        let text = locks[0].describe();
+        assert!(text.contains("rm '") && text.contains(".lock"), "{text}");
+        assert!(text.contains("no git process"), "{text}");
+        assert!(!locks[0].is_stale(), "a fresh lock may be a starting git's");
+        let old = GitLock {
+            age_secs: SAFE_AGE.as_secs(),
+            ..locks[0].clone()
+        };
+        assert!(old.is_stale());
+        let busy = GitLock {
+            git_pids: vec![1],
+            ..old
+        };
+        assert!(!busy.is_stale());
+    }
+
+    #[test]
+    fn the_lock_a_git2_message_names_is_read_from_it() {
+        assert_eq!(
+            named_in("failed to lock file '/r/.git/refs/heads/main.lock' for writing: "),
+            Some(PathBuf::from("/r/.git/refs/heads/main.lock"))
+        );
+        assert_eq!(named_in("failed to write 'x'"), None);
+    }
+}

@@ -1,0 +1,193 @@
+//! `doctor`: every stale or odd state of a workspace that can be detected,
+//! each with what to do: an unreadable checkpoint, an interrupted or queued
+//! handover, a damaged queue entry, PAUSE, git locks left by a killed
+//! publish, records of step process groups that are gone, recent state
+//! drift. `--fix` removes only what is safe to remove: git locks older than
+//! [`git_locks::SAFE_AGE`] with no git process running in the repository,
+//! and group records whose processes have all ended.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::backend::BackendSpec;
+use crate::backend::git_locks::{self, GitLock};
+use crate::engine::checkpoint::{Checkpoint, RunStatus};
+use crate::engine::lock::RunLock;
+use crate::engine::pause::active_pause;
+use crate::engine::process::live_group_members;
+use crate::engine::queue::RunQueue;
+use crate::memory::history::StateHistory;
+use crate::workspace::Workspace;
+
+/// One thing found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Its kind (`git_lock`, `interrupted`, `queued`, `paused`, ...).
+    pub kind: &'static str,
+    /// What was found.
+    pub what: String,
+    /// What to do about it.
+    pub fix: String,
+    /// The file `--fix` would remove, when it is safe to remove.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removable: Option<PathBuf>,
+}
+
+/// Look at everything in `ws` (see the module docs).
+pub fn examine(ws: &Workspace) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let holder = RunLock::holder(&ws.lock_file());
+    match Checkpoint::load(&ws.checkpoint) {
+        Err(e) => found.push(Finding {
+            kind: "checkpoint",
+            what: format!("the checkpoint cannot be read: {e}"),
+            fix: "follow the fix above; nothing else runs until it is settled".into(),
+            removable: None,
+        }),
+        Ok(cp) if cp.status == RunStatus::InProgress && !cp.pending_steps().is_empty() => {
+            let run = cp.run_id.clone().unwrap_or_else(|| "(0.5.1)".into());
+            found.push(match &holder {
+                Some(h) => Finding {
+                    kind: "running",
+                    what: format!("handover {run} is being executed by {h}"),
+                    fix: "let it finish (`agent-handover status -v` shows progress)".into(),
+                    removable: None,
+                },
+                None => Finding {
+                    kind: "interrupted",
+                    what: format!(
+                        "handover {run} was interrupted; pending: {}",
+                        cp.pending_steps().join(", ")
+                    ),
+                    fix: "`agent-handover resume` (done steps are not redone)".into(),
+                    removable: None,
+                },
+            });
+        }
+        Ok(_) => {}
+    }
+    match RunQueue::of(ws).list() {
+        Err(e) => found.push(Finding {
+            kind: "queue",
+            what: e.to_string(),
+            fix: "see above".into(),
+            removable: None,
+        }),
+        Ok(queued) if !queued.is_empty() => found.push(Finding {
+            kind: "queued",
+            what: format!(
+                "{} handover(s) queued, their notes staged: {}",
+                queued.len(),
+                queued
+                    .iter()
+                    .map(|q| q.run_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            fix: "`agent-handover resume` runs them in order".into(),
+            removable: None,
+        }),
+        Ok(_) => {}
+    }
+    if let Some(p) = active_pause(&ws.pause_files()) {
+        found.push(Finding {
+            kind: "paused",
+            what: format!(
+                "PAUSE is on: {}{}",
+                p.file.display(),
+                p.reason.map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+            fix: "`agent-handover unpause` once a human agrees".into(),
+            removable: None,
+        });
+    }
+    found.extend(git_lock_findings(ws));
+    found.extend(dead_group_records(ws, holder.is_some()));
+    if let Some(d) = StateHistory::new(ws.state_history_dir()).drifts().first() {
+        found.push(Finding {
+            kind: "state_drift",
+            what: format!(
+                "state drift at {}: {} of {} superseded by a merge",
+                d.at.format("%Y-%m-%d %H:%M UTC"),
+                d.sections.join(", "),
+                d.from
+            ),
+            fix: format!(
+                "`{}` shows what was superseded; fix current-state.md if the newer text lost something",
+                d.diff_command()
+            ),
+            removable: None,
+        });
+    }
+    found
+}
+
+/// The git locks in the publish repository of `ws`.
+fn git_lock_findings(ws: &Workspace) -> Vec<Finding> {
+    let Ok(BackendSpec::Git(spec)) =
+        BackendSpec::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, true)
+    else {
+        return Vec::new();
+    };
+    let Ok(repo) = git2::Repository::discover(&spec.repo_dir) else {
+        return Vec::new();
+    };
+    let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+    git_locks::find(repo.path(), &workdir)
+        .into_iter()
+        .map(|lock: GitLock| Finding {
+            kind: "git_lock",
+            what: lock
+                .describe()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            fix: format!(
+                "rm '{}' once no git runs there, then `agent-handover resume`",
+                lock.path.display()
+            ),
+            removable: lock.is_stale().then(|| lock.path.clone()),
+        })
+        .collect()
+}
+
+/// Records of step process groups whose processes have all ended (left by
+/// a killed handover; harmless, but odd). None while a handover runs.
+fn dead_group_records(ws: &Workspace, running: bool) -> Vec<Finding> {
+    let dir = ws.state_dir().join("groups");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    if running {
+        return Vec::new();
+    }
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pgid: u32 = std::fs::read_to_string(e.path()).ok()?.trim().parse().ok()?;
+            live_group_members(pgid).is_empty().then(|| Finding {
+                kind: "dead_group_record",
+                what: format!(
+                    "{} records process group {pgid}, whose processes have all ended",
+                    e.path().display()
+                ),
+                fix: "remove it (`agent-handover doctor --fix`); the next run of that step ignores it".into(),
+                removable: Some(e.path()),
+            })
+        })
+        .collect()
+}
+
+/// Remove the files of `planned` (what [`examine`] marked removable and the
+/// user was shown) that are still safe to remove now: everything is looked
+/// at again first (a git may have started meanwhile). Returns what was removed.
+pub fn fix(ws: &Workspace, planned: &[PathBuf]) -> Vec<PathBuf> {
+    examine(ws)
+        .into_iter()
+        .filter_map(|f| f.removable)
+        .filter(|path| planned.contains(path))
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .collect()
+}
