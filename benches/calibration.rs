@@ -43,7 +43,11 @@ fn main() {
         "\nby origin (public handoffs are few, so these figures are rough; the written ones cover languages and defects):\n\n| origin | part | docs | good | bad | AUC | separation | Spearman |\n|---|---|---|---|---|---|---|---|"
     );
     for origin in ["public", "written"] {
-        let part: Vec<_> = all.iter().filter(|s| s.doc.origin == origin).cloned().collect();
+        let part: Vec<_> = all
+            .iter()
+            .filter(|s| s.doc.origin == origin)
+            .cloned()
+            .collect();
         for split in ["tuning", "held-out"] {
             let f = figures(&part, split);
             let _ = writeln!(
