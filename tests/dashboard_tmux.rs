@@ -3,7 +3,8 @@
 //! handover: resume it and see it complete; toggle PAUSE and see the file
 //! appear and vanish; abandon with confirmation; see a run started from the
 //! CLI appear live; shrink the pane to 60x20 and still work; panic and get
-//! the terminal back.
+//! the terminal back; edit the handoff from the review view and see it
+//! re-scored.
 //!
 //! Skipped (with a message) when tmux is not installed, unless
 //! `AGENT_HANDOVER_REQUIRE_TMUX=1`.
@@ -294,4 +295,74 @@ fn metrics_tab_shows_the_numbers_live() {
         s.contains("42") && s.contains("+12")
     });
     assert!(screen.contains("2 sessions"), "{screen}");
+}
+
+#[test]
+fn the_review_view_edits_the_handoff_and_re_scores_it() {
+    let p = Project::new(&config(""));
+    std::fs::write(p.path("thin.md"), "# notes\n## Next step\nTODO\n").unwrap();
+    let o = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "one",
+        "--current-state-file",
+        "thin.md",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The "editor" writes a good handoff over the file it is given, after
+    // checking it was asked to open it at a line.
+    std::fs::write(
+        p.path("good.md"),
+        "# Handoff 2026-11-20 — config parser\n## Goal\nParse nested tables in the config loader.\n## Status\n- 41/44 parser tests pass\n## Done (don't redo)\n- Tokenizer with error spans, tested with `cargo test lexer` (12/12)\n## Not working (and why)\n- Nested tables: `expected '=' at 3:7`, the lexer drops the dot\n## Failed approaches (DO NOT retry)\n- Regex-based lexer -> cannot express nested quotes\n## Key decisions (and why)\n- Hand-written lexer: better error positions\n## Next step\nHandle the dot in `lex_key` and rerun `cargo test parser`.\n## Waiting on\n- Nobody.\n## Can safely wait\n- Coloured errors.\n## Commands\n- `cargo test parser`\n",
+    )
+    .unwrap();
+    let editor = p.path("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\ncase \"$1\" in +[0-9]*) ;; *) exit 3 ;; esac\ncp good.md \"$2\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let env = format!("EDITOR={}", editor.display());
+    let Some(t) = Tmux::start_with(&p, (100, 30), &env, "") else {
+        return;
+    };
+    t.keys(&["3"]);
+    let before = t.wait_for("the review view", |s| {
+        s.contains("Review: the current state") && s.contains("/100")
+    });
+    let score = |screen: &str| -> Option<u32> {
+        let at = screen.find("/100")?;
+        let digits: String = screen[..at]
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        digits.parse().ok()
+    };
+    let low = score(&before).expect("a score");
+    assert!(low < 50, "{before}");
+    assert!(
+        before.contains("TODO"),
+        "the handoff's text is shown: {before}"
+    );
+    t.keys(&["n", "e"]);
+    let after = t.wait_for("the new score", |s| score(s).is_some_and(|v| v >= 80));
+    assert!(
+        after.contains("edited") || after.contains("Review"),
+        "{after}"
+    );
+    assert!(
+        after.contains("lex_key"),
+        "the edited text is shown: {after}"
+    );
+    let written = std::fs::read_to_string(p.path("memory/layer2/current-state.md")).unwrap();
+    assert!(written.contains("Regex-based lexer"));
+    assert!(t.session_alive(), "still running after the editor");
 }

@@ -207,6 +207,9 @@ fn history_line(r: &RunSummary) -> String {
     if r.allow_secret {
         line += "  secrets allowed (--allow-secret)";
     }
+    if let Some(u) = &r.previous_handoff {
+        line += &format!("  previous handoff {}", u.describe());
+    }
     line
 }
 

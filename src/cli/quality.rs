@@ -5,6 +5,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use agent_handover::engine::history::latest_previous_handoff;
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
 use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
 use agent_handover::{Error, Result, Workspace};
@@ -44,11 +46,16 @@ pub struct TemplateArgs {
 /// What `lint --json` prints.
 #[derive(Serialize)]
 struct LintOutput<'a> {
+    ok: bool,
     file: String,
     min_score: u8,
     passed: bool,
     #[serde(flatten)]
     report: &'a LintReport,
+    /// How useful the previous handoff turned out to be, judged when the
+    /// newest handover completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_handoff: Option<Usefulness>,
 }
 
 /// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
@@ -58,12 +65,19 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
     let report = handoff::lint(&text, &LintContext::for_workspace(&ws));
     let passed = report.passes(args.min_score);
     let shown = LintOutput {
+        ok: true,
         file,
         min_score: args.min_score,
         passed,
         report: &report,
+        previous_handoff: latest_previous_handoff(&ws),
     };
-    out.emit(&shown, || print!("{}", lint_text(&shown.file, &report)));
+    out.emit(&shown, || {
+        print!("{}", lint_text(&shown.file, &report));
+        if let Some(u) = &shown.previous_handoff {
+            println!("previous handoff: {}", u.describe());
+        }
+    });
     if passed {
         Ok(exit::OK)
     } else {
@@ -84,7 +98,11 @@ pub fn lint_text(file: &str, report: &LintReport) -> String {
         report.sections.len()
     );
     for f in &report.findings {
-        text += &format!("  {f}\n");
+        if f.points > 0 {
+            text += &format!("  {f} (-{})\n", f.points);
+        } else {
+            text += &format!("  {f}\n");
+        }
     }
     if report.findings.is_empty() {
         text += "  no findings\n";

@@ -28,6 +28,7 @@ use super::probe::MetricsSample;
 use super::steps::StepSpec;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::handoff::usefulness::Usefulness;
 
 /// The schema version we write.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -186,6 +187,10 @@ pub struct Checkpoint {
     /// refused for a secret, and its publish commits files holding one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
+    /// How useful the handoff this run started from turned out to be,
+    /// judged when the run completed (kept in the run record only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_handoff: Option<Usefulness>,
     /// Keys we do not know, kept as they are.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -208,6 +213,7 @@ impl Default for Checkpoint {
             step_records: IndexMap::new(),
             abandoned: None,
             allow_secret: false,
+            previous_handoff: None,
             extra: serde_json::Map::new(),
         }
     }

@@ -694,6 +694,7 @@ impl Engine {
         }
         cp.status = RunStatus::Completed;
         cp.finished_at = Some(iso_now());
+        cp.previous_handoff = crate::handoff::usefulness::judge_run(&self.ws, &run_id);
         cp.save(&self.ws.checkpoint)?;
         self.archive(&mut cp)?;
         Ok(RunReport {

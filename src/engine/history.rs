@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::checkpoint::{Checkpoint, RunStatus, StepState};
 use crate::error::{Error, Result};
+use crate::handoff::usefulness::Usefulness;
 use crate::workspace::Workspace;
 
 /// One past (or current) run, summarised.
@@ -29,6 +30,9 @@ pub struct RunSummary {
     /// It was let through with `--allow-secret`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
+    /// How useful the handoff it started from turned out to be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_handoff: Option<Usefulness>,
 }
 
 impl RunSummary {
@@ -59,6 +63,7 @@ impl RunSummary {
                 None => format!("by {} at {}", a.by, a.at.format("%Y-%m-%d %H:%M")),
             }),
             allow_secret: cp.allow_secret,
+            previous_handoff: cp.previous_handoff.clone(),
         })
     }
 }
@@ -113,6 +118,15 @@ pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<C
             other => Some(other),
         });
     Ok(current.map(Ok).into_iter().chain(archived))
+}
+
+/// How useful the previous handoff turned out to be, as the newest run
+/// that judged one recorded it (best effort: unreadable records are skipped).
+pub fn latest_previous_handoff(ws: &Workspace) -> Option<Usefulness> {
+    runs_newest_first(ws)
+        .ok()?
+        .filter_map(|r| r.ok())
+        .find_map(|r| r.previous_handoff)
 }
 
 /// When the newest completed handover finished; `None` if none ever did.

@@ -170,6 +170,11 @@ fn previous_handoffs(ws: &Workspace, today: NaiveDate) -> Vec<PreviousHandoff> {
     found
 }
 
+/// The newest session note, `layer1/YYYY-MM/<tag>-<date>[-n].md`, if any.
+pub fn newest_note(layer1: &Path) -> Option<PathBuf> {
+    newest_note_before(layer1, NaiveDate::MAX)
+}
+
 /// The newest `layer1/YYYY-MM/<tag>-<date>[-n].md` dated before `today`.
 fn newest_note_before(layer1: &Path, today: NaiveDate) -> Option<PathBuf> {
     let mut best: Option<((NaiveDate, u32), PathBuf)> = None;
@@ -284,6 +289,8 @@ mod tests {
         let ctx = LintContext::for_workspace(&ws);
         let texts: Vec<_> = ctx.previous.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(texts, ["new state", "old state", "note two"]);
+        let newest = newest_note(&ws.memory.layer1_dir()).unwrap();
+        assert!(newest.ends_with("t-2099-01-01.md"), "{}", newest.display());
         assert_eq!(ctx.inbox.len(), 1);
         assert_eq!(ctx.inbox[0].queue, "me");
         assert_eq!(ctx.inbox[0].from, "alice");

@@ -1,24 +1,34 @@
 //! The handoff document model: a Markdown handoff parsed into its sections
-//! (goal, done, not working, failed approaches, ...), each with its items, and
-//! the date it was written.
+//! (goal, done, not working, failed approaches, ...), each with its items, its
+//! language, and the date the handoff was written.
 //!
-//! Sections start at an ATX heading (`## Next step`), a bold label on its own
-//! line (`**Current Status:**`, `**Task: ship the parser**`) or a plain label
-//! (`Who we're waiting on:`). Headings are classified by keywords after
-//! dropping parentheticals, so "Failed approaches (DO NOT retry)", "Recent
-//! accomplishments (don't redo)", "What was decided and why" and "Next
-//! steps" all land where they belong. Labels only count when they classify;
-//! an unknown `#` heading starts an unknown section unless it is nested
-//! deeper than the section it appears in. The first level-1 heading that is
-//! not a known section is the title.
+//! The block structure comes from a real Markdown parser (pulldown-cmark):
+//! ATX and setext headings, fenced and indented code, tables, HTML blocks.
+//! On top of it, handoffs as people write them: a bold label on its own line
+//! (`**Current Status:**`, `**Task: ship the parser**`), a plain label
+//! (`Who we're waiting on:`), numbered headings (`## 1. Goal`), emoji
+//! markers, YAML front matter, checklists (`- [x] done`), CRLF line ends.
+//!
+//! Headings are classified by the phrases of [`super::vocabulary`] (ten
+//! languages), parentheticals dropped, so "Failed approaches (DO NOT
+//! retry)", "Tried and abandoned", "Nächste Schritte" and "次の一手" land
+//! where they belong. Labels only count when they classify; an unknown
+//! heading starts an unknown section unless it is nested deeper than the
+//! section it appears in. The first level-1 heading is the title unless it
+//! is a short section name. When a document is an append-only log (dated
+//! entries, each with its own next step) only the newest entry is current:
+//! the sections of older entries, and of a "History" or "Archive" part, are
+//! marked [`Section::past`] and the accessors skip them.
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use chrono::{Days, NaiveDate, NaiveDateTime, NaiveTime};
+use pulldown_cmark::{Event, Options, Parser, Tag};
 use regex::Regex;
 use serde::Serialize;
 
+use super::vocabulary::{self, has_phrase, normalize};
 use crate::patterns::pattern;
 
 /// The sections practitioners converge on.
@@ -46,143 +56,6 @@ pub enum SectionKind {
     /// The commands to build, test and run.
     Commands,
 }
-
-/// Keyword phrases per kind, tried in this order (first match wins), matched
-/// on whole words of the normalized heading.
-const KEYWORDS: &[(SectionKind, &[&str])] = &[
-    (
-        SectionKind::FailedApproaches,
-        &[
-            "failed approach",
-            "failed approaches",
-            "failed attempt",
-            "failed attempts",
-            "what failed",
-            "dead end",
-            "dead ends",
-            "tried and failed",
-            "do not retry",
-            "dont retry",
-            "didnt work",
-            "did not work",
-            "approaches that failed",
-            "fehlgeschlagene ansätze",
-            "fehlversuche",
-            "nicht wiederholen",
-        ],
-    ),
-    (
-        SectionKind::NotWorking,
-        &[
-            "not working",
-            "doesnt work",
-            "does not work",
-            "broken",
-            "blocker",
-            "blockers",
-            "known issues",
-            "open issues",
-            "issues",
-            "problems",
-            "bugs",
-            "failing",
-            "errors",
-        ],
-    ),
-    (
-        SectionKind::Decisions,
-        &[
-            "decision",
-            "decisions",
-            "decided",
-            "rationale",
-            "tradeoffs",
-            "entscheidung",
-            "entscheidungen",
-        ],
-    ),
-    (
-        SectionKind::WaitingOn,
-        &[
-            "waiting",
-            "blocked on",
-            "blocked by",
-            "dependencies",
-            "depends on",
-        ],
-    ),
-    (
-        SectionKind::CanWait,
-        &[
-            "can wait",
-            "safely wait",
-            "later",
-            "deferred",
-            "backlog",
-            "parking lot",
-            "not now",
-            "out of scope",
-            "nice to have",
-            "someday",
-        ],
-    ),
-    (SectionKind::NextStep, &["next"]),
-    (
-        SectionKind::Done,
-        &[
-            "done",
-            "completed",
-            "complete",
-            "accomplishments",
-            "accomplished",
-            "finished",
-            "what works",
-            "working",
-            "shipped",
-        ],
-    ),
-    (
-        SectionKind::Status,
-        &[
-            "status",
-            "in progress",
-            "metrics",
-            "progress",
-            "where we are",
-            "health",
-        ],
-    ),
-    (
-        SectionKind::Commands,
-        &[
-            "commands",
-            "command",
-            "how to run",
-            "how to test",
-            "how to build",
-            "environment",
-            "setup",
-            "reproduce",
-            "runbook",
-        ],
-    ),
-    (
-        SectionKind::Goal,
-        &[
-            "goal",
-            "goals",
-            "task",
-            "objective",
-            "objectives",
-            "mission",
-            "purpose",
-            "outcome",
-        ],
-    ),
-];
-
-/// Headings that look like a kind by keyword but are not ("Not done yet").
-const NOT_A_SECTION: &[&str] = &["not done", "remaining", "left to do", "todo"];
 
 impl SectionKind {
     /// Every kind, in the order a handoff presents them.
@@ -228,59 +101,45 @@ impl SectionKind {
 
     /// The kind a heading's text names, if any.
     pub fn classify(heading: &str) -> Option<SectionKind> {
-        let norm = normalize_heading(heading);
-        let words = norm
-            .split(' ')
-            .filter(|w| w.chars().any(char::is_alphabetic))
-            .count();
-        if words > MAX_HEADING_WORDS || NOT_A_SECTION.iter().any(|p| has_phrase(&norm, p)) {
-            return None;
-        }
-        KEYWORDS
-            .iter()
-            .find(|(_, phrases)| phrases.iter().any(|p| has_phrase(&norm, p)))
-            .map(|(kind, _)| *kind)
+        classify_heading(heading).map(|(kind, _)| kind)
     }
 }
 
-/// Lowercase words of a heading, parentheticals dropped (unless that leaves
-/// nothing), apostrophes removed ("don't" -> "dont").
-fn normalize_heading(heading: &str) -> String {
-    let mut outside = String::with_capacity(heading.len());
-    let mut depth = 0u32;
-    for c in heading.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => outside.push(c),
-            _ => {}
-        }
+/// The kind and language of a heading: too long a heading (more than
+/// [`MAX_HEADING_WORDS`] words, or 24 characters of a script without
+/// spaces) is a title or prose, not a section name.
+fn classify_heading(heading: &str) -> Option<(SectionKind, &'static str)> {
+    let norm = normalize(heading);
+    let words = norm
+        .split(' ')
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    let cjk = norm.chars().filter(|c| vocabulary::is_cjk(*c)).count();
+    if words > MAX_HEADING_WORDS || cjk > MAX_HEADING_CJK_CHARS {
+        return None;
     }
-    let source = if outside.chars().any(char::is_alphanumeric) {
-        outside.as_str()
-    } else {
-        heading
-    };
-    let mut norm = String::with_capacity(source.len());
-    for c in source.chars().filter(|c| !matches!(c, '\'' | '’')) {
-        if c.is_alphanumeric() {
-            norm.extend(c.to_lowercase());
-        } else if !norm.ends_with(' ') && !norm.is_empty() {
-            norm.push(' ');
-        }
-    }
-    norm.trim_end().to_string()
+    vocabulary::classify(&norm)
 }
 
-/// Whether `phrase` occurs in `words` on word boundaries (both are
-/// space-separated lowercase words).
-fn has_phrase(words: &str, phrase: &str) -> bool {
-    words.match_indices(phrase).any(|(at, _)| {
-        let before = at == 0 || words.as_bytes()[at - 1] == b' ';
-        let end = at + phrase.len();
-        let after = end == words.len() || words.as_bytes()[end] == b' ';
-        before && after
-    })
+/// What a line is, in the Markdown block structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineRole {
+    /// Prose, list items, labels.
+    Text,
+    /// Inside a fenced or indented code block (fence lines included).
+    Code,
+    /// An ATX heading, or the text line of a setext heading, of this level.
+    Heading(u8),
+    /// The `===`/`---` line under a setext heading.
+    Underline,
+    /// A table's header row or its delimiter row.
+    TableHead,
+    /// A table body row.
+    TableRow,
+    /// An HTML comment block.
+    Html,
+    /// YAML front matter, delimiters included.
+    FrontMatter,
 }
 
 /// One line of the document.
@@ -290,18 +149,23 @@ pub struct Line<'a> {
     pub number: usize,
     /// The text, without its line ending.
     pub text: &'a str,
-    /// Inside a fenced code block (fence lines included).
+    /// Inside a code block (fence lines included): `role == LineRole::Code`.
     pub fenced: bool,
+    /// What the line is.
+    pub role: LineRole,
 }
 
 /// One entry of a section: a list item (with its nested lines), a paragraph,
-/// or a fenced code block.
+/// a table row, or a code block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     /// 1-based line where it starts.
     pub line: usize,
-    /// Its text, list markers removed, lines joined with `\n`.
+    /// Its text, list markers and checkboxes removed, lines joined with `\n`.
     pub text: String,
+    /// `Some(true)` for a ticked checklist item (`- [x]`), `Some(false)`
+    /// for an open one (`- [ ]`), `None` for anything else.
+    pub checked: Option<bool>,
 }
 
 /// A section: a heading and the items under it.
@@ -313,12 +177,17 @@ pub struct Section<'a> {
     pub heading: &'a str,
     /// 1-based line of the heading.
     pub line: usize,
-    /// Heading level: 1-6 for `#` headings, 7 for labels.
+    /// Heading level: 1-6 for Markdown headings, 7 for labels.
     pub level: u8,
     /// Indices of its body lines in [`HandoffDocument::lines`].
     pub body: Range<usize>,
     /// Its items, in order.
     pub items: Vec<Item>,
+    /// The language of the heading's phrase (`"en"`, `"de"`, ...), when known.
+    pub language: Option<&'static str>,
+    /// Part of an older entry of an append-only log, or of a history part:
+    /// not the current state ([`HandoffDocument::sections_of`] skips it).
+    pub past: bool,
 }
 
 /// When a handoff was written.
@@ -351,23 +220,36 @@ pub struct HandoffDocument<'a> {
     pub lines: Vec<Line<'a>>,
     /// The title (the first level-1 heading that is not a section) and its line.
     pub title: Option<(usize, &'a str)>,
-    /// The sections, in order.
+    /// The sections, in order (past ones included).
     pub sections: Vec<Section<'a>>,
     /// When it was written, from a date near the top (or on a "Date:",
     /// "Updated:", ... line), e.g. the `<!-- agent-handover | layer2 | YYYY-MM-DD -->` header.
     pub date: Option<HandoffDate>,
+    /// The language most of its recognised headings are written in.
+    pub language: Option<&'static str>,
 }
 
 static ATX: LazyLock<Regex> = LazyLock::new(|| pattern(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$"));
-static BOLD_LABEL: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\s*\*\*([^*]+?)\*\*\s*(.*)$"));
+static BOLD_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^\s*(?:\d{1,2}[.)]\s+)?\*\*([^*]+?)\*\*\s*(.*)$"));
 static PLAIN_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^([A-Za-z][A-Za-z '’()/-]{1,60}):\s*(.*)$"));
+/// `1. Goal` alone on a line: a numbered heading without `#`.
+static NUMBERED_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^\s{0,3}\d{1,2}[.)]\s+([^\s:*`][^:*`]{0,40}?):?\s*$"));
 static LIST_ITEM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$"));
+static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\[([ xX✓])\]\s*(.*)$"));
 static DATE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\b(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2}))?"));
 static DATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)\b(?:date|dated|updated|written|as of|handoff|handover|session)\b")
+});
+/// A heading over a part that is not the current state.
+static HISTORY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:history|historical|archive|archived|changelog|previous sessions?|earlier sessions?|old notes)\b",
+    )
 });
 
 /// Lines searched for a date before falling back to labelled date lines.
@@ -375,15 +257,24 @@ const DATE_SEARCH_LINES: usize = 10;
 /// A heading of more words than this (parentheticals and numbers aside) is
 /// a title or prose, not a section ("Handoff — task board sync").
 const MAX_HEADING_WORDS: usize = 6;
+/// The same for scripts without spaces (Japanese, Chinese).
+const MAX_HEADING_CJK_CHARS: usize = 24;
 /// A plain `Label:` line of more words than this is a sentence, not a label.
 const MAX_PLAIN_LABEL_WORDS: usize = 5;
+/// A numbered line (`1. Goal`) of more words than this is a list item.
+const MAX_NUMBERED_LABEL_WORDS: usize = 3;
+/// A level-1 heading of at most this many words that names a section is a
+/// section, not the title ("# Next step").
+const MAX_SECTION_TITLE_WORDS: usize = 3;
+/// Front matter longer than this is not front matter.
+const MAX_FRONT_MATTER_LINES: usize = 40;
 
 /// A heading found on a line: level, text, text after a label's colon.
 struct Heading<'a> {
     level: u8,
     text: &'a str,
     inline: &'a str,
-    kind: Option<SectionKind>,
+    kind: Option<(SectionKind, &'static str)>,
 }
 
 impl<'a> HandoffDocument<'a> {
@@ -394,31 +285,37 @@ impl<'a> HandoffDocument<'a> {
         let mut sections: Vec<Section<'a>> = Vec::new();
         let mut starts: Vec<(usize, &'a str)> = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            if line.fenced {
-                continue;
-            }
-            let Some(h) = heading(line.text) else {
+            let Some(h) = heading(&lines, i) else {
                 continue;
             };
-            if h.kind.is_none() || (h.level == 1 && is_title(h.text)) {
-                if h.level == 1 && title.is_none() && sections.is_empty() {
-                    title = Some((line.number, h.text));
-                    continue;
-                }
-                if sections.last().is_some_and(|s| h.level > s.level) {
-                    continue; // a sub-heading inside the current section
-                }
+            let words = normalize(h.text)
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .count();
+            let is_title_heading = h.level == 1
+                && (h.kind.is_none() || words > MAX_SECTION_TITLE_WORDS || is_title(h.text));
+            if is_title_heading && title.is_none() && sections.is_empty() {
+                title = Some((line.number, h.text));
+                continue;
+            }
+            if (h.kind.is_none() || is_title_heading)
+                && sections.last().is_some_and(|s| h.level > s.level)
+            {
+                continue; // a sub-heading inside the current section
             }
             if let Some(prev) = sections.last_mut() {
                 prev.body.end = i;
             }
+            let kind = h.kind.filter(|_| !is_title_heading);
             sections.push(Section {
-                kind: h.kind,
+                kind: kind.map(|(k, _)| k),
                 heading: h.text,
                 line: line.number,
                 level: h.level,
                 body: i + 1..lines.len(),
                 items: Vec::new(),
+                language: kind.map(|(_, l)| l),
+                past: false,
             });
             starts.push((line.number, h.inline));
         }
@@ -428,80 +325,279 @@ impl<'a> HandoffDocument<'a> {
                 items.push(Item {
                     line,
                     text: inline.trim().to_string(),
+                    checked: None,
                 });
             }
             items.extend(collect_items(&lines[section.body.clone()]));
             section.items = items;
         }
+        mark_past(&mut sections, &lines);
         let date = find_date(&lines);
+        let language = majority_language(&sections);
         HandoffDocument {
             text,
             lines,
             title,
             sections,
             date,
+            language,
         }
     }
 
-    /// The sections of one kind.
+    /// The current sections of one kind (past ones skipped).
     pub fn sections_of(&self, kind: SectionKind) -> impl Iterator<Item = &Section<'a>> {
-        self.sections.iter().filter(move |s| s.kind == Some(kind))
+        self.sections
+            .iter()
+            .filter(move |s| s.kind == Some(kind) && !s.past)
     }
 
-    /// Whether a section of `kind` is present.
+    /// Whether a current section of `kind` is present.
     pub fn has(&self, kind: SectionKind) -> bool {
         self.sections_of(kind).next().is_some()
     }
 
-    /// The items of every section of `kind`.
+    /// The items of every current section of `kind`.
     pub fn items_of(&self, kind: SectionKind) -> impl Iterator<Item = &Item> {
         self.sections_of(kind).flat_map(|s| s.items.iter())
+    }
+
+    /// Headings that name no section we know, with their lines: what a
+    /// "missing section" finding should point at.
+    pub fn unrecognised(&self) -> impl Iterator<Item = &Section<'a>> {
+        self.sections.iter().filter(|s| s.kind.is_none() && !s.past)
+    }
+
+    /// The lines of the current state: outside code, tables' heads, HTML,
+    /// front matter and past sections.
+    pub fn current_prose(&self) -> impl Iterator<Item = &Line<'a>> {
+        let past: Vec<Range<usize>> = self
+            .sections
+            .iter()
+            .filter(|s| s.past)
+            .map(|s| s.line - 1..s.body.end)
+            .collect();
+        self.lines.iter().enumerate().filter_map(move |(i, l)| {
+            let prose = matches!(
+                l.role,
+                LineRole::Text | LineRole::Heading(_) | LineRole::TableRow
+            );
+            (prose && !past.iter().any(|r| r.contains(&i))).then_some(l)
+        })
     }
 }
 
 /// A level-1 heading naming the document ("Handoff — task board — date").
 fn is_title(text: &str) -> bool {
-    let norm = normalize_heading(text);
-    ["handoff", "handover"].iter().any(|w| has_phrase(&norm, w))
+    let norm = normalize(text);
+    ["handoff", "handover", "session"]
+        .iter()
+        .any(|w| has_phrase(&norm, w))
+        || DATE.is_match(text)
 }
 
+/// The language most classified sections are written in (ties: the first).
+fn majority_language(sections: &[Section<'_>]) -> Option<&'static str> {
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for language in sections.iter().filter_map(|s| s.language) {
+        match counts.iter_mut().find(|(l, _)| *l == language) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((language, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, n)| *n).max()?;
+    counts.iter().find(|(_, n)| *n == best).map(|(l, _)| *l)
+}
+
+/// Mark the sections that are not the current state: those under a
+/// "History"/"Archive" heading, and, in an append-only log (two or more
+/// dated headings, each entry with its own next step), those of every entry
+/// but the newest.
+fn mark_past(sections: &mut [Section<'_>], lines: &[Line<'_>]) {
+    // (line index, level, date) of every heading that opens an entry.
+    let mut entries: Vec<(usize, u8, Option<NaiveDate>, bool)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let LineRole::Heading(level) = line.role else {
+            continue;
+        };
+        let text = heading_text(line.text);
+        if classify_heading(text).is_some() {
+            continue;
+        }
+        let date = DATE
+            .captures(text)
+            .and_then(|c| NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok());
+        let inside_history = entries
+            .iter()
+            .rev()
+            .find(|(_, l, _, _)| *l < level)
+            .is_some_and(|e| e.3);
+        let history = inside_history || HISTORY.is_match(text);
+        if date.is_some() || history {
+            entries.push((i, level, date, history));
+        }
+    }
+    let entry_of = |line_index: usize, level: u8| {
+        entries
+            .iter()
+            .rposition(|(at, l, _, _)| *at < line_index && *l < level)
+    };
+    for s in sections.iter_mut() {
+        if let Some(e) = entry_of(s.line - 1, s.level) {
+            s.past = entries[e].3;
+        }
+    }
+    let dated: Vec<usize> = (0..entries.len())
+        .filter(|e| entries[*e].2.is_some() && !entries[*e].3)
+        .collect();
+    let steps_by_entry: Vec<usize> = sections
+        .iter()
+        .filter(|s| s.kind == Some(SectionKind::NextStep) && !s.past)
+        .filter_map(|s| entry_of(s.line - 1, s.level))
+        .collect();
+    let mut with_steps = steps_by_entry.clone();
+    with_steps.dedup();
+    if dated.len() < 2 || with_steps.len() < 2 {
+        return;
+    }
+    let newest = dated
+        .iter()
+        .copied()
+        .filter(|e| with_steps.contains(e))
+        .max_by_key(|e| (entries[*e].2, *e));
+    for s in sections.iter_mut() {
+        if let Some(e) = entry_of(s.line - 1, s.level)
+            && entries[e].2.is_some()
+            && Some(e) != newest
+        {
+            s.past = true;
+        }
+    }
+}
+
+/// The text of a Markdown heading line (ATX or setext).
+fn heading_text(line: &str) -> &str {
+    ATX.captures(line)
+        .and_then(|c| c.get(2))
+        .map_or(line.trim(), |m| m.as_str())
+}
+
+/// Split into lines and give each its role, from the Markdown block
+/// structure (front matter first: a Markdown parser would read its closing
+/// `---` as a setext underline).
 fn split_lines(text: &str) -> Vec<Line<'_>> {
-    let mut fence: Option<&str> = None;
-    text.lines()
-        .enumerate()
-        .map(|(i, raw)| {
-            let trimmed = raw.trim_start();
-            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-            let fenced = match (fence, marker) {
-                (None, Some(m)) => {
-                    fence = Some(m);
-                    true
-                }
-                (Some(open), Some(m)) if open == m && trimmed.trim_end() == m => {
-                    fence = None;
-                    true
-                }
-                (open, _) => open.is_some(),
-            };
-            Line {
-                number: i + 1,
-                text: raw,
-                fenced,
-            }
-        })
-        .collect()
-}
-
-fn heading(text: &str) -> Option<Heading<'_>> {
-    if let Some(c) = ATX.captures(text) {
-        let t = c.get(2).map_or("", |m| m.as_str());
-        return Some(Heading {
-            level: c[1].len() as u8,
-            text: t,
-            inline: "",
-            kind: SectionKind::classify(t),
+    let mut starts = Vec::new();
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut offset = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        starts.push(offset);
+        offset += raw.len();
+        let content = raw.strip_suffix('\n').unwrap_or(raw);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        lines.push(Line {
+            number: i + 1,
+            text: content,
+            fenced: false,
+            role: LineRole::Text,
         });
     }
+    let body_line = front_matter_end(&lines);
+    for line in &mut lines[..body_line] {
+        line.role = LineRole::FrontMatter;
+    }
+    let body_start = starts.get(body_line).copied().unwrap_or(text.len());
+    let line_of = |at: usize| starts.partition_point(|s| *s <= at).saturating_sub(1);
+    let set = |range: Range<usize>, role: LineRole, lines: &mut Vec<Line<'_>>| {
+        if range.is_empty() {
+            return;
+        }
+        let (first, last) = (
+            line_of(body_start + range.start),
+            line_of(body_start + range.end - 1),
+        );
+        for line in &mut lines[first..=last] {
+            line.role = role;
+        }
+    };
+    let options = Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
+    for (event, range) in Parser::new_ext(&text[body_start..], options).into_offset_iter() {
+        let Event::Start(tag) = event else {
+            continue;
+        };
+        match tag {
+            Tag::CodeBlock(_) => set(range, LineRole::Code, &mut lines),
+            // Comments only: `<fill in later>` is a placeholder, not markup.
+            Tag::HtmlBlock
+                if text[body_start + range.start..]
+                    .trim_start()
+                    .starts_with("<!--") =>
+            {
+                set(range, LineRole::Html, &mut lines)
+            }
+            Tag::TableHead => {
+                set(range.clone(), LineRole::TableHead, &mut lines);
+                let head = line_of(body_start + range.start);
+                if let Some(delimiter) = lines.get_mut(head + 1) {
+                    delimiter.role = LineRole::TableHead;
+                }
+            }
+            Tag::TableRow => set(range, LineRole::TableRow, &mut lines),
+            Tag::Heading { level, .. } => {
+                let (first, last) = (
+                    line_of(body_start + range.start),
+                    line_of(body_start + range.end.saturating_sub(1).max(range.start)),
+                );
+                lines[first].role = LineRole::Heading(level as u8);
+                if last > first {
+                    lines[last].role = LineRole::Underline;
+                }
+            }
+            _ => {}
+        }
+    }
+    for line in &mut lines {
+        line.fenced = line.role == LineRole::Code;
+    }
+    lines
+}
+
+/// The index of the first line after YAML front matter (0 without any).
+fn front_matter_end(lines: &[Line<'_>]) -> usize {
+    if lines.first().is_none_or(|l| l.text.trim_end() != "---") {
+        return 0;
+    }
+    lines
+        .iter()
+        .skip(1)
+        .take(MAX_FRONT_MATTER_LINES)
+        .position(|l| matches!(l.text.trim_end(), "---" | "..."))
+        .filter(|end| {
+            lines[1..=*end].iter().all(|l| {
+                l.text.trim().is_empty()
+                    || l.text.contains(':')
+                    || l.text.trim_start().starts_with('-')
+            }) && *end > 0
+        })
+        .map_or(0, |end| end + 2)
+}
+
+/// The heading on line `i`, if it has one: a Markdown heading, or a label
+/// that names a section.
+fn heading<'a>(lines: &[Line<'a>], i: usize) -> Option<Heading<'a>> {
+    let line = &lines[i];
+    match line.role {
+        LineRole::Heading(level) => {
+            let text = heading_text(line.text);
+            return Some(Heading {
+                level,
+                text,
+                inline: "",
+                kind: classify_heading(text),
+            });
+        }
+        LineRole::Text => {}
+        _ => return None,
+    }
+    let text = line.text;
     let (label, inline, max_words) = if let Some(c) = BOLD_LABEL.captures(text) {
         let inner = c.get(1).map_or("", |m| m.as_str());
         let rest = c.get(2).map_or("", |m| m.as_str());
@@ -509,10 +605,24 @@ fn heading(text: &str) -> Option<Heading<'_>> {
             Some((label, after)) if rest.is_empty() || after.trim().is_empty() => {
                 (label, if after.trim().is_empty() { rest } else { after })
             }
+            None if rest.is_empty() => (inner, ""),
             None => (inner, rest.strip_prefix(':')?),
             _ => return None,
         };
         (label, inline, MAX_HEADING_WORDS)
+    } else if let Some(c) = NUMBERED_LABEL.captures(text) {
+        let next_is_item = lines[i + 1..]
+            .iter()
+            .find(|l| !l.text.trim().is_empty())
+            .is_some_and(|l| LIST_ITEM.is_match(l.text) && indent(l.text) <= indent(text));
+        if next_is_item {
+            return None;
+        }
+        (
+            c.get(1).map_or("", |m| m.as_str()),
+            "",
+            MAX_NUMBERED_LABEL_WORDS,
+        )
     } else {
         let c = PLAIN_LABEL.captures(text)?;
         (
@@ -524,7 +634,7 @@ fn heading(text: &str) -> Option<Heading<'_>> {
     if label.split_whitespace().count() > max_words {
         return None;
     }
-    let kind = SectionKind::classify(label)?;
+    let kind = classify_heading(label)?;
     Some(Heading {
         level: 7,
         text: label.trim(),
@@ -533,9 +643,13 @@ fn heading(text: &str) -> Option<Heading<'_>> {
     })
 }
 
+fn indent(text: &str) -> usize {
+    text.len() - text.trim_start().len()
+}
+
 /// Split a section body into items: list items (nested lines belong to
-/// their parent), paragraphs, fenced blocks. Blank lines, HTML comments and
-/// sub-headings are not items.
+/// their parent), paragraphs, table rows, code blocks. Blank lines, HTML,
+/// table heads, setext underlines and sub-headings are not items.
 fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     let mut current: Option<Item> = None;
@@ -546,55 +660,92 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
         let line = body[i];
         i += 1;
         let text = line.text;
-        let indent = text.len() - text.trim_start().len();
-        if line.fenced {
-            let start = line.number;
-            let mut block = Vec::new();
-            while i < body.len() && body[i].fenced && !is_fence(body[i].text) {
-                block.push(body[i].text.trim_end());
-                i += 1;
-            }
-            i += usize::from(i < body.len() && body[i].fenced); // closing fence
-            let nested = list_indent.is_some_and(|base| indent > base) && current.is_some();
-            match (&mut current, nested) {
-                (Some(item), true) => {
-                    item.text.push('\n');
-                    item.text.push_str(&block.join("\n"));
+        let indent = indent(text);
+        match line.role {
+            LineRole::Code => {
+                let start = line.number;
+                let mut block: Vec<&str> = Vec::new();
+                let mut j = i - 1;
+                while j < body.len() && body[j].role == LineRole::Code {
+                    block.push(body[j].text.trim_end());
+                    j += 1;
                 }
-                _ => {
-                    items.extend(current.take());
-                    current = Some(Item {
-                        line: start,
-                        text: block.join("\n"),
-                    });
+                i = j;
+                if block.first().is_some_and(|l| is_fence(l)) {
+                    block.remove(0);
+                    if block.last().is_some_and(|l| is_fence(l)) {
+                        block.pop();
+                    }
                 }
+                let nested = list_indent.is_some_and(|base| indent > base) && current.is_some();
+                match (&mut current, nested) {
+                    (Some(item), true) => {
+                        item.text.push('\n');
+                        item.text.push_str(&block.join("\n"));
+                    }
+                    _ => {
+                        items.extend(current.take());
+                        current = Some(Item {
+                            line: start,
+                            text: block.join("\n"),
+                            checked: None,
+                        });
+                    }
+                }
+                after_blank = false;
+                continue;
             }
-            after_blank = false;
-            continue;
+            LineRole::TableRow => {
+                items.extend(current.take());
+                let cells: Vec<&str> = text
+                    .trim()
+                    .trim_matches('|')
+                    .split('|')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                items.push(Item {
+                    line: line.number,
+                    text: cells.join(" | "),
+                    checked: None,
+                });
+                after_blank = true;
+                continue;
+            }
+            LineRole::Heading(_) => {
+                items.extend(current.take());
+                after_blank = true;
+                continue;
+            }
+            LineRole::Html | LineRole::TableHead | LineRole::Underline | LineRole::FrontMatter => {
+                continue;
+            }
+            LineRole::Text => {}
         }
         let trimmed = text.trim();
         if trimmed.is_empty() {
             after_blank = true;
             continue;
         }
-        if (trimmed.starts_with("<!--") && trimmed.ends_with("-->")) || ATX.is_match(text) {
-            if !trimmed.starts_with("<!--") {
-                items.extend(current.take());
-                after_blank = true;
-            }
+        if trimmed.starts_with("<!--") && trimmed.ends_with("-->") {
             continue;
         }
         if let Some(c) = LIST_ITEM.captures(text) {
             let base = *list_indent.get_or_insert(indent);
+            let (content, checked) = match CHECKBOX.captures(c[2].trim()) {
+                Some(b) => (b[2].to_string(), Some(&b[1] != " ")),
+                None => (c[2].trim().to_string(), None),
+            };
             if indent <= base || current.is_none() {
                 items.extend(current.take());
                 current = Some(Item {
                     line: line.number,
-                    text: c[2].trim().to_string(),
+                    text: content,
+                    checked,
                 });
             } else if let Some(item) = &mut current {
                 item.text.push('\n');
-                item.text.push_str(c[2].trim());
+                item.text.push_str(&content);
             }
         } else {
             let continues = !after_blank || list_indent.is_some_and(|base| indent > base);
@@ -608,6 +759,7 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
                     current = Some(Item {
                         line: line.number,
                         text: trimmed.to_string(),
+                        checked: None,
                     });
                 }
             }

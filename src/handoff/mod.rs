@@ -28,6 +28,8 @@ pub mod rules;
 pub mod score;
 pub mod templates;
 pub mod text;
+pub mod usefulness;
+pub mod vocabulary;
 
 /// The secret detector the linter reports from (it lives in [`crate::secrets`],
 /// below the inbox and the memory store, which redact with it too).
@@ -59,6 +61,10 @@ pub struct SectionSummary {
     pub line: usize,
     /// How many items it has.
     pub items: usize,
+    /// The language of its heading (`"en"`, `"de"`, `"ja"`, ...), when recognised.
+    pub language: Option<&'static str>,
+    /// Part of an older entry of an append-only log (not scored as current).
+    pub past: bool,
 }
 
 /// The result of linting a handoff.
@@ -74,6 +80,8 @@ pub struct LintReport {
     pub sections: Vec<SectionSummary>,
     /// The handoff's date, if it has one.
     pub date: Option<NaiveDate>,
+    /// The language most of its headings are written in, when recognised.
+    pub language: Option<&'static str>,
 }
 
 impl LintReport {
@@ -107,6 +115,7 @@ pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
         }
     }
     findings.sort_by_key(|f| (Reverse(f.severity), f.line.unwrap_or(0)));
+    let score = score::apply(&mut findings);
     let sections = doc
         .sections
         .iter()
@@ -115,14 +124,17 @@ pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
             heading: secrets::redact(s.heading).into_owned(),
             line: s.line,
             items: s.items.len(),
+            language: s.language,
+            past: s.past,
         })
         .collect();
     LintReport {
-        score: score::score(&findings),
+        score,
         findings,
         tokens: text::estimate_tokens(text),
         sections,
         date: doc.date.map(|d| d.date),
+        language: doc.language,
     }
 }
 

@@ -1,31 +1,40 @@
-//! The score: 100 minus, for each rule, its weight per finding (capped per
-//! rule), never below 0. The weights are in [`super::rules::RULES`]: errors
-//! cost 15-40 points, warnings 5-20, infos 1, so any error puts a handoff
-//! at 85 or below and a clean one scores 96-100.
+//! The score: 100 minus, for each rule, the points of its findings (each
+//! finding worth its rule's weight or less, the rule's total capped), never
+//! below 0; any secret makes it 0. The weights are in
+//! [`super::rules::RULES`].
 
 use std::collections::HashMap;
 
-use super::rules::{self, Finding};
+use super::rules::{self, Finding, SECRET};
+
+/// Set each finding's `points` to what it actually takes off the score
+/// (its own points, until its rule's cap is used up) and return the score,
+/// 0-100.
+pub fn apply(findings: &mut [Finding]) -> u8 {
+    let mut left: HashMap<&str, u8> = HashMap::new();
+    let mut penalty = 0u32;
+    for f in findings.iter_mut() {
+        let cap = rules::find(f.rule).map_or(0, |r| r.cap);
+        let room = left.entry(f.rule).or_insert(cap);
+        f.points = f.points.min(*room);
+        *room -= f.points;
+        penalty += u32::from(f.points);
+    }
+    if findings.iter().any(|f| f.rule == SECRET.id) {
+        return 0;
+    }
+    100u32.saturating_sub(penalty) as u8
+}
 
 /// The score of a handoff with these findings, 0-100.
 pub fn score(findings: &[Finding]) -> u8 {
-    let mut counts: HashMap<&str, u32> = HashMap::new();
-    for f in findings {
-        *counts.entry(f.rule).or_default() += 1;
-    }
-    let penalty: u32 = counts
-        .iter()
-        .filter_map(|(id, n)| {
-            rules::find(id).map(|r| (u32::from(r.weight) * n).min(u32::from(r.cap)))
-        })
-        .sum();
-    100u32.saturating_sub(penalty) as u8
+    apply(&mut findings.to_vec())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handoff::rules::{PLACEHOLDER, SECRET, SECTION_RECOMMENDED};
+    use crate::handoff::rules::{PLACEHOLDER, SECTION_RECOMMENDED, TOO_SHORT};
 
     #[test]
     fn weights_add_up_per_rule_with_caps() {
@@ -35,7 +44,20 @@ mod tests {
         assert_eq!(score(&vec![placeholder; 10]), 85, "capped at 15");
         let info = SECTION_RECOMMENDED.at(None, "x");
         assert_eq!(score(&[info.clone(), info]), 98);
-        assert_eq!(score(&vec![SECRET.at(None, "x"); 3]), 20);
+        assert_eq!(score(&[TOO_SHORT.scaled(None, 12, "x")]), 88);
+    }
+
+    #[test]
+    fn points_are_what_each_finding_takes_off() {
+        let mut findings = vec![PLACEHOLDER.at(Some(1), "x"); 4];
+        assert_eq!(apply(&mut findings), 85);
+        let points: Vec<u8> = findings.iter().map(|f| f.points).collect();
+        assert_eq!(points, [5, 5, 5, 0]);
+    }
+
+    #[test]
+    fn a_secret_fails_outright() {
+        assert_eq!(score(&[SECRET.at(Some(3), "x")]), 0);
     }
 
     #[test]

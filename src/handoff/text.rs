@@ -5,9 +5,18 @@ use std::collections::HashSet;
 
 /// Estimated tokens of `text`: one per 4 characters, rounded up (the usual
 /// rule of thumb for English prose and code with BPE tokenizers; close
-/// enough to budget a briefing).
+/// enough to budget a briefing), and one per Japanese, Chinese or Korean
+/// character (BPE tokenizers spend at least that on them).
 pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    let (mut cjk, mut other) = (0, 0);
+    for c in text.chars() {
+        if super::vocabulary::is_cjk(c) {
+            cjk += 1;
+        } else {
+            other += 1;
+        }
+    }
+    cjk + usize::div_ceil(other, 4)
 }
 
 /// Words that carry no meaning when comparing two items.
@@ -21,25 +30,46 @@ const STOPWORDS: &[&str] = &[
 ];
 
 /// The meaningful words of `text`: lowercase, at least 2 characters,
-/// stopwords dropped, crudely
-/// stemmed ("implemented" and "implement" match).
+/// stopwords dropped, paths and file names left out (their fragments,
+/// "src" or "rs", say nothing about the work), crudely stemmed
+/// ("implemented" and "implement", "deliveries" and "delivery" match).
 pub fn content_words(text: &str) -> HashSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
+    text.split_whitespace()
+        .filter(|token| !is_path(token))
+        .flat_map(|token| token.split(|c: char| !c.is_alphanumeric()))
         .filter(|w| w.len() >= 2)
         .map(str::to_lowercase)
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .map(|w| stem(&w).to_string())
+        .map(|w| stem(&w))
         .collect()
 }
 
-fn stem(word: &str) -> &str {
+/// A path or file name: `src/lib.rs`, `/etc/hosts`, `./x`, `lib.rs:12`.
+fn is_path(token: &str) -> bool {
+    let t = token.trim_matches(|c: char| "`'\"()[]{}<>,;:.!?*".contains(c));
+    let t = t.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
+    let extension = t.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphabetic())
+    });
+    t.starts_with('/') || t.starts_with("./") || t.starts_with("~/") || extension
+}
+
+fn stem(word: &str) -> String {
+    let mut w = word;
     for (suffix, min_len) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
-        if word.len() >= min_len && word.ends_with(suffix) && !word.ends_with("ss") {
-            let base = &word[..word.len() - suffix.len()];
-            return undouble(base);
+        if w.len() >= min_len && w.ends_with(suffix) && !w.ends_with("ss") {
+            w = undouble(&w[..w.len() - suffix.len()]);
+            break;
         }
     }
-    word
+    // "create"/"created" -> "creat", "delivery"/"deliveries" -> "deliveri".
+    let w = w.strip_suffix('e').filter(|b| b.len() >= 3).unwrap_or(w);
+    match w.strip_suffix('y') {
+        Some(base) if base.len() >= 3 => format!("{base}i"),
+        _ => w.to_string(),
+    }
 }
 
 /// "pinn" (from "pinning") -> "pin", "committ" -> "commit"; "install" stays.
@@ -107,6 +137,7 @@ mod tests {
         assert_eq!(estimate_tokens(""), 0);
         assert_eq!(estimate_tokens("abcde"), 2);
         assert_eq!(estimate_tokens(&"word ".repeat(100)), 125);
+        assert_eq!(estimate_tokens("次の一手 ok"), 4 + 1);
     }
 
     #[test]
@@ -114,16 +145,26 @@ mod tests {
         let w = content_words("Implemented the retry queue for webhook deliveries");
         let mut v: Vec<_> = w.into_iter().collect();
         v.sort();
-        assert_eq!(v, ["deliveri", "implement", "queue", "retry", "webhook"]);
+        assert_eq!(v, ["deliveri", "implement", "queu", "retri", "webhook"]);
         assert!(content_words("class").contains("class"));
         for (a, b) in [
             ("pinning", "pin"),
             ("committed", "commit"),
             ("installed", "install"),
             ("passes", "pass"),
+            ("created", "create"),
+            ("deliveries", "delivery"),
         ] {
             assert_eq!(stem(a), stem(b), "{a} {b}");
         }
+    }
+
+    #[test]
+    fn paths_are_not_words() {
+        let w = content_words("Fix `src/retry.rs:12` and /etc/hosts in lib.rs for retries");
+        let mut v: Vec<_> = w.into_iter().collect();
+        v.sort();
+        assert_eq!(v, ["fix", "retri"]);
     }
 
     #[test]

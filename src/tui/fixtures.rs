@@ -10,6 +10,7 @@ use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::{MetricsSample, ProbeOutcome, SessionMetrics};
 use agent_handover::engine::pause::PauseInfo;
 use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
@@ -24,7 +25,7 @@ use ratatui::backend::TestBackend;
 
 use super::app::App;
 use super::keys::KeyMap;
-use super::model::{Event, FullData, InboxData};
+use super::model::{Event, FullData, InboxData, QualityData, Reviewed};
 use super::tab::Tab;
 use super::theme::Theme;
 use super::view;
@@ -212,6 +213,9 @@ pub fn inbox() -> InboxData {
     }
 }
 
+/// The latest session note of the fixture workspace.
+pub const NOTE: &str = "# Session 2026-11-21: parser rewrite\n\n## Done\n- Lexer with spans (`parser/lex.rs`), 12/12 lexer tests\n\n## Failed approaches\n- A regex lexer -> cannot express nested quotes\n\n## Next step\nFix nested lists in `parser/list.rs`.\n";
+
 /// A handoff with a few problems, scored without workspace context.
 pub const HANDOFF: &str = "# Session 4: parser rewrite\n\n## Goal\nShip the parser.\n\n## Done (don't redo)\n- Lexer with spans\n\n## Status\n88/90 tests pass\n\n## Next step\nTODO\n";
 
@@ -295,6 +299,7 @@ pub fn full_data() -> FullData {
         problem_steps: problems.iter().map(|s| s.to_string()).collect(),
         abandoned: None,
         allow_secret: false,
+        previous_handoff: None,
     };
     FullData {
         runs: Some(Ok(vec![
@@ -319,7 +324,31 @@ pub fn full_data() -> FullData {
             version(2, 1065, None, Some("handover: codex session")),
         ])),
         inbox: Some(Ok(inbox())),
-        quality: Some(Ok(Some(lint(HANDOFF, &LintContext::default())))),
+        quality: Some(Ok(Some(QualityData {
+            docs: vec![
+                Reviewed {
+                    title: "current state",
+                    path: "memory/layer2/current-state.md".into(),
+                    text: HANDOFF.into(),
+                    report: lint(HANDOFF, &LintContext::default()),
+                },
+                Reviewed {
+                    title: "latest session note",
+                    path: "memory/layer1/2026-11/parser-2026-11-21.md".into(),
+                    text: NOTE.into(),
+                    report: lint(NOTE, &LintContext::default()),
+                },
+            ],
+            min_score: 60,
+            previous: Some(Usefulness {
+                score: 80,
+                next_step_acted_on: Some(true),
+                failed_retried: Vec::new(),
+                waits_resolved: 1,
+                waits: 2,
+                numbers_moved: Some(true),
+            }),
+        }))),
         metrics: Some(Ok(sessions())),
         tasks: Some(Ok(Vec::new())),
     }

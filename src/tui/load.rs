@@ -6,16 +6,18 @@ use std::sync::Arc;
 use agent_handover::Workspace;
 use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
-use agent_handover::engine::history::{load_runs, summarize};
+use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::engine::metrics::sessions;
-use agent_handover::handoff::{LintContext, LintReport, lint};
+use agent_handover::fsx;
+use agent_handover::handoff::context::newest_note;
+use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::Inbox;
-use agent_handover::memory::MemoryStore;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
+use agent_handover::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::task::TaskStore;
 
-use super::model::{FullData, InboxData, LoadRequest};
+use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -82,12 +84,35 @@ fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxDat
     })
 }
 
-/// The score of the current state, as the next session would get it.
-fn quality(ws: &Workspace) -> agent_handover::Result<Option<LintReport>> {
+/// The current state and the latest session note, scored as the next
+/// session would get them (`None`: no current state yet).
+fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    Ok(store
-        .read_current_state()?
-        .map(|text| lint(&text, &LintContext::for_workspace(ws))))
+    let Some(text) = store.read_current_state()? else {
+        return Ok(None);
+    };
+    let ctx = LintContext::for_workspace(ws);
+    let mut docs = vec![Reviewed {
+        title: "current state",
+        path: ws.memory.current_state(),
+        report: lint(&text, &ctx),
+        text,
+    }];
+    if let Some(path) = newest_note(&ws.memory.layer1_dir())
+        && let Some(text) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "move it aside")?
+    {
+        docs.push(Reviewed {
+            title: "latest session note",
+            report: lint(&text, &ctx),
+            path,
+            text,
+        });
+    }
+    Ok(Some(QualityData {
+        docs,
+        min_score: ws.config.handover.min_score.unwrap_or(0),
+        previous: latest_previous_handoff(ws),
+    }))
 }
 
 /// The diff between two versions.

@@ -106,10 +106,16 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
 
 /// Raw mode, the alternate screen and mouse capture, and a terminal drawing on stdout.
 fn take_terminal() -> std::io::Result<DefaultTerminal> {
+    retake_terminal()?;
+    ratatui::Terminal::new(CrosstermBackend::new(std::io::stdout()))
+}
+
+/// Raw mode, the alternate screen and mouse capture (again, after
+/// [`restore_terminal`] lent the terminal to an editor).
+pub fn retake_terminal() -> std::io::Result<()> {
     TERMINAL_TAKEN.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
-    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    ratatui::Terminal::new(CrosstermBackend::new(std::io::stdout()))
+    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)
 }
 
 /// Give the terminal back if the dashboard holds it: raw mode off, mouse

@@ -10,6 +10,7 @@ use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::SessionMetrics;
 use agent_handover::engine::{RunSnapshot, RunStatus};
 use agent_handover::handoff::LintReport;
+use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::inbox::{MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
@@ -81,6 +82,14 @@ pub enum Effect {
     },
     /// Ask the engine.
     Act(Action),
+    /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
+    /// handed to the editor meanwhile).
+    Edit {
+        /// The file.
+        path: std::path::PathBuf,
+        /// 1-based line.
+        line: usize,
+    },
     /// Leave.
     Quit,
 }
@@ -106,6 +115,32 @@ pub struct InboxData {
     pub total: usize,
 }
 
+/// One handoff under review: its text, score and findings.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    /// What it is ("current state", "latest session note").
+    pub title: &'static str,
+    /// Where it is (what `e` opens).
+    pub path: std::path::PathBuf,
+    /// Its text.
+    pub text: String,
+    /// Its score and findings.
+    pub report: LintReport,
+}
+
+/// What the review view shows: the current state (what the next session
+/// reads) and the latest session note, the gate they must pass, and how
+/// useful the previous handoff turned out to be.
+#[derive(Debug, Clone)]
+pub struct QualityData {
+    /// The current state first, then the latest session note, if any.
+    pub docs: Vec<Reviewed>,
+    /// `[handover].min_score` (0: no gate).
+    pub min_score: u8,
+    /// The previous handoff's usefulness, judged by the newest handover.
+    pub previous: Option<Usefulness>,
+}
+
 /// The slower data, loaded in the background.
 #[derive(Debug, Clone, Default)]
 pub struct FullData {
@@ -116,7 +151,7 @@ pub struct FullData {
     /// Message queues.
     pub inbox: Option<Result<InboxData, String>>,
     /// The quality of the current handoff (`None` inside: no current state yet).
-    pub quality: Option<Result<Option<LintReport>, String>>,
+    pub quality: Option<Result<Option<QualityData>, String>>,
     /// Sessions with measured numbers, oldest first.
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
     /// Multi-step tasks, most recently updated first.

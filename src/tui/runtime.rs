@@ -4,12 +4,13 @@
 //! only after something happened. Idle, the loop sleeps.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use agent_handover::Workspace;
-use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
-use futures::StreamExt;
+use crossterm::event::{Event as TermEvent, KeyEventKind};
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
@@ -21,6 +22,9 @@ use super::{actions, load, view, watch};
 pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
 /// How often relative times ("3m ago") are redrawn when nothing else happens.
 pub const CLOCK_EVERY: Duration = Duration::from_secs(30);
+/// How long the input thread waits for a key before it checks whether it
+/// should step aside (for `$EDITOR`).
+const INPUT_POLL: Duration = Duration::from_millis(200);
 
 /// Options of the loop.
 #[derive(Debug, Clone, Default)]
@@ -45,7 +49,7 @@ pub async fn run(
     frames.record()?;
     agent_handover::failpoint::hit("dashboard-drawn");
 
-    spawn_input(tx.clone());
+    let input = Input::start(tx.clone());
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
@@ -92,6 +96,16 @@ pub async fn run(
                         let _ = tx.send(Event::ActionDone(actions::perform(&ws, action)));
                     });
                 }
+                Effect::Edit { path, line } => {
+                    input.pause().await;
+                    let result = edit(terminal, &path, line);
+                    input.resume();
+                    app.toast = Some(match result {
+                        Ok(()) => (format!("edited {}: re-scoring", path.display()), false),
+                        Err(e) => (format!("$EDITOR: {e}"), true),
+                    });
+                    loader.start_full(&ws, &tx, app.load_request());
+                }
             }
         }
         if app.quit {
@@ -131,21 +145,74 @@ impl Loader {
     }
 }
 
-fn spawn_input(tx: UnboundedSender<Event>) {
-    tokio::spawn(async move {
-        let mut events = EventStream::new();
-        while let Some(Ok(event)) = events.next().await {
-            let event = match event {
-                TermEvent::Key(k) if k.kind == KeyEventKind::Press => Event::Key(k),
-                TermEvent::Mouse(m) => Event::Mouse(m),
-                TermEvent::Resize(w, h) => Event::Resize(w, h),
-                _ => continue,
-            };
-            if tx.send(event).is_err() {
-                break;
+/// Terminal input, read on its own thread so that it can step aside while
+/// `$EDITOR` has the terminal (a reader left running would take the
+/// editor's keys).
+struct Input {
+    paused: Arc<AtomicBool>,
+}
+
+impl Input {
+    fn start(tx: UnboundedSender<Event>) -> Input {
+        let paused = Arc::new(AtomicBool::new(false));
+        let flag = paused.clone();
+        std::thread::spawn(move || {
+            loop {
+                if flag.load(Ordering::SeqCst) {
+                    std::thread::sleep(INPUT_POLL);
+                    continue;
+                }
+                match crossterm::event::poll(INPUT_POLL) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(_) => break,
+                }
+                let event = match crossterm::event::read() {
+                    Ok(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => Event::Key(k),
+                    Ok(TermEvent::Mouse(m)) => Event::Mouse(m),
+                    Ok(TermEvent::Resize(w, h)) => Event::Resize(w, h),
+                    Ok(_) => continue,
+                    Err(_) => break,
+                };
+                if tx.send(event).is_err() {
+                    break;
+                }
             }
-        }
-    });
+        });
+        Input { paused }
+    }
+
+    /// Stop reading, and wait until a read under way is over.
+    async fn pause(&self) {
+        self.paused.store(true, Ordering::SeqCst);
+        tokio::time::sleep(INPUT_POLL * 2).await;
+    }
+
+    fn resume(&self) {
+        self.paused.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Hand the terminal to `$VISUAL` or `$EDITOR` (else `vi`) on `path` at
+/// `line`, and take it back.
+fn edit(terminal: &mut DefaultTerminal, path: &Path, line: usize) -> std::io::Result<()> {
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    super::restore_terminal();
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(format!("+{line}"))
+        .arg(path)
+        .status();
+    super::retake_terminal()?;
+    terminal.clear()?;
+    match status? {
+        s if s.success() => Ok(()),
+        s => Err(std::io::Error::other(format!("{editor} exited with {s}"))),
+    }
 }
 
 /// SIGTERM, SIGHUP and SIGINT quit cleanly (the terminal is restored).

@@ -1,5 +1,6 @@
-//! Content rules: size within budget, no placeholders, no secrets, no raw
-//! dumps, a measurable status, a date.
+//! Content rules: size against the budget (scaled), no placeholders and no
+//! unfilled template, no secrets, no raw dumps (logs, test runs, tool-call
+//! logs, transcripts), a measurable status, a date.
 
 use std::sync::LazyLock;
 
@@ -7,6 +8,7 @@ use regex::Regex;
 
 use super::{
     Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET, TOO_SHORT, UNDATED,
+    UNFILLED_TEMPLATE,
 };
 use crate::handoff::context::LintContext;
 use crate::handoff::document::{HandoffDocument, Line, SectionKind};
@@ -22,10 +24,16 @@ pub const MAX_LOG_LINES: usize = 12;
 pub const MAX_TRANSCRIPT_TURNS: usize = 4;
 /// A single line longer than this is pasted data.
 pub const MAX_LINE_CHARS: usize = 1_000;
+/// This many numbered tool calls ("3. Called `read_file`") are a pasted tool-call log.
+pub const MAX_TOOL_CALLS: usize = 5;
+/// A template is unfilled when at least this many lines hold placeholders...
+pub const TEMPLATE_PLACEHOLDER_LINES: usize = 4;
+/// ...and they are at least this share (in percent) of the prose lines.
+pub const TEMPLATE_PLACEHOLDER_SHARE: usize = 20;
 
 static PLACEHOLDERS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"\b(?:TODO|TBD|FIXME|XXX)\b|\?\?\?|(?i:\blorem ipsum\b|<(?:fill|insert|your|describe|add|todo)\b[^>]*>|\[(?:fill|insert|your|describe|add|todo)\b[^\]]*\])|^\s*(?:[-*+]\s*)?(?:\.\.\.|…)\s*$",
+        r"\b(?:TODO|TBD|FIXME|XXX)\b|\?\?\?|(?i:\blorem ipsum\b|<(?:fill|insert|your|describe|add|todo)\b[^>]*>|\[(?:fill|insert|your|describe|add|todo)\b[^\]]*\])|^\s*(?:[-*+]\s*)?(?:\.\.\.|…)\s*$|\[[A-Z][A-Z0-9_ ]{2,}\]|\[[A-Z][^\]\[]{2,70}\](?:[^(:]|$)|\bYYYY-MM-DD\b|\b(?:XX|X/Y)\b|=\s*\.\.\.\s*(?:#|$)",
     )
 });
 /// Inline code spans, dropped before looking for placeholders.
@@ -39,10 +47,19 @@ static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
           | at\ [\w.$<>]+\(
           | (?:Compiling|Running|Finished|Downloaded|Checking)\ 
           | test\ \S+\ \.\.\.\ 
+          | (?:PASS|FAIL|ok|FAILED)\ +\S
+          | thread\ '.+'\ panicked
+          | [-=]{3,}\ \S.*\ [-=]{3,}$
           | Traceback\ \(most
           | File\ \x22[^\x22]+\x22,\ line\ \d+
           | \$\ \S
         )",
+    )
+});
+/// A numbered tool call of an agent's log ("3. Called `read_file` on ...").
+static TOOL_CALL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\s*\d{1,3}[.)]\s+(?:called|ran|running|read|edited|executed|invoked|tool|test output|searched|opened)\b",
     )
 });
 static TRANSCRIPT_TURN: LazyLock<Regex> = LazyLock::new(|| {
@@ -50,7 +67,7 @@ static TRANSCRIPT_TURN: LazyLock<Regex> = LazyLock::new(|| {
 });
 static MEASURABLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\d+\s*/\s*\d+|\d+(?:\.\d+)?\s*%|\b\d+\s+(?:of|out of)\s+\d+|\b\d[\d,]*\s+(?:tests?|passing|passed|pass|failing|failed|fail|errors?|warnings?|files?|endpoints?|items?|steps?|issues?|bugs?|lints?|crates?|modules?|pages?|sections?|commits?|prs?|ms|seconds|minutes|hours|mb|kb|gb|lines|left|remaining|todo)\b",
+        r"(?i)\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%|\b\d+\s+(?:of|out of|von|sur|de|di|из)\s+(?:the\s+)?(?:last\s+|first\s+)?\d+|\b\d[\d,.]*\s*(?:tests?|passing|passed|pass|failing|failed|fail|errors?|warnings?|files?|endpoints?|items?|steps?|issues?|bugs?|lints?|crates?|modules?|pages?|sections?|commits?|prs?|ms|s|sec|seconds|min|minutes|h|hours|mb|kb|gb|lines|rows|docs|runs|turns|cases|specs|checks|scenarios|records|launches|services|phases|packages|left|remaining|todo|sku)\b|\d\s*(?:件|個|건|개|秒|分|行|万)",
     )
 });
 
@@ -71,16 +88,21 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
 fn check_size(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<Finding>) {
     let tokens = estimate_tokens(doc.text);
     if tokens > ctx.max_tokens {
-        out.push(OVER_BUDGET.at(
+        let quarter = (ctx.max_tokens / 4).max(1);
+        let quarters = (tokens - ctx.max_tokens).div_ceil(quarter);
+        out.push(OVER_BUDGET.scaled(
             None,
+            points(quarters.saturating_mul(usize::from(OVER_BUDGET.weight))),
             format!(
                 "about {tokens} tokens, over the {} budget: keep decisions and the critical path, drop history and output",
                 ctx.max_tokens
             ),
         ));
     } else if tokens < ctx.min_tokens {
-        out.push(TOO_SHORT.at(
+        let missing = ctx.min_tokens - tokens;
+        out.push(TOO_SHORT.scaled(
             None,
+            points(usize::from(TOO_SHORT.weight) * missing / ctx.min_tokens.max(1)),
             format!(
                 "about {tokens} tokens: too thin for the next session to act on (aim for 500-1,500)"
             ),
@@ -88,18 +110,42 @@ fn check_size(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<Findin
     }
 }
 
+/// A count as points, saturating.
+fn points(n: usize) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
+}
+
 fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    for line in doc.lines.iter().filter(|l| !l.fenced) {
+    let mut prose = 0;
+    let mut found = Vec::new();
+    for line in doc
+        .lines
+        .iter()
+        .filter(|l| !l.fenced && !l.text.trim().is_empty())
+    {
+        prose += 1;
         let text = CODE_SPAN.replace_all(line.text, "");
         if let Some(m) = PLACEHOLDERS.find(&text) {
-            out.push(PLACEHOLDER.at(
-                Some(line.number),
-                format!(
-                    "placeholder \"{}\" left in: fill it in or delete the line",
-                    m.as_str().trim()
-                ),
-            ));
+            found.push((line.number, m.as_str().trim().to_string()));
         }
+    }
+    if found.len() >= TEMPLATE_PLACEHOLDER_LINES
+        && found.len() * 100 >= prose * TEMPLATE_PLACEHOLDER_SHARE
+    {
+        out.push(UNFILLED_TEMPLATE.at(
+            Some(found[0].0),
+            format!(
+                "{} of {prose} lines are placeholders (\"{}\"...): this is a template, not a handoff; write what happened",
+                found.len(),
+                snippet(&found[0].1, 30)
+            ),
+        ));
+    }
+    for (line, placeholder) in found {
+        out.push(PLACEHOLDER.at(
+            Some(line),
+            format!("placeholder \"{placeholder}\" left in: fill it in or delete the line"),
+        ));
     }
 }
 
@@ -123,7 +169,18 @@ fn check_dumps(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         let line = lines[i];
         if line.fenced {
             let len = lines[i..].iter().take_while(|l| l.fenced).count();
-            if len.saturating_sub(2) > MAX_CODE_BLOCK_LINES {
+            let logged = lines[i..i + len]
+                .iter()
+                .filter(|l| LOG_LINE.is_match(l.text))
+                .count();
+            if logged >= MAX_LOG_LINES && len.saturating_sub(2) <= MAX_CODE_BLOCK_LINES {
+                out.push(RAW_DUMP.at(
+                    Some(line.number),
+                    format!(
+                        "a code block of {logged} log lines: quote the one error that matters and say where the full log is"
+                    ),
+                ));
+            } else if len.saturating_sub(2) > MAX_CODE_BLOCK_LINES {
                 out.push(RAW_DUMP.at(
                     Some(line.number),
                     format!(
@@ -154,6 +211,19 @@ fn check_dumps(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
             ));
         }
         i += run.max(1);
+    }
+    let calls: Vec<&Line<'_>> = lines
+        .iter()
+        .filter(|l| !l.fenced && TOOL_CALL.is_match(l.text))
+        .collect();
+    if calls.len() >= MAX_TOOL_CALLS {
+        out.push(RAW_DUMP.at(
+            Some(calls[0].number),
+            format!(
+                "{} numbered tool calls: a log of what the agent did is not a briefing; say what is true now and what to do next",
+                calls.len()
+            ),
+        ));
     }
     let turns: Vec<&Line<'_>> = lines
         .iter()

@@ -4,32 +4,47 @@
 //!
 //! | rule | severity | points off | cap |
 //! |---|---|---|---|
-//! | `section-missing` | error | 20 | 60 |
-//! | `failed-approaches-missing` | error | 20 | 20 |
-//! | `section-empty` | error | 15 | 30 |
 //! | `secret` | error | 40 | 80 |
+//! | `unfilled-template` | error | 60 | 60 |
+//! | `section-missing` | error | 20 | 36 |
+//! | `failed-approaches-missing` | error | 15 | 15 |
+//! | `contradiction` | error | 20 | 40 |
+//! | `section-empty` | error | 10 | 20 |
 //! | `retry-failed-approach` | error | 20 | 40 |
-//! | `too-short` | warning | 20 | 20 |
-//! | `over-budget` | warning | 15 | 15 |
+//! | `no-evidence` | warning | 25 | 25 |
+//! | `filler` | warning | 25 | 25 |
+//! | `too-short` | warning | 30 | 30 |
+//! | `over-budget` | warning | 5 | 25 |
 //! | `raw-dump` | warning | 15 | 30 |
-//! | `completion-blindness` | warning | 12 | 24 |
+//! | `completion-blindness` | warning | 25 | 50 |
+//! | `wait-on-done` | warning | 20 | 40 |
 //! | `stale-handoff` | warning | 12 | 12 |
-//! | `next-step-not-single` | warning | 10 | 10 |
-//! | `next-step-vague` | warning | 10 | 10 |
+//! | `next-step-not-single` | warning | 2 | 20 |
+//! | `next-step-vague` | warning | 12 | 12 |
+//! | `vague-error` | warning | 6 | 18 |
+//! | `failed-without-reason` | warning | 5 | 15 |
 //! | `no-measurable-status` | warning | 10 | 10 |
-//! | `undated` | warning | 10 | 10 |
+//! | `undated` | warning | 8 | 8 |
 //! | `stale-wait` | warning | 10 | 20 |
 //! | `stale-path` | warning | 8 | 24 |
 //! | `placeholder` | warning | 5 | 15 |
 //! | `volatile-identity` | warning | 10 | 20 |
 //! | `policy-in-state` | warning | 5 | 10 |
 //! | `section-recommended` | info | 1 | 4 |
+//!
+//! Some rules scale: a finding's points can differ from the weight (a
+//! missing goal costs less than a missing next step; `too-short`,
+//! `over-budget`, `no-evidence` and `filler` grow with the distance from
+//! what a briefing needs; `next-step-not-single` costs 2 per step beyond
+//! the first). Any `secret` fails the handoff outright: the score is 0.
 
+mod consistency;
 mod content;
 mod cross;
 mod layers;
 mod paths;
 mod structure;
+mod substance;
 
 use serde::Serialize;
 
@@ -69,6 +84,9 @@ pub struct Finding {
     pub message: String,
     /// 1-based line, when the finding has one.
     pub line: Option<usize>,
+    /// Points it takes off the score: its own weight, then what is left of
+    /// its rule's cap (set by [`super::score::apply`]).
+    pub points: u8,
 }
 
 impl std::fmt::Display for Finding {
@@ -98,11 +116,18 @@ pub struct Rule {
 impl Rule {
     /// A finding of this rule.
     pub fn at(&self, line: Option<usize>, message: impl Into<String>) -> Finding {
+        self.scaled(line, self.weight, message)
+    }
+
+    /// A finding of this rule worth `points` instead of its weight (at most
+    /// the rule's cap), for rules whose findings scale.
+    pub fn scaled(&self, line: Option<usize>, points: u8, message: impl Into<String>) -> Finding {
         Finding {
             rule: self.id,
             severity: self.severity,
             message: message.into(),
             line,
+            points: points.min(self.cap),
         }
     }
 }
@@ -125,28 +150,29 @@ const fn rule(
 
 use Severity::{Error, Info, Warning};
 
-/// A required section (goal, done, next step) is absent.
+/// A required section (goal, done, next step) is absent: 20 points for the
+/// next step, 8 for the goal or what is done.
 pub const SECTION_MISSING: Rule = rule(
     "section-missing",
     Error,
     20,
-    60,
+    36,
     "the goal, done and next-step sections are present",
 );
-/// No "Failed approaches" section.
+/// No failed approaches: neither a section nor "tried X -> failed because Y".
 pub const FAILED_APPROACHES_MISSING: Rule = rule(
     "failed-approaches-missing",
     Error,
-    20,
-    20,
-    "a failed-approaches section is present (mandatory, even if obvious)",
+    15,
+    15,
+    "what failed is written down (a section, or \"tried X -> failed because Y\"), \"none\" if nothing did",
 );
 /// A known section with nothing under it.
 pub const SECTION_EMPTY: Rule = rule(
     "section-empty",
     Error,
-    15,
-    30,
+    10,
+    20,
     "no section is empty (\"none\" is an answer)",
 );
 /// A recommended section (not working, decisions, waiting on, can wait, status, commands) is absent.
@@ -157,47 +183,55 @@ pub const SECTION_RECOMMENDED: Rule = rule(
     4,
     "the recommended sections are present",
 );
-/// More than one next step.
+/// More than one next step: 2 points per step beyond the first.
 pub const NEXT_STEP_NOT_SINGLE: Rule = rule(
     "next-step-not-single",
     Warning,
-    10,
-    10,
+    2,
+    20,
     "there is exactly ONE next step",
 );
 /// A next step that names nothing to start from.
 pub const NEXT_STEP_VAGUE: Rule = rule(
     "next-step-vague",
     Warning,
-    10,
-    10,
+    12,
+    12,
     "the next step is concrete (a file, command, function or error)",
 );
-/// Over the token budget.
+/// Over the token budget: 5 points per quarter of the budget over it.
 pub const OVER_BUDGET: Rule = rule(
     "over-budget",
     Warning,
-    15,
-    15,
+    5,
+    25,
     "the handoff fits the token budget (default 1,500)",
 );
-/// Under the minimum size.
+/// Under the minimum size, scaled by how far under.
 pub const TOO_SHORT: Rule = rule(
     "too-short",
     Warning,
-    20,
-    20,
+    30,
+    30,
     "the handoff has enough substance (default 100 tokens)",
 );
-/// TODO, TBD, FIXME, `<fill in>`, ...
+/// TODO, TBD, FIXME, `<fill in>`, `[describe ...]`, ...
 pub const PLACEHOLDER: Rule = rule(
     "placeholder",
     Warning,
     5,
     15,
-    "no placeholders are left (TODO, TBD, FIXME, ???, <fill in>)",
+    "no placeholders are left (TODO, TBD, FIXME, ???, <fill in>, [describe ...])",
 );
-/// An API key, token or private key.
+/// Mostly placeholders: a template nobody filled in.
+pub const UNFILLED_TEMPLATE: Rule = rule(
+    "unfilled-template",
+    Error,
+    60,
+    60,
+    "the handoff is written, not a template left unfilled",
+);
+/// An API key, token, password or private key: the score is 0.
 pub const SECRET: Rule = rule(
     "secret",
     Error,
@@ -211,15 +245,15 @@ pub const STALE_PATH: Rule = rule(
     Warning,
     8,
     24,
-    "every referenced file exists in the project",
+    "every referenced project file exists",
 );
-/// A pasted log, long code block or transcript.
+/// A pasted log, test run, tool-call log or transcript.
 pub const RAW_DUMP: Rule = rule(
     "raw-dump",
     Warning,
     15,
     30,
-    "no pasted logs, long outputs or transcripts",
+    "no pasted logs, test runs, tool-call logs or transcripts",
 );
 /// No number saying where things stand.
 pub const NO_MEASURABLE_STATUS: Rule = rule(
@@ -230,14 +264,14 @@ pub const NO_MEASURABLE_STATUS: Rule = rule(
     "the status is measurable (\"30/90 tests pass\")",
 );
 /// No date.
-pub const UNDATED: Rule = rule("undated", Warning, 10, 10, "the handoff is dated");
-/// Work the previous handoff listed as done is proposed again.
+pub const UNDATED: Rule = rule("undated", Warning, 8, 8, "the handoff is dated");
+/// The next step redoes work listed as done (here or in the previous handoff).
 pub const COMPLETION_BLINDNESS: Rule = rule(
     "completion-blindness",
     Warning,
-    12,
-    24,
-    "the next step does not redo work an earlier handoff listed as done",
+    25,
+    50,
+    "the next step does not redo work listed as done (here or in the previous handoff)",
 );
 /// A failed approach is proposed as the next step.
 pub const RETRY_FAILED_APPROACH: Rule = rule(
@@ -255,6 +289,14 @@ pub const STALE_WAIT: Rule = rule(
     20,
     "nobody we wait on has written to the inbox since",
 );
+/// Waiting on something the handoff itself lists as done.
+pub const WAIT_ON_DONE: Rule = rule(
+    "wait-on-done",
+    Warning,
+    20,
+    40,
+    "nothing we wait on is listed as done",
+);
 /// Many commits since the handoff.
 pub const STALE_HANDOFF: Rule = rule(
     "stale-handoff",
@@ -262,6 +304,46 @@ pub const STALE_HANDOFF: Rule = rule(
     12,
     12,
     "the project has not moved on much since the handoff (fewer than 10 commits)",
+);
+/// Two statements of the handoff that cannot both be true.
+pub const CONTRADICTION: Rule = rule(
+    "contradiction",
+    Error,
+    20,
+    40,
+    "the handoff does not contradict itself (all tests pass / 3 failing, 42/50 / 45/50, deployed / blocked)",
+);
+/// Little or no evidence behind the claims.
+pub const NO_EVIDENCE: Rule = rule(
+    "no-evidence",
+    Warning,
+    25,
+    25,
+    "claims come with evidence: commit ids, counts, file:line, quoted errors, commands",
+);
+/// Most items say nothing ("made good progress", "various fixes").
+pub const FILLER: Rule = rule(
+    "filler",
+    Warning,
+    25,
+    25,
+    "the items carry content, not filler",
+);
+/// "Not working" without the error.
+pub const VAGUE_ERROR: Rule = rule(
+    "vague-error",
+    Warning,
+    6,
+    18,
+    "what fails is quoted with its error, not just \"not working\"",
+);
+/// A failed approach without the reason it failed.
+pub const FAILED_WITHOUT_REASON: Rule = rule(
+    "failed-without-reason",
+    Warning,
+    5,
+    15,
+    "each failed approach says why it failed",
 );
 
 /// Volatile status in the identity layer.
@@ -283,6 +365,8 @@ pub const POLICY_IN_STATE: Rule = rule(
 
 /// Every rule.
 pub const RULES: &[Rule] = &[
+    SECRET,
+    UNFILLED_TEMPLATE,
     SECTION_MISSING,
     FAILED_APPROACHES_MISSING,
     SECTION_EMPTY,
@@ -292,7 +376,6 @@ pub const RULES: &[Rule] = &[
     OVER_BUDGET,
     TOO_SHORT,
     PLACEHOLDER,
-    SECRET,
     STALE_PATH,
     RAW_DUMP,
     NO_MEASURABLE_STATUS,
@@ -300,9 +383,15 @@ pub const RULES: &[Rule] = &[
     COMPLETION_BLINDNESS,
     RETRY_FAILED_APPROACH,
     STALE_WAIT,
+    WAIT_ON_DONE,
     STALE_HANDOFF,
     VOLATILE_IDENTITY,
     POLICY_IN_STATE,
+    CONTRADICTION,
+    NO_EVIDENCE,
+    FILLER,
+    VAGUE_ERROR,
+    FAILED_WITHOUT_REASON,
 ];
 
 /// The rule with this id.
@@ -322,6 +411,8 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     layers::check_state(doc, &mut out);
     structure::check(doc, &mut out);
     content::check(doc, ctx, &mut out);
+    substance::check(doc, &mut out);
+    consistency::check(doc, &mut out);
     paths::check(doc, ctx, &mut out);
     cross::check(doc, ctx, &mut out);
     out

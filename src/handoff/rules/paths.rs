@@ -1,9 +1,11 @@
-//! Stale references: file paths the handoff names that do not exist in the
-//! project. A token counts as a path when it has a `/` and a file extension
-//! (`src/lib.rs`, `./scripts/x.sh`, `/abs/file.py:45`); home paths (`~/`),
-//! domains (`github.com/a/b.git`), fenced blocks (logs quote foreign paths)
-//! and lines that say the file was deleted, removed, renamed or moved are
-//! left alone.
+//! Stale references: project files the handoff names that do not exist. A
+//! token counts as a path when it has a `/` and a file extension
+//! (`src/lib.rs`, `./scripts/x.sh`, `/abs/file.py:45`). Only paths inside the
+//! workspace are checked: relative ones, and absolute ones under the project
+//! root (a handoff may name `/etc/promtail/config.yml` or `/Users/me/x.md`
+//! on purpose). Home paths (`~/`), domains (`github.com/a/b.git`), code
+//! blocks and traceback lines (they quote foreign paths), and lines that say
+//! the file was deleted, removed, renamed or moved are left alone.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -20,6 +22,10 @@ static PATH_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"^(?:\.{1,2}/|/)?(?:[\w.@+-]+/)+[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")
 });
 static LINE_SUFFIX: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?::\d+){1,2}$"));
+/// A line of a stack trace: Python's `File "x.py", line 3`, Java's and
+/// JavaScript's `at f (x.js:1:2)`, Rust's `at src/x.rs:1:2`.
+static TRACEBACK: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"^\s*(?:File "[^"]+", line \d+|at\s+\S+|\d+:\s+0x[0-9a-f]+)"#));
 static GONE_ON_PURPOSE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:delet|remov|renam|mov|drop)(?:e|ed|es|ing)?\b"));
 
@@ -29,11 +35,14 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
     };
     let mut seen = HashSet::new();
     for line in doc.lines.iter().filter(|l| !l.fenced) {
-        if GONE_ON_PURPOSE.is_match(line.text) {
+        if GONE_ON_PURPOSE.is_match(line.text) || TRACEBACK.is_match(line.text) {
             continue;
         }
         for path in line.text.split_whitespace().filter_map(path_token) {
-            if seen.insert(path) && !exists(root, path) {
+            let Some(inside) = in_workspace(root, path) else {
+                continue;
+            };
+            if seen.insert(path) && !exists(root, inside) {
                 out.push(STALE_PATH.at(
                     Some(line.number),
                     format!(
@@ -57,6 +66,17 @@ fn path_token(raw: &str) -> Option<&str> {
     let first = token.split('/').next().unwrap_or("");
     let is_domain = first.contains('.') && !first.starts_with('.');
     (PATH_SHAPE.is_match(token) && !is_domain).then_some(token)
+}
+
+/// The path relative to the project root, when it is inside the project:
+/// relative paths are, absolute ones only under the root.
+fn in_workspace<'a>(root: &Path, path: &'a str) -> Option<&'a str> {
+    if !path.starts_with('/') {
+        return Some(path);
+    }
+    let relative = Path::new(path).strip_prefix(root).ok()?;
+    let relative = relative.to_str()?;
+    Some(&path[path.len() - relative.len()..])
 }
 
 fn exists(root: &Path, path: &str) -> bool {
@@ -93,7 +113,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
         let doc = HandoffDocument::parse(
-            "see src/lib.rs and src/gone.rs\nagain src/gone.rs\ndeleted src/old.rs\n```\nat /rustc/x/src/ops.rs\n```\n",
+            "see src/lib.rs and src/gone.rs\nagain src/gone.rs\ndeleted src/old.rs\n```\nat /rustc/x/src/ops.rs\n```\nconfig in /etc/promtail/config.yml and /Users/me/notes/x.md\n  File \"lib/missing.py\", line 3\n    at run (lib/missing.js:1:2)\n",
         );
         let ctx = LintContext {
             root: Some(dir.path().into()),
@@ -108,5 +128,20 @@ mod tests {
         let mut out = Vec::new();
         check(&doc, &LintContext::default(), &mut out);
         assert!(out.is_empty(), "no root, no check");
+
+        let inside = format!(
+            "{}/src/lib.rs and {}/src/gone2.rs",
+            dir.path().display(),
+            dir.path().display()
+        );
+        let doc = HandoffDocument::parse(&inside);
+        let mut out = Vec::new();
+        check(&doc, &ctx, &mut out);
+        assert_eq!(
+            out.len(),
+            1,
+            "absolute paths inside the project are checked: {out:?}"
+        );
+        assert!(out[0].message.contains("gone2.rs"));
     }
 }

@@ -1,5 +1,7 @@
-//! Shape rules: required sections present and non-empty, failed approaches
-//! present, exactly one concrete next step.
+//! Shape rules: required sections present and non-empty (a missing one
+//! names the headings that were not recognised), failed approaches written
+//! down (a section, or inline "tried X -> failed because Y"), exactly one
+//! concrete next step.
 
 use std::sync::LazyLock;
 
@@ -9,7 +11,7 @@ use super::{
     FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
     SECTION_MISSING, SECTION_RECOMMENDED,
 };
-use crate::handoff::document::{HandoffDocument, Item, SectionKind};
+use crate::handoff::document::{HandoffDocument, Item, LineRole, SectionKind};
 use crate::handoff::text::snippet;
 use crate::patterns::pattern;
 
@@ -24,31 +26,52 @@ static ANCHOR: LazyLock<Regex> =
 /// Openings that say "more of the same" without saying what.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues)|make it work|see above|more of the same|whatever)\b",
+        r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
+    )
+});
+/// Negative knowledge written inline: "tried X -> failed because Y", an item
+/// that starts with "Never" or "Do not", "rejected", in the ten languages.
+static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
     )
 });
 
 pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    for kind in [SectionKind::Goal, SectionKind::Done, SectionKind::NextStep] {
+    for (kind, points) in [
+        (SectionKind::NextStep, SECTION_MISSING.weight),
+        (SectionKind::Goal, MISSING_CONTEXT_POINTS),
+        (SectionKind::Done, MISSING_CONTEXT_POINTS),
+    ] {
         if !doc.has(kind) {
-            out.push(SECTION_MISSING.at(
+            out.push(SECTION_MISSING.scaled(
                 None,
+                points,
                 format!(
-                    "no \"{}\" section: add `## {}`",
+                    "no \"{}\" section: add `## {}`{}",
                     kind.heading(),
-                    kind.heading()
+                    kind.heading(),
+                    unrecognised(doc)
                 ),
             ));
         }
     }
-    if !doc.has(SectionKind::FailedApproaches) {
+    if !doc.has(SectionKind::FailedApproaches)
+        && !doc
+            .current_prose()
+            .any(|l| l.role == LineRole::Text && NEGATIVE.is_match(l.text))
+    {
         out.push(FAILED_APPROACHES_MISSING.at(
             None,
-            "no \"Failed approaches (DO NOT retry)\" section: list what was tried and why it failed, so the next session does not try it again (\"none\" if nothing failed)",
+            "nothing says what failed: add \"Failed approaches (DO NOT retry)\" with what was tried and why it failed, so the next session does not try it again (\"none\" if nothing failed)",
         ));
     }
-    for section in &doc.sections {
-        if section.kind.is_some() && section.items.is_empty() {
+    for (i, section) in doc.sections.iter().enumerate().filter(|(_, s)| !s.past) {
+        let container = doc
+            .sections
+            .get(i + 1)
+            .is_some_and(|next| next.level > section.level && next.level <= 6);
+        if section.kind.is_some() && section.items.is_empty() && !container {
             out.push(SECTION_EMPTY.at(
                 Some(section.line),
                 format!(
@@ -72,6 +95,26 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_next_step(doc, out);
 }
 
+/// Points for a missing goal or done section (a missing next step costs
+/// the rule's full weight).
+const MISSING_CONTEXT_POINTS: u8 = 8;
+/// How many unrecognised headings a missing-section message names.
+const UNRECOGNISED_SHOWN: usize = 4;
+
+/// ` (headings not recognised: "Where to start" (line 12), ...)`, or nothing.
+fn unrecognised(doc: &HandoffDocument<'_>) -> String {
+    let names: Vec<String> = doc
+        .unrecognised()
+        .take(UNRECOGNISED_SHOWN)
+        .map(|s| format!("\"{}\" (line {})", snippet(s.heading, 40), s.line))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (headings not recognised: {})", names.join(", "))
+    }
+}
+
 fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     let steps: Vec<&Item> = doc.items_of(SectionKind::NextStep).collect();
     match steps.as_slice() {
@@ -87,14 +130,19 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 ));
             }
         }
-        [first, ..] => out.push(NEXT_STEP_NOT_SINGLE.at(
-            Some(first.line),
-            format!(
-                "{} next steps: name the ONE next step and move the rest to \"{}\"",
-                steps.len(),
-                SectionKind::CanWait.heading()
+        [first, ..] => out.push(
+            NEXT_STEP_NOT_SINGLE.scaled(
+                Some(first.line),
+                u8::try_from(steps.len() - 1)
+                    .unwrap_or(u8::MAX)
+                    .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
+                format!(
+                    "{} next steps: name the ONE next step and move the rest to \"{}\"",
+                    steps.len(),
+                    SectionKind::CanWait.heading()
+                ),
             ),
-        )),
+        ),
     }
 }
 

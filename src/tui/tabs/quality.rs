@@ -1,25 +1,55 @@
-//! The quality panel: the score of the current handoff (what the next
-//! session will read) and its findings by severity, rule and line.
+//! The review view: the current handoff (what the next session will read),
+//! or the latest session note (`v` switches), with each finding marked at
+//! its line, its score, how useful the previous handoff turned out to be,
+//! and a banner when it is not fit for the next session (below
+//! `[handover].min_score`, or holding a secret). `n`/`N` jump between
+//! findings, `e` opens `$EDITOR` at the selected finding's line; the file
+//! watcher re-scores it on save.
 
-use agent_handover::handoff::{LintReport, Severity};
+use agent_handover::handoff::rules::SECRET;
+use agent_handover::handoff::{Finding, Severity};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
-use crate::tui::command::TabId;
-use crate::tui::model::Shared;
-use crate::tui::tab::{Cursor, Tab};
+use crate::tui::command::{Binding, Command, TabId};
+use crate::tui::model::{Effect, QualityData, Reviewed, Shared};
+use crate::tui::tab::{Cursor, Reply, Tab};
+use crate::tui::theme::Theme;
 use crate::tui::widgets::{fit, loading, panel};
 
 /// The quality tab's id.
 pub const ID: TabId = TabId::new("Quality");
 
-/// The quality panel's state: the selected finding.
+/// Jump to the next finding.
+const NEXT_FINDING: Command = Command::Local("next-finding");
+/// Jump to the previous finding.
+const PREV_FINDING: Command = Command::Local("prev-finding");
+/// Open the handoff in `$EDITOR` at the selected finding's line.
+const EDIT: Command = Command::Local("edit");
+/// Switch between the current state and the latest session note.
+const SWITCH: Command = Command::Local("switch-document");
+
+/// The review view's own keys.
+#[rustfmt::skip]
+const BINDINGS: &[Binding] = &[
+    Binding::new("next-finding", NEXT_FINDING, &["n"], "next", "jump to the next finding"),
+    Binding::new("prev-finding", PREV_FINDING, &["N"], "", "jump to the previous finding"),
+    Binding::new("edit", EDIT, &["e"], "edit", "open the handoff in $EDITOR at the finding's line"),
+    Binding::new("switch-document", SWITCH, &["v"], "note", "current state / latest session note"),
+];
+
+/// From this width the text and the findings sit side by side.
+const SIDE_BY_SIDE_WIDTH: u16 = 90;
+
+/// The review view's state: the document shown and the selected finding.
 #[derive(Debug, Default)]
 pub struct QualityTab {
-    /// The selected finding (the list scrolls to keep it shown).
+    /// Which document: 0 the current state, 1 the latest session note.
+    doc: usize,
+    /// The selected finding (the text scrolls to its line).
     finding: Cursor,
 }
 
@@ -28,21 +58,77 @@ impl Tab for QualityTab {
         ID
     }
 
+    fn bindings(&self) -> &'static [Binding] {
+        BINDINGS
+    }
+
+    fn update(&mut self, command: Command, shared: &Shared, selected: bool) -> Reply {
+        if !selected {
+            return Reply::Unhandled;
+        }
+        let Some(q) = data(shared) else {
+            return Reply::Unhandled;
+        };
+        if command == SWITCH {
+            self.doc = (self.doc + 1) % q.docs.len().max(1);
+            self.finding = Cursor::default();
+            return Reply::Handled;
+        }
+        let Some(doc) = shown(q, self.doc) else {
+            return Reply::Unhandled;
+        };
+        let rows = doc.report.findings.len();
+        match command {
+            NEXT_FINDING | PREV_FINDING if rows == 0 => Reply::Note("no findings".into()),
+            NEXT_FINDING | PREV_FINDING => {
+                let delta = if command == NEXT_FINDING { 1 } else { -1 };
+                let to = wrapped(self.row(rows), delta, rows);
+                self.finding = Cursor::default();
+                self.finding.move_by(to, rows);
+                Reply::Handled
+            }
+            EDIT => Reply::Effects(vec![Effect::Edit {
+                path: doc.path.clone(),
+                line: doc
+                    .report
+                    .findings
+                    .get(self.finding.row())
+                    .and_then(|f| f.line)
+                    .unwrap_or(1),
+            }]),
+            _ => Reply::Unhandled,
+        }
+    }
+
     fn cursor_mut(&mut self) -> &mut Cursor {
         &mut self.finding
     }
 
     fn rows(&self, shared: &Shared) -> usize {
-        report(shared).map_or(0, |q| q.findings.len())
+        data(shared)
+            .and_then(|q| shown(q, self.doc))
+            .map_or(0, |d| d.report.findings.len())
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
-        draw(frame, area, shared, self.finding.row());
+        draw(frame, area, shared, self.doc, self.finding.row());
     }
 }
 
-/// The quality report, if loaded and there is a current state.
-fn report(shared: &Shared) -> Option<&LintReport> {
+impl QualityTab {
+    fn row(&self, rows: usize) -> usize {
+        self.finding.row().min(rows.saturating_sub(1))
+    }
+}
+
+/// `at` moved by `delta` on a ring of `rows` (as an offset from 0).
+fn wrapped(at: usize, delta: isize, rows: usize) -> isize {
+    let rows = rows.max(1) as isize;
+    (at as isize + delta).rem_euclid(rows)
+}
+
+/// The handoff under review, if loaded and there is a current state.
+fn data(shared: &Shared) -> Option<&QualityData> {
     shared
         .full
         .quality
@@ -51,10 +137,38 @@ fn report(shared: &Shared) -> Option<&LintReport> {
         .and_then(Option::as_ref)
 }
 
-/// Draw the quality panel into `area`, finding `selected` highlighted.
-fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+/// Document `doc` (the first when there are fewer).
+fn shown(q: &QualityData, doc: usize) -> Option<&Reviewed> {
+    q.docs.get(doc).or_else(|| q.docs.first())
+}
+
+/// Why the handoff is not fit for the next session, if it is not.
+fn unfit(doc: &Reviewed, min_score: u8) -> Option<String> {
+    if doc.report.findings.iter().any(|f| f.rule == SECRET.id) {
+        Some("NOT FIT FOR THE NEXT SESSION: it holds a secret".into())
+    } else if doc.report.score < min_score {
+        Some(format!(
+            "NOT FIT FOR THE NEXT SESSION: {} is below min_score {min_score}",
+            doc.report.score
+        ))
+    } else {
+        None
+    }
+}
+
+fn severity_style(t: &Theme, s: Severity) -> Style {
+    match s {
+        Severity::Error => t.error,
+        Severity::Warning => t.warn,
+        Severity::Info => t.muted,
+    }
+}
+
+/// Draw the review view of document `doc` into `area`, finding `selected`
+/// highlighted.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected: usize) {
     let t = &shared.theme;
-    let report = match &shared.full.quality {
+    let q = match &shared.full.quality {
         None => return loading(frame, area, shared, "Quality"),
         Some(Err(e)) => {
             let p = Paragraph::new(Line::styled(e.clone(), t.error)).wrap(Wrap { trim: false });
@@ -64,22 +178,24 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
             let p = Paragraph::new(Line::styled("No current-state.md to score yet.", t.muted));
             return frame.render_widget(p.block(panel(" Quality ", shared)), area);
         }
-        Some(Ok(Some(report))) => report,
+        Some(Ok(Some(q))) => q,
     };
+    let Some(d) = shown(q, doc) else {
+        return loading(frame, area, shared, "Quality");
+    };
+    let report = &d.report;
     let block = panel(
-        format!(
-            " Quality of the current handoff · {} tokens ",
-            report.tokens
-        ),
+        format!(" Review: the {} · {} tokens ", d.title, report.tokens),
         shared,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [gauge, sections, findings, detail] = Layout::vertical([
+    let banner = unfit(d, q.min_score);
+    let [gauge, banner_area, previous, body] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(2),
+        Constraint::Length(u16::from(banner.is_some())),
+        Constraint::Length(1),
         Constraint::Fill(1),
-        Constraint::Length(if inner.height >= 14 { 4 } else { 0 }),
     ])
     .areas(inner);
     let score_style = match report.score {
@@ -92,62 +208,191 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
         .ratio(f64::from(report.score) / 100.0)
         .label(format!("{}/100", report.score));
     frame.render_widget(g, gauge);
-    let present: Vec<&str> = report
-        .sections
-        .iter()
-        .filter(|s| s.kind.is_some())
-        .map(|s| s.heading.as_str())
+    if let Some(text) = banner {
+        let width = usize::from(banner_area.width);
+        frame.render_widget(
+            Paragraph::new(Line::styled(fit(&text, width), t.error.add_modifier(Modifier::REVERSED))),
+            banner_area,
+        );
+    }
+    let judged = q.previous.as_ref().map_or_else(
+        || "previous handoff: not judged yet (the next handover judges it)".to_string(),
+        |u| format!("previous handoff: {}", u.describe()),
+    );
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            fit(&judged, usize::from(previous.width)),
+            t.muted,
+        )),
+        previous,
+    );
+    let selected_finding = report.findings.get(selected);
+    let (text_area, list_area) = if body.width >= SIDE_BY_SIDE_WIDTH {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(58), Constraint::Fill(1)])
+            .spacing(1)
+            .areas(body);
+        (a, b)
+    } else {
+        let list = (report.findings.len().max(1) as u16)
+            .min(body.height / 3)
+            .max(1);
+        let [a, b] = Layout::vertical([Constraint::Fill(1), Constraint::Length(list)]).areas(body);
+        (a, b)
+    };
+    draw_text(frame, text_area, d, selected_finding, t);
+    draw_findings(frame, list_area, &report.findings, selected, t);
+}
+
+/// The handoff's lines with their numbers, a mark on each line with a
+/// finding (coloured by its worst), the selected finding's line highlighted
+/// and kept in view.
+fn draw_text(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    q: &Reviewed,
+    selected: Option<&Finding>,
+    t: &Theme,
+) {
+    let lines: Vec<&str> = q.text.lines().collect();
+    let height = usize::from(area.height);
+    let target = selected.and_then(|f| f.line).unwrap_or(1).max(1);
+    let first = target
+        .saturating_sub(height / 2)
+        .min(lines.len().saturating_sub(height))
+        .max(1);
+    let number_width = lines.len().to_string().len();
+    let text_width = usize::from(area.width).saturating_sub(number_width + 3);
+    let rows: Vec<Line<'_>> = (first..)
+        .zip(lines.iter().skip(first - 1))
+        .take(height)
+        .map(|(n, text)| {
+            let worst = q
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.line == Some(n))
+                .map(|f| f.severity)
+                .max();
+            let mark = match worst {
+                Some(s) => Span::styled("●", severity_style(t, s)),
+                None => Span::raw(" "),
+            };
+            let is_target = selected.and_then(|f| f.line) == Some(n);
+            let style = if is_target { t.selected } else { Style::new() };
+            Line::from(vec![
+                Span::styled(format!("{n:>number_width$} "), t.muted),
+                mark,
+                Span::raw(" "),
+                Span::styled(fit(text, text_width), style),
+            ])
+        })
         .collect();
-    let p = Paragraph::new(Line::styled(
-        format!("sections: {}", present.join(" · ")),
-        t.muted,
-    ))
-    .wrap(Wrap { trim: true });
-    frame.render_widget(p, sections);
-    if report.findings.is_empty() {
+    frame.render_widget(Paragraph::new(rows), area);
+}
+
+/// The findings, one per row, the selected one highlighted, with the
+/// points each takes off.
+fn draw_findings(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    findings: &[Finding],
+    selected: usize,
+    t: &Theme,
+) {
+    if findings.is_empty() {
         return frame.render_widget(
             Paragraph::new(Line::styled(
                 "No findings: ready for the next session.",
                 t.ok,
             )),
-            findings,
+            area,
         );
     }
-    let height = usize::from(findings.height);
+    let height = usize::from(area.height);
     let first = selected.saturating_sub(height.saturating_sub(1));
-    let width = usize::from(findings.width);
-    let lines: Vec<Line<'_>> = report
-        .findings
+    let width = usize::from(area.width);
+    let rows: Vec<Line<'_>> = findings
         .iter()
         .enumerate()
         .skip(first)
         .take(height)
         .map(|(i, f)| {
-            let sev = match f.severity {
-                Severity::Error => t.error,
-                Severity::Warning => t.warn,
-                Severity::Info => t.muted,
-            };
             let line = f.line.map_or("    ".to_string(), |l| format!("L{l:<3}"));
             let row = if i == selected {
                 t.selected
             } else {
                 Style::new()
             };
-            let text = format!(" {line} {}: {}", f.rule, f.message);
+            let points = if f.points > 0 {
+                format!("-{:<2}", f.points)
+            } else {
+                "   ".to_string()
+            };
+            let text = format!("{line} {points} {}: {}", f.rule, f.message);
             Line::from(vec![
-                Span::styled(format!("{:<7}", f.severity.to_string()), sev),
-                Span::styled(fit(&text, width.saturating_sub(7)), row),
+                Span::styled("● ", severity_style(t, f.severity)),
+                Span::styled(fit(&text, width.saturating_sub(2)), row),
             ])
         })
         .collect();
-    frame.render_widget(Paragraph::new(lines), findings);
-    if let Some(f) = report.findings.get(selected) {
-        let p = Paragraph::new(vec![
-            Line::styled(format!("{} ({})", f.rule, f.severity), t.accent),
-            Line::raw(f.message.clone()),
-        ])
-        .wrap(Wrap { trim: false });
-        frame.render_widget(p, detail);
+    frame.render_widget(Paragraph::new(rows), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::{self, draw, key};
+
+    #[test]
+    fn n_and_n_jump_between_findings_and_wrap() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        let rows = fixtures::tab::<QualityTab>(&app).rows(&app.shared);
+        assert!(rows > 2);
+        app.update(key('n'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), 1);
+        app.update(key('N'));
+        app.update(key('N'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), rows - 1);
+        app.update(key('n'));
+        assert_eq!(fixtures::tab::<QualityTab>(&app).finding.row(), 0);
+    }
+
+    #[test]
+    fn e_opens_the_editor_at_the_selected_findings_line() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        let with_line = data(&app.shared).unwrap().docs[0]
+            .report
+            .findings
+            .iter()
+            .position(|f| f.line.is_some())
+            .unwrap();
+        for _ in 0..with_line {
+            app.update(key('n'));
+        }
+        let line = data(&app.shared).unwrap().docs[0].report.findings[with_line]
+            .line
+            .unwrap();
+        assert_eq!(
+            app.update(key('e')),
+            vec![Effect::Edit {
+                path: "memory/layer2/current-state.md".into(),
+                line
+            }]
+        );
+    }
+
+    #[test]
+    fn v_shows_the_latest_session_note() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        app.update(key('v'));
+        let screen = draw(&app);
+        assert!(screen.contains("Review: the latest session note"), "{screen}");
+        assert!(screen.contains("parser/list.rs"), "{screen}");
+        assert!(!screen.contains("NOT FIT"), "the note passes the gate: {screen}");
+        app.update(key('v'));
+        assert!(draw(&app).contains("Review: the current state"));
     }
 }

@@ -1,0 +1,232 @@
+//! Consistency within one handoff: statements that cannot both be true
+//! ("all tests pass" beside "3 tests failing"; "42/50" beside "45/50";
+//! "deployed" beside "deploy blocked"; "all phases complete" beside "what
+//! remains"), a next step that is an item the same handoff lists as done
+//! (completion blindness), and waiting on something it lists as done. Only
+//! the current state counts: code blocks and past entries of a log are left
+//! out.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{COMPLETION_BLINDNESS, CONTRADICTION, Finding, WAIT_ON_DONE};
+use crate::handoff::document::{HandoffDocument, Item, Line, SectionKind};
+use crate::handoff::text::{content_words, proposes_again, snippet};
+use crate::patterns::pattern;
+
+/// A fraction's denominator must be at least this to be compared (small
+/// ones, "2/3 seeds", are too common to mean the same thing).
+const MIN_COMPARED_DENOMINATOR: u32 = 10;
+
+static ALL_PASS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\ball (?:the )?(?:\d+ )?(?:tests?|specs?|checks?)(?: are)? (?:pass|passing|passed|green)\b|\ball green\b|\bno (?:known )?(?:failures|issues)\b|\bfully functional\b|\beverything (?:is )?(?:works|working|passes|green)\b",
+    )
+});
+static SOME_FAIL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b([1-9]\d*) (?:\w+ )?(?:tests?|specs?|checks?|cases?)(?: are| still)? (?:fail|failing|failed|red|broken)\b|\b([1-9]\d*) fail(?:ed|ing|s|ures?)\b",
+    )
+});
+static DEPLOYED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:deployed|released|shipped) (?:to|in|on) (?:prod|production|live)\b")
+});
+static NOT_DEPLOYED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bdeploy(?:ment)? (?:is )?(?:blocked|failed|failing|broken)\b|\bnot (?:yet )?deployed\b|\bpipeline is red\b",
+    )
+});
+static ALL_DONE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\ball (?:phases|tasks|steps|work|items|features)(?: \([^)]*\))? (?:are |is )?(?:complete|completed|done|finished)\b",
+    )
+});
+static REMAINS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)^\s*#{1,6}\s*(?:what remains|remaining|still to do|left to do|not done)\b")
+});
+static FRACTION: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(\d{1,6})\s*/\s*(\d{1,6})\b"));
+
+pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let lines: Vec<&Line<'_>> = doc.current_prose().collect();
+    contradictions(&lines, out);
+    let done: Vec<&Item> = doc
+        .items_of(SectionKind::Done)
+        .chain(
+            doc.sections
+                .iter()
+                .filter(|s| !s.past)
+                .flat_map(|s| s.items.iter())
+                .filter(|i| i.checked == Some(true)),
+        )
+        .collect();
+    for step in doc.items_of(SectionKind::NextStep) {
+        let words = content_words(&step.text);
+        if let Some(d) = done.iter().find(|d| proposes_again(&d.text, &words)) {
+            out.push(COMPLETION_BLINDNESS.at(
+                Some(step.line),
+                format!(
+                    "the next step \"{}\" is listed as done on line {} (\"{}\"): pick what is really next",
+                    snippet(&step.text, 50),
+                    d.line,
+                    snippet(&d.text, 50)
+                ),
+            ));
+        }
+    }
+    for wait in doc.items_of(SectionKind::WaitingOn) {
+        let words = content_words(&wait.text);
+        if let Some(d) = done.iter().find(|d| proposes_again(&d.text, &words)) {
+            out.push(WAIT_ON_DONE.at(
+                Some(wait.line),
+                format!(
+                    "waiting on \"{}\", but line {} lists it as done (\"{}\"): drop the wait or say what is missing",
+                    snippet(&wait.text, 50),
+                    d.line,
+                    snippet(&d.text, 50)
+                ),
+            ));
+        }
+    }
+}
+
+fn contradictions(lines: &[&Line<'_>], out: &mut Vec<Finding>) {
+    let first = |re: &Regex| lines.iter().find(|l| re.is_match(l.text)).copied();
+    if let (Some(pass), Some(fail)) = (first(&ALL_PASS), first(&SOME_FAIL)) {
+        out.push(CONTRADICTION.at(
+            Some(fail.number),
+            format!(
+                "line {} says \"{}\", line {} says \"{}\": which is it?",
+                pass.number,
+                snippet(pass.text.trim(), 40),
+                fail.number,
+                snippet(fail.text.trim(), 40)
+            ),
+        ));
+    }
+    if let (Some(yes), Some(no)) = (first(&DEPLOYED), first(&NOT_DEPLOYED)) {
+        out.push(CONTRADICTION.at(
+            Some(no.number),
+            format!(
+                "line {} says it is deployed, line {} that the deploy is blocked: which is it?",
+                yes.number, no.number
+            ),
+        ));
+    }
+    if let (Some(done), Some(left)) = (first(&ALL_DONE), first(&REMAINS)) {
+        out.push(CONTRADICTION.at(
+            Some(left.number),
+            format!(
+                "line {} says everything is complete, line {} lists what remains: which is it?",
+                done.number, left.number
+            ),
+        ));
+    }
+    let mut seen: HashMap<u32, (u32, usize)> = HashMap::new();
+    let mut reported: HashSet<u32> = HashSet::new();
+    for line in lines {
+        for c in FRACTION.captures_iter(line.text) {
+            let (Ok(n), Ok(d)) = (c[1].parse::<u32>(), c[2].parse::<u32>()) else {
+                continue;
+            };
+            if d < MIN_COMPARED_DENOMINATOR || n > d {
+                continue;
+            }
+            match seen.get(&d) {
+                Some((m, at)) if *m != n && reported.insert(d) => {
+                    out.push(CONTRADICTION.at(
+                        Some(line.number),
+                        format!("{n}/{d} here, {m}/{d} on line {at}: say which count is current"),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(d, (n, line.number));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fired(text: &str) -> Vec<Finding> {
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        out
+    }
+
+    #[test]
+    fn tests_pass_and_fail_at_once() {
+        let f = fired(
+            "## Status\n- All tests pass.\n## Not working\n- 3 tests failing in `tests/test_invoices.py`\n",
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].rule, "contradiction");
+        assert_eq!(f[0].line, Some(4));
+        assert!(fired("## Status\n- All tests pass\n- 0 failures\n").is_empty());
+    }
+
+    #[test]
+    fn two_counts_of_the_same_total() {
+        let f = fired(
+            "## Status\n- 42/50 acceptance checks done\n## Next step\nFinish the rest (45/50 done).\n",
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message.starts_with("45/50 here, 42/50"),
+            "{}",
+            f[0].message
+        );
+        assert!(fired("- recall 3/5\n- escape 1/5\n- 30/90 pass\n- 30/90 again\n").is_empty());
+    }
+
+    #[test]
+    fn deployed_and_blocked() {
+        let f =
+            fired("- Deployed to production on Friday.\n- Deploy blocked: the pipeline is red\n");
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    #[test]
+    fn everything_complete_and_what_remains() {
+        let f = fired(
+            "- **ALL PHASES (0-6) ARE COMPLETE.**\n\n## What remains (Phases 2-6)\n- Phase 3\n",
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    #[test]
+    fn the_next_step_is_listed_as_done() {
+        let text = "## Done\n- Price range slider wired to the `price_min`/`price_max` query params\n- [x] Rating filter\n## Next step\nImplement the price range slider wired to the price_min/price_max query params.\n";
+        let f = fired(text);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].rule, "completion-blindness");
+        assert_eq!(f[0].line, Some(5));
+        let other = text.replace(
+            "Implement the price range slider wired",
+            "Add a currency selector next",
+        );
+        assert!(fired(&other).is_empty());
+    }
+
+    #[test]
+    fn waiting_on_what_is_done() {
+        let f = fired(
+            "## Done\n- DNS records for staging.acme.dev created by Ops\n## Waiting on\n- Ops to create the DNS records for staging.acme.dev\n- Legal on the wording\n",
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].rule, "wait-on-done");
+        assert_eq!(f[0].line, Some(4));
+    }
+
+    #[test]
+    fn past_entries_and_code_are_not_compared() {
+        let log = "## 2026-09-01\n### Status\n- 12/40 done\n### Next step\nMatch by id\n## 2026-09-05\n### Status\n- 30/40 done\n### Next step\nWrite the report in `report.py`\n```\nall tests pass\n3 tests failing\n```\n";
+        assert!(fired(log).is_empty(), "{:?}", fired(log));
+    }
+}
