@@ -32,6 +32,9 @@ pub struct Finding {
     /// The file `--fix` would remove, when it is safe to remove.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub removable: Option<PathBuf>,
+    /// Whether something is stuck until someone acts (`false`: worth
+    /// knowing, nothing wrong: a running handover, PAUSE, state drift).
+    pub needs_action: bool,
 }
 
 /// Look at everything in `ws` (see the module docs).
@@ -44,6 +47,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             what: format!("the checkpoint cannot be read: {e}"),
             fix: "follow the fix above; nothing else runs until it is settled".into(),
             removable: None,
+            needs_action: true,
         }),
         Ok(cp) if cp.status == RunStatus::InProgress && !cp.pending_steps().is_empty() => {
             let run = cp.run_id.clone().unwrap_or_else(|| "(0.5.1)".into());
@@ -53,6 +57,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
                     what: format!("handover {run} is being executed by {h}"),
                     fix: "let it finish (`agent-handover status -v` shows progress)".into(),
                     removable: None,
+                    needs_action: false,
                 },
                 None => Finding {
                     kind: "interrupted",
@@ -62,6 +67,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
                     ),
                     fix: "`agent-handover resume` (done steps are not redone)".into(),
                     removable: None,
+                    needs_action: true,
                 },
             });
         }
@@ -73,6 +79,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             what: e.to_string(),
             fix: "see above".into(),
             removable: None,
+            needs_action: true,
         }),
         Ok(queued) if !queued.is_empty() => found.push(Finding {
             kind: "queued",
@@ -87,6 +94,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             ),
             fix: "`agent-handover resume` runs them in order".into(),
             removable: None,
+            needs_action: true,
         }),
         Ok(_) => {}
     }
@@ -100,6 +108,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             ),
             fix: "`agent-handover unpause` once a human agrees".into(),
             removable: None,
+            needs_action: false,
         });
     }
     found.extend(git_lock_findings(ws));
@@ -118,6 +127,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
                 d.diff_command()
             ),
             removable: None,
+            needs_action: false,
         });
     }
     found
@@ -134,22 +144,38 @@ fn git_lock_findings(ws: &Workspace) -> Vec<Finding> {
         return Vec::new();
     };
     let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
-    git_locks::find(repo.path(), &workdir)
+    let integrating = repo.path().join(crate::backend::git::INTEGRATING);
+    let interrupted = integrating.exists().then(|| Finding {
+        kind: "integration_interrupted",
+        what: format!(
+            "bringing the remote in was interrupted ({} is there)",
+            integrating.display()
+        ),
+        fix: "`agent-handover sync` (or the next publish) finishes it".into(),
+        removable: None,
+        needs_action: true,
+    });
+    interrupted
         .into_iter()
-        .map(|lock: GitLock| Finding {
-            kind: "git_lock",
-            what: lock
-                .describe()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-            fix: format!(
-                "rm '{}' once no git runs there, then `agent-handover resume`",
-                lock.path.display()
-            ),
-            removable: lock.is_stale().then(|| lock.path.clone()),
-        })
+        .chain(
+            git_locks::find(repo.path(), &workdir)
+                .into_iter()
+                .map(|lock: GitLock| Finding {
+                    kind: "git_lock",
+                    what: lock
+                        .describe()
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
+                    fix: format!(
+                        "rm '{}' once no git runs there, then `agent-handover resume`",
+                        lock.path.display()
+                    ),
+                    removable: lock.is_stale().then(|| lock.path.clone()),
+                    needs_action: true,
+                }),
+        )
         .collect()
 }
 
@@ -175,6 +201,7 @@ fn dead_group_records(ws: &Workspace, running: bool) -> Vec<Finding> {
                 ),
                 fix: "remove it (`agent-handover doctor --fix`); the next run of that step ignores it".into(),
                 removable: Some(e.path()),
+                needs_action: true,
             })
         })
         .collect()
@@ -183,9 +210,13 @@ fn dead_group_records(ws: &Workspace, running: bool) -> Vec<Finding> {
 /// Remove the files of `planned` (what [`examine`] marked removable and the
 /// user was shown) that are still safe to remove now: everything is looked
 /// at again first (a git may have started meanwhile). Returns what was removed.
+/// Group records are only removed under the run lock (so no handover starts
+/// a step meanwhile); while a handover runs, they are left.
 pub fn fix(ws: &Workspace, planned: &[PathBuf]) -> Vec<PathBuf> {
+    let held = RunLock::acquire(&ws.lock_file()).ok();
     examine(ws)
         .into_iter()
+        .filter(|f| held.is_some() || f.kind != "dead_group_record")
         .filter_map(|f| f.removable)
         .filter(|path| planned.contains(path))
         .filter(|path| std::fs::remove_file(path).is_ok())

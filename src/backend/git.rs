@@ -19,6 +19,7 @@
 //! reported; a lock file is never deleted.
 
 use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -365,9 +366,9 @@ impl GitSpec {
         let merge = repo
             .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
             .map_err(git)?;
-        let drift = self.keep_drift(&settled)?;
         let merge_commit = repo.find_commit(merge).map_err(git)?;
         self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
+        let drift = self.keep_drift(&settled)?;
         Ok(format!(
             "merged {}/{} ({}) as {}{}{drift}",
             self.remote,
@@ -406,11 +407,14 @@ impl GitSpec {
         Ok(notes.concat())
     }
 
-    /// Move the branch from `from` (none: unborn) to its descendant `to`:
-    /// the intent first (durable, in the git folder), then the work tree
-    /// and index, then the branch. A crash anywhere in between is finished
-    /// by [`Self::finish_integration`] before the next publish or sync, so
-    /// the half-updated work tree is never committed as if it were ours.
+    /// Move the branch from `from` (none: unborn) to its descendant `to`.
+    /// The work tree is checked first (a file edited here that the move
+    /// would change stops it, nothing touched); then `to` is held by a ref
+    /// (so no `git gc` can take it) and the intent written (durable, in the
+    /// git folder); then the work tree and index are updated and the branch
+    /// moved. A crash anywhere in between is finished by
+    /// [`Self::finish_integration`] before the next publish or sync, so the
+    /// half-updated work tree is never committed as if it were ours.
     fn move_branch(
         &self,
         repo: &Repository,
@@ -419,6 +423,18 @@ impl GitSpec {
         why: &str,
     ) -> Result<(), String> {
         let git = |e: git2::Error| git_error(repo, &e);
+        let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
+        let update = WorkTreeUpdate::plan(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
+        if let Some(edited) = update.edited.first() {
+            return Err(format!(
+                "{} was edited here and {}/{} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
+                edited.display(),
+                self.remote,
+                self.branch
+            ));
+        }
+        repo.reference(INTEGRATING_REF, to.id(), true, why)
+            .map_err(git)?;
         let from_id = from.map_or(git2::Oid::ZERO_SHA1, Commit::id);
         fsx::write_atomic(
             &repo.path().join(INTEGRATING),
@@ -426,50 +442,50 @@ impl GitSpec {
         )
         .map_err(|e| e.to_string())?;
         crate::failpoint::hit("integrate-after-intent");
-        let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
-        update_work_tree(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
+        update.apply(repo)?;
         crate::failpoint::hit("integrate-after-work-tree");
-        repo.reference(&format!("refs/heads/{}", self.branch), to.id(), true, why)
-            .map_err(git)?;
-        fsx::remove_files_durable(repo.path(), &[INTEGRATING]).map_err(|e| e.to_string())?;
-        Ok(())
+        self.land(repo, to.id(), why)
     }
 
-    /// Finish a [`Self::move_branch`] a crash interrupted: bring the work
-    /// tree and index to its target and move the branch there. Nothing to
-    /// finish (no intent written, or the branch moved elsewhere since) is fine.
+    /// The last of a move: the branch to `to`, then the intent cleared.
+    fn land(&self, repo: &Repository, to: git2::Oid, why: &str) -> Result<(), String> {
+        repo.reference(&format!("refs/heads/{}", self.branch), to, true, why)
+            .map_err(|e| git_error(repo, &e))?;
+        clear_intent(repo)
+    }
+
+    /// Finish a [`Self::move_branch`] a crash interrupted. The branch still
+    /// at `from`: the files still at their old text are brought to the new
+    /// one (a file changed since, e.g. by the handover that follows, is
+    /// left as it is: a change on top of the merge), then the branch moves.
+    /// The branch already at `to`: only the intent is cleared. Nothing to
+    /// finish (no intent, or the branch moved elsewhere since) is fine.
     fn finish_integration(&self, repo: &Repository) -> Result<(), String> {
         let marker = repo.path().join(INTEGRATING);
         let Ok(text) = std::fs::read_to_string(&marker) else {
             return Ok(());
         };
+        let why = "agent-handover: finish an interrupted integration";
         let mut ids = text.split_whitespace().map(git2::Oid::from_str);
-        let (Some(Ok(from)), Some(Ok(to))) = (ids.next(), ids.next()) else {
-            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
-                .map(drop)
-                .map_err(|e| e.to_string());
-        };
         let head = repo.head().ok().and_then(|h| h.target());
-        let unborn = from.is_zero() && head.is_none();
-        let (Ok(target), true) = (
-            repo.find_commit(to),
-            head == Some(from) || head == Some(to) || unborn,
-        ) else {
-            // The branch moved elsewhere since: nothing of ours to finish.
-            return fsx::remove_files_durable(repo.path(), &[INTEGRATING])
-                .map(drop)
-                .map_err(|e| e.to_string());
+        let (from, to) = match (ids.next(), ids.next()) {
+            (Some(Ok(from)), Some(Ok(to))) => (from, to),
+            _ => (git2::Oid::ZERO_SHA1, git2::Oid::ZERO_SHA1),
         };
-        let source = (!from.is_zero())
-            .then(|| repo.find_commit(from))
-            .transpose();
-        let source = source.map_err(|e| git_error(repo, &e))?;
-        self.move_branch(
-            repo,
-            source.as_ref(),
-            &target,
-            "agent-handover: finish an interrupted integration",
-        )
+        let moving = head == Some(from) || (from.is_zero() && head.is_none());
+        let target = repo.find_commit(to);
+        let (true, Ok(target)) = (moving && !to.is_zero(), target) else {
+            // Landed already, or the branch moved elsewhere since.
+            return clear_intent(repo);
+        };
+        let git = |e: git2::Error| git_error(repo, &e);
+        let from_tree = (!from.is_zero())
+            .then(|| repo.find_commit(from).and_then(|c| c.tree()))
+            .transpose()
+            .map_err(git)?;
+        WorkTreeUpdate::plan(repo, from_tree.as_ref(), &target.tree().map_err(git)?)?
+            .apply(repo)?;
+        self.land(repo, to, why)
     }
 
     fn conflict_message(
@@ -593,82 +609,151 @@ fn file_mode(mode: u32) -> FileMode {
 }
 
 /// The git folder's note of an integration in progress: `<from> <to>`.
-const INTEGRATING: &str = "agent-handover-integrate";
+pub const INTEGRATING: &str = "agent-handover-integrate";
+/// The ref that holds an integration's target until it lands.
+const INTEGRATING_REF: &str = "refs/agent-handover/integrating";
 
-/// Bring the work tree and index from `from` (none: empty) to `to`, file by
-/// file, each written atomically. A file holding neither its `from` nor its
-/// `to` text is a local edit: nothing is touched, and the error names it.
-/// Files already at `to` (an interrupted update) are left as they are; the
-/// index keeps whatever else the user staged.
-fn update_work_tree(
-    repo: &Repository,
-    from: Option<&Tree<'_>>,
-    to: &Tree<'_>,
-) -> Result<(), String> {
-    let git = |e: git2::Error| git_error(repo, &e);
-    let workdir = repo
-        .workdir()
-        .ok_or("the repository has no work tree")?
-        .to_path_buf();
-    let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
-    let mut changes = Vec::new();
-    for delta in diff.deltas() {
-        let (old, new) = (delta.old_file(), delta.new_file());
-        let path = new
-            .path()
-            .or(old.path())
-            .ok_or("a change without a path")?
-            .to_path_buf();
-        let on_disk = workdir.join(&path);
-        let current = match std::fs::symlink_metadata(&on_disk) {
-            Ok(m) if m.is_file() => {
-                Some(git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).map_err(git)?)
-            }
-            Ok(_) => Some(git2::Oid::ZERO_SHA1), // a folder or link: neither side's text
-            Err(_) => None,
-        };
-        let (old_id, new_id) = (
-            (!old.id().is_zero()).then(|| old.id()),
-            (!new.id().is_zero()).then(|| new.id()),
-        );
-        if current != old_id && current != new_id {
-            return Err(format!(
-                "{} was edited here and {} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
-                on_disk.display(),
-                "the remote"
-            ));
-        }
-        changes.push((path, new_id, new.mode()));
+/// Remove the intent of an integration and the ref holding its target.
+fn clear_intent(repo: &Repository) -> Result<(), String> {
+    fsx::remove_files_durable(repo.path(), &[INTEGRATING]).map_err(|e| e.to_string())?;
+    if let Ok(mut held) = repo.find_reference(INTEGRATING_REF) {
+        held.delete().map_err(|e| git_error(repo, &e))?;
     }
-    for (path, new_id, mode) in &changes {
-        let on_disk = workdir.join(path);
-        match new_id {
-            Some(id) => {
-                let blob = repo.find_blob(*id).map_err(git)?;
-                fsx::write_atomic(&on_disk, blob.content()).map_err(|e| e.to_string())?;
-                if *mode == git2::FileMode::BlobExecutable {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&on_disk, std::fs::Permissions::from_mode(0o755))
-                        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// One file of a work-tree update: its path, and its new blob and mode
+/// (none: removed).
+struct FileChange {
+    path: PathBuf,
+    new: Option<(git2::Oid, FileMode)>,
+}
+
+/// The work tree and index brought from one tree to another, file by file,
+/// each file written atomically; the index keeps whatever else the user
+/// staged. Planned first, so a file edited here is found before anything is
+/// touched.
+struct WorkTreeUpdate {
+    /// Files still at their old text (or already at the new one).
+    changes: Vec<FileChange>,
+    /// Files holding neither text: edited here.
+    edited: Vec<PathBuf>,
+}
+
+impl WorkTreeUpdate {
+    fn plan(repo: &Repository, from: Option<&Tree<'_>>, to: &Tree<'_>) -> Result<Self, String> {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let workdir = repo
+            .workdir()
+            .ok_or("the repository has no work tree")?
+            .to_path_buf();
+        let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
+        let mut update = WorkTreeUpdate {
+            changes: Vec::new(),
+            edited: Vec::new(),
+        };
+        for delta in diff.deltas() {
+            let (old, new) = (delta.old_file(), delta.new_file());
+            let Some(path) = new.path().or(old.path()).map(Path::to_path_buf) else {
+                continue;
+            };
+            if path.components().any(|c| {
+                matches!(c, std::path::Component::ParentDir)
+                    || c.as_os_str().eq_ignore_ascii_case(".git")
+            }) {
+                return Err(format!(
+                    "the remote's commit holds the path {} , which no work tree may take: nothing was updated\n  fix: remove it from the remote's branch",
+                    path.display()
+                ));
+            }
+            let on_disk = workdir.join(&path);
+            let current = on_disk_blob(&on_disk).map_err(git)?;
+            let known = |f: &git2::DiffFile<'_>| (!f.id().is_zero()).then(|| f.id());
+            let (old_id, new_id) = (known(&old), known(&new));
+            if current != old_id && current != new_id {
+                update.edited.push(on_disk);
+                continue;
+            }
+            update.changes.push(FileChange {
+                path,
+                new: new_id.map(|id| (id, new.mode())),
+            });
+        }
+        Ok(update)
+    }
+
+    fn apply(&self, repo: &Repository) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let workdir = repo
+            .workdir()
+            .ok_or("the repository has no work tree")?
+            .to_path_buf();
+        for change in &self.changes {
+            let on_disk = workdir.join(&change.path);
+            let fail = |what: &str, e: &dyn std::fmt::Display| {
+                format!(
+                    "{what} {}: {e}\n  fix: make it writable, then run the command again (the update goes on where it stopped)",
+                    on_disk.display()
+                )
+            };
+            if std::fs::symlink_metadata(&on_disk).is_ok_and(|m| m.file_type().is_symlink()) {
+                std::fs::remove_file(&on_disk).map_err(|e| fail("remove", &e))?;
+            }
+            match change.new {
+                Some((id, FileMode::Link)) => {
+                    let target = repo.find_blob(id).map_err(|e| git_error(repo, &e))?;
+                    let target = std::ffi::OsStr::from_bytes(target.content());
+                    let _ = std::fs::remove_file(&on_disk);
+                    if let Some(dir) = on_disk.parent() {
+                        fsx::create_dir_durable(dir).map_err(|e| e.to_string())?;
+                    }
+                    std::os::unix::fs::symlink(target, &on_disk).map_err(|e| fail("link", &e))?;
+                }
+                Some((id, mode)) => {
+                    let blob = repo.find_blob(id).map_err(|e| git_error(repo, &e))?;
+                    fsx::write_atomic(&on_disk, blob.content()).map_err(|e| e.to_string())?;
+                    let bits = if mode == FileMode::BlobExecutable {
+                        0o755
+                    } else {
+                        0o644
+                    };
+                    std::fs::set_permissions(&on_disk, std::fs::Permissions::from_mode(bits))
+                        .map_err(|e| fail("set the mode of", &e))?;
+                }
+                None => match std::fs::remove_file(&on_disk) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(fail("remove", &e)),
+                },
+            }
+        }
+        with_index_lock_retry(repo, || {
+            let mut index = repo.index()?;
+            for change in &self.changes {
+                match change.new {
+                    Some(_) => index.add_path(&change.path)?,
+                    None => index.remove_path(&change.path)?,
                 }
             }
-            None => match std::fs::remove_file(&on_disk) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("remove {}: {e}", on_disk.display())),
-            },
-        }
+            index.write()
+        })
     }
-    with_index_lock_retry(repo, || {
-        let mut index = repo.index()?;
-        for (path, new_id, _) in &changes {
-            match new_id {
-                Some(_) => index.add_path(path)?,
-                None => index.remove_path(path)?,
-            }
+}
+
+/// The blob id of what is at `path` in the work tree: a file's content, a
+/// link's target; `None` when nothing is there (a folder counts as neither
+/// side's text).
+fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
+    use std::os::unix::ffi::OsStrExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => git2::Oid::hash_file(git2::ObjectType::Blob, path).map(Some),
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(path).unwrap_or_default();
+            git2::Oid::hash_object(git2::ObjectType::Blob, target.as_os_str().as_bytes()).map(Some)
         }
-        index.write()
-    })
+        Ok(_) => Ok(Some(git2::Oid::ZERO_SHA1)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// A git2 error as a message; one about a lock file (`index.lock`, a ref's

@@ -134,27 +134,24 @@ pub fn settle(
         if kind == Kind::Other || kind == Kind::State {
             continue; // state: settled below, whatever git made of it
         }
-        let text = |e: &Option<IndexEntry>| -> Result<Option<String>, git2::Error> {
-            e.as_ref()
-                .map(|e| {
-                    repo.find_blob(e.id)
-                        .map(|b| String::from_utf8_lossy(b.content()).into_owned())
-                })
-                .transpose()
+        let text = |id: git2::Oid| -> Result<String, git2::Error> {
+            Ok(String::from_utf8_lossy(repo.find_blob(id)?.content()).into_owned())
         };
-        let (our_text, their_text) = (text(&c.our)?, text(&c.their)?);
+        let (our_id, their_id) = (c.our.as_ref().map(|e| e.id), c.their.as_ref().map(|e| e.id));
         let mode = c
             .our
             .as_ref()
             .or(c.their.as_ref())
             .map_or(0o100644, |e| e.mode);
-        let resolved: Vec<(String, String)> = match (kind, our_text, their_text) {
+        // What goes where: blobs kept as they are (no byte re-encoded), or
+        // texts a layer merged.
+        let resolved: Vec<(String, Oid)> = match (kind, our_id, their_id) {
             // Deleted on one side, changed on the other: keep the text.
-            (_, Some(t), None) | (_, None, Some(t)) => {
+            (_, Some(kept), None) | (_, None, Some(kept)) => {
                 settled
                     .files
                     .push(format!("{path}: kept (deleted on one side only)"));
-                vec![(path.clone(), t)]
+                vec![(path.clone(), kept)]
             }
             (Kind::Note | Kind::Message, Some(o), Some(t)) => {
                 let renamed = free_name(index, &path);
@@ -165,20 +162,23 @@ pub fn settle(
             }
             (Kind::Archive, Some(o), Some(t)) => {
                 settled.files.push(format!("{path}: merged by note"));
-                vec![(path.clone(), compact::merge_archives(&o, &t))]
+                let merged = compact::merge_archives(&text(o)?, &text(t)?);
+                vec![(path.clone(), repo.blob(merged.as_bytes())?)]
             }
-            (Kind::Marks, Some(o), Some(t)) => match read_state::merge_marks(&o, &t) {
-                Some(merged) => {
-                    settled.files.push(format!("{path}: read marks united"));
-                    vec![(path.clone(), merged)]
+            (Kind::Marks, Some(o), Some(t)) => {
+                match read_state::merge_marks(&text(o)?, &text(t)?) {
+                    Some(merged) => {
+                        settled.files.push(format!("{path}: read marks united"));
+                        vec![(path.clone(), repo.blob(merged.as_bytes())?)]
+                    }
+                    None => continue, // not ours to read: a real conflict
                 }
-                None => continue, // not ours to read: a real conflict
-            },
+            }
             _ => continue,
         };
         index.remove_path(Path::new(&path))?;
-        for (p, text) in resolved {
-            put(repo, index, &p, &text, mode)?;
+        for (p, id) in resolved {
+            put_blob(index, &p, id, mode)?;
         }
     }
     settle_changed_on_both(repo, index, ours, theirs, base, prefixes, &mut settled)?;
@@ -335,7 +335,11 @@ fn put(
     text: &str,
     mode: u32,
 ) -> Result<(), git2::Error> {
-    let id = repo.blob(text.as_bytes())?;
+    put_blob(index, path, repo.blob(text.as_bytes())?, mode)
+}
+
+/// Stage blob `id` at `path` (stage 0).
+fn put_blob(index: &mut Index, path: &str, id: Oid, mode: u32) -> Result<(), git2::Error> {
     index.add(&IndexEntry {
         ctime: git2::IndexTime::new(0, 0),
         mtime: git2::IndexTime::new(0, 0),
@@ -344,7 +348,7 @@ fn put(
         mode,
         uid: 0,
         gid: 0,
-        file_size: text.len() as u32,
+        file_size: 0,
         id,
         flags: 0,
         flags_extended: 0,

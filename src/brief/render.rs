@@ -110,10 +110,7 @@ fn recovery(out: &mut String, r: &Recovery) {
                 sync.detail
             ),
             SyncState::Local => format!("Not synced: {}.", sync.detail),
-            SyncState::NotSynced => format!(
-                "**Not synced:** {}",
-                sync.detail.lines().next().unwrap_or_default()
-            ),
+            SyncState::NotSynced => format!("**Not synced:** {}", sync.detail),
         };
         let _ = writeln!(out, "- {line}");
     }

@@ -21,7 +21,9 @@ pub struct DoctorArgs {
     pub target: Target,
 }
 
-/// Exit 0 when nothing is found (after `--fix`: nothing left), 1 otherwise.
+/// Exit 0 when nothing needs action (after `--fix`: nothing left that
+/// does), 1 otherwise; what is only worth knowing (a running handover,
+/// PAUSE, state drift) is listed either way.
 pub fn doctor(args: &DoctorArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
     let found = doctor::examine(&ws);
@@ -40,14 +42,15 @@ pub fn doctor(args: &DoctorArgs, out: Output) -> Result<u8> {
     } else {
         found
     };
+    let stuck = left.iter().any(|f| f.needs_action);
     out.emit(
-        &json!({ "ok": left.is_empty(), "findings": left, "removed": removed }),
+        &json!({ "ok": !stuck, "findings": left, "removed": removed }),
         || {
             for p in &removed {
                 println!("removed {}", p.display());
             }
-            if left.is_empty() {
-                println!("nothing stale or odd found");
+            if !stuck {
+                println!("nothing stale or stuck found");
             }
             for f in &left {
                 println!("{}: {}\n  fix: {}", f.kind, f.what, f.fix);

@@ -127,15 +127,27 @@ impl Engine {
     pub fn start(&mut self, request: RunRequest) -> Result<RunReport> {
         request.validate()?;
         request.refuse_secrets()?;
-        if let Ok(cp) = self.checkpoint()
-            && cp.status == RunStatus::InProgress
-            && !cp.is_legacy()
-            && self.same_run(&cp, &request)
+        if let Ok(seen) = self.checkpoint()
+            && seen.status == RunStatus::InProgress
+            && !seen.is_legacy()
+            && self.same_run(&seen, &request)
         {
             ensure_not_paused(&self.ws.pause_files())?;
             let (_lock, cp) = self.lock()?;
-            let report = self.start_locked(cp, request)?;
-            return self.then_drain(report);
+            if cp.run_id == seen.run_id {
+                if cp.status == RunStatus::InProgress {
+                    let report = self.start_locked(cp, request)?;
+                    return self.then_drain(report);
+                }
+                // Finished by another process meanwhile: not run twice.
+                return Ok(RunReport {
+                    run_id: cp.run_id,
+                    status: cp.status,
+                    executed: Vec::new(),
+                    finished_previous: None,
+                });
+            }
+            // Another run took its place meanwhile: this one queues below.
         }
         request.admit(&self.ws)?;
         let (_lock, cp) = match ensure_not_paused(&self.ws.pause_files()).and_then(|()| self.lock())

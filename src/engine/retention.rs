@@ -77,19 +77,28 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// Work out what `policy` deletes in `ws`; `pruning_run` (the run doing it,
-/// which counts as the newest) and `in_progress` (the checkpoint's run in
-/// progress, if any) are protected.
+/// which counts as the newest), `in_progress` (the checkpoint's run in
+/// progress, if any) and every queued run are protected.
 pub fn plan(
     ws: &Workspace,
     policy: &RetentionPolicy,
     pruning_run: Option<&str>,
     in_progress: Option<&str>,
 ) -> Result<RetentionPlan> {
-    let protected: BTreeSet<String> = pruning_run
+    let mut protected: BTreeSet<String> = pruning_run
         .into_iter()
         .chain(in_progress)
         .map(String::from)
         .collect();
+    // Handovers queued behind this one: their staged inputs hold their notes.
+    if let Ok(queued) = std::fs::read_dir(ws.queue_dir()) {
+        protected.extend(queued.filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".json")
+                .filter(|id| !id.starts_with('.'))
+                .map(String::from)
+        }));
+    }
     let mut plan = RetentionPlan::default();
     if let Some(keep) = policy.runs {
         plan_runs(ws, keep, &protected, pruning_run, &mut plan)?;
@@ -260,6 +269,28 @@ mod tests {
         );
         // Applying again finds nothing more to do.
         assert!(super::plan(&ws, &policy, None, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_queued_run_keeps_its_staged_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        for i in 0..4 {
+            past_run(&ws, &format!("20261101-10000{i}-abcd"));
+        }
+        std::fs::create_dir_all(ws.queue_dir()).unwrap();
+        std::fs::write(ws.queue_dir().join("20261101-100000-abcd.json"), "{}").unwrap();
+        let policy = RetentionPolicy {
+            runs: Some(1),
+            ..Default::default()
+        };
+        let plan = plan(&ws, &policy, None, None).unwrap();
+        assert!(
+            !plan.runs.contains(&"20261101-100000-abcd".to_string()),
+            "{:?}",
+            plan.runs
+        );
+        assert_eq!(plan.runs.len(), 2);
     }
 
     #[test]

@@ -130,14 +130,13 @@ pub fn findings(note: &str) -> Vec<Finding> {
         }
     }
     for section in &doc.sections {
-        let kind = match section.kind {
-            Some(SectionKind::Decisions) => FactKind::Decision,
-            Some(SectionKind::FailedApproaches) => FactKind::FailedApproach,
-            Some(_) => continue,
-            None => match topic_of_heading(section.heading) {
-                Some(kind) => kind,
-                None => continue,
-            },
+        // A topic heading names its own kind first: the linter files
+        // "Gotchas" under failed approaches, the index keeps them apart.
+        let kind = match (topic_of_heading(section.heading), section.kind) {
+            (Some(kind), _) => kind,
+            (None, Some(SectionKind::Decisions)) => FactKind::Decision,
+            (None, Some(SectionKind::FailedApproaches)) => FactKind::FailedApproach,
+            (None, _) => continue,
         };
         for item in &section.items {
             // Lines holding a tag were read above.
@@ -172,7 +171,7 @@ pub fn findings(note: &str) -> Vec<Finding> {
     out.into_iter().map(|(f, _)| f).collect()
 }
 
-/// The topic an unclassified heading names, if any.
+/// The topic (gotcha, reuse, correction) a heading names, if any.
 fn topic_of_heading(heading: &str) -> Option<FactKind> {
     let norm = heading
         .split(|c: char| !c.is_alphanumeric())

@@ -12,6 +12,14 @@
 
 use std::collections::{HashMap, HashSet};
 
+/// Between a repeated heading and its number in a section key.
+const REPEAT: char = '\u{1f}';
+
+/// How a section key reads to a person: its heading line.
+fn heading_of(key: &str) -> String {
+    key.split(REPEAT).next().unwrap_or_default().to_string()
+}
+
 /// One side of a merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -78,10 +86,12 @@ fn cut(text: &str) -> Cut<'_> {
             let heading = line.trim_end().to_string();
             let n = seen.entry(heading.clone()).or_default();
             *n += 1;
+            // A repeated heading's key carries its number after a byte no
+            // heading line holds, so no literal heading can take it.
             key = if *n == 1 {
                 heading
             } else {
-                format!("{heading} #{n}")
+                format!("{heading}{REPEAT}{n}")
             };
         }
         current.push_str(line);
@@ -144,7 +154,7 @@ pub fn merge(
                     Side::Ours => Side::Theirs,
                     Side::Theirs => Side::Ours,
                 };
-                drift.push((key.to_string(), loser));
+                drift.push((heading_of(key), loser));
                 match winner {
                     Side::Ours => in_o,
                     Side::Theirs => in_t,
@@ -263,7 +273,15 @@ mod tests {
         let text = "## Notes\n```sh\n# not a heading\n```\n## Notes\nsecond\n";
         let c = cut(text);
         let keys: Vec<&str> = c.sections.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["## Notes", "## Notes #2"]);
+        assert_eq!(keys, ["## Notes", "## Notes\u{1f}2"]);
+        // A literal "## Notes #2" heading is a section of its own.
+        let tricky = "## Log\na\n## Log #2\nb\n## Log\nc\n";
+        assert_eq!(cut(tricky).sections.len(), 3);
+        let theirs = tricky.replace("c\n", "c2\n");
+        assert_eq!(
+            merge(Some(tricky), tricky, &theirs, theirs_wins).text,
+            theirs
+        );
         let theirs = text.replace("second", "changed");
         let m = merge(Some(text), text, &theirs, theirs_wins);
         assert_eq!(m.text, theirs);
