@@ -1035,3 +1035,37 @@ fn a_crash_while_integrating_the_remote_is_finished_not_recommitted() {
         assert!(!b.path(".git/agent-handover-integrate").exists());
     }
 }
+
+/// A sync stopped by a file edited here touches nothing and leaves nothing
+/// behind: the next handover publishes (the edit is its own).
+#[test]
+fn a_sync_stopped_by_a_local_edit_leaves_nothing_that_blocks_the_next_publish() {
+    let s = setup(2);
+    let (a, b) = (&s.clones[0], &s.clones[1]);
+    assert!(a.handover("A: first").status.success());
+    assert!(b.run(&["sync"]).status.success());
+    assert!(a.handover("A: second").status.success());
+    let state = b.path("memory/layer2/current-state.md");
+    std::fs::write(&state, "edited by hand on B\n").unwrap();
+    let o = b.run(&["sync"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("current-state.md was edited here") && err.contains("nothing was updated"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&state).unwrap(),
+        "edited by hand on B\n"
+    );
+    assert!(!b.path(".git/agent-handover-integrate").exists());
+    let o = b.handover("B: after the failed sync");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        git(
+            s.remote.path(),
+            &["show", "main:memory/layer2/current-state.md"]
+        )
+        .ends_with("B: after the failed sync")
+    );
+}
