@@ -186,8 +186,8 @@ impl Workspace {
     }
 
     /// The memory's folders, for the git backend's merge by layer.
-    pub fn memory_locations(&self) -> crate::backend::git::MemoryLocations {
-        crate::backend::git::MemoryLocations {
+    pub fn memory_locations(&self) -> MemoryLocations {
+        MemoryLocations {
             memory_dir: self.memory.root.clone(),
             messages_dir: self.messages.root.clone(),
             state_history_dir: self.state_history_dir(),
@@ -295,6 +295,17 @@ impl Workspace {
         }
         files
     }
+}
+
+/// The memory's folders (absolute), for a merge by layer.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MemoryLocations {
+    /// The memory root (`memory/`).
+    pub memory_dir: PathBuf,
+    /// The message queues (`messages/`).
+    pub messages_dir: PathBuf,
+    /// This machine's current-state history, where superseded text is kept.
+    pub state_history_dir: PathBuf,
 }
 
 /// Where the three memory layers and the current-state history live.

@@ -38,6 +38,7 @@ use crate::fsx;
 use crate::memory::history::StateHistory;
 use crate::memory::state_merge::Side;
 use crate::outcome::{AfterCrash, StepError};
+pub use crate::workspace::MemoryLocations;
 
 const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
 
@@ -59,17 +60,6 @@ pub struct GitSpec {
     /// earlier: those merge by lines only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryLocations>,
-}
-
-/// The memory's folders (absolute), for a merge by layer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryLocations {
-    /// The memory root (`memory/`).
-    pub memory_dir: PathBuf,
-    /// The message queues (`messages/`).
-    pub messages_dir: PathBuf,
-    /// This machine's current-state history, where superseded text is kept.
-    pub state_history_dir: PathBuf,
 }
 
 impl MemoryLocations {

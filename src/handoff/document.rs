@@ -31,74 +31,9 @@ use serde::Serialize;
 use super::vocabulary::{self, has_phrase, normalize};
 use crate::patterns::pattern;
 
-/// The sections practitioners converge on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SectionKind {
-    /// What this line of work is for.
-    Goal,
-    /// What is finished and must not be redone.
-    Done,
-    /// What is broken and why, with the real error.
-    NotWorking,
-    /// What was tried and failed, so nobody retries it.
-    FailedApproaches,
-    /// Decisions taken and why.
-    Decisions,
-    /// The ONE thing to do next.
-    NextStep,
-    /// Who or what we are waiting on.
-    WaitingOn,
-    /// What can safely wait.
-    CanWait,
-    /// Where we stand, measurably ("30/90 tests pass").
-    Status,
-    /// The commands to build, test and run.
-    Commands,
-}
+pub use super::vocabulary::SectionKind;
 
 impl SectionKind {
-    /// Every kind, in the order a handoff presents them.
-    pub const ALL: [SectionKind; 10] = [
-        SectionKind::Goal,
-        SectionKind::Status,
-        SectionKind::Done,
-        SectionKind::NotWorking,
-        SectionKind::FailedApproaches,
-        SectionKind::Decisions,
-        SectionKind::NextStep,
-        SectionKind::WaitingOn,
-        SectionKind::CanWait,
-        SectionKind::Commands,
-    ];
-
-    /// The canonical heading, as the templates write it.
-    pub fn heading(self) -> &'static str {
-        match self {
-            SectionKind::Goal => "Goal",
-            SectionKind::Done => "Done (don't redo)",
-            SectionKind::NotWorking => "Not working (and why)",
-            SectionKind::FailedApproaches => "Failed approaches (DO NOT retry)",
-            SectionKind::Decisions => "Key decisions (and why)",
-            SectionKind::NextStep => "Next step",
-            SectionKind::WaitingOn => "Waiting on",
-            SectionKind::CanWait => "Can safely wait",
-            SectionKind::Status => "Current status",
-            SectionKind::Commands => "Commands",
-        }
-    }
-
-    /// Whether every handoff needs it (the rest are recommended).
-    pub fn is_required(self) -> bool {
-        matches!(
-            self,
-            SectionKind::Goal
-                | SectionKind::Done
-                | SectionKind::FailedApproaches
-                | SectionKind::NextStep
-        )
-    }
-
     /// The kind a heading's text names, if any.
     pub fn classify(heading: &str) -> Option<SectionKind> {
         classify_heading(heading).map(|(kind, _)| kind)

@@ -12,12 +12,81 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use super::document::SectionKind;
+use serde::Serialize;
 
 use SectionKind::{
     CanWait, Commands, Decisions, Done, FailedApproaches, Goal, NextStep, NotWorking, Status,
     WaitingOn,
 };
+
+/// The sections practitioners converge on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SectionKind {
+    /// What this line of work is for.
+    Goal,
+    /// What is finished and must not be redone.
+    Done,
+    /// What is broken and why, with the real error.
+    NotWorking,
+    /// What was tried and failed, so nobody retries it.
+    FailedApproaches,
+    /// Decisions taken and why.
+    Decisions,
+    /// The ONE thing to do next.
+    NextStep,
+    /// Who or what we are waiting on.
+    WaitingOn,
+    /// What can safely wait.
+    CanWait,
+    /// Where we stand, measurably ("30/90 tests pass").
+    Status,
+    /// The commands to build, test and run.
+    Commands,
+}
+
+impl SectionKind {
+    /// Every kind, in the order a handoff presents them.
+    pub const ALL: [SectionKind; 10] = [
+        SectionKind::Goal,
+        SectionKind::Status,
+        SectionKind::Done,
+        SectionKind::NotWorking,
+        SectionKind::FailedApproaches,
+        SectionKind::Decisions,
+        SectionKind::NextStep,
+        SectionKind::WaitingOn,
+        SectionKind::CanWait,
+        SectionKind::Commands,
+    ];
+
+    /// The canonical heading, as the templates write it.
+    pub fn heading(self) -> &'static str {
+        match self {
+            SectionKind::Goal => "Goal",
+            SectionKind::Done => "Done (don't redo)",
+            SectionKind::NotWorking => "Not working (and why)",
+            SectionKind::FailedApproaches => "Failed approaches (DO NOT retry)",
+            SectionKind::Decisions => "Key decisions (and why)",
+            SectionKind::NextStep => "Next step",
+            SectionKind::WaitingOn => "Waiting on",
+            SectionKind::CanWait => "Can safely wait",
+            SectionKind::Status => "Current status",
+            SectionKind::Commands => "Commands",
+        }
+    }
+
+    /// Whether every handoff needs it (the rest are recommended).
+    pub fn is_required(self) -> bool {
+        matches!(
+            self,
+            SectionKind::Goal
+                | SectionKind::Done
+                | SectionKind::FailedApproaches
+                | SectionKind::NextStep
+        )
+    }
+}
 
 /// A language code (ISO 639-1) and the phrases naming one kind in it.
 type Phrases = (&'static str, &'static [&'static str]);
