@@ -513,7 +513,12 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
             d.rating
         );
         match d.origin.as_str() {
-            "public" => assert!(d.repo.is_some() && d.path.is_some(), "{}: cite it", d.id),
+            "public" => assert!(
+                d.repo.is_some() && d.path.is_some() && d.commit.is_some() && d.license.is_some(),
+                "{}: cite it (repository, path, commit, license)",
+                d.id
+            ),
+            "paraphrase" => assert!(d.repo.is_some() && d.path.is_some(), "{}: cite it", d.id),
             "written" => assert!(d.repo.is_none(), "{}", d.id),
             other => panic!("{}: origin {other}", d.id),
         }
