@@ -537,6 +537,18 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 #[test]
 fn held_out_handoffs_are_scored_as_the_reviewer_labelled_them() {
     let all = calibration::scored();
+    // The public handoffs alone (their real text): printed, not asserted,
+    // since they do not meet the targets yet (7 held-out documents, 1 bad).
+    let public: Vec<_> = all
+        .iter()
+        .filter(|s| s.doc.origin == "public")
+        .cloned()
+        .collect();
+    let p = calibration::figures(&public, "held-out");
+    println!(
+        "public held-out: {} docs ({} good, {} bad), AUC {:.3}, separation {:.1}, Spearman {:.3}",
+        p.docs, p.good, p.bad, p.auc, p.separation, p.spearman
+    );
     let f = calibration::figures(&all, "held-out");
     assert!(f.good >= 5 && f.bad >= 5, "{f:?}");
     assert!(
