@@ -513,7 +513,12 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
             d.rating
         );
         match d.origin.as_str() {
-            "public" => assert!(d.repo.is_some() && d.path.is_some(), "{}: cite it", d.id),
+            "public" => assert!(
+                d.repo.is_some() && d.path.is_some() && d.commit.is_some() && d.license.is_some(),
+                "{}: cite it (repository, path, commit, license)",
+                d.id
+            ),
+            "paraphrase" => assert!(d.repo.is_some() && d.path.is_some(), "{}: cite it", d.id),
             "written" => assert!(d.repo.is_none(), "{}", d.id),
             other => panic!("{}: origin {other}", d.id),
         }
@@ -532,6 +537,18 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 #[test]
 fn held_out_handoffs_are_scored_as_the_reviewer_labelled_them() {
     let all = calibration::scored();
+    // The public handoffs alone (their real text): printed, not asserted,
+    // since they do not meet the targets yet (7 held-out documents, 1 bad).
+    let public: Vec<_> = all
+        .iter()
+        .filter(|s| s.doc.origin == "public")
+        .cloned()
+        .collect();
+    let p = calibration::figures(&public, "held-out");
+    println!(
+        "public held-out: {} docs ({} good, {} bad), AUC {:.3}, separation {:.1}, Spearman {:.3}",
+        p.docs, p.good, p.bad, p.auc, p.separation, p.spearman
+    );
     let f = calibration::figures(&all, "held-out");
     assert!(f.good >= 5 && f.bad >= 5, "{f:?}");
     assert!(
@@ -679,8 +696,10 @@ fn handoffs_as_written_parse_into_their_sections() {
         }
         assert_eq!(doc.language, Some(language), "{id}");
         let report = lint(&text, &LintContext::default());
+        // A public handoff may be held out: its sections are checked here,
+        // its score only by the calibration figures.
         assert!(
-            report.score >= 80,
+            id.starts_with("pub-") || report.score >= 80,
             "{id}: {} {:#?}",
             report.score,
             report.findings
@@ -983,4 +1002,47 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     assert_eq!(judged["next_step_acted_on"], false, "{runs}");
     assert_eq!(judged["numbers_moved"], false);
     assert!(judged["score"].as_u64().unwrap() <= 10, "{judged}");
+}
+
+/// The tuning part only, document by document with its findings (the
+/// held-out part is never printed here): `cargo test --test quality --
+/// --ignored tuning_part --nocapture`.
+#[test]
+#[ignore]
+fn tuning_part() {
+    let all = calibration::scored();
+    for (name, origin) in [("all", None), ("public", Some("public"))] {
+        let part: Vec<_> = all
+            .iter()
+            .filter(|s| origin.is_none_or(|o| s.doc.origin == o))
+            .cloned()
+            .collect();
+        let f = calibration::figures(&part, "tuning");
+        println!(
+            "{name}, tuning: {} docs ({} good, {} bad), AUC {:.3}, separation {:.1}, Spearman {:.3}",
+            f.docs, f.good, f.bad, f.auc, f.separation, f.spearman
+        );
+    }
+    let mut tuning: Vec<_> = all
+        .iter()
+        .filter(|s| s.doc.split == "tuning" && s.doc.origin == "public")
+        .collect();
+    tuning.sort_by_key(|s| (s.doc.rating, s.score));
+    for s in tuning {
+        let report = corpus_lint(&s.doc.id);
+        let findings: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.points > 0)
+            .map(|f| format!("{}:{}", f.rule, f.points))
+            .collect();
+        println!(
+            "{:>3} {} r{} {} {}",
+            s.score,
+            s.doc.label,
+            s.doc.rating,
+            s.doc.id,
+            findings.join(" ")
+        );
+    }
 }

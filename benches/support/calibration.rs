@@ -28,6 +28,10 @@ pub struct Doc {
     pub repo: Option<String>,
     pub path: Option<String>,
     pub commit: Option<String>,
+    /// The source repository's license (verbatim public documents only).
+    pub license: Option<String>,
+    /// Trims and redactions of a verbatim document, or why it is a paraphrase.
+    pub note: Option<String>,
     pub label: String,
     pub rating: u8,
     pub language: String,

@@ -177,6 +177,12 @@ static LIST_ITEM: LazyLock<Regex> =
 static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\[([ xX✓])\]\s*(.*)$"));
 static DATE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\b(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2}))?"));
+/// A date written out: "November 12, 2025", "12 Nov 2025", "12.11.2025".
+static WRITTEN_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?P<m1>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{4})|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\.?\s+(?P<m2>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?P<y2>\d{4})|(?P<d3>\d{1,2})\.(?P<n3>\d{1,2})\.(?P<y3>\d{4}))\b",
+    )
+});
 static DATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)\b(?:date|dated|updated|written|as of|handoff|handover|session)\b")
 });
@@ -716,7 +722,7 @@ fn find_date(lines: &[Line<'_>]) -> Option<HandoffDate> {
         .iter()
         .skip(DATE_SEARCH_LINES)
         .filter(|l| !l.fenced && DATE_LINE.is_match(l.text));
-    top.chain(labelled).find_map(|l| {
+    let iso = top.clone().chain(labelled.clone()).find_map(|l| {
         DATE.captures_iter(l.text).find_map(|c| {
             let date = NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok()?;
             let time = c
@@ -724,7 +730,36 @@ fn find_date(lines: &[Line<'_>]) -> Option<HandoffDate> {
                 .and_then(|t| NaiveTime::parse_from_str(t.as_str(), "%H:%M").ok());
             Some(HandoffDate { date, time })
         })
+    });
+    iso.or_else(|| {
+        top.chain(labelled).find_map(|l| {
+            WRITTEN_DATE
+                .captures_iter(l.text)
+                .find_map(|c| written_date(&c).map(|date| HandoffDate { date, time: None }))
+        })
     })
+}
+
+/// The date of a [`WRITTEN_DATE`] match.
+fn written_date(c: &regex::Captures<'_>) -> Option<NaiveDate> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+    let month = |name: &str| {
+        c.name(name).and_then(|m| {
+            let m = m.as_str().to_ascii_lowercase();
+            MONTHS.iter().position(|x| *x == m).map(|i| i as u32 + 1)
+        })
+    };
+    let (y, m, d) = if let Some(y) = num("y1") {
+        (y, month("m1")?, num("d1")?)
+    } else if let Some(y) = num("y2") {
+        (y, month("m2")?, num("d2")?)
+    } else {
+        (num("y3")?, num("n3")?, num("d3")?)
+    };
+    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
 }
 
 /// Handoff-like text for property tests: headings, labels, list items,
@@ -790,6 +825,28 @@ mod tests {
 
     fn kinds(doc: &HandoffDocument<'_>) -> Vec<Option<SectionKind>> {
         doc.sections.iter().map(|s| s.kind).collect()
+    }
+
+    #[test]
+    fn written_dates_are_dates() {
+        for (text, want) in [
+            ("**Session Date:** November 12, 2025", (2025, 11, 12)),
+            ("Handoff, 3 Feb 2026", (2026, 2, 3)),
+            ("Stand: 12.11.2025", (2025, 11, 12)),
+        ] {
+            let doc = HandoffDocument::parse(text);
+            let date = doc.date.map(|d| d.date);
+            assert_eq!(
+                date,
+                NaiveDate::from_ymd_opt(want.0, want.1, want.2),
+                "{text}"
+            );
+        }
+        let iso = HandoffDocument::parse("# Handoff 2026-01-02\nNovember 12, 2025");
+        assert_eq!(
+            iso.date.map(|d| d.date),
+            NaiveDate::from_ymd_opt(2026, 1, 2)
+        );
     }
 
     #[test]

@@ -586,7 +586,18 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
 ];
 
 /// Headings that look like a kind by keyword but are not ("Not done yet").
-const NOT_A_SECTION: &[&str] = &["not done", "remaining", "left to do", "todo"];
+const NOT_A_SECTION: &[&str] = &[
+    "not done",
+    "remaining",
+    "left to do",
+    "todo",
+    // The state of the repository (branch, pushed or not), not of the work.
+    "git state",
+    "git status",
+    "repo state",
+    "repository state",
+    "branch status",
+];
 
 /// One phrase of [`VOCABULARY`], prepared for matching.
 struct Entry {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{COMPLETION_BLINDNESS, CONTRADICTION, Finding, WAIT_ON_DONE};
-use crate::handoff::document::{HandoffDocument, Item, Line, SectionKind};
+use crate::handoff::document::{HandoffDocument, Item, Line, LineRole, SectionKind};
 use crate::handoff::text::{content_words, proposes_again, snippet};
 use crate::patterns::pattern;
 
@@ -125,7 +125,9 @@ fn contradictions(lines: &[&Line<'_>], out: &mut Vec<Finding>) {
     }
     let mut seen: HashMap<u32, (u32, usize)> = HashMap::new();
     let mut reported: HashSet<u32> = HashSet::new();
-    for line in lines {
+    // Rows of a table are different things by design (results by date, by
+    // source): their counts of one total are not two claims about one state.
+    for line in lines.iter().filter(|l| l.role != LineRole::TableRow) {
         for c in FRACTION.captures_iter(line.text) {
             let (Ok(n), Ok(d)) = (c[1].parse::<u32>(), c[2].parse::<u32>()) else {
                 continue;
@@ -222,6 +224,14 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].rule, "wait-on-done");
         assert_eq!(f[0].line, Some(4));
+    }
+
+    #[test]
+    fn counts_in_table_rows_are_not_compared() {
+        let text = "# Results 2026-05-15\n\n| Date | Verified |\n|---|---|\n| 2026-02-22 | 15/244 |\n| 2026-03-08 | 63/244 |\n\nNow 63/244.\n";
+        assert!(fired(text).iter().all(|f| f.rule != CONTRADICTION.id));
+        let prose = "# Results 2026-05-15\n\n- 15/244 verified\n- 63/244 verified\n";
+        assert!(fired(prose).iter().any(|f| f.rule == CONTRADICTION.id));
     }
 
     #[test]

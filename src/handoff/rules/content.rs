@@ -67,7 +67,7 @@ static TRANSCRIPT_TURN: LazyLock<Regex> = LazyLock::new(|| {
 });
 static MEASURABLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%|\b\d+\s+(?:of|out of|von|sur|de|di|из)\s+(?:the\s+)?(?:last\s+|first\s+)?\d+|\b\d[\d,.]*\s*(?:tests?|passing|passed|pass|failing|failed|fail|errors?|warnings?|files?|endpoints?|items?|steps?|issues?|bugs?|lints?|crates?|modules?|pages?|sections?|commits?|prs?|ms|s|sec|seconds|min|minutes|h|hours|mb|kb|gb|lines|rows|docs|runs|turns|cases|specs|checks|scenarios|records|launches|services|phases|packages|left|remaining|todo|sku)\b|\d\s*(?:件|個|건|개|秒|分|行|万)",
+        r"(?i)\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%|\b\d+\s+(?:of|out of|von|sur|de|di|из)\s+(?:the\s+)?(?:last\s+|first\s+)?\d+|\b\d[\d,.]*\s*(?:tests?|passing|passed|pass|failing|failed|fail|errors?|warnings?|files?|endpoints?|items?|steps?|issues?|bugs?|lints?|crates?|modules?|pages?|sections?|commits?|prs?|ms|s|sec|seconds|min|minutes|h|hours|mb|kb|gb|lines|rows|docs|runs|turns|cases|specs|checks|scenarios|records|launches|services|phases|packages|left|remaining|todo|sku)\b|\d\s*(?:件|個|건|개|秒|分|行|万)|\b[1-9]\d{0,4}(?:,\d{3})*\+?\s+(?:[a-z]+\s+)?[a-z]{3,}s\b(?:\s+(?:each|total|live|left|done|pass\w*|fail\w*))?",
     )
 });
 

@@ -40,10 +40,15 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     for (kind, points) in [
         (SectionKind::NextStep, SECTION_MISSING.weight),
-        (SectionKind::Goal, MISSING_CONTEXT_POINTS),
+        (SectionKind::Goal, MISSING_GOAL_POINTS),
         (SectionKind::Done, MISSING_CONTEXT_POINTS),
     ] {
-        if !doc.has(kind) {
+        let dated_entries = kind == SectionKind::Done
+            && doc
+                .sections
+                .iter()
+                .any(|s| s.level >= 2 && DATED_ENTRY.is_match(s.heading));
+        if !doc.has(kind) && !dated_entries {
             out.push(SECTION_MISSING.scaled(
                 None,
                 points,
@@ -67,10 +72,9 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         ));
     }
     for (i, section) in doc.sections.iter().enumerate().filter(|(_, s)| !s.past) {
-        let container = doc
-            .sections
-            .get(i + 1)
-            .is_some_and(|next| next.level > section.level && next.level <= 6);
+        let container = doc.sections.get(i + 1).is_some_and(|next| {
+            next.level > section.level && (next.level <= 6 || !next.items.is_empty())
+        });
         if section.kind.is_some() && section.items.is_empty() && !container {
             out.push(SECTION_EMPTY.at(
                 Some(section.line),
@@ -95,9 +99,17 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_next_step(doc, out);
 }
 
-/// Points for a missing goal or done section (a missing next step costs
-/// the rule's full weight).
+/// Points for a missing done section (a missing next step costs the
+/// rule's full weight).
 const MISSING_CONTEXT_POINTS: u8 = 8;
+/// Points for a missing goal section: real handoffs that are useful often
+/// have none (the title, the status and the next step carry the goal), so
+/// it costs less than a missing record of what was done.
+const MISSING_GOAL_POINTS: u8 = 4;
+/// A heading that opens a dated entry of a session log ("2026-06-03 —
+/// Publish 0.1.2"): such entries record what was done.
+static DATED_ENTRY: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^\W*(?:\d{4}-\d{2}-\d{2}|session\s+\d+\b)"));
 /// How many unrecognised headings a missing-section message names.
 const UNRECOGNISED_SHOWN: usize = 4;
 
