@@ -366,3 +366,86 @@ fn the_review_view_edits_the_handoff_and_re_scores_it() {
     assert!(written.contains("Regex-based lexer"));
     assert!(t.session_alive(), "still running after the editor");
 }
+
+/// A project whose `slow` step (a command that is not idempotent) runs for
+/// a while, started in the background; returns the running `run` process
+/// once its `slow` step is marked running.
+fn slow_handover() -> (Project, std::process::Child) {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"echo copied half the files; exec sleep 30\"]\nidempotent = false\n",
+    ));
+    let child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "one"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the slow step to run", || {
+        std::fs::read_to_string(p.checkpoint_path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|cp| cp["step_records"]["slow"]["state"] == "running")
+    });
+    (p, child)
+}
+
+/// Issue 14, seen 1: a handover killed with SIGKILL (and not yet reaped by
+/// its parent, as a shell or a test harness leaves it) shows as interrupted
+/// within 2 s, in a dashboard already open and in one just started, with
+/// one wording everywhere (no "running" or "in progress" beside RESUME
+/// NEEDED), and `R` agrees with `r` about the interrupted step.
+#[test]
+fn a_handover_killed_with_sigkill_shows_as_interrupted_within_two_seconds() {
+    let (p, mut child) = slow_handover();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        let _ = child.kill();
+        return;
+    };
+    t.wait_for("the running step", |s| {
+        s.contains("running as pid") && s.contains("slow")
+    });
+    let killed = Instant::now();
+    child.kill().unwrap(); // SIGKILL; the child stays unreaped (a zombie) until `wait`
+    let screen = t.wait_for("the interruption", |s| {
+        s.contains("slow") && s.contains("interrupted") && s.contains("RESUME NEEDED")
+    });
+    let open = killed.elapsed();
+    for stale in ["running as pid", "in progress", "▶", "running ("] {
+        assert!(
+            !screen.contains(stale),
+            "{stale:?} beside RESUME NEEDED:\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains("Run · interrupted ·"),
+        "the run panel's title says interrupted:\n{screen}"
+    );
+
+    // A dashboard started after the kill says the same at once.
+    let started = Instant::now();
+    let Some(t2) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    let screen2 = t2.wait_for("the interruption in a new dashboard", |s| {
+        s.contains("interrupted") && s.contains("RESUME NEEDED")
+    });
+    let fresh = started.elapsed();
+    assert!(!screen2.contains("running as pid"), "{screen2}");
+    eprintln!(
+        "kill -9 -> \"interrupted\" on screen: open dashboard {open:?}, new dashboard {fresh:?}"
+    );
+    assert!(open < Duration::from_secs(2), "took {open:?}:\n{screen}");
+    assert!(fresh < Duration::from_secs(2), "took {fresh:?}:\n{screen2}");
+
+    // `R` and `r` agree: the interrupted step can be retried (after a
+    // confirmation, since it is not idempotent).
+    t.keys(&["R"]);
+    let screen = t.wait_for("R to answer", |s| {
+        s.contains("Retry slow?") || s.contains("select a failed")
+    });
+    assert!(screen.contains("Retry slow?"), "{screen}");
+    t.keys(&["Escape"]);
+    child.wait().unwrap();
+    assert_eq!(p.check(), 1, "Esc must not retry");
+}

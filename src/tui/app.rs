@@ -34,6 +34,9 @@ pub enum Modal {
         /// Reason typed so far.
         reason: String,
     },
+    /// Confirm an action that may repeat or lose work (retrying a step that
+    /// is not idempotent): Enter does it, Esc cancels.
+    Confirm(Action),
 }
 
 /// The whole state of the dashboard.
@@ -136,6 +139,14 @@ impl App {
                 self.shared.now = now;
                 Vec::new()
             }
+            Event::Clock(now) => {
+                self.shared.now = now;
+                if self.shared.running() {
+                    vec![Effect::LoadRun]
+                } else {
+                    Vec::new()
+                }
+            }
             Event::FullLoaded(full) => self.on_full(*full),
             result @ Event::DiffReady { .. } => self.ask_tabs(|tab, _, _| tab.receive(&result)),
             Event::ActionDone(result) => {
@@ -204,6 +215,14 @@ impl App {
                 _ => {
                     typed(&mut reason);
                     self.modal = Some(Modal::ConfirmAbandon { reason });
+                    Vec::new()
+                }
+            },
+            Modal::Confirm(action) => match key.code {
+                KeyCode::Enter => self.act(action),
+                KeyCode::Esc => Vec::new(),
+                _ => {
+                    self.modal = Some(Modal::Confirm(action));
                     Vec::new()
                 }
             },
@@ -345,6 +364,10 @@ impl App {
             Reply::Unhandled | Reply::Handled => Vec::new(),
             Reply::Effects(effects) => effects,
             Reply::Act(action) => self.act(action),
+            Reply::Confirm(action) => {
+                self.modal = Some(Modal::Confirm(action));
+                Vec::new()
+            }
             Reply::Note(text) => {
                 self.toast = Some((text, false));
                 Vec::new()
@@ -395,6 +418,23 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
         assert!(app.update(key('r')).is_empty());
         assert_eq!(app.toast, Some(("nothing to resume".into(), false)));
+    }
+
+    #[test]
+    fn the_clock_rechecks_a_running_handover_every_tick_and_nothing_else() {
+        let mut app = fixtures::app((100, 30));
+        let now = chrono::Utc::now();
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        assert!(app.update(Event::Clock(now)).is_empty(), "idle: no reload");
+        assert_eq!(app.shared.now, now, "relative times tick");
+        let mut running = fixtures::interrupted_run();
+        running.steps[2].state = agent_handover::engine::StepState::Running;
+        app.update(Event::RunLoaded(Box::new(Ok(running))));
+        assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
+        let mut held = fixtures::interrupted_run();
+        held.lock_holder = Some("pid 7 on vm since 2026-11-21T11:57:00Z".into());
+        app.update(Event::RunLoaded(Box::new(Ok(held))));
+        assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
     }
 
     #[test]

@@ -198,6 +198,10 @@ pub enum Event {
     Watching(WatchMode),
     /// Time passed (relative times are redrawn).
     Tick(DateTime<Utc>),
+    /// The once-a-second clock: relative times are redrawn, and while a
+    /// handover runs its owner's liveness is checked again (the run
+    /// snapshot is reloaded: a killed owner changes no file).
+    Clock(DateTime<Utc>),
 }
 
 /// What every tab reads and none owns: the workspace, the clock, the screen
@@ -222,6 +226,12 @@ impl Shared {
     /// The run snapshot, if loaded and readable.
     pub fn snapshot(&self) -> Option<&RunSnapshot> {
         self.run.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Whether a handover runs right now, as far as the last snapshot knows
+    /// (its lock is held or a step is marked running).
+    pub fn running(&self) -> bool {
+        self.snapshot().is_some_and(|s| s.state_word() == "running")
     }
 
     /// Whether an interrupted handover, or one queued behind it, waits to be resumed.

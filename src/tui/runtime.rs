@@ -20,8 +20,10 @@ use super::{actions, load, view, watch};
 
 /// How often the cheap fingerprint is compared, in case an event was missed.
 pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
-/// How often relative times ("3m ago") are redrawn when nothing else happens.
-pub const CLOCK_EVERY: Duration = Duration::from_secs(30);
+/// How often relative times ("3m ago") are redrawn when nothing else
+/// happens, and how often a running handover's owner is checked again
+/// (pid and lock): a handover killed with SIGKILL changes no file.
+pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
 /// How long the input thread waits for a key before it checks whether it
 /// should step aside (for `$EDITOR`).
 const INPUT_POLL: Duration = Duration::from_millis(200);
@@ -244,7 +246,7 @@ fn spawn_clock(tx: UnboundedSender<Event>) {
         tick.tick().await;
         loop {
             tick.tick().await;
-            if tx.send(Event::Tick(chrono::Utc::now())).is_err() {
+            if tx.send(Event::Clock(chrono::Utc::now())).is_err() {
                 break;
             }
         }

@@ -28,6 +28,9 @@ pub enum Reply {
     Effects(Vec<Effect>),
     /// Ask the engine (refused while another action runs).
     Act(Action),
+    /// Ask the engine after the user confirms (a dialog says what it may
+    /// repeat or lose).
+    Confirm(Action),
     /// Tell the user something (in the status line).
     Note(String),
     /// Tell the user something went wrong (in the status line).

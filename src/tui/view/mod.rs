@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::app::{App, Modal};
 use super::layout::{Areas, tab_label};
-use super::model::WatchMode;
+use super::model::{Action, WatchMode};
 use super::widgets::{fit, panel};
 
 /// Draw the whole dashboard.
@@ -137,14 +137,8 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// A dialog body asking for an optional reason: Enter `confirm`s, Esc `cancel`s.
-fn reason_prompt(
-    app: &App,
-    intro: String,
-    reason: &str,
-    confirm: &str,
-    cancel: &str,
-) -> Vec<Line<'static>> {
+/// A dialog body asking for an optional reason (its Enter/Esc line is [`choices`]).
+fn reason_prompt(app: &App, intro: String, reason: &str) -> Vec<Line<'static>> {
     let t = &app.shared.theme;
     vec![
         Line::raw(intro),
@@ -153,19 +147,78 @@ fn reason_prompt(
             Span::raw("Reason (optional): "),
             Span::styled(format!("{reason}_"), t.accent),
         ]),
-        Line::raw(""),
-        Line::from(vec![
-            Span::styled(" Enter ", t.button),
-            Span::raw(format!(" {confirm}   ")),
-            Span::styled(" Esc ", t.button),
-            Span::raw(format!(" {cancel}")),
-        ]),
     ]
+}
+
+/// A dialog's last line: Enter `confirm`s, Esc `cancel`s. Drawn on the
+/// dialog's last row whatever the body's length, so it is never cut.
+fn choices(app: &App, confirm: &str, cancel: &str) -> Line<'static> {
+    let t = &app.shared.theme;
+    Line::from(vec![
+        Span::styled(" Enter ", t.button),
+        Span::raw(format!(" {confirm}   ")),
+        Span::styled(" Esc ", t.button),
+        Span::raw(format!(" {cancel}")),
+    ])
+}
+
+/// What retrying `name` may repeat: the step, how a crash is settled, when
+/// its last attempt started, and what that attempt left (error, output).
+fn retry_body(app: &App, name: &str) -> Vec<Line<'static>> {
+    let t = &app.shared.theme;
+    let shared = &app.shared;
+    let Some(step) = shared
+        .snapshot()
+        .and_then(|s| s.steps.iter().find(|s| s.name == name))
+    else {
+        return vec![Line::raw(format!("Run step {name} again."))];
+    };
+    let kind = step.kind.clone().unwrap_or_else(|| "0.5.x step".into());
+    let mut lines = vec![Line::styled(
+        format!(
+            "{name} ({kind}) is not idempotent: running it again may repeat what its last attempt already did."
+        ),
+        t.warn,
+    )];
+    let when = step
+        .started_at
+        .map(|at| format!(", started {} ago", super::widgets::ago(shared, at)))
+        .unwrap_or_default();
+    lines.push(Line::raw(format!(
+        "Attempt {}: {}{when}.",
+        step.attempts,
+        step.state.as_str()
+    )));
+    lines.push(Line::raw(
+        "Check its effects first (files, commits, messages it may have sent).",
+    ));
+    let root = format!("{}/", shared.workspace.display());
+    let left = [
+        step.last_error.as_ref().map(|e| ("error", e)),
+        step.output.as_ref().map(|o| ("output", o)),
+    ];
+    let mut any = false;
+    for (label, text) in left.into_iter().flatten() {
+        any = true;
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("Its last {label}:"), t.accent));
+        for l in text.replace(&root, "").lines().take(8) {
+            lines.push(Line::styled(format!("  {l}"), t.muted));
+        }
+    }
+    if !any {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Its last attempt recorded no output (it was stopped before finishing).",
+            t.muted,
+        ));
+    }
+    lines
 }
 
 fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     let t = &app.shared.theme;
-    let (title, lines): (&str, Vec<Line<'_>>) = match modal {
+    let (title, lines, actions): (String, Vec<Line<'_>>, Option<Line<'_>>) = match modal {
         Modal::Help => {
             let lines = app
                 .keys
@@ -183,7 +236,7 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                     ])
                 })
                 .collect();
-            (" Keys — any key closes ", lines)
+            (" Keys — any key closes ".into(), lines, None)
         }
         Modal::ConfirmAbandon { reason } => {
             let run = app
@@ -193,20 +246,41 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 .unwrap_or_default();
             let intro = format!("Abandon run {run}? Its record and every file it wrote are kept.");
             (
-                " Abandon the handover? ",
-                reason_prompt(app, intro, reason, "abandon", "keep it"),
+                " Abandon the handover? ".into(),
+                reason_prompt(app, intro, reason),
+                Some(choices(app, "abandon", "keep it")),
             )
         }
         Modal::PauseReason { reason } => {
             let intro = "Nothing runs until you unpause; handovers stay resumable.".to_string();
             (
-                " Pause all automation ",
-                reason_prompt(app, intro, reason, "pause", "cancel"),
+                " Pause all automation ".into(),
+                reason_prompt(app, intro, reason),
+                Some(choices(app, "pause", "cancel")),
             )
         }
+        Modal::Confirm(action) => match action {
+            Action::Retry(step) => (
+                format!(" Retry {step}? "),
+                retry_body(app, step),
+                Some(choices(app, "retry it", "cancel")),
+            ),
+            other => (
+                format!(" {}? ", other.label()),
+                Vec::new(),
+                Some(choices(app, "go on", "cancel")),
+            ),
+        },
     };
+    // The body, a blank line, then the choices on the last row.
+    let extra = if actions.is_some() { 2 } else { 0 };
     let width = area.width.saturating_sub(4).min(84);
-    let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let inner_width = usize::from(width.saturating_sub(2)).max(1);
+    let body_rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_width).max(1))
+        .sum();
+    let height = (body_rows as u16 + extra + 2).min(area.height.saturating_sub(2));
     let [_, middle, _] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(height),
@@ -220,10 +294,22 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     ])
     .areas(middle);
     frame.render_widget(Clear, rect);
-    let p = Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(panel(title, &app.shared).border_style(Style::new()));
-    frame.render_widget(p, rect);
+    let block = panel(title, &app.shared).border_style(Style::new());
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let body = Rect {
+        height: inner.height.saturating_sub(extra),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+    if let Some(actions) = actions {
+        let last = Rect {
+            y: inner.y + inner.height.saturating_sub(1),
+            height: inner.height.min(1),
+            ..inner
+        };
+        frame.render_widget(Paragraph::new(actions), last);
+    }
 }
 
 #[cfg(test)]
@@ -246,11 +332,7 @@ mod tests {
                 let screen = draw(&app);
                 // The run panel is on every screen: its own tab when narrow, the sidebar when wide.
                 let run_shown = tab == run::ID || is_wide(size);
-                assert_eq!(
-                    screen.contains("Run 20261121-115700-4f2a"),
-                    run_shown,
-                    "{tab:?} at {size:?}"
-                );
+                assert_eq!(screen.contains("Run · "), run_shown, "{tab:?} at {size:?}");
                 insta::assert_snapshot!(
                     format!("{}_{}x{}", tab.title().to_lowercase(), size.0, size.1),
                     screen
@@ -302,5 +384,33 @@ mod tests {
             reason: String::new(),
         });
         insta::assert_snapshot!("pause_reason_60x20", draw(&app));
+    }
+
+    /// Retrying a step that is not idempotent asks first, says what it may
+    /// repeat and shows what its last attempt left; the Enter/Esc line stays
+    /// on screen at every size.
+    #[test]
+    fn snapshot_confirm_retry() {
+        for size in SIZES {
+            let mut app = fixtures::loaded(size);
+            let mut snap = fixtures::interrupted_run();
+            snap.steps[2].after_crash = Some(agent_handover::AfterCrash::AskHuman);
+            snap.steps[2].needs_human = true;
+            snap.steps[2].idempotent = Some(false);
+            snap.steps[2].output = Some("copied 3 of 7 files\nsent mail to ops".into());
+            app.update(Event::RunLoaded(Box::new(Ok(snap))));
+            app.selected = run::ID;
+            app.modal = Some(Modal::Confirm(crate::tui::model::Action::Retry(
+                "tests".into(),
+            )));
+            let screen = draw(&app);
+            assert!(
+                screen.contains("Retry tests?")
+                    && screen.contains("Enter")
+                    && screen.contains("Esc"),
+                "{screen}"
+            );
+            insta::assert_snapshot!(format!("confirm_retry_{}x{}", size.0, size.1), screen);
+        }
     }
 }
