@@ -205,13 +205,13 @@ fn narrow_pane_collapses_panels_into_tabs() {
     t.keys(&["5"]);
     t.wait_for("the timeline tab", |s| s.contains("Timeline · 1 runs"));
     t.keys(&["?"]);
-    t.wait_for("the help", |s| s.contains("any key closes"));
+    t.wait_for("the help", |s| s.contains("other keys close"));
     t.keys(&["x"]);
-    t.wait_for("help closed", |s| !s.contains("any key closes"));
+    t.wait_for("help closed", |s| !s.contains("other keys close"));
     // Widen the pane: the run panel becomes a sidebar and Run leaves the tabs.
     t.tmux(&["resize-window", "-t", "0", "-x", "120", "-y", "32"]);
     t.wait_for("the wide layout", |s| {
-        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run 2")
+        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run · failed")
     });
     t.keys(&["q"]);
     wait_until("the dashboard to exit", || !t.session_alive());
@@ -448,4 +448,60 @@ fn a_handover_killed_with_sigkill_shows_as_interrupted_within_two_seconds() {
     t.keys(&["Escape"]);
     child.wait().unwrap();
     assert_eq!(p.check(), 1, "Esc must not retry");
+}
+
+/// Issue 14, seen 7: at 60x20 a status message never pushes `q` and `?` out
+/// of the footer and clears after a few seconds (it stays in the message
+/// log, `L`); the help scrolls to its last key; a dialog keeps its
+/// Enter/Esc line.
+#[test]
+fn the_footer_keeps_q_and_help_and_messages_clear_into_the_log() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
+    let footer = |s: &str| s.lines().last().unwrap_or("").to_string();
+    // `p` while pausing is refused nowhere; `R` on a done step says why.
+    t.keys(&["R"]);
+    let screen = t.wait_for("the note", |s| footer(s).contains("select a failed"));
+    let last = footer(&screen);
+    assert!(
+        last.contains("q quit") && last.contains("? help"),
+        "q and ? pushed out: {last:?}"
+    );
+    let shown = Instant::now();
+    t.wait_for("the note to clear", |s| {
+        !footer(s).contains("select a failed")
+    });
+    let cleared = shown.elapsed();
+    assert!(
+        cleared >= Duration::from_secs(2) && cleared < Duration::from_secs(10),
+        "cleared after {cleared:?}"
+    );
+    t.keys(&["L"]);
+    t.wait_for("the message log", |s| {
+        s.contains("Messages") && s.contains("select a failed")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the log to close", |s| !s.contains("Messages"));
+
+    // The help scrolls to its last row (quit: q ctrl-c).
+    t.keys(&["?"]);
+    let help = t.wait_for("the help", |s| s.contains("Keys"));
+    assert!(!help.contains("ctrl-c"), "fits at 60x20 already?\n{help}");
+    t.keys(&["G"]);
+    t.wait_for("the end of the help", |s| {
+        s.contains("Keys") && s.contains("ctrl-c")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the help to close", |s| !s.contains("ctrl-c"));
+
+    // A dialog keeps its Enter/Esc line.
+    t.keys(&["a"]);
+    t.wait_for("the abandon dialog with its choices", |s| {
+        s.contains("Abandon the handover?") && s.contains("Enter") && s.contains("Esc")
+    });
+    t.keys(&["Escape"]);
+    assert_eq!(p.check(), 1);
 }

@@ -165,14 +165,21 @@ impl RunSnapshot {
     }
 
     /// The run's state in one word, as every face shows it: `running`
-    /// while an executor holds the run (or a step runs), `interrupted` when
-    /// it stopped with steps left (resume needed), else the checkpoint's
-    /// status (`completed`, `abandoned`, `none`).
+    /// while an executor holds the run (or a step runs); when it stopped
+    /// with steps left (resume needed), `failed` if a step failed and none
+    /// was interrupted, else `interrupted`; else the checkpoint's status
+    /// (`completed`, `abandoned`, `none`).
     pub fn state_word(&self) -> &'static str {
         let running =
             self.lock_holder.is_some() || self.steps.iter().any(|s| s.state == StepState::Running);
         match self.status {
             RunStatus::InProgress if running => "running",
+            RunStatus::InProgress
+                if self.steps.iter().any(|s| s.state == StepState::Failed)
+                    && !self.steps.iter().any(|s| s.state == StepState::Interrupted) =>
+            {
+                "failed"
+            }
             RunStatus::InProgress => "interrupted",
             RunStatus::Completed => "completed",
             RunStatus::Abandoned => "abandoned",

@@ -102,10 +102,10 @@ pub async fn run(
                     input.pause().await;
                     let result = edit(terminal, &path, line);
                     input.resume();
-                    app.toast = Some(match result {
-                        Ok(()) => (format!("edited {}: re-scoring", path.display()), false),
-                        Err(e) => (format!("$EDITOR: {e}"), true),
-                    });
+                    match result {
+                        Ok(()) => app.say(format!("edited {}: re-scoring", path.display()), false),
+                        Err(e) => app.say(format!("$EDITOR: {e}"), true),
+                    }
                     loader.start_full(&ws, &tx, app.load_request());
                 }
             }

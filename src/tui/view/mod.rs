@@ -8,7 +8,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::app::{App, Modal};
+use super::app::{App, Modal, dialog_inner_width};
+use super::keys::help_rows;
 use super::layout::{Areas, tab_label};
 use super::model::{Action, WatchMode};
 use super::widgets::{fit, panel};
@@ -100,39 +101,51 @@ fn tab_bar(frame: &mut Frame<'_>, areas: &Areas, app: &App) {
 fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let t = &app.shared.theme;
     let status = match (&app.busy, &app.toast) {
-        (Some(busy), _) => Some(Span::styled(format!("{busy}…"), t.warn)),
-        (None, Some((text, true))) => Some(Span::styled(
-            text.lines().next().unwrap_or("").to_string(),
-            t.error,
-        )),
-        (None, Some((text, false))) => Some(Span::styled(
-            text.lines().next().unwrap_or("").to_string(),
-            t.ok,
-        )),
+        (Some(busy), _) => Some((format!("{busy}…"), t.warn)),
+        (None, Some((text, true))) => {
+            Some((text.lines().next().unwrap_or("").to_string(), t.error))
+        }
+        (None, Some((text, false))) => Some((text.lines().next().unwrap_or("").to_string(), t.ok)),
         (None, None) => None,
     };
-    let status_width = status.as_ref().map_or(0, |s| {
-        s.content.chars().count().min(usize::from(area.width) / 2) + 1
+    let width = usize::from(area.width);
+    let hint_width = |key: &str, label: &str| key.chars().count() + label.len() + 3;
+    // Help and quit are always there; the status line gets what is left
+    // of the first half; the other keys fill the rest.
+    let essentials = app.keys.essentials();
+    let essential_width: usize = essentials.iter().map(|(k, l)| hint_width(k, l)).sum();
+    let status_width = status.as_ref().map_or(0, |(text, _)| {
+        (text.chars().count() + 1)
+            .min(width / 2)
+            .min(width.saturating_sub(essential_width))
     });
-    let room = usize::from(area.width).saturating_sub(status_width);
+    let room = width.saturating_sub(status_width + essential_width);
+    let hint = |spans: &mut Vec<Span<'static>>, key: &str, label: &str| {
+        spans.push(Span::styled(format!(" {key}"), t.accent));
+        spans.push(Span::styled(format!(" {label} "), t.muted));
+    };
     let mut spans = Vec::new();
     let mut used = 0;
     for (key, label) in app.keys.footer(app.selected) {
-        let width = key.chars().count() + label.len() + 3;
-        if used + width > room {
+        if essentials.iter().any(|(k, l)| *k == key && *l == label) {
+            continue;
+        }
+        let w = hint_width(&key, label);
+        if used + w > room {
             break;
         }
-        spans.push(Span::styled(format!(" {key}"), t.accent));
-        spans.push(Span::styled(format!(" {label} "), t.muted));
-        used += width;
+        hint(&mut spans, &key, label);
+        used += w;
     }
-    if let Some(status) = status {
-        let status = Span::styled(
-            fit(&status.content, usize::from(area.width) / 2),
-            status.style,
-        );
-        spans.push(Span::raw(" ".repeat(room.saturating_sub(used))));
-        spans.push(status);
+    for (key, label) in &essentials {
+        hint(&mut spans, key, label);
+    }
+    used += essential_width;
+    if let Some((text, style)) = status {
+        let text = fit(&text, status_width.saturating_sub(1));
+        let pad = width.saturating_sub(used + text.chars().count());
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(text, style));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -219,24 +232,42 @@ fn retry_body(app: &App, name: &str) -> Vec<Line<'static>> {
 fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     let t = &app.shared.theme;
     let (title, lines, actions): (String, Vec<Line<'_>>, Option<Line<'_>>) = match modal {
-        Modal::Help => {
-            let lines = app
-                .keys
-                .help()
+        Modal::Help { .. } => {
+            let lines = help_rows(&app.keys, dialog_inner_width(area.width))
                 .into_iter()
-                .map(|(keys, help, scope)| {
-                    let scope = if scope.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({scope})")
-                    };
+                .map(|(keys, text)| {
                     Line::from(vec![
-                        Span::styled(format!("{keys:>16}  "), t.accent),
-                        Span::raw(format!("{help}{scope}")),
+                        Span::styled(format!("{keys:16}  "), t.accent),
+                        Span::raw(text),
                     ])
                 })
                 .collect();
-            (" Keys — any key closes ".into(), lines, None)
+            (
+                " Keys — j/k g/G scroll · other keys close ".into(),
+                lines,
+                None,
+            )
+        }
+        Modal::Log { .. } => {
+            let lines: Vec<Line<'_>> = if app.log.is_empty() {
+                vec![Line::styled("No messages yet.", t.muted)]
+            } else {
+                app.log
+                    .iter()
+                    .map(|(at, text, error)| {
+                        let style = if *error { t.error } else { Style::new() };
+                        Line::from(vec![
+                            Span::styled(format!("{} ", at.format("%H:%M:%S")), t.muted),
+                            Span::styled(text.clone(), style),
+                        ])
+                    })
+                    .collect()
+            };
+            (
+                format!(" Messages ({}) — j/k scroll · Esc closes ", app.log.len()),
+                lines,
+                None,
+            )
         }
         Modal::ConfirmAbandon { reason } => {
             let run = app
@@ -301,7 +332,19 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
         height: inner.height.saturating_sub(extra),
         ..inner
     };
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+    // Scrollable dialogs: never past the last page.
+    let scroll = match modal {
+        Modal::Help { scroll } | Modal::Log { scroll } => {
+            (*scroll).min(body_rows.saturating_sub(usize::from(body.height)))
+        }
+        _ => 0,
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll as u16, 0)),
+        body,
+    );
     if let Some(actions) = actions {
         let last = Rect {
             y: inner.y + inner.height.saturating_sub(1),
@@ -377,13 +420,54 @@ mod tests {
             reason: "superseded".into(),
         });
         insta::assert_snapshot!("confirm_abandon_100x30", draw(&app));
-        app.modal = Some(Modal::Help);
+        app.modal = Some(Modal::Help { scroll: 0 });
         insta::assert_snapshot!("help_100x30", draw(&app));
         let mut app = fixtures::loaded((60, 20));
         app.modal = Some(Modal::PauseReason {
             reason: String::new(),
         });
         insta::assert_snapshot!("pause_reason_60x20", draw(&app));
+    }
+
+    /// The help scrolled to its end, the message log, and a status message
+    /// beside a footer that keeps `?` and `q`, at every size.
+    #[test]
+    fn snapshot_help_end_log_and_footer() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        for size in SIZES {
+            let mut app = fixtures::loaded(size);
+            app.update(Event::Key(KeyEvent::new(
+                KeyCode::Char('?'),
+                KeyModifiers::NONE,
+            )));
+            app.update(Event::Key(KeyEvent::new(
+                KeyCode::Char('G'),
+                KeyModifiers::NONE,
+            )));
+            let screen = draw(&app);
+            assert!(screen.contains("q ctrl-c"), "{screen}");
+            insta::assert_snapshot!(format!("help_end_{}x{}", size.0, size.1), screen);
+            app.modal = None;
+            app.say("select a failed or interrupted step to retry", false);
+            app.say(
+                "abandoned 20261121-115700-4f2a; its record and files are kept",
+                false,
+            );
+            let screen = draw(&app);
+            let footer = screen.lines().last().unwrap();
+            assert!(
+                footer.contains("? help") && footer.contains("q quit"),
+                "{footer}"
+            );
+            insta::assert_snapshot!(format!("footer_message_{}x{}", size.0, size.1), screen);
+            app.update(Event::Key(KeyEvent::new(
+                KeyCode::Char('L'),
+                KeyModifiers::NONE,
+            )));
+            let screen = draw(&app);
+            assert!(screen.contains("Messages (2)"), "{screen}");
+            insta::assert_snapshot!(format!("log_{}x{}", size.0, size.1), screen);
+        }
     }
 
     /// Retrying a step that is not idempotent asks first, says what it may
