@@ -505,3 +505,64 @@ fn the_footer_keeps_q_and_help_and_messages_clear_into_the_log() {
     t.keys(&["Escape"]);
     assert_eq!(p.check(), 1);
 }
+
+/// Issue 14, seen 3: the inbox selection follows the message, not its row:
+/// a message arriving above the selected one does not move the highlight,
+/// and `m` marks the message that was selected.
+#[test]
+fn the_inbox_selection_follows_the_message_when_a_new_one_arrives() {
+    let p = Project::new(&config(""));
+    let send = |subject: &str| {
+        let o = p.run(&[
+            "inbox",
+            "send",
+            "--to",
+            "claude",
+            "--from",
+            "lead",
+            "--subject",
+            subject,
+            "--body",
+            "text",
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
+    send("alpha message");
+    send("bravo message");
+    let Some(t) = Tmux::start(&p, (160, 48)) else {
+        return;
+    };
+    t.wait_for("both messages", |s| {
+        s.contains("alpha message") && s.contains("bravo message")
+    });
+    // Newest first: bravo, alpha. Select alpha.
+    t.keys(&["j"]);
+    t.wait_for("alpha in the preview", |s| {
+        s.contains("from lead to claude") && {
+            let preview = s.split("from lead to claude").nth(1).unwrap_or("");
+            preview.contains("alpha message")
+        }
+    });
+    send("charlie message");
+    t.wait_for("the new message", |s| s.contains("charlie message"));
+    let screen = t.screen();
+    let preview = screen.split("from lead to claude").nth(1).unwrap_or("");
+    assert!(
+        preview.contains("alpha message"),
+        "the preview moved off alpha:\n{screen}"
+    );
+    t.keys(&["m"]);
+    let read = || -> Vec<String> {
+        let o = p.run(&["--json", "inbox", "list", "--agent", "claude"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["read"] == true)
+            .map(|m| m["subject"].as_str().unwrap().to_string())
+            .collect()
+    };
+    wait_until("a message marked read", || !read().is_empty());
+    assert_eq!(read(), vec!["alpha message".to_string()]);
+}

@@ -167,7 +167,11 @@ impl App {
                 Vec::new()
             }
             Event::RunLoaded(run) => {
-                self.shared.run = Some(*run);
+                let previous = self.shared.run.replace(*run);
+                let previous = previous.as_ref().and_then(|r| r.as_ref().ok());
+                for tab in self.tabs.iter_mut() {
+                    tab.run_reloaded(previous, &self.shared);
+                }
                 self.clamp_cursors();
                 Vec::new()
             }
@@ -209,12 +213,16 @@ impl App {
     /// reacts to what changed.
     fn on_full(&mut self, full: FullData) -> Vec<Effect> {
         let previous = std::mem::replace(&mut self.shared.full, full);
-        self.clamp_cursors();
+        // The tabs find their selected item again first (by id, not row),
+        // then every selection is kept on its list.
         let shared = &self.shared;
-        self.tabs
+        let effects = self
+            .tabs
             .iter_mut()
             .flat_map(|tab| tab.reloaded(&previous, shared))
-            .collect()
+            .collect();
+        self.clamp_cursors();
+        effects
     }
 
     /// Keep every tab's selection on its list after a reload.

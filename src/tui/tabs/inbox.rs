@@ -117,10 +117,22 @@ impl Tab for InboxTab {
         inbox(&shared.full).map_or(0, |i| i.messages.len())
     }
 
-    /// The first load picks the agent; it stays until switched.
-    fn reloaded(&mut self, _previous: &FullData, shared: &Shared) -> Vec<Effect> {
+    /// The first load picks the agent; it stays until switched. The
+    /// selected message stays selected (by queue and id) when others arrive
+    /// or go.
+    fn reloaded(&mut self, previous: &FullData, shared: &Shared) -> Vec<Effect> {
         if self.agent.is_none() {
             self.agent = inbox(&shared.full).and_then(|i| i.agent.clone());
+        }
+        let key = |m: &agent_handover::inbox::MessageSummary| (m.queue.clone(), m.id.clone());
+        let selected = inbox(previous)
+            .filter(|p| p.agent == self.agent)
+            .and_then(|p| p.messages.get(self.message.row()))
+            .map(key);
+        if let (Some(selected), Some(now)) = (selected, inbox(&shared.full))
+            && let Some(at) = now.messages.iter().position(|m| key(m) == selected)
+        {
+            self.message.set(at);
         }
         Vec::new()
     }

@@ -61,6 +61,16 @@ impl Tab for RunTab {
         &mut self.step
     }
 
+    /// The selected step stays selected by name when the plan changes.
+    fn run_reloaded(&mut self, previous: Option<&RunSnapshot>, shared: &Shared) {
+        let name = previous.and_then(|p| p.steps.get(self.step.row()).map(|s| &s.name));
+        if let (Some(name), Some(now)) = (name, shared.snapshot())
+            && let Some(at) = now.steps.iter().position(|s| s.name == *name)
+        {
+            self.step.set(at);
+        }
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
         shared.snapshot().map_or(0, |s| s.steps.len())
     }
@@ -323,6 +333,24 @@ mod tests {
         assert_eq!(
             app.update(code(KeyCode::Enter)),
             vec![Effect::Act(retry)]
+        );
+    }
+
+    #[test]
+    fn the_selected_step_follows_its_name_when_the_plan_changes() {
+        let mut app = fixtures::app((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        app.update(key('j'));
+        app.update(key('j'));
+        let mut snap = fixtures::interrupted_run();
+        let first = snap.steps.remove(0);
+        snap.steps.push(first);
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        let run: &RunTab = fixtures::tab(&app);
+        assert_eq!(run.step.row(), 1, "still on tests");
+        assert_eq!(
+            app.update(key('R')),
+            vec![Effect::Act(Action::Retry("tests".into()))]
         );
     }
 
