@@ -566,3 +566,67 @@ fn the_inbox_selection_follows_the_message_when_a_new_one_arrives() {
     wait_until("a message marked read", || !read().is_empty());
     assert_eq!(read(), vec!["alpha message".to_string()]);
 }
+
+/// Issue 14, seen 8: a secret let through (`--allow-secret`) is shown
+/// redacted in every view, as `lint` shows it: the State diff, the Inbox
+/// (list and preview) and the Quality tab's text.
+#[test]
+fn secrets_are_redacted_in_the_state_diff_the_inbox_and_the_review() {
+    let token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5";
+    let p = Project::new(&config(""));
+    std::fs::write(p.path("s1.md"), "# State\n## Next step\nRun tests.\n").unwrap();
+    std::fs::write(
+        p.path("s2.md"),
+        format!(
+            "# State\n## Next step\nRun tests with {token} now.\npassword = \"hunter2hunter2\"\n"
+        ),
+    )
+    .unwrap();
+    for (note, file, allow) in [("one", "s1.md", false), ("two", "s2.md", true)] {
+        let mut args = vec![
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            note,
+            "--current-state-file",
+            file,
+        ];
+        if allow {
+            args.push("--allow-secret");
+        }
+        let o = p.run(&args);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    }
+    let subject = format!("creds {token}");
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        &subject,
+        "--body",
+        "use password = \"hunter2hunter2\" please",
+        "--allow-secret",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let Some(t) = Tmux::start(&p, (160, 48)) else {
+        return;
+    };
+    let clear = |s: &str| s.contains("ghp_") || s.contains("hunter2");
+    let inbox = t.wait_for("the inbox", |s| s.contains("creds") && s.contains("please"));
+    assert!(!clear(&inbox), "{inbox}");
+    t.keys(&["2"]);
+    let state = t.wait_for("the state diff", |s| s.contains("Run tests with"));
+    assert!(!clear(&state), "{state}");
+    assert!(state.contains("[REDACTED]"), "{state}");
+    t.keys(&["3"]);
+    let review = t.wait_for("the review", |s| {
+        s.contains("Review: the current state") && s.contains("Run tests with")
+    });
+    assert!(!clear(&review), "{review}");
+    assert!(review.contains("[REDACTED]"), "{review}");
+}

@@ -86,7 +86,7 @@ pub struct StepView {
     pub duration_ms: Option<i64>,
     /// Who ran the last attempt.
     pub owner: Option<Owner>,
-    /// What it produced.
+    /// What it produced (secrets redacted).
     pub output: Option<String>,
 }
 
@@ -139,7 +139,7 @@ impl RunSnapshot {
                         .zip(r.finished_at)
                         .map(|(s, f)| (f - s).num_milliseconds()),
                     owner: r.owner.clone(),
-                    output: r.output.clone(),
+                    output: r.output.as_deref().map(|o| secrets::redact(o).into_owned()),
                 }
             })
             .collect();
