@@ -630,3 +630,86 @@ fn secrets_are_redacted_in_the_state_diff_the_inbox_and_the_review() {
     assert!(!clear(&review), "{review}");
     assert!(review.contains("[REDACTED]"), "{review}");
 }
+
+/// Issue 14, seen 5: a long message can be read whole: `enter` opens it
+/// with its id and header, and it scrolls to its last line.
+#[test]
+fn a_long_inbox_message_opens_whole_with_its_id_and_scrolls() {
+    let p = Project::new(&config(""));
+    let body: String = (1..=60)
+        .map(|i| format!("body line {i:02}\n"))
+        .collect::<String>()
+        + "THE END\n";
+    let o = p.run(&[
+        "--json",
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        "long report",
+        "--body",
+        &body,
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let sent: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = sent["id"].as_str().unwrap().to_string();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the message", |s| s.contains("long report"));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the reader", |s| {
+        s.contains("body line 01") && s.contains("from:")
+    });
+    assert!(
+        screen.contains(&id),
+        "the id for `inbox read` is shown:\n{screen}"
+    );
+    assert!(!screen.contains("THE END"), "{screen}");
+    t.keys(&["G"]);
+    t.wait_for("the end of the message", |s| s.contains("THE END"));
+    t.keys(&["Escape"]);
+    t.wait_for("the reader to close", |s| !s.contains("THE END"));
+}
+
+/// Issue 14, seen 6: relative times tick every second (they lagged up to 30 s).
+#[test]
+fn relative_times_tick_every_second() {
+    let p = Project::new(&config(""));
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        "tick",
+        "--body",
+        "x",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    let age = |s: &str| -> Option<String> {
+        let line = s
+            .lines()
+            .find(|l| l.contains("lead") && l.contains("tick"))?;
+        line.split_whitespace()
+            .find(|w| w.ends_with('s') && w[..w.len() - 1].chars().all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+    };
+    let first = t.wait_for("the message's age", |s| age(s).is_some());
+    let first = age(&first).unwrap();
+    let seen = Instant::now();
+    t.wait_for("the age to change", |s| age(s).is_some_and(|a| a != first));
+    let took = seen.elapsed();
+    assert!(
+        took < Duration::from_millis(2500),
+        "the age changed after {took:?}"
+    );
+}

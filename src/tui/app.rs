@@ -52,6 +52,13 @@ pub enum Modal {
         /// Reason typed so far.
         reason: String,
     },
+    /// One message whole, scrolled down `scroll` rows.
+    Reader {
+        /// The message.
+        message: Box<agent_handover::inbox::Message>,
+        /// First row shown.
+        scroll: usize,
+    },
     /// Confirm an action that may repeat or lose work (retrying a step that
     /// is not idempotent): Enter does it, Esc cancels.
     Confirm(Action),
@@ -201,6 +208,18 @@ impl App {
                 }
                 vec![Effect::LoadRun, Effect::LoadFull]
             }
+            Event::MessageRead(result) => {
+                match *result {
+                    Ok(message) => {
+                        self.modal = Some(Modal::Reader {
+                            message: Box::new(message),
+                            scroll: 0,
+                        })
+                    }
+                    Err(e) => self.say(format!("inbox: {e}"), true),
+                }
+                Vec::new()
+            }
             Event::FilesChanged => vec![Effect::LoadRun, Effect::LoadFull],
             Event::Watching(mode) => {
                 self.watch = mode;
@@ -262,6 +281,22 @@ impl App {
                     self.modal = Some(Modal::Help { scroll });
                 }
                 Vec::new() // any other key closes it
+            }
+            Modal::Reader { message, scroll } => {
+                let rows = super::tabs::inbox::reader_rows(
+                    &message,
+                    dialog_inner_width(self.shared.size.0),
+                )
+                .len();
+                match self.scrolled(scroll, rows, &key) {
+                    Some(scroll) => self.modal = Some(Modal::Reader { message, scroll }),
+                    None if matches!(
+                        key.code,
+                        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter
+                    ) => {}
+                    None => self.modal = Some(Modal::Reader { message, scroll }),
+                }
+                Vec::new()
             }
             Modal::Log { scroll } => {
                 let rows = self.log.len();

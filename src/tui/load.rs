@@ -117,6 +117,11 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
     }))
 }
 
+/// One message whole (body redacted by the library), for the reader.
+pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::inbox::Message, String> {
+    Inbox::new(ws).read(id).map_err(|e| e.to_string())
+}
+
 /// The diff between two versions.
 pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDiff>, String> {
     let old = read_version(ws, from).map_err(|e| e.to_string())?;

@@ -11,7 +11,7 @@ use agent_handover::engine::metrics::SessionMetrics;
 use agent_handover::engine::{RunSnapshot, RunStatus};
 use agent_handover::handoff::LintReport;
 use agent_handover::handoff::usefulness::Usefulness;
-use agent_handover::inbox::{MessageSummary, QueueSummary};
+use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
 use agent_handover::task::Task;
@@ -82,6 +82,8 @@ pub enum Effect {
     },
     /// Ask the engine.
     Act(Action),
+    /// Read one message whole (by id), for the reader.
+    ReadMessage(String),
     /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
     /// handed to the editor meanwhile).
     Edit {
@@ -192,6 +194,8 @@ pub enum Event {
     },
     /// An action finished.
     ActionDone(Result<String, String>),
+    /// A message was read whole (for the reader).
+    MessageRead(Box<Result<Message, String>>),
     /// Files changed (debounced).
     FilesChanged,
     /// How files are watched.

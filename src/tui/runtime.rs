@@ -92,6 +92,12 @@ pub async fn run(
                         });
                     }
                 }
+                Effect::ReadMessage(id) => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Event::MessageRead(Box::new(load::message(&ws, &id))));
+                    });
+                }
                 Effect::Act(action) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {

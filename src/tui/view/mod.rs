@@ -248,6 +248,30 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 None,
             )
         }
+        Modal::Reader { message, .. } => {
+            let rows =
+                crate::tui::tabs::inbox::reader_rows(message, dialog_inner_width(area.width));
+            let header = rows.iter().position(String::is_empty).unwrap_or(0);
+            let lines = rows
+                .into_iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    if i < header {
+                        Line::styled(row, t.muted)
+                    } else {
+                        Line::raw(row)
+                    }
+                })
+                .collect();
+            (
+                format!(
+                    " {} — j/k scroll · Esc closes ",
+                    fit(&message.summary.subject, 40)
+                ),
+                lines,
+                None,
+            )
+        }
         Modal::Log { .. } => {
             let lines: Vec<Line<'_>> = if app.log.is_empty() {
                 vec![Line::styled("No messages yet.", t.muted)]
@@ -334,7 +358,7 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     };
     // Scrollable dialogs: never past the last page.
     let scroll = match modal {
-        Modal::Help { scroll } | Modal::Log { scroll } => {
+        Modal::Help { scroll } | Modal::Log { scroll } | Modal::Reader { scroll, .. } => {
             (*scroll).min(body_rows.saturating_sub(usize::from(body.height)))
         }
         _ => 0,
@@ -467,6 +491,36 @@ mod tests {
             let screen = draw(&app);
             assert!(screen.contains("Messages (2)"), "{screen}");
             insta::assert_snapshot!(format!("log_{}x{}", size.0, size.1), screen);
+        }
+    }
+
+    /// The inbox reader: the whole message with its id and header, at
+    /// every size.
+    #[test]
+    fn snapshot_inbox_reader() {
+        for size in SIZES {
+            let mut app = fixtures::loaded(size);
+            let summary = match &app.shared.full.inbox {
+                Some(Ok(inbox)) => inbox.messages[0].clone(),
+                _ => panic!("no inbox in the fixture"),
+            };
+            let body: String = (1..=40)
+                .map(|i| format!("line {i} of the report\n"))
+                .collect();
+            app.modal = Some(Modal::Reader {
+                message: Box::new(agent_handover::inbox::Message {
+                    summary,
+                    body,
+                    reply_to: Some("20261121T110000.000000000Z-codex-1a2b3c4d".into()),
+                }),
+                scroll: 0,
+            });
+            let screen = draw(&app);
+            assert!(
+                screen.contains("id:") && screen.contains("line 1 of"),
+                "{screen}"
+            );
+            insta::assert_snapshot!(format!("inbox_reader_{}x{}", size.0, size.1), screen);
         }
     }
 
