@@ -161,6 +161,17 @@ fn resume_pause_and_abandon_from_the_dashboard() {
             .starts_with("lunch\n")
     );
     t.keys(&["p"]);
+    t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
+    assert!(p.path(".agent-handover/PAUSE").exists(), "asked first");
+    t.keys(&["Escape"]);
+    t.wait_for("the dialog to close", |s| !s.contains("Unpause?"));
+    assert!(
+        p.path(".agent-handover/PAUSE").exists(),
+        "Esc keeps the brake"
+    );
+    t.keys(&["p"]);
+    t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
+    t.keys(&["Enter"]);
     wait_until("the PAUSE file to go", || {
         !p.path(".agent-handover/PAUSE").exists()
     });

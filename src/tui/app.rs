@@ -417,7 +417,10 @@ impl App {
             Command::Bottom => self.move_cursor(isize::MAX / 2),
             Command::TogglePause => {
                 if self.shared.snapshot().is_some_and(|s| s.paused.is_some()) {
-                    self.act(Action::Unpause)
+                    // Releasing the brake lets every agent's automation run
+                    // again (maybe a brake someone else pulled): ask first.
+                    self.modal = Some(Modal::Confirm(Action::Unpause));
+                    Vec::new()
                 } else {
                     self.modal = Some(Modal::PauseReason {
                         reason: String::new(),
@@ -652,7 +655,12 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
             fixtures::completed_run(),
         )))));
-        assert_eq!(app.update(key('p')), vec![Effect::Act(Action::Unpause)]);
+        assert!(app.update(key('p')).is_empty(), "unpausing asks first");
+        assert_eq!(app.modal, Some(Modal::Confirm(Action::Unpause)));
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::Act(Action::Unpause)]
+        );
     }
 
     #[test]

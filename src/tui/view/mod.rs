@@ -320,6 +320,28 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 retry_body(app, step),
                 Some(choices(app, "retry it", "cancel")),
             ),
+            Action::Unpause => {
+                let pause = app.shared.snapshot().and_then(|s| s.paused.as_ref());
+                let mut lines = vec![Line::raw(
+                    "Automation runs again: handovers may start, resume and publish.",
+                )];
+                if let Some(p) = pause {
+                    let root = format!("{}/", app.shared.workspace.display());
+                    let file = p.file.display().to_string().replace(&root, "");
+                    lines.push(Line::raw(format!(
+                        "Paused by {file}{}",
+                        p.reason
+                            .as_ref()
+                            .map(|r| format!(": {r}"))
+                            .unwrap_or_default()
+                    )));
+                }
+                (
+                    " Unpause? ".to_string(),
+                    lines,
+                    Some(choices(app, "unpause", "keep paused")),
+                )
+            }
             other => (
                 format!(" {}? ", other.label()),
                 Vec::new(),
@@ -491,6 +513,24 @@ mod tests {
             let screen = draw(&app);
             assert!(screen.contains("Messages (2)"), "{screen}");
             insta::assert_snapshot!(format!("log_{}x{}", size.0, size.1), screen);
+        }
+    }
+
+    /// Unpausing asks first and says whose brake it releases.
+    #[test]
+    fn snapshot_confirm_unpause() {
+        for size in SIZES {
+            let mut app = fixtures::loaded(size);
+            app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
+                fixtures::interrupted_run(),
+            )))));
+            app.modal = Some(Modal::Confirm(crate::tui::model::Action::Unpause));
+            let screen = draw(&app);
+            assert!(
+                screen.contains("Unpause?") && screen.contains("Enter"),
+                "{screen}"
+            );
+            insta::assert_snapshot!(format!("confirm_unpause_{}x{}", size.0, size.1), screen);
         }
     }
 
