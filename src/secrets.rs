@@ -230,6 +230,30 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with every secret replaced by [`REDACTED`], keeping its lines: a
+/// secret spanning lines (a private key block) leaves as many line breaks,
+/// so line numbers (findings, an editor's `+N`) still point at the same
+/// lines. What the review view shows beside its findings.
+pub fn redact_keeping_lines(text: &str) -> Cow<'_, str> {
+    let found = scan(text);
+    if found.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in found {
+        out.push_str(&text[last..m.range.start]);
+        out.push_str(REDACTED);
+        out.extend(std::iter::repeat_n(
+            '\n',
+            text[m.range.clone()].matches('\n').count(),
+        ));
+        last = m.range.end;
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
 /// Refuse `text` if it holds a secret: the error names `what` holds it, the
 /// kind and line of the first one, that line redacted, how many more there
 /// are, and `fix`. The policy of every door (a run's note, an inbox message,
@@ -315,6 +339,26 @@ fn is_placeholder(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacting_keeping_lines_keeps_every_line_where_it_was() {
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HcTq\nRrE5cyQvWpmVd6fLdZXEb+MiuR9ChbbVFX+p5N+g1W7BEL/RZUqhm7iiCL2YPXzX\n-----END RSA PRIVATE KEY-----";
+        let text = format!(
+            "line 1\ntoken ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 here\n{key}\nlast line\n"
+        );
+        let shown = redact_keeping_lines(&text);
+        assert_eq!(shown.lines().count(), text.lines().count(), "{shown}");
+        assert!(
+            !shown.contains("ghp_") && !shown.contains("MIIE"),
+            "{shown}"
+        );
+        assert_eq!(shown.lines().nth(1), Some("token [REDACTED] here"));
+        assert_eq!(shown.lines().last(), Some("last line"));
+        assert!(matches!(
+            redact_keeping_lines("clean"),
+            Cow::Borrowed("clean")
+        ));
+    }
 
     // Fakes are assembled at run time so this source holds no token-shaped string.
     fn fake(prefix: &str, body: &str) -> String {

@@ -161,6 +161,17 @@ fn resume_pause_and_abandon_from_the_dashboard() {
             .starts_with("lunch\n")
     );
     t.keys(&["p"]);
+    t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
+    assert!(p.path(".agent-handover/PAUSE").exists(), "asked first");
+    t.keys(&["Escape"]);
+    t.wait_for("the dialog to close", |s| !s.contains("Unpause?"));
+    assert!(
+        p.path(".agent-handover/PAUSE").exists(),
+        "Esc keeps the brake"
+    );
+    t.keys(&["p"]);
+    t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
+    t.keys(&["Enter"]);
     wait_until("the PAUSE file to go", || {
         !p.path(".agent-handover/PAUSE").exists()
     });
@@ -205,13 +216,13 @@ fn narrow_pane_collapses_panels_into_tabs() {
     t.keys(&["5"]);
     t.wait_for("the timeline tab", |s| s.contains("Timeline · 1 runs"));
     t.keys(&["?"]);
-    t.wait_for("the help", |s| s.contains("any key closes"));
+    t.wait_for("the help", |s| s.contains("other keys close"));
     t.keys(&["x"]);
-    t.wait_for("help closed", |s| !s.contains("any key closes"));
+    t.wait_for("help closed", |s| !s.contains("other keys close"));
     // Widen the pane: the run panel becomes a sidebar and Run leaves the tabs.
     t.tmux(&["resize-window", "-t", "0", "-x", "120", "-y", "32"]);
     t.wait_for("the wide layout", |s| {
-        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run 2")
+        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run · failed")
     });
     t.keys(&["q"]);
     wait_until("the dashboard to exit", || !t.session_alive());
@@ -365,4 +376,351 @@ fn the_review_view_edits_the_handoff_and_re_scores_it() {
     let written = std::fs::read_to_string(p.path("memory/layer2/current-state.md")).unwrap();
     assert!(written.contains("Regex-based lexer"));
     assert!(t.session_alive(), "still running after the editor");
+}
+
+/// A project whose `slow` step (a command that is not idempotent) runs for
+/// a while, started in the background; returns the running `run` process
+/// once its `slow` step is marked running.
+fn slow_handover() -> (Project, std::process::Child) {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"echo copied half the files; exec sleep 30\"]\nidempotent = false\n",
+    ));
+    let child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "one"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the slow step to run", || {
+        std::fs::read_to_string(p.checkpoint_path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|cp| cp["step_records"]["slow"]["state"] == "running")
+    });
+    (p, child)
+}
+
+/// Issue 14, seen 1: a handover killed with SIGKILL (and not yet reaped by
+/// its parent, as a shell or a test harness leaves it) shows as interrupted
+/// within 2 s, in a dashboard already open and in one just started, with
+/// one wording everywhere (no "running" or "in progress" beside RESUME
+/// NEEDED), and `R` agrees with `r` about the interrupted step.
+#[test]
+fn a_handover_killed_with_sigkill_shows_as_interrupted_within_two_seconds() {
+    let (p, mut child) = slow_handover();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        let _ = child.kill();
+        return;
+    };
+    t.wait_for("the running step", |s| {
+        s.contains("running as pid") && s.contains("slow")
+    });
+    let killed = Instant::now();
+    child.kill().unwrap(); // SIGKILL; the child stays unreaped (a zombie) until `wait`
+    let screen = t.wait_for("the interruption", |s| {
+        s.contains("slow") && s.contains("interrupted") && s.contains("RESUME NEEDED")
+    });
+    let open = killed.elapsed();
+    for stale in ["running as pid", "in progress", "▶", "running ("] {
+        assert!(
+            !screen.contains(stale),
+            "{stale:?} beside RESUME NEEDED:\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains("Run · interrupted ·"),
+        "the run panel's title says interrupted:\n{screen}"
+    );
+
+    // A dashboard started after the kill says the same at once.
+    let started = Instant::now();
+    let Some(t2) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    let screen2 = t2.wait_for("the interruption in a new dashboard", |s| {
+        s.contains("interrupted") && s.contains("RESUME NEEDED")
+    });
+    let fresh = started.elapsed();
+    assert!(!screen2.contains("running as pid"), "{screen2}");
+    eprintln!(
+        "kill -9 -> \"interrupted\" on screen: open dashboard {open:?}, new dashboard {fresh:?}"
+    );
+    assert!(open < Duration::from_secs(2), "took {open:?}:\n{screen}");
+    assert!(fresh < Duration::from_secs(2), "took {fresh:?}:\n{screen2}");
+
+    // `R` and `r` agree: the interrupted step can be retried (after a
+    // confirmation, since it is not idempotent).
+    t.keys(&["R"]);
+    let screen = t.wait_for("R to answer", |s| {
+        s.contains("Retry slow?") || s.contains("select a failed")
+    });
+    assert!(screen.contains("Retry slow?"), "{screen}");
+    t.keys(&["Escape"]);
+    child.wait().unwrap();
+    assert_eq!(p.check(), 1, "Esc must not retry");
+}
+
+/// Issue 14, seen 7: at 60x20 a status message never pushes `q` and `?` out
+/// of the footer and clears after a few seconds (it stays in the message
+/// log, `L`); the help scrolls to its last key; a dialog keeps its
+/// Enter/Esc line.
+#[test]
+fn the_footer_keeps_q_and_help_and_messages_clear_into_the_log() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
+    let footer = |s: &str| s.lines().last().unwrap_or("").to_string();
+    // `p` while pausing is refused nowhere; `R` on a done step says why.
+    t.keys(&["R"]);
+    let screen = t.wait_for("the note", |s| footer(s).contains("select a failed"));
+    let last = footer(&screen);
+    assert!(
+        last.contains("q quit") && last.contains("? help"),
+        "q and ? pushed out: {last:?}"
+    );
+    let shown = Instant::now();
+    t.wait_for("the note to clear", |s| {
+        !footer(s).contains("select a failed")
+    });
+    let cleared = shown.elapsed();
+    assert!(
+        cleared >= Duration::from_secs(2) && cleared < Duration::from_secs(10),
+        "cleared after {cleared:?}"
+    );
+    t.keys(&["L"]);
+    t.wait_for("the message log", |s| {
+        s.contains("Messages") && s.contains("select a failed")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the log to close", |s| !s.contains("Messages"));
+
+    // The help scrolls to its last row (quit: q ctrl-c).
+    t.keys(&["?"]);
+    let help = t.wait_for("the help", |s| s.contains("Keys"));
+    assert!(!help.contains("ctrl-c"), "fits at 60x20 already?\n{help}");
+    t.keys(&["G"]);
+    t.wait_for("the end of the help", |s| {
+        s.contains("Keys") && s.contains("ctrl-c")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the help to close", |s| !s.contains("ctrl-c"));
+
+    // A dialog keeps its Enter/Esc line.
+    t.keys(&["a"]);
+    t.wait_for("the abandon dialog with its choices", |s| {
+        s.contains("Abandon the handover?") && s.contains("Enter") && s.contains("Esc")
+    });
+    t.keys(&["Escape"]);
+    assert_eq!(p.check(), 1);
+}
+
+/// Issue 14, seen 3: the inbox selection follows the message, not its row:
+/// a message arriving above the selected one does not move the highlight,
+/// and `m` marks the message that was selected.
+#[test]
+fn the_inbox_selection_follows_the_message_when_a_new_one_arrives() {
+    let p = Project::new(&config(""));
+    let send = |subject: &str| {
+        let o = p.run(&[
+            "inbox",
+            "send",
+            "--to",
+            "claude",
+            "--from",
+            "lead",
+            "--subject",
+            subject,
+            "--body",
+            "text",
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
+    send("alpha message");
+    send("bravo message");
+    let Some(t) = Tmux::start(&p, (160, 48)) else {
+        return;
+    };
+    t.wait_for("both messages", |s| {
+        s.contains("alpha message") && s.contains("bravo message")
+    });
+    // Newest first: bravo, alpha. Select alpha.
+    t.keys(&["j"]);
+    t.wait_for("alpha in the preview", |s| {
+        s.contains("from lead to claude") && {
+            let preview = s.split("from lead to claude").nth(1).unwrap_or("");
+            preview.contains("alpha message")
+        }
+    });
+    send("charlie message");
+    t.wait_for("the new message", |s| s.contains("charlie message"));
+    let screen = t.screen();
+    let preview = screen.split("from lead to claude").nth(1).unwrap_or("");
+    assert!(
+        preview.contains("alpha message"),
+        "the preview moved off alpha:\n{screen}"
+    );
+    t.keys(&["m"]);
+    let read = || -> Vec<String> {
+        let o = p.run(&["--json", "inbox", "list", "--agent", "claude"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["read"] == true)
+            .map(|m| m["subject"].as_str().unwrap().to_string())
+            .collect()
+    };
+    wait_until("a message marked read", || !read().is_empty());
+    assert_eq!(read(), vec!["alpha message".to_string()]);
+}
+
+/// Issue 14, seen 8: a secret let through (`--allow-secret`) is shown
+/// redacted in every view, as `lint` shows it: the State diff, the Inbox
+/// (list and preview) and the Quality tab's text.
+#[test]
+fn secrets_are_redacted_in_the_state_diff_the_inbox_and_the_review() {
+    let token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5";
+    let p = Project::new(&config(""));
+    std::fs::write(p.path("s1.md"), "# State\n## Next step\nRun tests.\n").unwrap();
+    std::fs::write(
+        p.path("s2.md"),
+        format!(
+            "# State\n## Next step\nRun tests with {token} now.\npassword = \"hunter2hunter2\"\n"
+        ),
+    )
+    .unwrap();
+    for (note, file, allow) in [("one", "s1.md", false), ("two", "s2.md", true)] {
+        let mut args = vec![
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            note,
+            "--current-state-file",
+            file,
+        ];
+        if allow {
+            args.push("--allow-secret");
+        }
+        let o = p.run(&args);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    }
+    let subject = format!("creds {token}");
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        &subject,
+        "--body",
+        "use password = \"hunter2hunter2\" please",
+        "--allow-secret",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let Some(t) = Tmux::start(&p, (160, 48)) else {
+        return;
+    };
+    let clear = |s: &str| s.contains("ghp_") || s.contains("hunter2");
+    let inbox = t.wait_for("the inbox", |s| s.contains("creds") && s.contains("please"));
+    assert!(!clear(&inbox), "{inbox}");
+    t.keys(&["2"]);
+    let state = t.wait_for("the state diff", |s| s.contains("Run tests with"));
+    assert!(!clear(&state), "{state}");
+    assert!(state.contains("[REDACTED]"), "{state}");
+    t.keys(&["3"]);
+    let review = t.wait_for("the review", |s| {
+        s.contains("Review: the current state") && s.contains("Run tests with")
+    });
+    assert!(!clear(&review), "{review}");
+    assert!(review.contains("[REDACTED]"), "{review}");
+}
+
+/// Issue 14, seen 5: a long message can be read whole: `enter` opens it
+/// with its id and header, and it scrolls to its last line.
+#[test]
+fn a_long_inbox_message_opens_whole_with_its_id_and_scrolls() {
+    let p = Project::new(&config(""));
+    let body: String = (1..=60)
+        .map(|i| format!("body line {i:02}\n"))
+        .collect::<String>()
+        + "THE END\n";
+    let o = p.run(&[
+        "--json",
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        "long report",
+        "--body",
+        &body,
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let sent: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = sent["id"].as_str().unwrap().to_string();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the message", |s| s.contains("long report"));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the reader", |s| {
+        s.contains("body line 01") && s.contains("from:")
+    });
+    assert!(
+        screen.contains(&id),
+        "the id for `inbox read` is shown:\n{screen}"
+    );
+    assert!(!screen.contains("THE END"), "{screen}");
+    t.keys(&["G"]);
+    t.wait_for("the end of the message", |s| s.contains("THE END"));
+    t.keys(&["Escape"]);
+    t.wait_for("the reader to close", |s| !s.contains("THE END"));
+}
+
+/// Issue 14, seen 6: relative times tick every second (they lagged up to 30 s).
+#[test]
+fn relative_times_tick_every_second() {
+    let p = Project::new(&config(""));
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        "tick",
+        "--body",
+        "x",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    let age = |s: &str| -> Option<String> {
+        let line = s
+            .lines()
+            .find(|l| l.contains("lead") && l.contains("tick"))?;
+        line.split_whitespace()
+            .find(|w| w.ends_with('s') && w[..w.len() - 1].chars().all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+    };
+    let first = t.wait_for("the message's age", |s| age(s).is_some());
+    let first = age(&first).unwrap();
+    let seen = Instant::now();
+    t.wait_for("the age to change", |s| age(s).is_some_and(|a| a != first));
+    let took = seen.elapsed();
+    assert!(
+        took < Duration::from_millis(2500),
+        "the age changed after {took:?}"
+    );
 }

@@ -50,13 +50,27 @@ impl Owner {
     }
 
     /// Whether the owner is still running (only knowable on this host).
+    /// A process killed but not yet reaped by its parent (a zombie) has
+    /// ended: it answers signals but runs nothing and holds no lock.
     pub fn is_alive(&self) -> Option<bool> {
         if self.host != host_name() {
             return None;
         }
         let pid = rustix::process::Pid::from_raw(self.pid as i32)?;
-        Some(rustix::process::test_kill_process(pid).is_ok())
+        Some(rustix::process::test_kill_process(pid).is_ok() && !is_zombie(self.pid))
     }
+}
+
+/// Whether `pid` has exited but not been reaped (Linux: `Z` or `X` in
+/// `/proc/<pid>/stat`; elsewhere never known, so `false`).
+fn is_zombie(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) S ...`: the state follows the last `)` (comm may hold one).
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        .is_some_and(|state| matches!(state, 'Z' | 'X' | 'x'))
 }
 
 /// Now, by the clock the kernel stamps files with (on Linux the coarse
@@ -87,5 +101,30 @@ mod tests {
             host: host_name(),
         };
         assert_eq!(gone.is_alive(), Some(false));
+    }
+
+    #[test]
+    fn a_killed_but_unreaped_owner_is_not_alive() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let owner = Owner {
+            pid: child.id(),
+            host: host_name(),
+        };
+        assert_eq!(owner.is_alive(), Some(true));
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
+        // Not reaped yet: a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while owner.is_alive() != Some(false) {
+            assert!(std::time::Instant::now() < deadline, "still alive");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child.wait().unwrap();
     }
 }

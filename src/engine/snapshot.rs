@@ -86,20 +86,39 @@ pub struct StepView {
     pub duration_ms: Option<i64>,
     /// Who ran the last attempt.
     pub owner: Option<Owner>,
-    /// What it produced.
+    /// What it produced (secrets redacted).
     pub output: Option<String>,
 }
 
 impl RunSnapshot {
     /// Build the view of a loaded checkpoint in `ws`.
     pub fn of(ws: &Workspace, cp: &Checkpoint) -> Self {
+        Self::build(ws, cp, false)
+    }
+
+    /// The view of `cp`; `lock_was_free`: the run lock was free before `cp`
+    /// was read.
+    fn build(ws: &Workspace, cp: &Checkpoint, lock_was_free: bool) -> Self {
+        let lock_holder = RunLock::holder(&ws.lock_file());
         let steps = cp
             .step_records
             .iter()
             .map(|(name, r)| {
                 let spec = cp.plan.iter().find(|s| &s.name == name);
                 let after_crash = spec.map(|s| s.action.after_crash());
-                let state = r.effective_state();
+                // The executor holds the run lock for as long as a step
+                // runs and the kernel frees it when the process dies: a
+                // step still marked running in a checkpoint read between
+                // two moments the lock was free was interrupted, whatever
+                // its pid says now (reaped late, or reused). (A run that
+                // took the lock meanwhile and let it go wrote a newer
+                // checkpoint: the next read shows it.)
+                let state = match r.effective_state() {
+                    StepState::Running if lock_was_free && lock_holder.is_none() => {
+                        StepState::Interrupted
+                    }
+                    state => state,
+                };
                 StepView {
                     name: name.clone(),
                     kind: spec.map(|s| s.action.kind().to_string()),
@@ -120,7 +139,7 @@ impl RunSnapshot {
                         .zip(r.finished_at)
                         .map(|(s, f)| (f - s).num_milliseconds()),
                     owner: r.owner.clone(),
-                    output: r.output.clone(),
+                    output: r.output.as_deref().map(|o| secrets::redact(o).into_owned()),
                 }
             })
             .collect();
@@ -134,7 +153,7 @@ impl RunSnapshot {
             steps,
             pending: cp.pending_steps().into_iter().map(String::from).collect(),
             paused: active_pause(&ws.pause_files()),
-            lock_holder: RunLock::holder(&ws.lock_file()),
+            lock_holder,
             abandoned: cp.abandoned.clone(),
             queued: RunQueue::of(ws).views(ws),
             drift: StateHistory::new(ws.state_history_dir())
@@ -145,8 +164,36 @@ impl RunSnapshot {
         }
     }
 
+    /// The run's state in one word, as every face shows it: `running`
+    /// while an executor holds the run (or a step runs); when it stopped
+    /// with steps left (resume needed), `failed` if a step failed and none
+    /// was interrupted, else `interrupted`; else the checkpoint's status
+    /// (`completed`, `abandoned`, `none`).
+    pub fn state_word(&self) -> &'static str {
+        let running =
+            self.lock_holder.is_some() || self.steps.iter().any(|s| s.state == StepState::Running);
+        match self.status {
+            RunStatus::InProgress if running => "running",
+            RunStatus::InProgress
+                if self.steps.iter().any(|s| s.state == StepState::Failed)
+                    && !self.steps.iter().any(|s| s.state == StepState::Interrupted) =>
+            {
+                "failed"
+            }
+            RunStatus::InProgress => "interrupted",
+            RunStatus::Completed => "completed",
+            RunStatus::Abandoned => "abandoned",
+            RunStatus::None => "none",
+        }
+    }
+
     /// Load the checkpoint of `ws` and build its view.
     pub fn load(ws: &Workspace) -> Result<Self> {
-        Ok(Self::of(ws, &Checkpoint::load(&ws.checkpoint)?))
+        let lock_was_free = RunLock::holder(&ws.lock_file()).is_none();
+        Ok(Self::build(
+            ws,
+            &Checkpoint::load(&ws.checkpoint)?,
+            lock_was_free,
+        ))
     }
 }

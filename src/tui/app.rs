@@ -19,11 +19,29 @@ use super::tab::{Reply, Tab, Tabs};
 use super::tabs;
 use super::theme::Theme;
 
+/// The inner width of a dialog on a screen `columns` wide.
+pub fn dialog_inner_width(columns: u16) -> usize {
+    usize::from(columns.saturating_sub(4).min(84)).saturating_sub(2)
+}
+
+/// How long a status message stays in the footer (it stays in the log, `L`).
+pub const TOAST_FOR: chrono::TimeDelta = chrono::TimeDelta::seconds(4);
+/// How many messages the log keeps.
+pub const LOG_LIMIT: usize = 500;
+
 /// A dialog over the view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Modal {
-    /// The key help.
-    Help,
+    /// The key help, scrolled down `scroll` rows.
+    Help {
+        /// First row shown.
+        scroll: usize,
+    },
+    /// The message log, scrolled down `scroll` rows.
+    Log {
+        /// First row shown.
+        scroll: usize,
+    },
     /// Confirm abandoning, with an optional reason being typed.
     ConfirmAbandon {
         /// Reason typed so far.
@@ -34,6 +52,16 @@ pub enum Modal {
         /// Reason typed so far.
         reason: String,
     },
+    /// One message whole, scrolled down `scroll` rows.
+    Reader {
+        /// The message.
+        message: Box<agent_handover::inbox::Message>,
+        /// First row shown.
+        scroll: usize,
+    },
+    /// Confirm an action that may repeat or lose work (retrying a step that
+    /// is not idempotent): Enter does it, Esc cancels.
+    Confirm(Action),
 }
 
 /// The whole state of the dashboard.
@@ -52,8 +80,13 @@ pub struct App {
     pub selected: TabId,
     /// The action in progress, if any.
     pub busy: Option<String>,
-    /// The last action's outcome: (text, is_error).
+    /// The status line: the last message (text, is_error), cleared
+    /// [`TOAST_FOR`] after it was said (it stays in the log).
     pub toast: Option<(String, bool)>,
+    /// When the status line was said.
+    pub toast_at: Option<DateTime<Utc>>,
+    /// Every message of this session, oldest first (at most [`LOG_LIMIT`]).
+    pub log: Vec<(DateTime<Utc>, String, bool)>,
     /// The open dialog.
     pub modal: Option<Modal>,
     /// How files are watched.
@@ -89,10 +122,23 @@ impl App {
             selected,
             busy: None,
             toast: None,
+            toast_at: None,
+            log: Vec::new(),
             modal: None,
             watch: WatchMode::Events,
             quit: false,
         }
+    }
+
+    /// Say something in the status line (and the log).
+    pub fn say(&mut self, text: impl Into<String>, error: bool) {
+        let text = text.into();
+        self.log.push((self.shared.now, text.clone(), error));
+        if self.log.len() > LOG_LIMIT {
+            self.log.remove(0);
+        }
+        self.toast = Some((text, error));
+        self.toast_at = Some(self.shared.now);
     }
 
     /// The tabs on the tab bar of the current layout.
@@ -128,7 +174,11 @@ impl App {
                 Vec::new()
             }
             Event::RunLoaded(run) => {
-                self.shared.run = Some(*run);
+                let previous = self.shared.run.replace(*run);
+                let previous = previous.as_ref().and_then(|r| r.as_ref().ok());
+                for tab in self.tabs.iter_mut() {
+                    tab.run_reloaded(previous, &self.shared);
+                }
                 self.clamp_cursors();
                 Vec::new()
             }
@@ -136,15 +186,39 @@ impl App {
                 self.shared.now = now;
                 Vec::new()
             }
+            Event::Clock(now) => {
+                self.shared.now = now;
+                if self.toast_at.is_some_and(|at| now - at >= TOAST_FOR) {
+                    self.toast = None;
+                    self.toast_at = None;
+                }
+                if self.shared.running() {
+                    vec![Effect::LoadRun]
+                } else {
+                    Vec::new()
+                }
+            }
             Event::FullLoaded(full) => self.on_full(*full),
             result @ Event::DiffReady { .. } => self.ask_tabs(|tab, _, _| tab.receive(&result)),
             Event::ActionDone(result) => {
                 self.busy = None;
-                self.toast = Some(match result {
-                    Ok(text) => (text, false),
-                    Err(text) => (text, true),
-                });
+                match result {
+                    Ok(text) => self.say(text, false),
+                    Err(text) => self.say(text, true),
+                }
                 vec![Effect::LoadRun, Effect::LoadFull]
+            }
+            Event::MessageRead(result) => {
+                match *result {
+                    Ok(message) => {
+                        self.modal = Some(Modal::Reader {
+                            message: Box::new(message),
+                            scroll: 0,
+                        })
+                    }
+                    Err(e) => self.say(format!("inbox: {e}"), true),
+                }
+                Vec::new()
             }
             Event::FilesChanged => vec![Effect::LoadRun, Effect::LoadFull],
             Event::Watching(mode) => {
@@ -158,12 +232,16 @@ impl App {
     /// reacts to what changed.
     fn on_full(&mut self, full: FullData) -> Vec<Effect> {
         let previous = std::mem::replace(&mut self.shared.full, full);
-        self.clamp_cursors();
+        // The tabs find their selected item again first (by id, not row),
+        // then every selection is kept on its list.
         let shared = &self.shared;
-        self.tabs
+        let effects = self
+            .tabs
             .iter_mut()
             .flat_map(|tab| tab.reloaded(&previous, shared))
-            .collect()
+            .collect();
+        self.clamp_cursors();
+        effects
     }
 
     /// Keep every tab's selection on its list after a reload.
@@ -197,13 +275,52 @@ impl App {
         };
         let reason_of = |r: String| Some(r.trim().to_string()).filter(|r| !r.is_empty());
         match modal {
-            Modal::Help => Vec::new(), // any key closes it
+            Modal::Help { scroll } => {
+                let rows = self.help_rows();
+                if let Some(scroll) = self.scrolled(scroll, rows, &key) {
+                    self.modal = Some(Modal::Help { scroll });
+                }
+                Vec::new() // any other key closes it
+            }
+            Modal::Reader { message, scroll } => {
+                let rows = super::tabs::inbox::reader_rows(
+                    &message,
+                    dialog_inner_width(self.shared.size.0),
+                )
+                .len();
+                match self.scrolled(scroll, rows, &key) {
+                    Some(scroll) => self.modal = Some(Modal::Reader { message, scroll }),
+                    None if matches!(
+                        key.code,
+                        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter
+                    ) => {}
+                    None => self.modal = Some(Modal::Reader { message, scroll }),
+                }
+                Vec::new()
+            }
+            Modal::Log { scroll } => {
+                let rows = self.log.len();
+                match self.scrolled(scroll, rows, &key) {
+                    Some(scroll) => self.modal = Some(Modal::Log { scroll }),
+                    None if matches!(key.code, KeyCode::Esc | KeyCode::Char('q' | 'L')) => {}
+                    None => self.modal = Some(Modal::Log { scroll }),
+                }
+                Vec::new()
+            }
             Modal::ConfirmAbandon { mut reason } => match key.code {
                 KeyCode::Enter => self.act(Action::Abandon(reason_of(reason))),
                 KeyCode::Esc => Vec::new(),
                 _ => {
                     typed(&mut reason);
                     self.modal = Some(Modal::ConfirmAbandon { reason });
+                    Vec::new()
+                }
+            },
+            Modal::Confirm(action) => match key.code {
+                KeyCode::Enter => self.act(action),
+                KeyCode::Esc => Vec::new(),
+                _ => {
+                    self.modal = Some(Modal::Confirm(action));
                     Vec::new()
                 }
             },
@@ -219,9 +336,35 @@ impl App {
         }
     }
 
+    /// How many rows the help takes in its dialog.
+    fn help_rows(&self) -> usize {
+        super::keys::help_rows(&self.keys, dialog_inner_width(self.shared.size.0)).len()
+    }
+
+    /// Where a scrolling key moves a dialog of `rows` rows scrolled to
+    /// `scroll` (`None`: not a scrolling key).
+    fn scrolled(&self, scroll: usize, rows: usize, key: &KeyEvent) -> Option<usize> {
+        let page = usize::from(self.shared.size.1.saturating_sub(4)).max(1);
+        let last = rows.saturating_sub(page);
+        let ctrl = key
+            .modifiers
+            .contains(crossterm::event::KeyModifiers::CONTROL);
+        Some(match key.code {
+            KeyCode::Char('j') | KeyCode::Down => (scroll + 1).min(last),
+            KeyCode::Char('k') | KeyCode::Up => scroll.saturating_sub(1),
+            KeyCode::Char('d') if ctrl => (scroll + page).min(last),
+            KeyCode::PageDown => (scroll + page).min(last),
+            KeyCode::Char('u') if ctrl => scroll.saturating_sub(page),
+            KeyCode::PageUp => scroll.saturating_sub(page),
+            KeyCode::Char('g') | KeyCode::Home => 0,
+            KeyCode::Char('G') | KeyCode::End => last,
+            _ => return None,
+        })
+    }
+
     fn act(&mut self, action: Action) -> Vec<Effect> {
-        if let Some(busy) = &self.busy {
-            self.toast = Some((format!("busy: {busy}"), true));
+        if let Some(busy) = self.busy.clone() {
+            self.say(format!("busy: {busy}"), true);
             return Vec::new();
         }
         self.busy = Some(action.label());
@@ -238,7 +381,14 @@ impl App {
                 vec![Effect::Quit]
             }
             Command::Help => {
-                self.modal = Some(Modal::Help);
+                self.modal = Some(Modal::Help { scroll: 0 });
+                Vec::new()
+            }
+            Command::Log => {
+                let page = usize::from(self.shared.size.1.saturating_sub(4)).max(1);
+                self.modal = Some(Modal::Log {
+                    scroll: self.log.len().saturating_sub(page),
+                });
                 Vec::new()
             }
             Command::NextTab | Command::PrevTab => {
@@ -267,7 +417,10 @@ impl App {
             Command::Bottom => self.move_cursor(isize::MAX / 2),
             Command::TogglePause => {
                 if self.shared.snapshot().is_some_and(|s| s.paused.is_some()) {
-                    self.act(Action::Unpause)
+                    // Releasing the brake lets every agent's automation run
+                    // again (maybe a brake someone else pulled): ask first.
+                    self.modal = Some(Modal::Confirm(Action::Unpause));
+                    Vec::new()
                 } else {
                     self.modal = Some(Modal::PauseReason {
                         reason: String::new(),
@@ -277,12 +430,12 @@ impl App {
             }
             Command::Resume => {
                 if self.shared.snapshot().is_some_and(|s| s.paused.is_some()) {
-                    self.toast = Some(("paused: unpause first (p)".into(), true));
+                    self.say("paused: unpause first (p)", true);
                     Vec::new()
                 } else if self.shared.resume_needed() {
                     self.act(Action::Resume)
                 } else {
-                    self.toast = Some(("nothing to resume".into(), false));
+                    self.say("nothing to resume", false);
                     Vec::new()
                 }
             }
@@ -296,7 +449,7 @@ impl App {
                         reason: String::new(),
                     });
                 } else {
-                    self.toast = Some(("nothing to abandon".into(), false));
+                    self.say("nothing to abandon", false);
                 }
                 Vec::new()
             }
@@ -345,12 +498,16 @@ impl App {
             Reply::Unhandled | Reply::Handled => Vec::new(),
             Reply::Effects(effects) => effects,
             Reply::Act(action) => self.act(action),
+            Reply::Confirm(action) => {
+                self.modal = Some(Modal::Confirm(action));
+                Vec::new()
+            }
             Reply::Note(text) => {
-                self.toast = Some((text, false));
+                self.say(text, false);
                 Vec::new()
             }
             Reply::Error(text) => {
-                self.toast = Some((text, true));
+                self.say(text, true);
                 Vec::new()
             }
         }
@@ -395,6 +552,58 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
         assert!(app.update(key('r')).is_empty());
         assert_eq!(app.toast, Some(("nothing to resume".into(), false)));
+    }
+
+    #[test]
+    fn the_clock_rechecks_a_running_handover_every_tick_and_nothing_else() {
+        let mut app = fixtures::app((100, 30));
+        let now = chrono::Utc::now();
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        assert!(app.update(Event::Clock(now)).is_empty(), "idle: no reload");
+        assert_eq!(app.shared.now, now, "relative times tick");
+        let mut running = fixtures::interrupted_run();
+        running.steps[2].state = agent_handover::engine::StepState::Running;
+        app.update(Event::RunLoaded(Box::new(Ok(running))));
+        assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
+        let mut held = fixtures::interrupted_run();
+        held.lock_holder = Some("pid 7 on vm since 2026-11-21T11:57:00Z".into());
+        app.update(Event::RunLoaded(Box::new(Ok(held))));
+        assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
+    }
+
+    #[test]
+    fn status_messages_clear_after_a_few_seconds_and_stay_in_the_log() {
+        let mut app = fixtures::app((60, 20));
+        let t0 = app.shared.now;
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        app.update(key('r'));
+        assert_eq!(app.toast, Some(("nothing to resume".into(), false)));
+        app.update(Event::Clock(t0 + chrono::TimeDelta::seconds(2)));
+        assert!(app.toast.is_some(), "still shown after 2 s");
+        app.update(Event::Clock(t0 + TOAST_FOR));
+        assert_eq!(app.toast, None);
+        assert_eq!(app.log.len(), 1);
+        assert_eq!(app.log[0].1, "nothing to resume");
+        app.update(key('L'));
+        assert!(matches!(app.modal, Some(Modal::Log { .. })));
+        app.update(code(KeyCode::Esc));
+        assert_eq!(app.modal, None);
+    }
+
+    #[test]
+    fn the_help_scrolls_to_its_last_row_and_any_other_key_closes_it() {
+        let mut app = fixtures::app((60, 20));
+        app.update(key('?'));
+        app.update(key('G'));
+        let Some(Modal::Help { scroll }) = app.modal.clone() else {
+            panic!("help closed by G");
+        };
+        assert!(scroll > 0);
+        assert_eq!(scroll, app.help_rows() - 16, "the last page of 16 rows");
+        app.update(key('k'));
+        assert_eq!(app.modal, Some(Modal::Help { scroll: scroll - 1 }));
+        app.update(key('x'));
+        assert_eq!(app.modal, None);
     }
 
     #[test]
@@ -446,7 +655,12 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
             fixtures::completed_run(),
         )))));
-        assert_eq!(app.update(key('p')), vec![Effect::Act(Action::Unpause)]);
+        assert!(app.update(key('p')).is_empty(), "unpausing asks first");
+        assert_eq!(app.modal, Some(Modal::Confirm(Action::Unpause)));
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::Act(Action::Unpause)]
+        );
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub enum Command {
     Retry,
     /// Reload everything now.
     Refresh,
+    /// Show the message log.
+    Log,
     /// A command only one tab knows, named like its binding (the inbox's
     /// `mark-read`, the state view's `diff`, ...).
     Local(&'static str),

@@ -60,6 +60,7 @@ const TABLE: &[Row] = &[
     global("top", Command::Top, &["g", "home"], "", "top"),
     global("bottom", Command::Bottom, &["G", "end"], "", "bottom"),
     global("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now"),
+    global("log", Command::Log, &["L"], "", "the message log: every status message this session"),
     global("help", Command::Help, &["?"], "help", "this help"),
     global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),
 ];
@@ -248,6 +249,16 @@ impl KeyMap {
         local
     }
 
+    /// The footer hints that are always shown, whatever else is cut: help
+    /// (the way to every other key) and quit.
+    pub fn essentials(&self) -> Vec<(String, &'static str)> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.command, Command::Help | Command::Quit) && !e.label.is_empty())
+            .map(|e| (e.keys[0].clone(), e.label))
+            .collect()
+    }
+
     /// Help rows: (keys joined, help text, scope label); the numbered tab
     /// keys share one row.
     pub fn help(&self) -> Vec<(String, &'static str, &'static str)> {
@@ -271,6 +282,44 @@ impl KeyMap {
         }
         rows
     }
+}
+
+/// The help as rows `width` columns wide: (keys column, text), the keys
+/// right-aligned in 16 columns and the text (with its scope) wrapped at
+/// words, continuation rows with an empty keys column. The dialog draws
+/// these rows as they are, so the number of rows to scroll is exact.
+pub fn help_rows(map: &KeyMap, width: usize) -> Vec<(String, String)> {
+    let text_width = width.saturating_sub(18).max(10);
+    let mut rows = Vec::new();
+    for (keys, help, scope) in map.help() {
+        let text = if scope.is_empty() {
+            help.to_string()
+        } else {
+            format!("{help} ({scope})")
+        };
+        let mut first = true;
+        let mut line = String::new();
+        let mut push = |line: &mut String, first: &mut bool| {
+            let k = if *first {
+                format!("{keys:>16}")
+            } else {
+                String::new()
+            };
+            rows.push((k, std::mem::take(line)));
+            *first = false;
+        };
+        for word in text.split(' ') {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > text_width {
+                push(&mut line, &mut first);
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        push(&mut line, &mut first);
+    }
+    rows
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::engine::metrics::sessions;
-use agent_handover::fsx;
 use agent_handover::handoff::context::newest_note;
 use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::Inbox;
@@ -16,6 +15,7 @@ use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 use agent_handover::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::task::TaskStore;
+use agent_handover::{fsx, secrets};
 
 use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
 
@@ -92,11 +92,13 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
         return Ok(None);
     };
     let ctx = LintContext::for_workspace(ws);
+    // Scored as written, shown redacted (line for line), as `lint` shows it.
+    let shown = |text: &str| secrets::redact_keeping_lines(text).into_owned();
     let mut docs = vec![Reviewed {
         title: "current state",
         path: ws.memory.current_state(),
         report: lint(&text, &ctx),
-        text,
+        text: shown(&text),
     }];
     if let Some(path) = newest_note(&ws.memory.layer1_dir())
         && let Some(text) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "move it aside")?
@@ -105,7 +107,7 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
             title: "latest session note",
             report: lint(&text, &ctx),
             path,
-            text,
+            text: shown(&text),
         });
     }
     Ok(Some(QualityData {
@@ -113,6 +115,11 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
         min_score: ws.config.handover.min_score.unwrap_or(0),
         previous: latest_previous_handoff(ws),
     }))
+}
+
+/// One message whole (body redacted by the library), for the reader.
+pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::inbox::Message, String> {
+    Inbox::new(ws).read(id).map_err(|e| e.to_string())
 }
 
 /// The diff between two versions.

@@ -89,7 +89,7 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
         chrono::Utc::now(),
     );
     if !warnings.is_empty() {
-        app.toast = Some((warnings.join("; "), true));
+        app.say(warnings.join("; "), true);
     }
 
     let result = take_terminal()

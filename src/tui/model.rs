@@ -11,7 +11,7 @@ use agent_handover::engine::metrics::SessionMetrics;
 use agent_handover::engine::{RunSnapshot, RunStatus};
 use agent_handover::handoff::LintReport;
 use agent_handover::handoff::usefulness::Usefulness;
-use agent_handover::inbox::{MessageSummary, QueueSummary};
+use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::Version;
 use agent_handover::task::Task;
@@ -82,6 +82,8 @@ pub enum Effect {
     },
     /// Ask the engine.
     Act(Action),
+    /// Read one message whole (by id), for the reader.
+    ReadMessage(String),
     /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
     /// handed to the editor meanwhile).
     Edit {
@@ -192,12 +194,18 @@ pub enum Event {
     },
     /// An action finished.
     ActionDone(Result<String, String>),
+    /// A message was read whole (for the reader).
+    MessageRead(Box<Result<Message, String>>),
     /// Files changed (debounced).
     FilesChanged,
     /// How files are watched.
     Watching(WatchMode),
     /// Time passed (relative times are redrawn).
     Tick(DateTime<Utc>),
+    /// The once-a-second clock: relative times are redrawn, and while a
+    /// handover runs its owner's liveness is checked again (the run
+    /// snapshot is reloaded: a killed owner changes no file).
+    Clock(DateTime<Utc>),
 }
 
 /// What every tab reads and none owns: the workspace, the clock, the screen
@@ -222,6 +230,12 @@ impl Shared {
     /// The run snapshot, if loaded and readable.
     pub fn snapshot(&self) -> Option<&RunSnapshot> {
         self.run.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Whether a handover runs right now, as far as the last snapshot knows
+    /// (its lock is held or a step is marked running).
+    pub fn running(&self) -> bool {
+        self.snapshot().is_some_and(|s| s.state_word() == "running")
     }
 
     /// Whether an interrupted handover, or one queued behind it, waits to be resumed.

@@ -20,8 +20,10 @@ use super::{actions, load, view, watch};
 
 /// How often the cheap fingerprint is compared, in case an event was missed.
 pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
-/// How often relative times ("3m ago") are redrawn when nothing else happens.
-pub const CLOCK_EVERY: Duration = Duration::from_secs(30);
+/// How often relative times ("3m ago") are redrawn when nothing else
+/// happens, and how often a running handover's owner is checked again
+/// (pid and lock): a handover killed with SIGKILL changes no file.
+pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
 /// How long the input thread waits for a key before it checks whether it
 /// should step aside (for `$EDITOR`).
 const INPUT_POLL: Duration = Duration::from_millis(200);
@@ -90,6 +92,12 @@ pub async fn run(
                         });
                     }
                 }
+                Effect::ReadMessage(id) => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Event::MessageRead(Box::new(load::message(&ws, &id))));
+                    });
+                }
                 Effect::Act(action) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {
@@ -100,10 +108,10 @@ pub async fn run(
                     input.pause().await;
                     let result = edit(terminal, &path, line);
                     input.resume();
-                    app.toast = Some(match result {
-                        Ok(()) => (format!("edited {}: re-scoring", path.display()), false),
-                        Err(e) => (format!("$EDITOR: {e}"), true),
-                    });
+                    match result {
+                        Ok(()) => app.say(format!("edited {}: re-scoring", path.display()), false),
+                        Err(e) => app.say(format!("$EDITOR: {e}"), true),
+                    }
                     loader.start_full(&ws, &tx, app.load_request());
                 }
             }
@@ -244,7 +252,7 @@ fn spawn_clock(tx: UnboundedSender<Event>) {
         tick.tick().await;
         loop {
             tick.tick().await;
-            if tx.send(Event::Tick(chrono::Utc::now())).is_err() {
+            if tx.send(Event::Clock(chrono::Utc::now())).is_err() {
                 break;
             }
         }

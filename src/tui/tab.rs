@@ -11,6 +11,7 @@
 use std::any::Any;
 use std::fmt::Debug;
 
+use agent_handover::engine::RunSnapshot;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -28,6 +29,9 @@ pub enum Reply {
     Effects(Vec<Effect>),
     /// Ask the engine (refused while another action runs).
     Act(Action),
+    /// Ask the engine after the user confirms (a dialog says what it may
+    /// repeat or lose).
+    Confirm(Action),
     /// Tell the user something (in the status line).
     Note(String),
     /// Tell the user something went wrong (in the status line).
@@ -48,6 +52,11 @@ impl Cursor {
     /// Move by `delta` rows, staying on a list of `rows`.
     pub fn move_by(&mut self, delta: isize, rows: usize) {
         self.0 = shifted(self.0, delta, rows);
+    }
+
+    /// Select row `row`.
+    pub fn set(&mut self, row: usize) {
+        self.0 = row;
     }
 
     /// Stay on a list of `rows` (after a reload).
@@ -113,6 +122,10 @@ pub trait Tab: Any + Debug {
     fn reloaded(&mut self, _previous: &FullData, _shared: &Shared) -> Vec<Effect> {
         Vec::new()
     }
+
+    /// React to a new run snapshot (`previous` is what it replaced): keep
+    /// the selection on the same item.
+    fn run_reloaded(&mut self, _previous: Option<&RunSnapshot>, _shared: &Shared) {}
 
     /// Add what it needs to the next background load.
     fn add_to_load(&self, _request: &mut LoadRequest) {}

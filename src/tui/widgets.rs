@@ -45,11 +45,12 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
-/// The lowercase status name.
+/// The lowercase status name of a past run (one left in progress is not
+/// running: the current run is named by `RunSnapshot::state_word`).
 pub fn status_name(status: RunStatus) -> &'static str {
     match status {
         RunStatus::None => "none",
-        RunStatus::InProgress => "in progress",
+        RunStatus::InProgress => "interrupted",
         RunStatus::Completed => "completed",
         RunStatus::Abandoned => "abandoned",
     }

@@ -2,7 +2,7 @@
 //! messages (its queue and `shared`), and a preview of the selected one.
 //! Its keys mark a message read and switch between the agents' queues.
 
-use agent_handover::inbox::{MessageSummary, QueueSummary};
+use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -24,10 +24,13 @@ const MARK_READ: Command = Command::Local("mark-read");
 const PREV_QUEUE: Command = Command::Local("prev-queue");
 /// The next agent's queue.
 const NEXT_QUEUE: Command = Command::Local("next-queue");
+/// Read the selected message whole.
+const OPEN: Command = Command::Local("open-message");
 
 /// The inbox's own keys.
 #[rustfmt::skip]
 const BINDINGS: &[Binding] = &[
+    Binding::new("open-message", OPEN, &["enter"], "open", "read the selected message whole (scrolls; Esc closes)"),
     Binding::new("mark-read", MARK_READ, &["m"], "read", "mark the selected message read"),
     Binding::new("prev-queue", PREV_QUEUE, &["["], "", "previous agent's inbox"),
     Binding::new("next-queue", NEXT_QUEUE, &["]"], "agent", "next agent's inbox"),
@@ -105,6 +108,10 @@ impl Tab for InboxTab {
             MARK_READ => self.mark_read(&shared.full),
             PREV_QUEUE => self.switch_queue(&shared.full, false),
             NEXT_QUEUE => self.switch_queue(&shared.full, true),
+            OPEN => match inbox(&shared.full).and_then(|i| i.messages.get(self.message.row())) {
+                Some(m) => Reply::Effects(vec![Effect::ReadMessage(m.id.clone())]),
+                None => Reply::Handled,
+            },
             _ => Reply::Unhandled,
         }
     }
@@ -117,10 +124,22 @@ impl Tab for InboxTab {
         inbox(&shared.full).map_or(0, |i| i.messages.len())
     }
 
-    /// The first load picks the agent; it stays until switched.
-    fn reloaded(&mut self, _previous: &FullData, shared: &Shared) -> Vec<Effect> {
+    /// The first load picks the agent; it stays until switched. The
+    /// selected message stays selected (by queue and id) when others arrive
+    /// or go.
+    fn reloaded(&mut self, previous: &FullData, shared: &Shared) -> Vec<Effect> {
         if self.agent.is_none() {
             self.agent = inbox(&shared.full).and_then(|i| i.agent.clone());
+        }
+        let key = |m: &agent_handover::inbox::MessageSummary| (m.queue.clone(), m.id.clone());
+        let selected = inbox(previous)
+            .filter(|p| p.agent == self.agent)
+            .and_then(|p| p.messages.get(self.message.row()))
+            .map(key);
+        if let (Some(selected), Some(now)) = (selected, inbox(&shared.full))
+            && let Some(at) = now.messages.iter().position(|m| key(m) == selected)
+        {
+            self.message.set(at);
         }
         Vec::new()
     }
@@ -132,6 +151,39 @@ impl Tab for InboxTab {
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
         draw(frame, area, shared, self.message.row());
     }
+}
+
+/// A whole message as the reader shows it, cut into rows of at most
+/// `width` characters (so the rows to scroll are exact): its header (id,
+/// from, to, date, subject, what it answers, the command that shows it),
+/// a blank row, then the body (secrets redacted by the library).
+pub fn reader_rows(message: &Message, width: usize) -> Vec<String> {
+    let m = &message.summary;
+    let mut lines = vec![
+        format!("id:      {}", m.id),
+        format!("from:    {}", m.from),
+        format!("to:      {}{}", m.to, if m.queue == "shared" { " (shared)" } else { "" }),
+        format!("date:    {}", m.created.format("%Y-%m-%d %H:%M:%S UTC")),
+        format!("subject: {}", m.subject),
+    ];
+    if let Some(to) = &message.reply_to {
+        lines.push(format!("answers: {to}"));
+    }
+    lines.push(format!("status:  {}", if m.read { "read" } else { "unread" }));
+    lines.push(String::new());
+    lines.extend(message.body.lines().map(str::to_string));
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    for line in lines {
+        let chars: Vec<char> = line.chars().collect();
+        if chars.is_empty() {
+            rows.push(String::new());
+        }
+        for chunk in chars.chunks(width) {
+            rows.push(chunk.iter().collect());
+        }
+    }
+    rows
 }
 
 /// Draw the inbox into `area`, message `selected` highlighted.
@@ -269,6 +321,35 @@ fn message_preview(
         .wrap(Wrap { trim: false })
         .block(panel(title, shared));
     frame.render_widget(p, area);
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use crate::tui::app::Modal;
+    use crate::tui::fixtures::{self, code};
+    use crate::tui::model::{Effect, Event};
+    use crossterm::event::KeyCode;
+
+    #[test]
+    fn enter_reads_the_selected_message_whole_and_esc_closes_it() {
+        let mut app = fixtures::loaded((160, 48));
+        let (id, summary) = match &app.shared.full.inbox {
+            Some(Ok(inbox)) => (inbox.messages[0].id.clone(), inbox.messages[0].clone()),
+            _ => panic!("no inbox"),
+        };
+        assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::ReadMessage(id)]);
+        let message = agent_handover::inbox::Message {
+            summary,
+            body: "x\n".repeat(100),
+            reply_to: None,
+        };
+        app.update(Event::MessageRead(Box::new(Ok(message))));
+        assert!(matches!(app.modal, Some(Modal::Reader { scroll: 0, .. })));
+        app.update(crate::tui::fixtures::key('G'));
+        assert!(matches!(app.modal, Some(Modal::Reader { scroll, .. }) if scroll > 50));
+        app.update(code(KeyCode::Esc));
+        assert_eq!(app.modal, None);
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::tui::layout::button_rects;
 use crate::tui::model::{Action, Shared};
 use crate::tui::plan;
 use crate::tui::tab::{Cursor, Reply, Tab};
-use crate::tui::widgets::{ago, fit, panel, status_name};
+use crate::tui::widgets::{ago, fit, panel};
 
 /// The run tab's id.
 pub const ID: TabId = TabId::new("Run");
@@ -48,6 +48,10 @@ impl Tab for RunTab {
             .and_then(|snap| snap.steps.get(self.focused_step(snap, selected)?))
             .filter(|s| matches!(s.state, StepState::Failed | StepState::Interrupted));
         match step {
+            // Running it again may repeat what it did: ask first.
+            Some(step) if step.needs_human || step.idempotent == Some(false) => {
+                Reply::Confirm(Action::Retry(step.name.clone()))
+            }
             Some(step) => Reply::Act(Action::Retry(step.name.clone())),
             None => Reply::Note("select a failed or interrupted step to retry".into()),
         }
@@ -55,6 +59,16 @@ impl Tab for RunTab {
 
     fn cursor_mut(&mut self) -> &mut Cursor {
         &mut self.step
+    }
+
+    /// The selected step stays selected by name when the plan changes.
+    fn run_reloaded(&mut self, previous: Option<&RunSnapshot>, shared: &Shared) {
+        let name = previous.and_then(|p| p.steps.get(self.step.row()).map(|s| &s.name));
+        if let (Some(name), Some(now)) = (name, shared.snapshot())
+            && let Some(at) = now.steps.iter().position(|s| s.name == *name)
+        {
+            self.step.set(at);
+        }
     }
 
     fn rows(&self, shared: &Shared) -> usize {
@@ -99,10 +113,14 @@ impl RunTab {
 /// not the sidebar).
 fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &RunTab, selected: bool) {
     let title = match shared.snapshot() {
-        Some(s) => format!(
-            " Run {} · {} ",
-            s.run_id.as_deref().unwrap_or("(0.5.x)"),
-            status_name(s.status)
+        // The state first: a narrow sidebar cuts the id, never the state.
+        Some(s) => fit(
+            &format!(
+                " Run · {} · {} ",
+                s.state_word(),
+                s.run_id.as_deref().unwrap_or("(0.5.x)"),
+            ),
+            usize::from(area.width.saturating_sub(2)),
         ),
         None => " Run ".to_string(),
     };
@@ -281,7 +299,9 @@ fn marker(state: StepState, shared: &Shared) -> (&'static str, Style) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::fixtures::{self, key};
+    use crate::tui::app::Modal;
+    use crate::tui::fixtures::{self, code, key};
+    use crossterm::event::KeyCode;
     use crate::tui::model::{Effect, Event};
     use crate::tui::tabs::inbox;
 
@@ -292,6 +312,42 @@ mod tests {
         assert!(app.update(key('R')).is_empty(), "step 0 is done");
         app.update(key('j'));
         app.update(key('j'));
+        assert_eq!(
+            app.update(key('R')),
+            vec![Effect::Act(Action::Retry("tests".into()))]
+        );
+    }
+
+    #[test]
+    fn retrying_a_step_that_is_not_idempotent_asks_first() {
+        let mut app = fixtures::app((160, 48));
+        let mut snap = fixtures::interrupted_run();
+        snap.steps[2].needs_human = true;
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        assert!(app.update(key('R')).is_empty(), "nothing runs yet");
+        let retry = Action::Retry("tests".into());
+        assert_eq!(app.modal, Some(Modal::Confirm(retry.clone())));
+        assert!(app.update(code(KeyCode::Esc)).is_empty());
+        assert_eq!(app.modal, None);
+        app.update(key('R'));
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::Act(retry)]
+        );
+    }
+
+    #[test]
+    fn the_selected_step_follows_its_name_when_the_plan_changes() {
+        let mut app = fixtures::app((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        app.update(key('j'));
+        app.update(key('j'));
+        let mut snap = fixtures::interrupted_run();
+        let first = snap.steps.remove(0);
+        snap.steps.push(first);
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        let run: &RunTab = fixtures::tab(&app);
+        assert_eq!(run.step.row(), 1, "still on tests");
         assert_eq!(
             app.update(key('R')),
             vec![Effect::Act(Action::Retry("tests".into()))]

@@ -59,6 +59,9 @@ pub struct StateTab {
     diff: Option<DiffView>,
     /// Side-by-side diff instead of unified.
     side_by_side: bool,
+    /// The user chose the pair shown (`enter`): it is kept across reloads;
+    /// otherwise the newest change is shown.
+    chosen: bool,
 }
 
 impl Tab for StateTab {
@@ -75,6 +78,7 @@ impl Tab for StateTab {
             DIFF => {
                 let from = self.version.row() + 1;
                 if from < shared.full.versions().len() {
+                    self.chosen = true;
                     Reply::Effects(vec![Effect::ComputeDiff {
                         from,
                         to: self.version.row(),
@@ -144,16 +148,39 @@ impl Tab for StateTab {
         }
     }
 
-    /// Keep showing the last change; recompute it when the versions moved.
+    /// Keep showing the pair the user chose (by version id), else the
+    /// newest change; recompute it when the versions moved.
     fn reloaded(&mut self, previous: &FullData, shared: &Shared) -> Vec<Effect> {
         let ids = |full: &FullData| -> Vec<String> {
             full.versions().iter().map(|v| v.id.clone()).collect()
         };
         let (old_versions, new_versions) = (ids(previous), ids(&shared.full));
+        // The selected version and the pair shown follow their versions
+        // (by id), not their rows, when new versions arrive.
+        let now_at = |row: usize| {
+            let id = old_versions.get(row)?;
+            new_versions.iter().position(|v| v == id)
+        };
+        if let Some(at) = now_at(self.version.row()) {
+            self.version.set(at);
+        }
         if new_versions.len() >= 2 && (self.diff.is_none() || old_versions != new_versions) {
             let (from, to) = match &self.diff {
                 Some(d) if old_versions == new_versions => (d.from, d.to),
-                _ => (1, 0),
+                Some(_) if !self.chosen => (1, 0),
+                Some(d) => match (now_at(d.from), now_at(d.to)) {
+                    (Some(from), Some(to)) => {
+                        // Same pair, new rows: keep it (and its scroll).
+                        self.diff = Some(DiffView {
+                            from,
+                            to,
+                            ..d.clone()
+                        });
+                        return vec![Effect::ComputeDiff { from, to }];
+                    }
+                    _ => (1, 0),
+                },
+                None => (1, 0),
             };
             return vec![Effect::ComputeDiff { from, to }];
         }
@@ -375,6 +402,35 @@ mod tests {
 
     use super::*;
     use crate::tui::fixtures::{self, code, draw, key};
+
+    /// Issue 14, seen 3: a new version does not reset the chosen pair nor
+    /// move the selection to another version.
+    #[test]
+    fn the_chosen_pair_and_the_selection_follow_their_versions() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        app.update(key('j'));
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::ComputeDiff { from: 2, to: 1 }]
+        );
+        app.update(Event::DiffReady {
+            from: 2,
+            to: 1,
+            diff: Ok(fixtures::diff()),
+        });
+        // A new version arrives on top.
+        let mut data = fixtures::full_data();
+        if let Some(Ok(versions)) = &mut data.versions {
+            let mut newest = versions[0].clone();
+            newest.id = "0000000000000001".into();
+            versions.insert(0, newest);
+        }
+        let effects = app.update(Event::FullLoaded(Box::new(data)));
+        assert_eq!(effects, vec![Effect::ComputeDiff { from: 3, to: 2 }]);
+        let tab: &StateTab = fixtures::tab(&app);
+        assert_eq!(tab.version.row(), 2, "still on the same version");
+    }
 
     #[test]
     fn a_version_a_merge_superseded_is_flagged_as_drift_in_the_list() {

@@ -89,7 +89,12 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
                 " {:>4}  {}  {:<11} {}/{}",
                 when,
                 r.run_id,
-                status_name(r.status),
+                // The current run in the snapshot's words (running or
+                // interrupted), like the run panel and the header.
+                match shared.snapshot() {
+                    Some(s) if s.run_id.as_deref() == Some(r.run_id.as_str()) => s.state_word(),
+                    _ => status_name(r.status),
+                },
                 r.steps_done,
                 r.steps_total
             );
