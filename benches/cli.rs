@@ -34,7 +34,8 @@ use support::{floor_binary, load_average, our_binary, stats};
 const DEFAULT_ITERS: usize = 41;
 const WARMUPS: usize = 3;
 const NOTE: &str = "Benchmark session: parser finished, CLI wiring next.";
-const CONFIG: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"t\"\n\n[note]\nsession = \"from the config\"\n\n[backend]\ntype = \"null\"\n";
+// 0.5.1's three steps (ours would add `learn`), so both run the same plan.
+const CONFIG: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"t\"\nsteps = [\"session_note\", \"current_state\", \"publish\"]\n\n[note]\nsession = \"from the config\"\n\n[backend]\ntype = \"null\"\n";
 
 /// One program measured in a scenario.
 struct Case {
