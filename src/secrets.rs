@@ -181,8 +181,55 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     each: PATTERNS.iter().map(|p| pattern(p.regex)).collect(),
 });
 
+/// Lower-case text that every pattern's match contains at least one of (a
+/// pattern added to [`PATTERNS`] adds its own here; a test checks each
+/// pattern's samples get through).
+const NEEDLES: &[&str] = &[
+    "private key",
+    "akia",
+    "asia",
+    "abia",
+    "acca",
+    "secret",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "hooks.slack.com",
+    "sk_",
+    "rk_",
+    "sk-",
+    "aiza",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "eyj",
+    "://",
+    "-u",
+    "pass",
+    "pwd",
+    "api",
+    "key",
+    "token",
+];
+
+/// Whether `text` could hold a secret at all: the patterns are only
+/// compiled (a few milliseconds, once per process) for a text that has one
+/// of their literal parts, so `status` on a checkpoint of paths stays fast.
+fn could_hold_secret(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    NEEDLES.iter().any(|n| lower.contains(n))
+}
+
 /// Every secret in `text`, in order, without overlaps.
 pub fn scan(text: &str) -> Vec<SecretMatch> {
+    if !could_hold_secret(text) {
+        return Vec::new();
+    }
     let compiled = &*COMPILED;
     let mut found: Vec<SecretMatch> = Vec::new();
     for i in compiled.set.matches(text).iter() {
@@ -403,6 +450,51 @@ mod tests {
             assert_eq!(&text[found[0].range.clone()], secret);
             assert_eq!(redact(&text), "the key is [REDACTED] for now");
         }
+    }
+
+    #[test]
+    fn every_pattern_gets_past_the_prefilter_with_nothing_around_it() {
+        let samples = [
+            fake(
+                "-----BEGIN RSA ",
+                "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7\n-----END RSA PRIVATE KEY-----",
+            ),
+            fake("AKIA", "ZDOC9IS0J8HT9LGM"),
+            fake(
+                "aws_secret_access_key=",
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            ),
+            fake("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"),
+            fake("github_pat_", "11ABCDEFG0123456789_abcdefghijklmnop"),
+            fake("glpat-", "abcdefghij0123456789xyz"),
+            fake("xoxb-", "319487574911-GAkWvj7FAc9QeWJKY40uvSwM"),
+            fake("https://hooks.slack.com/services/", "T0001/B0002/XyZabc123"),
+            fake("sk_live_", "xgJTeKdNnFRIBXuDL7DxtpYl"),
+            fake("sk-ant-", "api03-abcdefghijklmnopqrstuvwxyz012345"),
+            fake("sk-proj-", "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"),
+            fake("AIza", "-6ilI8ihN5KXSc7Tvo-hBKqFYY-kv5ZJr3J"),
+            fake("hf_", "abcdefghijklmnopqrstuvwxyz01234567"),
+            fake("npm_", "abcdefghijklmnopqrstuvwxyz0123456789"),
+            fake(
+                "pypi-AgEIcHlwaS5vcmc",
+                "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnop",
+            ),
+            fake(
+                "eyJhbGciOiJIUzI1NiJ9.",
+                "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ),
+            fake("https://deploy:", "Sup3rS3cret@example.com/repo.git"),
+            fake("curl -u bob:", "Tr0ub4dor3x https://example.com"),
+            fake("PASSWORD is ", "hunter2x!"),
+            fake("TOKEN=", "abcDEF123456ghiJKL789"),
+        ];
+        for sample in samples {
+            assert!(could_hold_secret(&sample), "{sample}");
+            assert!(!scan(&sample).is_empty(), "found alone: {sample}");
+        }
+        assert!(!could_hold_secret(
+            "/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md"
+        ));
     }
 
     #[test]
