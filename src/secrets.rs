@@ -262,19 +262,7 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
 
 /// `text` with every secret replaced by [`REDACTED`] (borrowed when there is none).
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let found = scan(text);
-    if found.is_empty() {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for m in found {
-        out.push_str(&text[last..m.range.start]);
-        out.push_str(REDACTED);
-        last = m.range.end;
-    }
-    out.push_str(&text[last..]);
-    Cow::Owned(out)
+    replace_secrets(text, false)
 }
 
 /// `text` with every secret replaced by [`REDACTED`], keeping its lines: a
@@ -282,6 +270,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// so line numbers (findings, an editor's `+N`) still point at the same
 /// lines. What the review view shows beside its findings.
 pub fn redact_keeping_lines(text: &str) -> Cow<'_, str> {
+    replace_secrets(text, true)
+}
+
+/// [`redact`], and with `keep_lines` each secret's line breaks kept after it.
+fn replace_secrets(text: &str, keep_lines: bool) -> Cow<'_, str> {
     let found = scan(text);
     if found.is_empty() {
         return Cow::Borrowed(text);
@@ -291,10 +284,10 @@ pub fn redact_keeping_lines(text: &str) -> Cow<'_, str> {
     for m in found {
         out.push_str(&text[last..m.range.start]);
         out.push_str(REDACTED);
-        out.extend(std::iter::repeat_n(
-            '\n',
-            text[m.range.clone()].matches('\n').count(),
-        ));
+        if keep_lines {
+            let breaks = text[m.range.clone()].matches('\n').count();
+            out.extend(std::iter::repeat_n('\n', breaks));
+        }
         last = m.range.end;
     }
     out.push_str(&text[last..]);

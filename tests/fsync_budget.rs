@@ -5,14 +5,11 @@
 use agent_handover::fsx::durable_write_count;
 use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
 
-#[test]
-fn a_three_step_run_makes_nine_durable_writes_and_learning_adds_its_files() {
+/// A fresh workspace with `config`; returns a runner that hands over a note,
+/// checks which steps ran, and returns the durable writes it made.
+fn counting_runner(config: &str, steps: &'static [&'static str]) -> impl Fn(&str) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("handover.toml"),
-        "[handover]\ntag = \"t\"\nsteps = [\"session_note\", \"current_state\", \"publish\"]\n[backend]\ntype = \"null\"\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("handover.toml"), config).unwrap();
     let ws = Workspace::resolve(WorkspaceOptions {
         cwd: Some(dir.path().into()),
         home: Some(dir.path().join("home")),
@@ -20,7 +17,8 @@ fn a_three_step_run_makes_nine_durable_writes_and_learning_adds_its_files() {
     })
     .unwrap();
     let today = chrono::Local::now().date_naive();
-    let run = |note: &str| {
+    move |note: &str| {
+        let _keep = &dir;
         let overrides = RunOverrides {
             note: Some(note.into()),
             ..Default::default()
@@ -29,12 +27,17 @@ fn a_three_step_run_makes_nine_durable_writes_and_learning_adds_its_files() {
         let report = Engine::new(ws.clone())
             .start(plan_from_config(&ws, &overrides, today).unwrap())
             .unwrap();
-        assert_eq!(
-            report.executed,
-            ["session_note", "current_state", "publish"]
-        );
+        assert_eq!(report.executed, steps);
         durable_write_count() - before
-    };
+    }
+}
+
+#[test]
+fn a_three_step_run_makes_nine_durable_writes_and_learning_adds_its_files() {
+    let run = counting_runner(
+        "[handover]\ntag = \"t\"\nsteps = [\"session_note\", \"current_state\", \"publish\"]\n[backend]\ntype = \"null\"\n",
+        &["session_note", "current_state", "publish"],
+    );
     run("warm-up: creates the directories");
     // inputs + checkpoint x4 (running/done merged) + note + state snapshot
     // + state + run record = 9.
@@ -45,34 +48,10 @@ fn a_three_step_run_makes_nine_durable_writes_and_learning_adds_its_files() {
 /// Called by the test above: the counter is per process, so the two must
 /// not run at once.
 fn learning_costs_one_checkpoint_write_plus_one_per_file_it_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("handover.toml"),
+    let run = counting_runner(
         "[handover]\ntag = \"t\"\n[backend]\ntype = \"null\"\n",
-    )
-    .unwrap();
-    let ws = Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.path().into()),
-        home: Some(dir.path().join("home")),
-        ..Default::default()
-    })
-    .unwrap();
-    let today = chrono::Local::now().date_naive();
-    let run = |note: &str| {
-        let overrides = RunOverrides {
-            note: Some(note.into()),
-            ..Default::default()
-        };
-        let before = durable_write_count();
-        let report = Engine::new(ws.clone())
-            .start(plan_from_config(&ws, &overrides, today).unwrap())
-            .unwrap();
-        assert_eq!(
-            report.executed,
-            ["session_note", "learn", "current_state", "publish"]
-        );
-        durable_write_count() - before
-    };
+        &["session_note", "learn", "current_state", "publish"],
+    );
     run("warm-up: creates the directories");
     // Nothing to learn: the three-step run's 9 and the learn step's checkpoint write.
     assert_eq!(run("second, nothing tagged"), 10);

@@ -405,6 +405,27 @@ fn crash_between_commit_and_push_is_reconciled_on_resume() {
     );
 }
 
+/// Assert that `err` names `lock`, its age, that no git runs, and the fix.
+fn assert_names_lock(err: &str, lock: &std::path::Path) {
+    assert!(
+        err.contains(&format!("git lock {}", lock.display()))
+            && err.contains("s old; no git process is running in this repository")
+            && err.contains(&format!("rm '{}'", lock.display())),
+        "the lock named with its age, whether git runs, and the fix: {err}"
+    );
+}
+
+/// Make the file at `path` look `secs` old.
+fn age_file(path: impl AsRef<std::path::Path>, secs: u64) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
 #[test]
 fn a_held_index_lock_is_retried_then_reported_and_never_deleted() {
     let s = setup(1);
@@ -413,13 +434,7 @@ fn a_held_index_lock_is_retried_then_reported_and_never_deleted() {
     std::fs::write(&lock, "").unwrap();
     let o = p.handover("locked out");
     assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains(&format!("git lock {}", lock.display()))
-            && err.contains("s old; no git process is running in this repository")
-            && err.contains(&format!("rm '{}'", lock.display())),
-        "{err}"
-    );
+    assert_names_lock(&stderr(&o), &lock);
     assert!(lock.exists(), "never delete a lock file");
     std::fs::remove_file(&lock).unwrap();
     let o = p.run(&["retry", "publish"]);
@@ -822,13 +837,7 @@ fn a_ref_lock_left_by_a_killed_publish_is_named_and_doctor_removes_it_when_stale
     std::fs::write(&lock, "").unwrap();
     let o = p.handover("second");
     assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains(&format!("git lock {}", lock.display()))
-            && err.contains("no git process is running")
-            && err.contains(&format!("rm '{}'", lock.display())),
-        "the lock named with its age, whether git runs, and the fix: {err}"
-    );
+    assert_names_lock(&stderr(&o), &lock);
     // doctor names it; a fresh lock is not removed (a git may be starting).
     let o = p.run(&["doctor"]);
     assert_eq!(o.status.code(), Some(1));
@@ -841,13 +850,7 @@ fn a_ref_lock_left_by_a_killed_publish_is_named_and_doctor_removes_it_when_stale
     p.run(&["doctor", "--fix"]);
     assert!(lock.exists(), "younger than the safe age: kept");
     // Ten minutes old and no git running: --fix says what it removes, and does.
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(11 * 60);
-    std::fs::File::options()
-        .write(true)
-        .open(&lock)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    age_file(&lock, 11 * 60);
     let o = p.run(&["doctor", "--fix"]);
     let out = stdout(&o);
     assert!(
@@ -957,14 +960,7 @@ fn recover(p: &Project, note: &str, stuck_named: &mut usize, seed: u64) {
         for f in &findings {
             if f["kind"] == "git_lock" {
                 let lock = f["what"].as_str().unwrap();
-                let path = lock.split_whitespace().nth(2).unwrap();
-                let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-                std::fs::File::options()
-                    .write(true)
-                    .open(path)
-                    .unwrap()
-                    .set_modified(old)
-                    .unwrap();
+                age_file(lock.split_whitespace().nth(2).unwrap(), 3600);
             }
         }
         *stuck_named += 1;
