@@ -25,6 +25,7 @@ mod state;
 mod sync;
 mod task;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -86,18 +87,55 @@ impl Target {
     }
 }
 
+/// `status`'s arguments.
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    target: Target,
+    /// Also show each step's state, attempts, error, timing and owner, and PAUSE.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+/// One session-start command parsed alone, `--json` included. `check` and
+/// `status` run at every session start, and building the whole command tree
+/// (every command's arguments and help texts) was most of their start-up
+/// cost. Only a clean parse is taken: `--help`, a typo or anything else goes
+/// to the full parser, so help and errors are the same either way.
+#[derive(Debug, Parser)]
+struct Alone<T: Args> {
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    args: T,
+}
+
+impl Cli {
+    /// `check` or `status` through [`Alone`], when `argv` (program name
+    /// first) holds exactly their arguments.
+    fn parse_session_start(argv: &[OsString]) -> Option<Cli> {
+        // The command's name stands in for the program name clap skips.
+        let rest = argv.get(1..)?;
+        match rest.first()?.to_str()? {
+            "check" => Alone::<Target>::try_parse_from(rest).ok().map(|a| Cli {
+                json: a.json,
+                command: Command::Check(a.args),
+            }),
+            "status" => Alone::<StatusArgs>::try_parse_from(rest).ok().map(|a| Cli {
+                json: a.json,
+                command: Command::Status(a.args),
+            }),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Session-start guard: exit 0 no handover in progress, 1 interrupted (resume it), 2 completed.
     Check(Target),
     /// Show the checkpoint: status, [x]/[ ] per step, pending steps.
-    Status {
-        #[command(flatten)]
-        target: Target,
-        /// Also show each step's state, attempts, error, timing and owner, and PAUSE.
-        #[arg(short, long)]
-        verbose: bool,
-    },
+    Status(StatusArgs),
     /// Run a handover from a TOML config (resumes an interrupted one first).
     Run(running::RunArgs),
     /// Finish an interrupted handover from its staged plan, skipping done steps.
@@ -221,7 +259,9 @@ pub fn main() -> ExitCode {
         // SAFETY: nothing else runs yet: this is the first thing main does, before any thread starts.
         unsafe { std::env::remove_var("AGENT_HANDOVER_CHECKPOINT") };
     }
-    let cli = match Cli::try_parse() {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let parsed = Cli::parse_session_start(&argv).map_or_else(|| Cli::try_parse_from(&argv), Ok);
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -235,7 +275,7 @@ pub fn main() -> ExitCode {
     let out = Output { json: cli.json };
     let result = match cli.command {
         Command::Check(target) => inspect::check(&target, out),
-        Command::Status { target, verbose } => inspect::status(&target, verbose, out),
+        Command::Status(StatusArgs { target, verbose }) => inspect::status(&target, verbose, out),
         Command::Run(args) => running::run(&args, out),
         Command::Resume(target) => running::resume(&target, out),
         Command::Retry { step, target } => running::retry(&target, &step, out),
@@ -274,4 +314,44 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => out.fail(&e),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &str) -> Vec<OsString> {
+        words.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn check_and_status_parse_alone_exactly_as_the_full_parser_does() {
+        for words in [
+            "ah check",
+            "ah check --json",
+            "ah check --checkpoint x.json --config h.toml",
+            "ah status",
+            "ah status -v --json",
+            "ah status --verbose --checkpoint=x.json",
+        ] {
+            let alone = Cli::parse_session_start(&argv(words)).expect(words);
+            let full = Cli::try_parse_from(argv(words)).expect(words);
+            assert_eq!(format!("{alone:?}"), format!("{full:?}"), "{words}");
+        }
+    }
+
+    #[test]
+    fn help_typos_and_other_commands_go_to_the_full_parser() {
+        for words in [
+            "ah check --help",
+            "ah check --bogus",
+            "ah check extra",
+            "ah status -x",
+            "ah --json check",
+            "ah run --note x",
+            "ah",
+        ] {
+            assert!(Cli::parse_session_start(&argv(words)).is_none(), "{words}");
+        }
+    }
 }
