@@ -33,10 +33,11 @@ use serde::{Deserialize, Serialize};
 use super::Backend;
 use super::git_cli::{self, Pushed};
 use super::git_locks::{self, GitLock};
-use super::memory_merge::{self, HANDOVER_AT, MemoryPrefixes, Settled};
+use super::memory_merge::{self, MemoryPrefixes, Settled};
 use crate::fsx;
 use crate::memory::history::StateHistory;
 use crate::memory::state_merge::Side;
+use crate::memory::versions::HANDOVER_AT;
 use crate::outcome::{AfterCrash, StepError};
 pub use crate::workspace::MemoryLocations;
 

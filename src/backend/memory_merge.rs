@@ -30,10 +30,7 @@ use crate::knowledge;
 use crate::memory::compact;
 use crate::memory::note_name::NoteName;
 use crate::memory::state_merge::{self, Side};
-
-/// The trailer our publish commits carry: when the handover was made, to
-/// the nanosecond (commit times have whole seconds).
-pub const HANDOVER_AT: &str = "Handover-At:";
+use crate::memory::versions::handover_time;
 
 /// Where the memory lives, relative to the repository's work tree, with a
 /// trailing `/` (`memory/`), or `""` for the work tree itself.
@@ -311,20 +308,6 @@ fn section_times(
         }
     }
     Ok(times)
-}
-
-/// When `commit`'s handover was made: its `Handover-At:` trailer, else its commit time.
-fn handover_time(commit: &Commit<'_>) -> DateTime<Utc> {
-    commit
-        .message()
-        .unwrap_or_default()
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix(HANDOVER_AT))
-        .and_then(|t| DateTime::parse_from_rfc3339(t.trim()).ok())
-        .map(|t| t.with_timezone(&Utc))
-        .or_else(|| DateTime::from_timestamp(commit.time().seconds(), 0))
-        .unwrap_or_default()
 }
 
 /// Stage `text` at `path` (stage 0).

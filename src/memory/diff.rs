@@ -323,6 +323,24 @@ impl StateDiff {
         rows
     }
 
+    /// The first row of each change (a run of deleted and inserted lines),
+    /// in the unified view or the two-column one: where "next change" jumps.
+    pub fn change_starts(&self, side_by_side: bool) -> Vec<usize> {
+        let starts = if side_by_side {
+            &self.side_starts
+        } else {
+            &self.row_starts
+        };
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|&(i, op)| {
+                op.tag() != DiffTag::Equal && (i == 0 || self.ops[i - 1].tag() == DiffTag::Equal)
+            })
+            .map(|(i, _)| starts[i])
+            .collect()
+    }
+
     /// The changes grouped with `context` unchanged lines around each, as in
     /// a unified diff (groups closer than `2 * context` lines merge).
     pub fn hunks(&self, context: usize) -> Vec<Hunk> {
@@ -658,6 +676,20 @@ mod tests {
             }
         }
         s
+    }
+
+    #[test]
+    fn each_change_starts_once_in_either_view() {
+        // Rows: a, -c, +C, d, e, -x (x removed), f, +i.
+        let d = StateDiff::new("a\nc\nd\ne\nx\nf\n", "a\nC\nd\ne\nf\ni\n");
+        assert_eq!(d.change_starts(false), [1, 5, 7]);
+        // Two columns: a, c|C, d, e, x|, f, |i.
+        assert_eq!(d.change_starts(true), [1, 4, 6]);
+        assert!(
+            StateDiff::new("same\n", "same\n")
+                .change_starts(false)
+                .is_empty()
+        );
     }
 
     #[test]

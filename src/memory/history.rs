@@ -49,16 +49,44 @@ impl StateHistory {
         }
     }
 
-    /// Store `content` unless a version with the same content is already
-    /// there; returns the new file, or `None` when it was already kept.
+    /// Store `content` unless the newest version already holds it; returns
+    /// the new file, or `None` when it was already kept. A text written
+    /// again after others (a revert) is kept again, so versions stay in the
+    /// order they were written.
     pub fn save(
         &self,
         content: &str,
         label: &str,
         at: Option<DateTime<Utc>>,
     ) -> Result<Option<PathBuf>> {
+        self.save_unless(content, label, at, |kept, hash| {
+            kept.first().is_some_and(|v| v.hash == hash)
+        })
+    }
+
+    /// Store `content` unless any version already holds it (a record made
+    /// again after a crash adds nothing).
+    fn save_once(
+        &self,
+        content: &str,
+        label: &str,
+        at: Option<DateTime<Utc>>,
+    ) -> Result<Option<PathBuf>> {
+        self.save_unless(content, label, at, |kept, hash| {
+            kept.iter().any(|v| v.hash == hash)
+        })
+    }
+
+    /// Store `content` unless `kept_already(versions, its hash)`.
+    fn save_unless(
+        &self,
+        content: &str,
+        label: &str,
+        at: Option<DateTime<Utc>>,
+        kept_already: impl Fn(&[StateVersion], &str) -> bool,
+    ) -> Result<Option<PathBuf>> {
         let hash = blob_id(content)[..16].to_string();
-        if self.list()?.iter().any(|v| v.hash == hash) {
+        if kept_already(&self.list()?, &hash) {
             return Ok(None);
         }
         let path = self.layout.version_file(&StateVersionName {
@@ -81,8 +109,8 @@ impl StateHistory {
         sections: Vec<String>,
         from: &str,
     ) -> Result<Drift> {
-        self.save(superseded, DRIFT_LABEL, Some(written_at))?;
-        self.save(merged, DRIFT_LABEL, None)?;
+        self.save_once(superseded, DRIFT_LABEL, Some(written_at))?;
+        self.save_once(merged, DRIFT_LABEL, None)?;
         let drift = Drift {
             at: Utc::now(),
             superseded: blob_id(superseded)[..16].to_string(),
@@ -197,7 +225,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn save_is_keyed_by_content() {
+    fn save_skips_the_text_already_newest_and_keeps_a_revert_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let h = StateHistory::new(dir.path().join("h"));
         assert!(h.list().unwrap().is_empty());
@@ -209,6 +237,29 @@ mod tests {
         assert_eq!(v[0].label, "run-2");
         assert_eq!(h.read(&v[1]).unwrap(), "a");
         assert_eq!(v[1].size, 1);
+        // Back to "a": a version of its own, newest, not folded into run-1's.
+        assert!(h.save("a", "run-3", None).unwrap().is_some());
+        let labels: Vec<String> = h.list().unwrap().into_iter().map(|v| v.label).collect();
+        assert_eq!(labels, ["run-3", "run-2", "run-1"]);
+    }
+
+    #[test]
+    fn a_drift_recorded_again_adds_no_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        h.save("ours", "run-1", None).unwrap();
+        for _ in 0..2 {
+            h.record_drift(
+                "ours",
+                Utc::now(),
+                "merged",
+                vec!["# S".into()],
+                "origin/main",
+            )
+            .unwrap();
+        }
+        assert_eq!(h.list().unwrap().len(), 2);
+        assert_eq!(h.drifts().len(), 1);
     }
 
     #[test]

@@ -14,7 +14,10 @@
 
 mod git;
 
+pub use git::{HANDOVER_AT, handover_time};
+
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -122,32 +125,30 @@ impl Version {
 
 /// Every version, newest first; see the module docs.
 pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
-    let mut versions: Vec<Version> = match FileLog::open(ws)? {
-        Some(log) => log.changes()?.into_iter().map(from_commit).collect(),
+    let changes = match FileLog::open(ws)? {
+        Some(log) => log.changes()?,
         None => Vec::new(),
     };
-    let git_count = versions.len();
-    for snap in StateHistory::new(ws.state_history_dir()).list()? {
-        // The oldest commit of the same text is the one that published it.
-        match versions[..git_count]
-            .iter_mut()
-            .rev()
-            .find(|v| v.blob.starts_with(&snap.hash))
-        {
-            Some(v) => {
-                // Commit times have whole seconds: a snapshot within the
-                // commit's second is the more precise time of the two.
-                if snap.at < v.at + TimeDelta::seconds(1) {
-                    v.at = snap.at;
-                }
-                v.run = run_of(&snap.label);
-                v.merge = snap.label == history::DRIFT_LABEL;
-                v.snapshot = Some(snap.path);
-                v.sources.insert(0, Source::Local);
-            }
-            None => versions.push(from_snapshot(snap)),
+    let snapshots = StateHistory::new(ws.state_history_dir()).list()?;
+    let pairs = pair_snapshots_with_commits(&snapshots, &changes);
+    let mut versions: Vec<Version> = changes.into_iter().map(from_commit).collect();
+    for (snap, commit) in snapshots.into_iter().zip(pairs) {
+        let Some(v) = commit.map(|c| &mut versions[c]) else {
+            versions.push(from_snapshot(snap));
+            continue;
+        };
+        // Commit times have whole seconds: a snapshot within the
+        // commit's second is the more precise time of the two.
+        if snap.at < v.at + TimeDelta::seconds(1) {
+            v.at = snap.at;
         }
+        v.run = run_of(&snap.label);
+        v.merge = snap.label == history::DRIFT_LABEL;
+        v.snapshot = Some(snap.path);
+        v.sources.insert(0, Source::Local);
     }
+    // Time order as written; a stable sort keeps git's order (children
+    // before parents) between versions of the same second.
     versions.sort_by_key(|v| std::cmp::Reverse(v.at));
     let working = ws.memory.current_state();
     if let Some(text) = read_text(&working)? {
@@ -299,6 +300,40 @@ fn listing(versions: &[&Version]) -> String {
         ));
     }
     lines.concat()
+}
+
+/// For each snapshot, the commit that published it (an index into
+/// `changes`), if any: a commit of the same text, each commit taken once,
+/// nearest pairs first by when the handover was made. So a text written
+/// again (a revert, or a handover that changed nothing) pairs with its own
+/// run's commit, not the oldest commit of that text, and a snapshot not yet
+/// published stays a version of its own.
+fn pair_snapshots_with_commits(
+    snapshots: &[history::StateVersion],
+    changes: &[git::Change],
+) -> Vec<Option<usize>> {
+    let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
+    for (c, change) in changes.iter().enumerate() {
+        let mut id = change.blob.to_string();
+        id.truncate(ID_LEN);
+        by_id.entry(id).or_default().push(c);
+    }
+    let mut candidates: Vec<(TimeDelta, usize, usize)> = Vec::new();
+    for (s, snap) in snapshots.iter().enumerate() {
+        for &c in by_id.get(&snap.hash).into_iter().flatten() {
+            candidates.push(((snap.at - changes[c].made).abs(), s, c));
+        }
+    }
+    candidates.sort();
+    let mut pairs = vec![None; snapshots.len()];
+    let mut taken = vec![false; changes.len()];
+    for (_, s, c) in candidates {
+        if pairs[s].is_none() && !taken[c] {
+            pairs[s] = Some(c);
+            taken[c] = true;
+        }
+    }
+    pairs
 }
 
 fn from_commit(c: git::Change) -> Version {
@@ -503,6 +538,24 @@ mod tests {
         assert_eq!(versions[0].blob.len(), ID_LEN);
     }
 
+    /// Issue 14, seen 4: a repository with no commit yet showed a git error
+    /// ("reference 'refs/heads/master' not found") instead of the local versions.
+    #[test]
+    fn a_repository_with_no_commit_lists_the_local_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        let s = store(&ws);
+        s.write_current_state(day(), "v1", "run-a").unwrap();
+        s.write_current_state(day(), "v2", "run-b").unwrap();
+        let runs: Vec<Option<String>> = list_versions(&ws)
+            .unwrap()
+            .into_iter()
+            .map(|v| v.run)
+            .collect();
+        assert_eq!(runs, [Some("run-b".into()), Some("run-a".into())]);
+    }
+
     #[test]
     fn a_file_never_committed_has_no_git_versions() {
         let dir = tempfile::tempdir().unwrap();
@@ -539,6 +592,41 @@ mod tests {
         assert_eq!(versions[0].sources, [Source::Git, Source::Working]);
         let picked = select(&versions, &versions[2].id[..6]).unwrap();
         assert_eq!(picked, &versions[0], "the newest of the same text");
+    }
+
+    /// Issue 14, seen 4: a text written again pairs with its own run's
+    /// commit, so versions stay in the order they were written.
+    #[test]
+    fn a_revert_is_its_own_version_paired_with_its_own_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        let s = store(&ws);
+        let mut commits = Vec::new();
+        for (n, (body, run)) in [("A", "run-a"), ("B", "run-b"), ("A", "run-c")]
+            .into_iter()
+            .enumerate()
+        {
+            s.write_current_state(day(), body, run).unwrap();
+            let made = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true);
+            let message = format!("handover {run}\n\n{HANDOVER_AT} {made}");
+            commits.push(commit(&repo, &message, n as i64));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let versions = list_versions(&ws).unwrap();
+        let listed: Vec<(Option<&str>, Option<&str>)> = versions
+            .iter()
+            .map(|v| (v.run.as_deref(), v.commit.as_deref()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (Some("run-c"), Some(&commits[2][..12])),
+                (Some("run-b"), Some(&commits[1][..12])),
+                (Some("run-a"), Some(&commits[0][..12])),
+            ]
+        );
+        assert_eq!(versions[0].id, versions[2].id, "the same text");
     }
 
     fn fake(id: &str, run: Option<&str>, commit: Option<&str>) -> Version {

@@ -513,6 +513,18 @@ impl App {
         }
     }
 
+    /// The wheel scrolls the selected tab, which knows what lies under the pointer.
+    fn wheel(&mut self, delta: isize, mouse: MouseEvent) -> Vec<Effect> {
+        let body = self.areas().body;
+        self.tabs.get_mut(self.selected).wheel(
+            delta,
+            (mouse.column, mouse.row),
+            body,
+            &self.shared,
+        );
+        Vec::new()
+    }
+
     fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Effect> {
         match mouse.kind {
             MouseEventKind::Down(MouseButton::Left) => {
@@ -521,8 +533,8 @@ impl App {
                 }
                 Vec::new()
             }
-            MouseEventKind::ScrollDown => self.move_cursor(3),
-            MouseEventKind::ScrollUp => self.move_cursor(-3),
+            MouseEventKind::ScrollDown => self.wheel(3, mouse),
+            MouseEventKind::ScrollUp => self.wheel(-3, mouse),
             _ => Vec::new(),
         }
     }

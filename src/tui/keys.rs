@@ -67,7 +67,7 @@ const TABLE: &[Row] = &[
 
 /// A key, as written in the table and in config: `q`, `R`, `?`, `ctrl-c`,
 /// `enter`, `tab`, `backtab`, `up`, `down`, `left`, `right`, `pageup`,
-/// `pagedown`, `home`, `end`, `esc`.
+/// `pagedown`, `home`, `end`, `esc`, `space`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeySpec {
     code: KeyCode,
@@ -94,6 +94,7 @@ impl KeySpec {
             "home" => KeyCode::Home,
             "end" => KeyCode::End,
             "esc" => KeyCode::Esc,
+            "space" => KeyCode::Char(' '),
             s if s.chars().count() == 1 => KeyCode::Char(s.chars().next()?),
             _ => return None,
         };
@@ -418,8 +419,9 @@ mod tests {
         let m = KeyMap::default();
         let footer = m.footer(state::ID);
         assert_eq!(footer[0], ("enter".to_string(), "diff"));
+        assert_eq!(footer[1], ("space".to_string(), "mark"));
         assert_eq!(
-            footer[2],
+            footer[4],
             ("?".to_string(), "help"),
             "help right after the view's own keys"
         );

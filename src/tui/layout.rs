@@ -54,7 +54,7 @@ impl Areas {
         let footer = Rect::new(0, h.saturating_sub(1), w, u16::from(h > 2));
         let middle = Rect::new(0, 2.min(h), w, h.saturating_sub(3));
         let wide = is_wide(size);
-        let (sidebar, body) = match tabs.sidebar(wide) {
+        let (sidebar, body) = match tabs.sidebar(wide, selected) {
             Some(tab) => {
                 let side = (w * 2 / 5).clamp(40, 56);
                 (

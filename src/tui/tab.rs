@@ -88,6 +88,12 @@ pub trait Tab: Any + Debug {
         false
     }
 
+    /// Whether the wide layout leaves out the sidebar while it is selected
+    /// (a tab that needs the whole width, like a diff).
+    fn hides_sidebar(&self) -> bool {
+        false
+    }
+
     /// Carry out `command`: its own bindings' commands while `selected`, and
     /// any global command the dashboard leaves to the tabs (the selected tab
     /// is asked first).
@@ -110,6 +116,12 @@ pub trait Tab: Any + Debug {
     fn move_cursor(&mut self, delta: isize, shared: &Shared) {
         let rows = self.rows(shared);
         self.cursor_mut().move_by(delta, rows);
+    }
+
+    /// The mouse wheel turned by `delta` rows at `at` (column, row) over its
+    /// `area`: by default its selection moves.
+    fn wheel(&mut self, delta: isize, _at: (u16, u16), _area: Rect, shared: &Shared) {
+        self.move_cursor(delta, shared);
     }
 
     /// Keep its selection on its list after a reload.
@@ -182,8 +194,11 @@ impl Tabs {
             .collect()
     }
 
-    /// The tab drawn as the sidebar, if `wide`.
-    pub fn sidebar(&self, wide: bool) -> Option<&dyn Tab> {
+    /// The tab drawn as the sidebar, if `wide` and the `selected` one leaves room for it.
+    pub fn sidebar(&self, wide: bool, selected: TabId) -> Option<&dyn Tab> {
+        if self.get(selected).hides_sidebar() {
+            return None;
+        }
         self.iter().find(|t| wide && t.is_sidebar_when_wide())
     }
 }

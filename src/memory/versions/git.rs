@@ -7,7 +7,7 @@ use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use git2::{ErrorCode, ObjectType, Oid, Repository, Sort};
+use git2::{Commit, ErrorCode, ObjectType, Oid, Repository, Sort};
 
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
@@ -15,10 +15,31 @@ use crate::workspace::Workspace;
 /// Hex digits of a commit id kept as its short form.
 pub(super) const SHORT_COMMIT: usize = 12;
 
+/// The trailer our publish commits carry: when the handover was made, to
+/// the nanosecond (commit times have whole seconds).
+pub const HANDOVER_AT: &str = "Handover-At:";
+
+/// When `commit`'s handover was made: its [`HANDOVER_AT`] trailer, else its commit time.
+pub fn handover_time(commit: &Commit<'_>) -> DateTime<Utc> {
+    commit
+        .message()
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(HANDOVER_AT))
+        .and_then(|t| DateTime::parse_from_rfc3339(t.trim()).ok())
+        .map(|t| t.with_timezone(&Utc))
+        .or_else(|| DateTime::from_timestamp(commit.time().seconds(), 0))
+        .unwrap_or_default()
+}
+
 /// One commit that changed the file.
 #[derive(Debug, Clone)]
 pub(super) struct Change {
+    /// The commit's time (whole seconds).
     pub at: DateTime<Utc>,
+    /// When its handover was made ([`handover_time`]).
+    pub made: DateTime<Utc>,
     pub commit: Oid,
     pub summary: Option<String>,
     pub blob: Oid,
@@ -66,6 +87,13 @@ impl FileLog {
     /// file differs from its first parent's; none when HEAD is unborn.
     pub fn changes(&self) -> Result<Vec<Change>> {
         let err = |e| git_error(&self.file, e);
+        // An unborn branch (a repository with no commit yet) has no history;
+        // the revwalk reports it as a generic "reference not found".
+        if let Err(e) = self.repo.head()
+            && matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound)
+        {
+            return Ok(Vec::new());
+        }
         let mut walk = self.repo.revwalk().map_err(err)?;
         walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
             .map_err(err)?;
@@ -103,6 +131,7 @@ impl FileLog {
             let (size, _) = odb.read_header(blob).map_err(err)?;
             changes.push(Change {
                 at: DateTime::from_timestamp(commit.time().seconds(), 0).unwrap_or_default(),
+                made: handover_time(&commit),
                 commit: commit.id(),
                 summary: commit.summary().ok().flatten().map(str::to_string),
                 blob,

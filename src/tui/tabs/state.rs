@@ -1,17 +1,23 @@
-//! The state view: versions of current-state.md and the diff of a pair,
-//! unified or side by side, with changed words highlighted. Only the rows
-//! on screen are built, so a 10,000-line file scrolls as fast as a short one.
-//! Its keys diff the selected version and switch the diff's layout.
+//! The state view: versions of current-state.md and the diff of any two,
+//! unified or side by side, with changed words highlighted. Two panes, the
+//! version list and the diff, each focusable (`v`): the focused one takes
+//! the movement keys and the wheel, and a narrow screen shows only it.
+//! `space` marks a version and `enter` compares it with the selected one;
+//! `]`/`[` jump between changes, `<`/`>` scroll sideways, `w` wraps. Only
+//! the rows on screen are built, so a 10,000-line file scrolls as fast as a
+//! short one.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use agent_handover::memory::diff::{DiffRow, RowKind, StateDiff};
 use agent_handover::memory::versions::Version;
+use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
@@ -22,20 +28,43 @@ use crate::tui::widgets::{ago, fit, loading, panel};
 /// The state tab's id.
 pub const ID: TabId = TabId::new("State");
 
-/// Diff the selected version with the one before it.
+/// Diff the marked version (or the one before) with the selected one.
 const DIFF: Command = Command::Local("diff");
+/// Mark the selected version for a comparison.
+const MARK: Command = Command::Local("mark");
+/// Focus the other pane.
+const FOCUS: Command = Command::Local("focus");
+/// Jump to the next change of the diff.
+const NEXT_CHANGE: Command = Command::Local("next-change");
+/// Jump to the previous change.
+const PREV_CHANGE: Command = Command::Local("prev-change");
+/// Scroll the diff right.
+const RIGHT: Command = Command::Local("scroll-right");
+/// Scroll the diff left.
+const LEFT: Command = Command::Local("scroll-left");
+/// Wrap long lines.
+const WRAP: Command = Command::Local("wrap");
 /// Unified or side by side.
 const SIDE_BY_SIDE: Command = Command::Local("side-by-side");
 
 /// The state view's own keys.
 #[rustfmt::skip]
 const BINDINGS: &[Binding] = &[
-    Binding::new("diff", DIFF, &["enter"], "diff", "diff the selected version with the one before"),
+    Binding::new("diff", DIFF, &["enter"], "diff", "diff the marked version (else the one before) with the selected one"),
+    Binding::new("mark", MARK, &["space"], "mark", "mark the selected version, to compare it with another (enter)"),
+    Binding::new("focus", FOCUS, &["v"], "versions", "focus the version list or the diff (narrow: show it)"),
+    Binding::new("next-change", NEXT_CHANGE, &["]"], "", "jump to the next change in the diff"),
+    Binding::new("prev-change", PREV_CHANGE, &["["], "", "jump to the previous change"),
+    Binding::new("scroll-right", RIGHT, &[">"], "", "scroll the diff right"),
+    Binding::new("scroll-left", LEFT, &["<"], "", "scroll the diff left"),
+    Binding::new("wrap", WRAP, &["w"], "", "wrap long lines (else scroll sideways)"),
     Binding::new("side-by-side", SIDE_BY_SIDE, &["s"], "split", "unified / side-by-side diff"),
 ];
 
 /// Width of the version list beside the diff (wide layout).
 const LIST_WIDTH: u16 = 34;
+/// Columns one `<`/`>` scrolls.
+const SIDE_STEP: usize = 8;
 
 /// The diff being shown.
 #[derive(Debug, Clone)]
@@ -50,18 +79,157 @@ struct DiffView {
     scroll: usize,
 }
 
-/// The state view's state: the selected version and the diff shown.
+/// The two panes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Pane {
+    /// The version list.
+    #[default]
+    List,
+    /// The diff.
+    Diff,
+}
+
+/// A version as the tab remembers it across reloads: its text and its time
+/// (a text written again is another version of the same id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct VersionKey {
+    id: String,
+    at: DateTime<Utc>,
+}
+
+impl VersionKey {
+    fn of(v: &Version) -> Self {
+        VersionKey {
+            id: v.id.clone(),
+            at: v.at,
+        }
+    }
+
+    /// Its row in `versions`, if it is still listed.
+    fn row_in(&self, versions: &[Version]) -> Option<usize> {
+        versions
+            .iter()
+            .position(|v| v.id == self.id && v.at == self.at)
+            .or_else(|| versions.iter().position(|v| v.id == self.id))
+    }
+}
+
+/// The state view's state: the selected and marked versions, the diff
+/// shown and how.
 #[derive(Debug, Default)]
 pub struct StateTab {
     /// The selected version.
     version: Cursor,
+    /// The version marked with `space`, to compare with the selected one.
+    marked: Option<VersionKey>,
+    /// The pane the movement keys go to, once chosen (`v`, `enter`);
+    /// until then the list when both are shown, else the diff.
+    focus: Option<Pane>,
     /// The diff shown, once computed.
     diff: Option<DiffView>,
     /// Side-by-side diff instead of unified.
     side_by_side: bool,
+    /// Wrap long lines instead of scrolling sideways.
+    wrap: bool,
+    /// Columns scrolled sideways.
+    column: usize,
     /// The user chose the pair shown (`enter`): it is kept across reloads;
     /// otherwise the newest change is shown.
     chosen: bool,
+    /// Rows of diff the last frame showed (a page, and how far a scroll
+    /// may go before the pane would show nothing).
+    diff_height: Cell<usize>,
+}
+
+/// Whether the list and the diff are both shown (a wide screen: the State
+/// tab has the whole width).
+fn side_by_side_panes(shared: &Shared) -> bool {
+    is_wide(shared.size) && shared.size.0 >= LIST_WIDTH + 40
+}
+
+/// Where the panes go in `area`: the list beside the diff when there is
+/// room, else only the focused one.
+fn panes(area: Rect, shared: &Shared, focus: Pane) -> (Option<Rect>, Option<Rect>) {
+    if side_by_side_panes(shared) {
+        let [list, diff] =
+            Layout::horizontal([Constraint::Length(LIST_WIDTH), Constraint::Fill(1)]).areas(area);
+        (Some(list), Some(diff))
+    } else {
+        match focus {
+            Pane::List => (Some(area), None),
+            Pane::Diff => (None, Some(area)),
+        }
+    }
+}
+
+impl StateTab {
+    /// The focused pane.
+    fn focus(&self, shared: &Shared) -> Pane {
+        self.focus.unwrap_or(if side_by_side_panes(shared) {
+            Pane::List
+        } else {
+            Pane::Diff
+        })
+    }
+
+    /// Rows of the diff in the current layout.
+    fn diff_rows(&self) -> usize {
+        self.diff.as_ref().map_or(0, |d| {
+            if self.side_by_side {
+                d.diff.side_by_side_len()
+            } else {
+                d.diff.len()
+            }
+        })
+    }
+
+    /// Scroll the diff by `delta` rows, never past its last full page.
+    fn scroll_diff(&mut self, delta: isize) {
+        let last_page = self
+            .diff_rows()
+            .saturating_sub(self.diff_height.get().max(1))
+            + 1;
+        if let Some(d) = &mut self.diff {
+            d.scroll = shifted(d.scroll, delta, last_page);
+        }
+    }
+
+    /// Jump to the next (or previous) change of the diff.
+    fn jump_to_change(&mut self, forward: bool) -> Reply {
+        let Some(d) = &self.diff else {
+            return Reply::Note("no diff shown".into());
+        };
+        let starts = d.diff.change_starts(self.side_by_side);
+        let target = if forward {
+            starts.into_iter().find(|&s| s > d.scroll)
+        } else {
+            starts.into_iter().rev().find(|&s| s < d.scroll)
+        };
+        let Some(target) = target else {
+            return Reply::Note(format!(
+                "no {} change",
+                if forward { "later" } else { "earlier" }
+            ));
+        };
+        let at = d.scroll;
+        self.focus = Some(Pane::Diff);
+        self.scroll_diff(target as isize - at as isize);
+        Reply::Handled
+    }
+
+    /// `enter`: the pair to compare, older first.
+    fn pair(&self, versions: &[Version]) -> Result<(usize, usize), String> {
+        let selected = self.version.row();
+        match self.marked.as_ref().and_then(|m| m.row_in(versions)) {
+            Some(marked) if marked == selected => {
+                Err("that is the marked version: select another to compare it with".into())
+            }
+            // The list is newest first: the larger row is the older version.
+            Some(marked) => Ok((marked.max(selected), marked.min(selected))),
+            None if selected + 1 < versions.len() => Ok((selected + 1, selected)),
+            None => Err("the oldest version has nothing before it (space marks it to compare with another)".into()),
+        }
+    }
 }
 
 impl Tab for StateTab {
@@ -73,19 +241,62 @@ impl Tab for StateTab {
         BINDINGS
     }
 
+    fn hides_sidebar(&self) -> bool {
+        true
+    }
+
     fn update(&mut self, command: Command, shared: &Shared, _selected: bool) -> Reply {
+        let versions = shared.full.versions();
         match command {
-            DIFF => {
-                let from = self.version.row() + 1;
-                if from < shared.full.versions().len() {
+            DIFF => match self.pair(versions) {
+                Ok((from, to)) => {
                     self.chosen = true;
-                    Reply::Effects(vec![Effect::ComputeDiff {
-                        from,
-                        to: self.version.row(),
-                    }])
-                } else {
-                    Reply::Note("the oldest version has nothing before it".into())
+                    self.marked = None;
+                    if !side_by_side_panes(shared) {
+                        self.focus = Some(Pane::Diff);
+                    }
+                    Reply::Effects(vec![Effect::ComputeDiff { from, to }])
                 }
+                Err(why) => Reply::Note(why),
+            },
+            MARK => {
+                let Some(v) = versions.get(self.version.row()) else {
+                    return Reply::Note("no version to mark".into());
+                };
+                let key = VersionKey::of(v);
+                if self.marked.as_ref() == Some(&key) {
+                    self.marked = None;
+                    Reply::Note("mark removed".into())
+                } else {
+                    self.marked = Some(key);
+                    Reply::Note(format!(
+                        "marked #{}: select another version and press enter to compare",
+                        self.version.row()
+                    ))
+                }
+            }
+            FOCUS => {
+                self.focus = Some(match self.focus(shared) {
+                    Pane::List => Pane::Diff,
+                    Pane::Diff => Pane::List,
+                });
+                Reply::Handled
+            }
+            NEXT_CHANGE => self.jump_to_change(true),
+            PREV_CHANGE => self.jump_to_change(false),
+            RIGHT | LEFT if self.wrap => Reply::Note("lines are wrapped (w to scroll sideways)".into()),
+            RIGHT => {
+                self.column += SIDE_STEP;
+                Reply::Handled
+            }
+            LEFT => {
+                self.column = self.column.saturating_sub(SIDE_STEP);
+                Reply::Handled
+            }
+            WRAP => {
+                self.wrap = !self.wrap;
+                self.column = 0;
+                Reply::Handled
             }
             SIDE_BY_SIDE => {
                 self.side_by_side = !self.side_by_side;
@@ -131,38 +342,41 @@ impl Tab for StateTab {
         shared.full.versions().len()
     }
 
-    /// Arrows scroll the diff when it is alone on screen; pages always do.
-    /// Otherwise the version selection moves.
+    /// The focused pane moves: the version selection or the diff.
     fn move_cursor(&mut self, delta: isize, shared: &Shared) {
-        let side_by_side = self.side_by_side;
-        match &mut self.diff {
-            Some(d) if !is_wide(shared.size) || delta.abs() > 1 => {
-                let rows = if side_by_side {
-                    d.diff.side_by_side_len()
-                } else {
-                    d.diff.len()
-                };
-                d.scroll = shifted(d.scroll, delta, rows);
-            }
+        match self.focus(shared) {
+            Pane::Diff if self.diff.is_some() => self.scroll_diff(delta),
             _ => self.version.move_by(delta, shared.full.versions().len()),
         }
     }
 
-    /// Keep showing the pair the user chose (by version id), else the
-    /// newest change; recompute it when the versions moved.
+    /// The wheel moves the pane under the pointer.
+    fn wheel(&mut self, delta: isize, at: (u16, u16), area: Rect, shared: &Shared) {
+        let inside = |r: &Rect| r.contains(ratatui::layout::Position::new(at.0, at.1));
+        match panes(area, shared, self.focus(shared)) {
+            (Some(list), _) if inside(&list) => {
+                self.version.move_by(delta, shared.full.versions().len());
+            }
+            (_, Some(diff)) if inside(&diff) => self.scroll_diff(delta),
+            _ => {}
+        }
+    }
+
+    /// Keep showing the pair the user chose (by version), else the newest
+    /// change; recompute it when the versions moved. The selection and the
+    /// mark follow their versions.
     fn reloaded(&mut self, previous: &FullData, shared: &Shared) -> Vec<Effect> {
-        let ids = |full: &FullData| -> Vec<String> {
-            full.versions().iter().map(|v| v.id.clone()).collect()
-        };
-        let (old_versions, new_versions) = (ids(previous), ids(&shared.full));
-        // The selected version and the pair shown follow their versions
-        // (by id), not their rows, when new versions arrive.
-        let now_at = |row: usize| {
-            let id = old_versions.get(row)?;
-            new_versions.iter().position(|v| v == id)
-        };
+        let keys =
+            |full: &FullData| -> Vec<VersionKey> { full.versions().iter().map(VersionKey::of).collect() };
+        let (old_versions, new_versions) = (keys(previous), keys(&shared.full));
+        // The selected version and the pair shown follow their versions,
+        // not their rows, when new versions arrive.
+        let now_at = |row: usize| old_versions.get(row)?.row_in(shared.full.versions());
         if let Some(at) = now_at(self.version.row()) {
             self.version.set(at);
+        }
+        if self.marked.as_ref().is_some_and(|m| m.row_in(shared.full.versions()).is_none()) {
+            self.marked = None;
         }
         if new_versions.len() >= 2 && (self.diff.is_none() || old_versions != new_versions) {
             let (from, to) = match &self.diff {
@@ -195,24 +409,38 @@ impl Tab for StateTab {
     }
 }
 
+/// A pane's frame: thick when it has the focus (visible without colour too).
+fn pane_block<'a>(title: impl Into<Line<'a>>, shared: &Shared, focused: bool) -> Block<'a> {
+    let block = panel(title, shared);
+    if focused {
+        block
+            .border_type(BorderType::Thick)
+            .border_style(shared.theme.accent)
+    } else {
+        block
+    }
+}
+
 /// Draw the state view of `tab` into `area`.
 fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &StateTab) {
     let versions = match &shared.full.versions {
         None => return loading(frame, area, shared, "State"),
         Some(Err(e)) => {
             let p = Paragraph::new(Line::styled(e.clone(), shared.theme.error))
+                .wrap(Wrap { trim: false })
                 .block(panel(" State ", shared));
             return frame.render_widget(p, area);
         }
         Some(Ok(v)) => v,
     };
-    if is_wide(shared.size) && area.width >= LIST_WIDTH + 40 {
-        let [list, diff] =
-            Layout::horizontal([Constraint::Length(LIST_WIDTH), Constraint::Fill(1)]).areas(area);
-        version_list(frame, list, shared, tab, versions);
-        diff_panel(frame, diff, shared, tab, versions);
-    } else {
-        diff_panel(frame, area, shared, tab, versions);
+    let focus = tab.focus(shared);
+    let (list, diff) = panes(area, shared, focus);
+    let both = list.is_some() && diff.is_some();
+    if let Some(list) = list {
+        version_list(frame, list, shared, tab, versions, both && focus == Pane::List);
+    }
+    if let Some(diff) = diff {
+        diff_panel(frame, diff, shared, tab, versions, both && focus == Pane::Diff);
     }
 }
 
@@ -241,16 +469,19 @@ fn label(v: &Version) -> String {
     }
 }
 
-/// The versions, newest first: the diffed pair marked, the selected one highlighted.
+/// The versions, newest first: the diffed pair marked (`-` older, `+`
+/// newer), the version marked with `space` starred, the selected one
+/// highlighted; "more" lines when rows lie above or below the window.
 fn version_list(
     frame: &mut Frame<'_>,
     area: Rect,
     shared: &Shared,
     tab: &StateTab,
     versions: &[Version],
+    focused: bool,
 ) {
     let t = &shared.theme;
-    let block = panel(format!(" {} versions ", versions.len()), shared);
+    let block = pane_block(format!(" {} versions ", versions.len()), shared, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = usize::from(inner.height);
@@ -259,17 +490,19 @@ fn version_list(
         .diff
         .as_ref()
         .map_or((usize::MAX, usize::MAX), |d| (d.from, d.to));
-    let lines: Vec<Line<'_>> = versions
+    let marked = tab.marked.as_ref().and_then(|m| m.row_in(versions));
+    let mut lines: Vec<Line<'_>> = versions
         .iter()
         .enumerate()
         .skip(first)
         .take(height)
         .map(|(i, v)| {
-            let (mark, style) = match i {
+            let (pair, style) = match i {
                 _ if i == to => ("+", t.added),
                 _ if i == from => ("-", t.removed),
                 _ => (" ", Style::new()),
             };
+            let star = if Some(i) == marked { "*" } else { " " };
             let text = format!("{i:>3} {:>4} {}", ago(shared, v.at), label(v));
             let row = if i == tab.version.row() {
                 t.selected
@@ -277,11 +510,17 @@ fn version_list(
                 Style::new()
             };
             Line::from(vec![
-                Span::styled(mark, style),
-                Span::styled(fit(&text, usize::from(inner.width) - 1), row),
+                Span::styled(pair, style),
+                Span::styled(star, t.accent),
+                Span::styled(fit(&text, usize::from(inner.width).saturating_sub(2)), row),
             ])
         })
         .collect();
+    let below = versions.len().saturating_sub(first + height);
+    if below > 0 && height > 1 {
+        lines.pop();
+        lines.push(Line::styled(format!("  ↓ {} more", below + 1), t.muted));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -292,6 +531,7 @@ fn diff_panel(
     shared: &Shared,
     tab: &StateTab,
     versions: &[Version],
+    focused: bool,
 ) {
     let t = &shared.theme;
     let Some(d) = &tab.diff else {
@@ -300,7 +540,8 @@ fn diff_panel(
             1 => "Only one version of current-state.md so far.",
             _ => "computing the diff…",
         };
-        let p = Paragraph::new(Line::styled(text, t.muted)).block(panel(" Diff ", shared));
+        let p = Paragraph::new(Line::styled(text, t.muted))
+            .block(pane_block(" Diff ", shared, focused));
         return frame.render_widget(p, area);
     };
     let name = |i: usize| {
@@ -309,99 +550,295 @@ fn diff_panel(
         })
     };
     let stats = d.diff.stats();
-    let mode = if tab.side_by_side {
-        "side by side"
-    } else {
-        "unified"
+    let mode = match (tab.side_by_side, tab.wrap) {
+        (true, _) => "side by side",
+        (false, true) => "unified, wrapped",
+        (false, false) => "unified",
     };
-    let title = Line::from(vec![
+    let mut title = vec![
         Span::styled(format!(" {} → {} ", name(d.from), name(d.to)), t.accent),
         Span::styled(format!("+{}", stats.added), t.added),
         Span::raw(" "),
         Span::styled(format!("-{}", stats.removed), t.removed),
         Span::styled(format!(" {mode} "), t.muted),
-    ]);
-    let block = panel(title, shared);
+    ];
+    if tab.column > 0 {
+        title.push(Span::styled(format!("→{} ", tab.column), t.muted));
+    }
+    let block = pane_block(Line::from(title), shared, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let height = usize::from(inner.height);
+    tab.diff_height.set(height);
     if stats.added + stats.removed == 0 {
         return frame.render_widget(
             Paragraph::new(Line::styled("The two versions are identical.", t.muted)),
             inner,
         );
     }
-    let height = usize::from(inner.height);
+    // Never a scroll past the last full page (the terminal may have grown).
+    let scroll = d.scroll.min(tab.diff_rows().saturating_sub(height));
     if tab.side_by_side {
-        side_by_side(frame, inner, shared, d, height);
+        side_by_side(frame, inner, shared, tab, d, scroll..scroll + height);
     } else {
-        let rows = d.diff.rows(d.scroll..(d.scroll + height).min(d.diff.len()));
-        let lines: Vec<Line<'_>> = rows.iter().map(|r| unified_line(r, shared)).collect();
-        frame.render_widget(Paragraph::new(lines), inner);
+        let rows = d.diff.rows(scroll..(scroll + height).min(d.diff.len()));
+        let lines: Vec<Line<'_>> = rows
+            .iter()
+            .map(|r| unified_line(r, shared, tab.column))
+            .collect();
+        frame.render_widget(text(lines, tab.wrap), inner);
     }
 }
 
-/// One row of the unified diff.
-fn unified_line(row: &DiffRow, shared: &Shared) -> Line<'static> {
+/// `lines` as a paragraph, wrapped or not.
+fn text(lines: Vec<Line<'static>>, wrap: bool) -> Paragraph<'static> {
+    let p = Paragraph::new(lines);
+    if wrap { p.wrap(Wrap { trim: false }) } else { p }
+}
+
+/// The styled segments of `row` (changed words emphasised), their first
+/// `column` characters scrolled away.
+fn row_text(row: &DiffRow, shared: &Shared, column: usize) -> Vec<Span<'static>> {
     let t = &shared.theme;
-    let num = |n: Option<usize>| n.map_or("    ".to_string(), |n| format!("{n:>4}"));
     let (style, word) = match row.kind {
         RowKind::Equal => (Style::new(), Style::new()),
         RowKind::Delete => (t.removed, t.removed_word),
         RowKind::Insert => (t.added, t.added_word),
+    };
+    let mut skip = column;
+    let mut spans = Vec::new();
+    for s in &row.segments {
+        let len = s.text.chars().count();
+        if skip >= len {
+            skip -= len;
+            continue;
+        }
+        let text: String = s.text.chars().skip(skip).collect();
+        skip = 0;
+        spans.push(Span::styled(text, if s.emphasized { word } else { style }));
+    }
+    spans
+}
+
+/// One row of the unified diff: line numbers, sign, text.
+fn unified_line(row: &DiffRow, shared: &Shared, column: usize) -> Line<'static> {
+    let t = &shared.theme;
+    let num = |n: Option<usize>| n.map_or("    ".to_string(), |n| format!("{n:>4}"));
+    let sign = match row.kind {
+        RowKind::Equal => Style::new(),
+        RowKind::Delete => t.removed,
+        RowKind::Insert => t.added,
     };
     let mut spans = vec![
         Span::styled(
             format!("{} {} ", num(row.old_line), num(row.new_line)),
             t.muted,
         ),
-        Span::styled(format!("{} ", row.kind.prefix()), style),
+        Span::styled(format!("{} ", row.kind.prefix()), sign),
     ];
-    spans.extend(
-        row.segments
-            .iter()
-            .map(|s| Span::styled(s.text.clone(), if s.emphasized { word } else { style })),
-    );
+    spans.extend(row_text(row, shared, column));
     Line::from(spans)
 }
 
-/// The visible `height` rows of the diff, old left and new right.
-fn side_by_side(frame: &mut Frame<'_>, area: Rect, shared: &Shared, d: &DiffView, height: usize) {
+/// The diff's side-by-side `rows`, old left and new right.
+fn side_by_side(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    shared: &Shared,
+    tab: &StateTab,
+    d: &DiffView,
+    rows: std::ops::Range<usize>,
+) {
     let t = &shared.theme;
     let [left, right] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
         .spacing(1)
         .areas(area);
-    let rows = d
-        .diff
-        .side_by_side_rows(d.scroll..(d.scroll + height).min(d.diff.side_by_side_len()));
+    let rows = d.diff.side_by_side_rows(rows);
     let half = |row: Option<&DiffRow>, old_side: bool| -> Line<'static> {
         let Some(row) = row else { return Line::raw("") };
         let number = if old_side { row.old_line } else { row.new_line };
         let line_no = number.map_or("     ".into(), |n| format!("{n:>4} "));
-        let (style, word) = match row.kind {
-            RowKind::Equal => (Style::new(), Style::new()),
-            RowKind::Delete => (t.removed, t.removed_word),
-            RowKind::Insert => (t.added, t.added_word),
-        };
         let mut spans = vec![Span::styled(line_no, t.muted)];
-        spans.extend(
-            row.segments
-                .iter()
-                .map(|s| Span::styled(s.text.clone(), if s.emphasized { word } else { style })),
-        );
+        spans.extend(row_text(row, shared, tab.column));
         Line::from(spans)
     };
     let old: Vec<Line<'_>> = rows.iter().map(|r| half(r.old.as_ref(), true)).collect();
     let new: Vec<Line<'_>> = rows.iter().map(|r| half(r.new.as_ref(), false)).collect();
-    frame.render_widget(Paragraph::new(old), left);
-    frame.render_widget(Paragraph::new(new), right);
+    frame.render_widget(text(old, tab.wrap), left);
+    frame.render_widget(text(new, tab.wrap), right);
 }
 
 #[cfg(test)]
 mod tests {
-    use crossterm::event::KeyCode;
+    use crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKind};
 
     use super::*;
     use crate::tui::fixtures::{self, code, draw, key};
+
+    /// A long diff: 10,000 lines of 130 characters and more, changed at
+    /// lines 3,000 and 7,000.
+    fn long_diff() -> Arc<StateDiff> {
+        let old: String = (0..10_000)
+            .map(|i| format!("line {i} {}END{i}\n", "x".repeat(120)))
+            .collect();
+        let new = old
+            .replace("line 3000 ", "line 3000 changed ")
+            .replace("line 7000 ", "line 7000 changed ");
+        Arc::new(StateDiff::new(old, new))
+    }
+
+    fn show(app: &mut crate::tui::app::App, diff: Arc<StateDiff>) {
+        app.update(Event::DiffReady {
+            from: 1,
+            to: 0,
+            diff: Ok(diff),
+        });
+    }
+
+    fn scroll(app: &crate::tui::app::App) -> usize {
+        fixtures::tab::<StateTab>(app).diff.as_ref().unwrap().scroll
+    }
+
+    fn wheel_at(column: u16, row: u16) -> Event {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    }
+
+    /// Issue 14, build 3: any two versions, marked with space then enter,
+    /// the older first whichever was marked.
+    #[test]
+    fn any_two_versions_are_compared_by_marking_one() {
+        for size in [(160, 48), (100, 30), (60, 20)] {
+            let mut app = fixtures::loaded(size);
+            app.selected = ID;
+            if size.0 < 100 {
+                app.update(key('v')); // the list, on a narrow screen
+            }
+            app.update(key(' '));
+            let screen = draw(&app);
+            assert!(screen.contains("+*  0 "), "the mark is shown at {size:?}");
+            insta::assert_snapshot!(format!("state_marked_{}x{}", size.0, size.1), screen);
+            app.update(key('j'));
+            app.update(key('j'));
+            assert_eq!(
+                app.update(code(KeyCode::Enter)),
+                vec![Effect::ComputeDiff { from: 2, to: 0 }],
+                "at {size:?}"
+            );
+            // Marking the older one first gives the same pair.
+            app.update(key(' '));
+            if size.0 < 100 {
+                app.update(key('v')); // back to the list from the diff enter showed
+            }
+            app.update(key('k'));
+            assert_eq!(
+                app.update(code(KeyCode::Enter)),
+                vec![Effect::ComputeDiff { from: 2, to: 1 }]
+            );
+        }
+    }
+
+    /// Issue 14, seen 4: below ~130 columns the version list was hidden
+    /// while j/k/enter still moved it. Now `v` shows it, and enter shows
+    /// the diff it asked for.
+    #[test]
+    fn a_narrow_screen_reaches_the_version_list() {
+        let mut app = fixtures::loaded((60, 20));
+        app.selected = ID;
+        assert!(draw(&app).contains("→ #0"), "the diff first");
+        app.update(key('v'));
+        let screen = draw(&app);
+        assert!(screen.contains("3 versions"), "{screen}");
+        insta::assert_snapshot!("state_versions_60x20", screen);
+        app.update(key('j'));
+        app.update(key('j'));
+        assert!(
+            app.update(code(KeyCode::Enter)).is_empty(),
+            "the oldest has nothing before it"
+        );
+        app.update(key('k'));
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::ComputeDiff { from: 2, to: 1 }]
+        );
+        show(&mut app, fixtures::diff());
+        assert!(draw(&app).contains("→ #0"), "enter shows the diff");
+    }
+
+    /// Issue 14, seen 4: `G` or a page down on a short diff scrolled to an
+    /// empty pane.
+    #[test]
+    fn the_diff_never_scrolls_past_its_last_page() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        app.update(key('v'));
+        let before = draw(&app);
+        app.update(key('G'));
+        app.update(code(KeyCode::PageDown));
+        assert_eq!(scroll(&app), 0, "the whole diff fits");
+        assert_eq!(draw(&app), before);
+        show(&mut app, long_diff());
+        draw(&app);
+        app.update(key('G'));
+        let screen = draw(&app);
+        let lines: Vec<&str> = screen.lines().collect();
+        let last_row = lines[lines.len() - 3];
+        assert!(last_row.contains("line 9999 "), "a full last page: {screen}");
+    }
+
+    /// Issue 14, build 3: hunk jumps, sideways scroll and wrap.
+    #[test]
+    fn changes_are_jumped_to_and_long_lines_scroll_sideways_or_wrap() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        show(&mut app, long_diff());
+        draw(&app);
+        app.update(key(']'));
+        assert_eq!(scroll(&app), 3000);
+        app.update(key(']'));
+        assert_eq!(scroll(&app), 7001, "after the first change's two rows");
+        assert!(draw(&app).contains("line 7000 changed"));
+        app.update(key('['));
+        assert_eq!(scroll(&app), 3000);
+        // Cut at the pane's edge...
+        let row = |screen: &str| {
+            let line = screen.lines().find(|l| l.contains("3001 ")).unwrap();
+            line.to_string()
+        };
+        let before = row(&draw(&app));
+        assert!(before.contains("line 3000 x") && !before.contains("END3000"), "{before}");
+        for _ in 0..7 {
+            app.update(key('>'));
+        }
+        let screen = draw(&app);
+        let after = row(&screen);
+        assert!(after.contains("xEND3000") && !after.contains("line 3000"), "{after}");
+        assert!(screen.contains("→56"), "the offset is in the title");
+        // ...or wrapped: the line's end is on screen under it.
+        app.update(key('w'));
+        let wrapped = draw(&app);
+        assert!(wrapped.contains("unified, wrapped"), "{wrapped}");
+        assert!(wrapped.contains("line 3000") && wrapped.contains("xEND3"), "{wrapped}");
+        assert_eq!(fixtures::tab::<StateTab>(&app).column, 0);
+    }
+
+    /// Issue 14, seen 4: the wheel over the list scrolled the diff.
+    #[test]
+    fn the_wheel_scrolls_the_pane_under_the_pointer() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        show(&mut app, long_diff());
+        draw(&app);
+        app.update(wheel_at(5, 5)); // over the list
+        assert_eq!(fixtures::tab::<StateTab>(&app).version.row(), 2);
+        assert_eq!(scroll(&app), 0);
+        app.update(wheel_at(100, 10)); // over the diff
+        assert_eq!(scroll(&app), 3);
+    }
 
     /// Issue 14, seen 3: a new version does not reset the chosen pair nor
     /// move the selection to another version.

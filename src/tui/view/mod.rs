@@ -407,7 +407,7 @@ mod tests {
     use crate::tui::fixtures::{self, draw};
     use crate::tui::layout::is_wide;
     use crate::tui::model::Event;
-    use crate::tui::tabs::run;
+    use crate::tui::tabs::{run, state};
 
     const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 48)];
 
@@ -419,8 +419,9 @@ mod tests {
             for tab in app.tab_bar() {
                 app.selected = tab;
                 let screen = draw(&app);
-                // The run panel is on every screen: its own tab when narrow, the sidebar when wide.
-                let run_shown = tab == run::ID || is_wide(size);
+                // The run panel is on every screen: its own tab when narrow,
+                // the sidebar when wide (but beside the State tab's diff).
+                let run_shown = tab == run::ID || (is_wide(size) && tab != state::ID);
                 assert_eq!(screen.contains("Run · "), run_shown, "{tab:?} at {size:?}");
                 insta::assert_snapshot!(
                     format!("{}_{}x{}", tab.title().to_lowercase(), size.0, size.1),
