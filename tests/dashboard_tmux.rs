@@ -724,3 +724,94 @@ fn relative_times_tick_every_second() {
         "the age changed after {took:?}"
     );
 }
+
+/// Issue 14, seen 4 and build 3: on a narrow pane the version list is
+/// reachable (`v`), and any two versions are compared (`space` marks one,
+/// `enter` compares it with the selected one).
+#[test]
+fn any_two_versions_are_compared_at_sixty_columns() {
+    let p = Project::new(&config(""));
+    for (n, line) in ["alpha one", "beta two", "gamma three"].iter().enumerate() {
+        let file = format!("s{n}.md");
+        std::fs::write(p.path(&file), format!("# State\n## Status\n{line}\n")).unwrap();
+        let note = format!("session {n}");
+        let o = p.run(&[
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            &note,
+            "--current-state-file",
+            &file,
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    }
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("State"));
+    t.keys(&["3"]);
+    // The newest change first: beta -> gamma.
+    t.wait_for("the latest diff", |s| {
+        s.contains("+ gamma three") && s.contains("- beta two")
+    });
+    t.keys(&["v"]);
+    t.wait_for("the version list", |s| s.contains("versions"));
+    // Mark the newest, select the oldest, compare.
+    t.keys(&["Space", "j", "j", "Enter"]);
+    let screen = t.wait_for("the oldest against the newest", |s| {
+        s.contains("- alpha one") && s.contains("+ gamma three")
+    });
+    assert!(screen.contains("#2") && screen.contains("#0"), "{screen}");
+    assert!(!screen.contains("beta two"), "{screen}");
+}
+
+/// Issue 14, build 4: a message written in the dashboard (`c`, Tab to the
+/// body, ctrl-s) arrives in the agent's queue, as `inbox send` would put it.
+#[test]
+fn a_message_composed_in_the_dashboard_arrives_in_the_queue() {
+    let p = Project::new(&config(""));
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "claude",
+        "--from",
+        "lead",
+        "--subject",
+        "hello",
+        "--body",
+        "hi",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the inbox", |s| s.contains("hello"));
+    t.keys(&["c"]);
+    t.wait_for("the new message", |s| s.contains("New message"));
+    t.tmux(&["send-keys", "-t", "0", "-l", "Stop the deploy"]);
+    t.keys(&["Tab"]);
+    t.tmux(&["send-keys", "-t", "0", "-l", "The release is frozen."]);
+    t.keys(&["Enter"]);
+    t.tmux(&["send-keys", "-t", "0", "-l", "Wait for my word."]);
+    t.keys(&["C-s"]);
+    t.wait_for("the message sent", |s| {
+        !s.contains("New message") && s.contains("Stop the deploy")
+    });
+    let o = p.run(&["inbox", "list", "--agent", "claude", "--json"]);
+    let listed = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(listed.contains("Stop the deploy"), "{listed}");
+    let queue = std::fs::read_dir(p.path("messages/for_claude")).unwrap();
+    let texts: Vec<String> = queue
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("The release is frozen.\nWait for my word.")),
+        "{texts:?}"
+    );
+    assert!(listed.contains("\"from\": \"human\""), "{listed}");
+}

@@ -2,7 +2,7 @@
 //! CLI does them (same lock, same PAUSE rules). Runs off the UI thread.
 
 use agent_handover::engine::pause;
-use agent_handover::inbox::Inbox;
+use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::{Engine, Workspace};
 
 use super::model::Action;
@@ -31,6 +31,20 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
         Action::Pause(reason) => {
             let file = pause::pause(ws, false, reason.as_deref()).map_err(err)?;
             Ok(format!("paused: {}", file.display()))
+        }
+        Action::Send(draft) => {
+            let sent = Inbox::new(ws)
+                .send(&NewMessage {
+                    from: draft.from.trim().to_string(),
+                    to: draft.to.trim().to_string(),
+                    subject: Some(draft.subject.trim().to_string()).filter(|s| !s.is_empty()),
+                    body: draft.body,
+                    reply_to: draft.reply_to,
+                    allow_secret: false,
+                    allow_empty: false,
+                })
+                .map_err(err)?;
+            Ok(format!("sent {}/{} to {}", sent.queue, sent.id, sent.to))
         }
         Action::MarkRead { agent, id } => {
             Inbox::new(ws)

@@ -9,12 +9,14 @@ use std::path::PathBuf;
 
 use agent_handover::engine::RunStatus;
 use chrono::{DateTime, Utc};
-use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use super::command::{Command, TabId};
 use super::keys::KeyMap;
 use super::layout::{Areas, is_wide};
-use super::model::{Action, Effect, Event, FullData, LoadRequest, Shared, WatchMode};
+use super::model::{
+    Action, Draft, DraftField, Effect, Event, FullData, LoadRequest, Shared, WatchMode,
+};
 use super::tab::{Reply, Tab, Tabs};
 use super::tabs;
 use super::theme::Theme;
@@ -28,6 +30,9 @@ pub fn dialog_inner_width(columns: u16) -> usize {
 pub const TOAST_FOR: chrono::TimeDelta = chrono::TimeDelta::seconds(4);
 /// How many messages the log keeps.
 pub const LOG_LIMIT: usize = 500;
+/// Longest field of a message written in the dashboard, in bytes (a body
+/// longer than this belongs in a file: `inbox send --body-file`).
+const MAX_DRAFT: usize = 64 * 1024;
 
 /// A dialog over the view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +67,9 @@ pub enum Modal {
     /// Confirm an action that may repeat or lose work (retrying a step that
     /// is not idempotent): Enter does it, Esc cancels.
     Confirm(Action),
+    /// A message being written: Tab moves between fields, ctrl-s sends,
+    /// Esc closes it (kept: `c` reopens it).
+    Compose(Box<Draft>),
 }
 
 /// The whole state of the dashboard.
@@ -89,6 +97,11 @@ pub struct App {
     pub log: Vec<(DateTime<Utc>, String, bool)>,
     /// The open dialog.
     pub modal: Option<Modal>,
+    /// A message written but not sent (closed, or refused by the engine):
+    /// `c` in the inbox reopens it, so no typed text is lost.
+    pub unsent: Option<Box<Draft>>,
+    /// The message being sent, kept until the engine says it is on disk.
+    pub sending: Option<Box<Draft>>,
     /// How files are watched.
     pub watch: WatchMode,
     /// Set when the loop should exit.
@@ -125,6 +138,8 @@ impl App {
             toast_at: None,
             log: Vec::new(),
             modal: None,
+            unsent: None,
+            sending: None,
             watch: WatchMode::Events,
             quit: false,
         }
@@ -202,9 +217,18 @@ impl App {
             result @ Event::DiffReady { .. } => self.ask_tabs(|tab, _, _| tab.receive(&result)),
             Event::ActionDone(result) => {
                 self.busy = None;
+                let unsent = self.sending.take();
                 match result {
                     Ok(text) => self.say(text, false),
-                    Err(text) => self.say(text, true),
+                    Err(text) => {
+                        let reopen = if unsent.is_some() {
+                            " (the message is kept: c in the inbox reopens it)"
+                        } else {
+                            ""
+                        };
+                        self.unsent = unsent.or(self.unsent.take());
+                        self.say(format!("{text}{reopen}"), true)
+                    }
                 }
                 vec![Effect::LoadRun, Effect::LoadFull]
             }
@@ -288,6 +312,10 @@ impl App {
                     dialog_inner_width(self.shared.size.0),
                 )
                 .len();
+                if key.code == KeyCode::Char('r') {
+                    let draft = super::tabs::inbox::answer(&message.summary);
+                    return self.apply(Reply::Compose(Box::new(draft)));
+                }
                 match self.scrolled(scroll, rows, &key) {
                     Some(scroll) => self.modal = Some(Modal::Reader { message, scroll }),
                     None if matches!(
@@ -324,6 +352,7 @@ impl App {
                     Vec::new()
                 }
             },
+            Modal::Compose(draft) => self.on_compose_key(draft, key),
             Modal::PauseReason { mut reason } => match key.code {
                 KeyCode::Enter => self.act(Action::Pause(reason_of(reason))),
                 KeyCode::Esc => Vec::new(),
@@ -334,6 +363,37 @@ impl App {
                 }
             },
         }
+    }
+
+    /// A key in the message being written.
+    fn on_compose_key(&mut self, mut draft: Box<Draft>, key: KeyEvent) -> Vec<Effect> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('s') if ctrl => {
+                self.sending = Some(draft.clone());
+                return self.act(Action::Send(draft));
+            }
+            KeyCode::Esc => {
+                if !draft.is_blank() {
+                    self.unsent = Some(draft);
+                    self.say("not sent; c in the inbox reopens the message", false);
+                }
+                return Vec::new();
+            }
+            KeyCode::Tab => draft.next_field(true),
+            KeyCode::BackTab => draft.next_field(false),
+            KeyCode::Enter if draft.field == DraftField::Body => draft.body.push('\n'),
+            KeyCode::Enter => draft.next_field(true),
+            KeyCode::Backspace => {
+                draft.field_mut().pop();
+            }
+            KeyCode::Char(c) if !ctrl && !c.is_control() && draft.field_mut().len() < MAX_DRAFT => {
+                draft.field_mut().push(c);
+            }
+            _ => {}
+        }
+        self.modal = Some(Modal::Compose(draft));
+        Vec::new()
     }
 
     /// How many rows the help takes in its dialog.
@@ -500,6 +560,18 @@ impl App {
             Reply::Act(action) => self.act(action),
             Reply::Confirm(action) => {
                 self.modal = Some(Modal::Confirm(action));
+                Vec::new()
+            }
+            Reply::Compose(draft) => {
+                // A fresh message reopens the one not sent, if any.
+                let draft = match self.unsent.take() {
+                    Some(unsent) if draft.reply_to.is_none() => unsent,
+                    unsent => {
+                        self.unsent = unsent;
+                        draft
+                    }
+                };
+                self.modal = Some(Modal::Compose(draft));
                 Vec::new()
             }
             Reply::Note(text) => {

@@ -42,6 +42,8 @@ pub enum Action {
     Pause(Option<String>),
     /// Remove it.
     Unpause,
+    /// Send a message written in the dashboard (the same call as `inbox send`).
+    Send(Box<Draft>),
     /// Mark one message read for an agent.
     MarkRead {
         /// Whose read marks.
@@ -60,8 +62,91 @@ impl Action {
             Action::Retry(step) => format!("retrying {step}"),
             Action::Pause(_) => "pausing".into(),
             Action::Unpause => "unpausing".into(),
+            Action::Send(draft) => format!("sending the message to {}", draft.to),
             Action::MarkRead { .. } => "marking read".into(),
         }
+    }
+}
+
+/// A field of a message being written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DraftField {
+    /// The recipient.
+    #[default]
+    To,
+    /// The sender.
+    From,
+    /// The subject line.
+    Subject,
+    /// The body.
+    Body,
+}
+
+impl DraftField {
+    /// The fields, in the order Tab visits them.
+    pub const ALL: [DraftField; 4] = [
+        DraftField::To,
+        DraftField::From,
+        DraftField::Subject,
+        DraftField::Body,
+    ];
+
+    /// Its label in the dialog.
+    pub fn label(self) -> &'static str {
+        match self {
+            DraftField::To => "to",
+            DraftField::From => "from",
+            DraftField::Subject => "subject",
+            DraftField::Body => "body",
+        }
+    }
+}
+
+/// A message being written in the dashboard (`c` new, `R` reply).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Draft {
+    /// The receiving agent, or `shared`.
+    pub to: String,
+    /// The sender.
+    pub from: String,
+    /// One line.
+    pub subject: String,
+    /// The body (Markdown; Enter adds a line).
+    pub body: String,
+    /// `<queue>/<id>` of the message it answers.
+    pub reply_to: Option<String>,
+    /// The field being typed into.
+    pub field: DraftField,
+}
+
+impl Draft {
+    /// The text of the field being typed into.
+    pub fn field_mut(&mut self) -> &mut String {
+        match self.field {
+            DraftField::To => &mut self.to,
+            DraftField::From => &mut self.from,
+            DraftField::Subject => &mut self.subject,
+            DraftField::Body => &mut self.body,
+        }
+    }
+
+    /// Move to the next (or previous) field.
+    pub fn next_field(&mut self, forward: bool) {
+        let at = DraftField::ALL
+            .iter()
+            .position(|f| *f == self.field)
+            .unwrap_or(0);
+        let n = DraftField::ALL.len();
+        self.field = DraftField::ALL[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
+    }
+
+    /// Whether nothing was typed that would be lost by closing it.
+    pub fn is_blank(&self) -> bool {
+        self.subject.trim().is_empty() && self.body.trim().is_empty()
     }
 }
 

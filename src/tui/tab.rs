@@ -16,7 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::command::{Binding, Command, TabId};
-use super::model::{Action, Effect, Event, FullData, LoadRequest, Shared};
+use super::model::{Action, Draft, Effect, Event, FullData, LoadRequest, Shared};
 
 /// What a tab asks of the dashboard after a command or an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +32,8 @@ pub enum Reply {
     /// Ask the engine after the user confirms (a dialog says what it may
     /// repeat or lose).
     Confirm(Action),
+    /// Open a message to write (a new one, or a reply).
+    Compose(Box<Draft>),
     /// Tell the user something (in the status line).
     Note(String),
     /// Tell the user something went wrong (in the status line).

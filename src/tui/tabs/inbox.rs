@@ -11,7 +11,9 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
-use crate::tui::model::{Action, Effect, FullData, InboxData, LoadRequest, Shared};
+use crate::tui::model::{
+    Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared,
+};
 use crate::tui::tab::{Cursor, Reply, Tab};
 use crate::tui::widgets::{ago, fit, loading, panel};
 
@@ -26,12 +28,25 @@ const PREV_QUEUE: Command = Command::Local("prev-queue");
 const NEXT_QUEUE: Command = Command::Local("next-queue");
 /// Read the selected message whole.
 const OPEN: Command = Command::Local("open-message");
+/// Write a new message.
+const COMPOSE: Command = Command::Local("compose");
+/// Answer the selected message.
+const REPLY: Command = Command::Local("reply");
+/// Only the unread messages, or all.
+const UNREAD_ONLY: Command = Command::Local("unread-only");
+
+/// Who a message written in the dashboard is from, unless changed: the
+/// person supervising the agents.
+const SUPERVISOR: &str = "human";
 
 /// The inbox's own keys.
 #[rustfmt::skip]
 const BINDINGS: &[Binding] = &[
     Binding::new("open-message", OPEN, &["enter"], "open", "read the selected message whole (scrolls; Esc closes)"),
+    Binding::new("compose", COMPOSE, &["c"], "write", "write a message (to this inbox's agent; Tab fields, ctrl-s sends)"),
+    Binding::new("reply", REPLY, &["C"], "reply", "answer the selected message (r in the reader; R stays retry)"),
     Binding::new("mark-read", MARK_READ, &["m"], "read", "mark the selected message read"),
+    Binding::new("unread-only", UNREAD_ONLY, &["u"], "", "show only unread messages, or all"),
     Binding::new("prev-queue", PREV_QUEUE, &["["], "", "previous agent's inbox"),
     Binding::new("next-queue", NEXT_QUEUE, &["]"], "agent", "next agent's inbox"),
 ];
@@ -45,8 +60,10 @@ pub struct InboxTab {
     /// The agent whose messages are listed, by name (`None` until the first
     /// load names one).
     agent: Option<String>,
-    /// The selected message.
+    /// The selected message (a row of [`InboxTab::visible`]).
     message: Cursor,
+    /// Only unread messages are listed.
+    unread_only: bool,
 }
 
 /// The inbox, if loaded.
@@ -62,10 +79,48 @@ fn agents(full: &FullData) -> Vec<&QueueSummary> {
 }
 
 impl InboxTab {
+    /// The messages listed: all of the queue's, or its unread ones.
+    fn visible<'a>(&self, full: &'a FullData) -> Vec<&'a MessageSummary> {
+        inbox(full).map_or_else(Vec::new, |i| {
+            i.messages
+                .iter()
+                .filter(|m| !(self.unread_only && m.read))
+                .collect()
+        })
+    }
+
+    /// The selected message.
+    fn selected<'a>(&self, full: &'a FullData) -> Option<&'a MessageSummary> {
+        self.visible(full).get(self.message.row()).copied()
+    }
+
+    /// A new message to the agent whose inbox is shown, or an answer to the
+    /// selected one.
+    fn compose(&self, full: &FullData, reply: bool) -> Reply {
+        let draft = if reply {
+            let Some(m) = self.selected(full) else {
+                return Reply::Note("select a message to answer".into());
+            };
+            answer(m)
+        } else {
+            Draft {
+                to: self.agent.clone().unwrap_or_default(),
+                from: SUPERVISOR.into(),
+                field: if self.agent.is_some() {
+                    DraftField::Subject
+                } else {
+                    DraftField::To
+                },
+                ..Draft::default()
+            }
+        };
+        Reply::Compose(Box::new(draft))
+    }
+
     /// Mark the selected message read, unless it is already.
     fn mark_read(&self, full: &FullData) -> Reply {
         let target = inbox(full).and_then(|i| {
-            let m = i.messages.get(self.message.row())?;
+            let m = self.selected(full)?;
             Some((i.agent.clone()?, format!("{}/{}", m.queue, m.id), m.read))
         });
         match target {
@@ -108,10 +163,27 @@ impl Tab for InboxTab {
             MARK_READ => self.mark_read(&shared.full),
             PREV_QUEUE => self.switch_queue(&shared.full, false),
             NEXT_QUEUE => self.switch_queue(&shared.full, true),
-            OPEN => match inbox(&shared.full).and_then(|i| i.messages.get(self.message.row())) {
+            OPEN => match self.selected(&shared.full) {
                 Some(m) => Reply::Effects(vec![Effect::ReadMessage(m.id.clone())]),
                 None => Reply::Handled,
             },
+            COMPOSE => self.compose(&shared.full, false),
+            REPLY => self.compose(&shared.full, true),
+            UNREAD_ONLY => {
+                let selected = self.selected(&shared.full).map(|m| (m.queue.clone(), m.id.clone()));
+                self.unread_only = !self.unread_only;
+                let at = selected.and_then(|(queue, id)| {
+                    self.visible(&shared.full)
+                        .iter()
+                        .position(|m| m.queue == queue && m.id == id)
+                });
+                self.message.set(at.unwrap_or(0));
+                Reply::Note(if self.unread_only {
+                    "unread messages only (u shows all)".into()
+                } else {
+                    "all messages".into()
+                })
+            }
             _ => Reply::Unhandled,
         }
     }
@@ -121,7 +193,7 @@ impl Tab for InboxTab {
     }
 
     fn rows(&self, shared: &Shared) -> usize {
-        inbox(&shared.full).map_or(0, |i| i.messages.len())
+        self.visible(&shared.full).len()
     }
 
     /// The first load picks the agent; it stays until switched. The
@@ -131,13 +203,16 @@ impl Tab for InboxTab {
         if self.agent.is_none() {
             self.agent = inbox(&shared.full).and_then(|i| i.agent.clone());
         }
-        let key = |m: &agent_handover::inbox::MessageSummary| (m.queue.clone(), m.id.clone());
+        let key = |m: &MessageSummary| (m.queue.clone(), m.id.clone());
         let selected = inbox(previous)
             .filter(|p| p.agent == self.agent)
-            .and_then(|p| p.messages.get(self.message.row()))
+            .and_then(|_| self.selected(previous))
             .map(key);
-        if let (Some(selected), Some(now)) = (selected, inbox(&shared.full))
-            && let Some(at) = now.messages.iter().position(|m| key(m) == selected)
+        if let Some(selected) = selected
+            && let Some(at) = self
+                .visible(&shared.full)
+                .iter()
+                .position(|m| key(m) == selected)
         {
             self.message.set(at);
         }
@@ -149,7 +224,24 @@ impl Tab for InboxTab {
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
-        draw(frame, area, shared, self.message.row());
+        draw(frame, area, shared, self);
+    }
+}
+
+/// An answer to `m`: to its sender, "Re:" its subject, typed from the body.
+pub fn answer(m: &MessageSummary) -> Draft {
+    let subject = if m.subject.starts_with("Re: ") {
+        m.subject.clone()
+    } else {
+        format!("Re: {}", m.subject)
+    };
+    Draft {
+        to: m.from.clone(),
+        from: SUPERVISOR.into(),
+        subject,
+        body: String::new(),
+        reply_to: Some(format!("{}/{}", m.queue, m.id)),
+        field: DraftField::Body,
     }
 }
 
@@ -186,8 +278,8 @@ pub fn reader_rows(message: &Message, width: usize) -> Vec<String> {
     rows
 }
 
-/// Draw the inbox into `area`, message `selected` highlighted.
-fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
+/// Draw the inbox of `tab` into `area`.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &InboxTab) {
     let data = match &shared.full.inbox {
         None => return loading(frame, area, shared, "Inbox"),
         Some(Err(e)) => {
@@ -208,8 +300,10 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
     let preview_height = (main.height / 3).clamp(5, 12);
     let [list, preview] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(main);
-    message_list(frame, list, shared, data, selected);
-    message_preview(frame, preview, shared, data.messages.get(selected));
+    let messages = tab.visible(&shared.full);
+    let selected = tab.message.row();
+    message_list(frame, list, shared, data, &messages, selected, tab.unread_only);
+    message_preview(frame, preview, shared, messages.get(selected).copied());
 }
 
 fn queue_list(frame: &mut Frame<'_>, area: Rect, shared: &Shared, data: &InboxData) {
@@ -236,35 +330,41 @@ fn queue_list(frame: &mut Frame<'_>, area: Rect, shared: &Shared, data: &InboxDa
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The `messages` listed, `selected` highlighted, with a "more" line when
+/// some lie below the window.
 fn message_list(
     frame: &mut Frame<'_>,
     area: Rect,
     shared: &Shared,
     data: &InboxData,
+    messages: &[&MessageSummary],
     selected: usize,
+    unread_only: bool,
 ) {
     let t = &shared.theme;
     let unread = data.messages.iter().filter(|m| !m.read).count();
+    let only = if unread_only { ", unread shown" } else { "" };
     let title = match &data.agent {
-        Some(agent) => format!(" {agent}: {unread} unread of {} ", data.total),
-        None => format!(" {} messages ", data.total),
+        Some(agent) => format!(" {agent}: {unread} unread of {}{only} ", data.total),
+        None => format!(" {} messages{only} ", data.total),
     };
     let block = panel(title, shared);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if data.messages.is_empty() {
+    if messages.is_empty() {
         let text = if data.queues.is_empty() {
-            "No messages yet (messages/for_<agent>/, messages/shared/)."
+            "No messages yet (messages/for_<agent>/, messages/shared/). c writes one."
+        } else if unread_only && !data.messages.is_empty() {
+            "No unread messages (u shows all)."
         } else {
-            "No messages."
+            "No messages. c writes one."
         };
         return frame.render_widget(Paragraph::new(Line::styled(text, t.muted)), inner);
     }
     let height = usize::from(inner.height);
     let first = selected.saturating_sub(height.saturating_sub(1));
     let width = usize::from(inner.width);
-    let lines: Vec<Line<'_>> = data
-        .messages
+    let mut lines: Vec<Line<'_>> = messages
         .iter()
         .enumerate()
         .skip(first)
@@ -293,6 +393,11 @@ fn message_list(
             ])
         })
         .collect();
+    let below = messages.len().saturating_sub(first + height);
+    if below > 0 && height > 1 {
+        lines.pop();
+        lines.push(Line::styled(format!("  ↓ {} more", below + 1), t.muted));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -349,6 +454,22 @@ mod reader_tests {
         assert!(matches!(app.modal, Some(Modal::Reader { scroll, .. }) if scroll > 50));
         app.update(code(KeyCode::Esc));
         assert_eq!(app.modal, None);
+        // `r` in the reader answers the message read.
+        app.update(code(KeyCode::Enter));
+        app.update(Event::MessageRead(Box::new(Ok(agent_handover::inbox::Message {
+            summary: match &app.shared.full.inbox {
+                Some(Ok(inbox)) => inbox.messages[0].clone(),
+                _ => unreachable!(),
+            },
+            body: "x\n".into(),
+            reply_to: None,
+        }))));
+        app.update(crate::tui::fixtures::key('r'));
+        assert!(
+            matches!(&app.modal, Some(Modal::Compose(d)) if d.to == "reviewer" && d.reply_to.is_some()),
+            "{:?}",
+            app.modal
+        );
     }
 }
 
@@ -385,5 +506,103 @@ mod tests {
             Some("claude"),
             "the reload lists the new agent's messages"
         );
+    }
+
+    fn typed(app: &mut crate::tui::app::App, text: &str) {
+        for c in text.chars() {
+            let event = match c {
+                '\n' => fixtures::code(crossterm::event::KeyCode::Enter),
+                '\t' => fixtures::code(crossterm::event::KeyCode::Tab),
+                c => key(c),
+            };
+            app.update(event);
+        }
+    }
+
+    fn ctrl_s() -> crate::tui::model::Event {
+        crate::tui::model::Event::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('s'),
+            crossterm::event::KeyModifiers::CONTROL,
+        ))
+    }
+
+    /// Issue 14, build 4: `c` writes to the agent whose inbox is shown,
+    /// ctrl-s sends through the engine (the same call as `inbox send`).
+    #[test]
+    fn c_writes_a_message_and_ctrl_s_sends_it() {
+        let mut app = fixtures::loaded((100, 30));
+        app.update(key('1'));
+        app.update(key('c'));
+        typed(&mut app, "Stop the deploy\tline one\nline two");
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("New message"), "{screen}");
+        assert!(screen.contains("to       codex"), "{screen}");
+        assert!(screen.contains("line two▏"), "{screen}");
+        let effects = app.update(ctrl_s());
+        assert_eq!(
+            effects,
+            vec![Effect::Act(Action::Send(Box::new(Draft {
+                to: "codex".into(),
+                from: SUPERVISOR.into(),
+                subject: "Stop the deploy".into(),
+                body: "line one\nline two".into(),
+                reply_to: None,
+                field: DraftField::Body,
+            })))]
+        );
+        assert!(app.modal.is_none());
+        // Refused by the engine (say, a secret in it): kept, and c reopens it.
+        app.update(crate::tui::model::Event::ActionDone(Err(
+            "the message body holds a secret".into(),
+        )));
+        assert!(app.toast.as_ref().is_some_and(|(t, _)| t.contains("c in the inbox reopens")));
+        app.update(key('c'));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("line two"), "the text typed is back: {screen}");
+    }
+
+    /// Esc keeps what was typed; a reply (`C`) answers the selected message.
+    #[test]
+    fn esc_keeps_the_text_and_r_answers_the_selected_message() {
+        let mut app = fixtures::loaded((100, 30));
+        app.update(key('1'));
+        app.update(key('c'));
+        typed(&mut app, "half a thought");
+        app.update(fixtures::code(crossterm::event::KeyCode::Esc));
+        assert!(app.modal.is_none());
+        assert!(app.unsent.is_some(), "kept");
+        app.update(key('C'));
+        let Some(crate::tui::app::Modal::Compose(reply)) = &app.modal else {
+            panic!("C opens a reply");
+        };
+        assert_eq!(reply.to, "reviewer");
+        assert_eq!(reply.subject, "Re: CI red on main");
+        assert_eq!(
+            reply.reply_to.as_deref(),
+            Some("codex/20261121T115000.000000000Z-reviewer-0a1b2c3d")
+        );
+        assert!(app.unsent.is_some(), "a reply leaves the unsent message alone");
+        insta::assert_snapshot!("inbox_reply_100x30", fixtures::draw(&app));
+    }
+
+    /// Issue 14, build 4: `u` lists only unread messages, the selection
+    /// staying on its message.
+    #[test]
+    fn u_lists_only_unread_messages() {
+        for size in [(60, 20), (100, 30), (160, 48)] {
+            let mut app = fixtures::loaded(size);
+            app.selected = ID;
+            app.update(key('j'));
+            app.update(key('j')); // "Release freeze", unread
+            app.update(key('u'));
+            let screen = fixtures::draw(&app);
+            assert!(!screen.contains("AST v3 merged"), "{screen}");
+            assert!(screen.contains("unread shown"), "{screen}");
+            let inbox: &InboxTab = fixtures::tab(&app);
+            assert_eq!(inbox.message.row(), 1, "still on Release freeze");
+            insta::assert_snapshot!(format!("inbox_unread_{}x{}", size.0, size.1), screen);
+            app.update(key('u'));
+            assert!(fixtures::draw(&app).contains("AST v3 merged"));
+        }
     }
 }

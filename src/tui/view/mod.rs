@@ -11,7 +11,7 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 use super::app::{App, Modal, dialog_inner_width};
 use super::keys::help_rows;
 use super::layout::{Areas, tab_label};
-use super::model::{Action, WatchMode};
+use super::model::{Action, Draft, DraftField, WatchMode};
 use super::widgets::{fit, panel};
 
 /// Draw the whole dashboard.
@@ -175,6 +175,50 @@ fn choices(app: &App, confirm: &str, cancel: &str) -> Line<'static> {
     ])
 }
 
+/// The fields of a message being written, the one typed into marked and
+/// ending in a cursor.
+fn compose_body(app: &App, draft: &Draft) -> Vec<Line<'static>> {
+    let t = &app.shared.theme;
+    let mut lines = Vec::new();
+    if let Some(answers) = &draft.reply_to {
+        lines.push(Line::styled(format!("answers: {answers}"), t.muted));
+    }
+    for field in DraftField::ALL {
+        let active = field == draft.field;
+        let (mark, label_style) = if active {
+            ("▸", t.accent)
+        } else {
+            (" ", t.muted)
+        };
+        let text = match field {
+            DraftField::To => &draft.to,
+            DraftField::From => &draft.from,
+            DraftField::Subject => &draft.subject,
+            DraftField::Body => &draft.body,
+        };
+        let label = Span::styled(format!("{mark}{:<8} ", field.label()), label_style);
+        let cursor = || Span::styled("▏", t.accent);
+        if field == DraftField::Body {
+            lines.push(Line::from(label));
+            let mut body: Vec<Line<'static>> = text
+                .split('\n')
+                .map(|l| Line::raw(format!("  {l}")))
+                .collect();
+            if active && let Some(last) = body.last_mut() {
+                last.push_span(cursor());
+            }
+            lines.extend(body);
+        } else {
+            let mut spans = vec![label, Span::raw(text.clone())];
+            if active {
+                spans.push(cursor());
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+    lines
+}
+
 /// What retrying `name` may repeat: the step, how a crash is settled, when
 /// its last attempt started, and what that attempt left (error, output).
 fn retry_body(app: &App, name: &str) -> Vec<Line<'static>> {
@@ -265,7 +309,7 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 .collect();
             (
                 format!(
-                    " {} — j/k scroll · Esc closes ",
+                    " {} — j/k scroll · r reply · Esc closes ",
                     fit(&message.summary.subject, 40)
                 ),
                 lines,
@@ -306,6 +350,22 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
                 Some(choices(app, "abandon", "keep it")),
             )
         }
+        Modal::Compose(draft) => (
+            if draft.reply_to.is_some() {
+                " Reply ".into()
+            } else {
+                " New message ".into()
+            },
+            compose_body(app, draft),
+            Some(Line::from(vec![
+                Span::styled(" ctrl-s ", t.button),
+                Span::raw(" send   "),
+                Span::styled(" Tab ", t.button),
+                Span::raw(" next field   "),
+                Span::styled(" Esc ", t.button),
+                Span::raw(" close (kept)"),
+            ])),
+        ),
         Modal::PauseReason { reason } => {
             let intro = "Nothing runs until you unpause; handovers stay resumable.".to_string();
             (
@@ -383,6 +443,8 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
         Modal::Help { scroll } | Modal::Log { scroll } | Modal::Reader { scroll, .. } => {
             (*scroll).min(body_rows.saturating_sub(usize::from(body.height)))
         }
+        // The end of a long body, where the typing is.
+        Modal::Compose(_) => body_rows.saturating_sub(usize::from(body.height)),
         _ => 0,
     };
     frame.render_widget(
