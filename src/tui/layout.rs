@@ -21,9 +21,13 @@ pub fn is_wide(size: (u16, u16)) -> bool {
     size.0 >= WIDE_MIN_COLS && size.1 >= WIDE_MIN_ROWS
 }
 
-/// A tab's label: its number and title.
-pub fn tab_label(index: usize, tab: TabId) -> String {
-    format!(" {} {} ", index + 1, tab.title())
+/// A tab's label: its number and title, or its number alone (`short`).
+pub fn tab_label(index: usize, tab: TabId, short: bool) -> String {
+    if short {
+        format!(" {} ", index + 1)
+    } else {
+        format!(" {} {} ", index + 1, tab.title())
+    }
 }
 
 /// The screen's regions.
@@ -35,6 +39,9 @@ pub struct Areas {
     pub tab_bar: Rect,
     /// Each tab's clickable area.
     pub tabs: Vec<(Rect, TabId)>,
+    /// The tab bar is too narrow for every title: the tabs but the
+    /// selected one show their number alone.
+    pub short_tabs: bool,
     /// The sidebar tab's place in the wide layout.
     pub sidebar: Option<(Rect, TabId)>,
     /// The selected tab.
@@ -65,13 +72,24 @@ impl Areas {
             None => (None, middle),
         };
         let on_bar = tabs.on_bar(wide);
-        let widths: Vec<u16> = on_bar
-            .iter()
-            .enumerate()
-            .map(|(i, tab)| tab_label(i, *tab).chars().count() as u16)
-            .collect();
+        let widths_with = |short: bool| -> Vec<u16> {
+            on_bar
+                .iter()
+                .enumerate()
+                .map(|(i, tab)| {
+                    tab_label(i, *tab, short && *tab != selected)
+                        .chars()
+                        .count() as u16
+                })
+                .collect()
+        };
+        let spaced =
+            |widths: &[u16]| widths.iter().sum::<u16>() + widths.len().saturating_sub(1) as u16;
+        // Every title when they fit; else numbers, and the selected tab's title.
+        let short_tabs = widths_with(false).iter().sum::<u16>() > w;
+        let widths = widths_with(short_tabs);
         // A column between tabs, unless that would push the last one off a narrow pane.
-        let spaced = widths.iter().sum::<u16>() + widths.len().saturating_sub(1) as u16;
+        let spaced = spaced(&widths);
         let gap = u16::from(spaced <= w);
         let mut x = 0;
         let tab_rects = on_bar
@@ -95,6 +113,7 @@ impl Areas {
             header,
             tab_bar,
             tabs: tab_rects,
+            short_tabs,
             sidebar,
             body,
             footer,
@@ -170,14 +189,24 @@ mod tests {
 
     #[test]
     fn every_tab_label_fits_a_narrow_pane() {
-        let a = fixtures::app((60, 20)).areas();
-        assert_eq!(a.tabs.len(), tabs::all().iter().count());
-        for (i, (r, tab)) in a.tabs.iter().enumerate() {
-            assert_eq!(
-                usize::from(r.width),
-                tab_label(i, *tab).chars().count(),
-                "{tab:?} is cut"
-            );
+        for (size, short) in [((60, 20), false), ((40, 12), true)] {
+            let app = fixtures::app(size);
+            let a = app.areas();
+            assert_eq!(a.short_tabs, short);
+            assert_eq!(a.tabs.len(), tabs::all().iter().count());
+            for (i, (r, tab)) in a.tabs.iter().enumerate() {
+                assert_eq!(
+                    usize::from(r.width),
+                    tab_label(i, *tab, short && *tab != app.selected)
+                        .chars()
+                        .count(),
+                    "{tab:?} is cut at {size:?}"
+                );
+                assert!(
+                    r.x + r.width <= size.0,
+                    "{tab:?} is off the bar at {size:?}"
+                );
+            }
         }
     }
 

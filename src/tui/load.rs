@@ -76,6 +76,19 @@ fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxDat
         })
         .map(str::to_string);
     let page = inbox.page(agent.as_deref(), false, MESSAGES_SHOWN)?;
+    let mut queues = queues;
+    // `shared` counted as the agent shown reads it (by its own marks), as
+    // its message list shows it, not as "read by anyone".
+    if let Some(a) = &agent {
+        let unread_by_agent = inbox.page(Some(a), true, 0)?.total;
+        let own = queues
+            .iter()
+            .find(|q| q.agent == *a)
+            .map_or(0, |q| q.unread);
+        if let Some(shared) = queues.iter_mut().find(|q| q.agent == "shared") {
+            shared.unread = unread_by_agent.saturating_sub(own);
+        }
+    }
     Ok(InboxData {
         queues,
         agent,
@@ -127,4 +140,56 @@ pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDif
     let old = read_version(ws, from).map_err(|e| e.to_string())?;
     let new = read_version(ws, to).map_err(|e| e.to_string())?;
     Ok(Arc::new(StateDiff::new(old, new)))
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_handover::inbox::{Inbox, NewMessage};
+    use agent_handover::{Workspace, WorkspaceOptions};
+
+    /// Issue 14, seen 9: the queue list said "shared 0/1" (read by someone)
+    /// while the agent's list showed the message unread.
+    #[test]
+    fn shared_is_counted_as_the_agent_shown_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().to_path_buf()),
+            home: Some(dir.path().join("home")),
+            ..Default::default()
+        })
+        .unwrap();
+        let inbox = Inbox::new(&ws);
+        let send = |to: &str| {
+            inbox
+                .send(&NewMessage {
+                    from: "lead".into(),
+                    to: to.into(),
+                    body: "freeze".into(),
+                    ..NewMessage::default()
+                })
+                .unwrap()
+        };
+        let shared = send("shared");
+        send("codex");
+        send("claude");
+        inbox
+            .mark_read("claude", &[format!("shared/{}", shared.id)])
+            .unwrap();
+        let data = super::inbox(&ws, Some("codex")).unwrap();
+        let row = |name: &str| data.queues.iter().find(|q| q.agent == name).unwrap().unread;
+        assert_eq!(row("shared"), 1, "codex has not read it");
+        assert_eq!(
+            data.messages.iter().filter(|m| !m.read).count(),
+            row("shared") + row("codex")
+        );
+        let data = super::inbox(&ws, Some("claude")).unwrap();
+        assert_eq!(
+            data.queues
+                .iter()
+                .find(|q| q.agent == "shared")
+                .unwrap()
+                .unread,
+            0
+        );
+    }
 }

@@ -92,7 +92,10 @@ fn tab_bar(frame: &mut Frame<'_>, areas: &Areas, app: &App) {
             app.shared.theme.muted
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(tab_label(i, *tab), style)),
+            Paragraph::new(Span::styled(
+                tab_label(i, *tab, areas.short_tabs && *tab != app.selected),
+                style,
+            )),
             *rect,
         );
     }
@@ -126,10 +129,17 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     };
     let mut spans = Vec::new();
     let mut used = 0;
+    let paused = app.shared.snapshot().is_some_and(|s| s.paused.is_some());
     for (key, label) in app.keys.footer(app.selected) {
         if essentials.iter().any(|(k, l)| *k == key && *l == label) {
             continue;
         }
+        // One wording with the button: the pause key unpauses while paused.
+        let label = if paused && label == "pause" {
+            "unpause"
+        } else {
+            label
+        };
         let w = hint_width(&key, label);
         if used + w > room {
             break;
@@ -520,6 +530,35 @@ mod tests {
         assert!(screen.contains("QUEUED: 1 waiting"), "{screen}");
         assert!(!screen.contains("RESUME NEEDED"), "{screen}");
         assert!(app.shared.resume_needed(), "`r` resumes the queue");
+    }
+
+    /// Issue 14, build 6: at 40×12 the essentials stay visible on every
+    /// tab: the handover's state, its pending steps and PAUSE.
+    #[test]
+    fn a_40_by_12_pane_keeps_the_essentials() {
+        let mut app = fixtures::loaded((40, 12));
+        for tab in app.tab_bar() {
+            app.selected = tab;
+            let screen = draw(&app);
+            let bar = screen.lines().nth(1).unwrap();
+            assert!(bar.contains(&format!(" {}", tab.title())), "{bar}");
+            assert!(
+                bar.trim_end().ends_with(" 6") || bar.contains(" 6 Metrics"),
+                "every tab is on the bar: {bar}"
+            );
+            assert!(screen.contains("RESUME NEEDED: 2 pending"), "{screen}");
+            if tab == run::ID {
+                assert!(
+                    screen.contains("publish") && screen.contains("tests"),
+                    "{screen}"
+                );
+            }
+            insta::assert_snapshot!(format!("{}_40x12", tab.title().to_lowercase()), screen);
+        }
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
+            fixtures::interrupted_run(),
+        )))));
+        assert!(draw(&app).lines().next().unwrap().contains("PAUSED"));
     }
 
     #[test]
