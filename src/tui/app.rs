@@ -67,6 +67,12 @@ pub enum Modal {
     /// Confirm an action that may repeat or lose work (retrying a step that
     /// is not idempotent): Enter does it, Esc cancels.
     Confirm(Action),
+    /// The `/` filter of the selected tab's list being typed (it applies as
+    /// it is typed): Enter keeps it, Esc clears it.
+    Filter {
+        /// Typed so far.
+        text: String,
+    },
     /// A message being written: Tab moves between fields, ctrl-s sends,
     /// Esc closes it (kept: `c` reopens it).
     Compose(Box<Draft>),
@@ -353,6 +359,19 @@ impl App {
                 }
             },
             Modal::Compose(draft) => self.on_compose_key(draft, key),
+            Modal::Filter { mut text } => {
+                match key.code {
+                    KeyCode::Enter => {}
+                    KeyCode::Esc => self.set_filter(""),
+                    _ => {
+                        if typed(&mut text) {
+                            self.set_filter(&text);
+                        }
+                        self.modal = Some(Modal::Filter { text });
+                    }
+                }
+                Vec::new()
+            }
             Modal::PauseReason { mut reason } => match key.code {
                 KeyCode::Enter => self.act(Action::Pause(reason_of(reason))),
                 KeyCode::Esc => Vec::new(),
@@ -362,6 +381,15 @@ impl App {
                     Vec::new()
                 }
             },
+        }
+    }
+
+    /// Filter the selected tab's list by `text`, its selection kept on the list.
+    fn set_filter(&mut self, text: &str) {
+        let tab = self.tabs.get_mut(self.selected);
+        if let Some(filter) = tab.filter_mut() {
+            filter.set(text);
+            tab.clamp(&self.shared);
         }
     }
 
@@ -442,6 +470,18 @@ impl App {
             }
             Command::Help => {
                 self.modal = Some(Modal::Help { scroll: 0 });
+                Vec::new()
+            }
+            Command::Filter => {
+                let tab = self.tabs.get_mut(self.selected);
+                match tab.filter_mut() {
+                    Some(filter) => {
+                        self.modal = Some(Modal::Filter {
+                            text: filter.text().to_string(),
+                        });
+                    }
+                    None => self.say("this tab has no list to filter", false),
+                }
                 Vec::new()
             }
             Command::Log => {

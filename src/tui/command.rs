@@ -56,6 +56,8 @@ pub enum Command {
     Refresh,
     /// Show the message log.
     Log,
+    /// Filter the selected tab's list (`/`).
+    Filter,
     /// A command only one tab knows, named like its binding (the inbox's
     /// `mark-read`, the state view's `diff`, ...).
     Local(&'static str),

@@ -67,6 +67,40 @@ impl Cursor {
     }
 }
 
+/// A `/` filter over a list: the rows whose text holds every word typed,
+/// in any case. Empty, it keeps every row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter(String);
+
+impl ListFilter {
+    /// What was typed.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// Filter by `text` from now on (empty: no filter).
+    pub fn set(&mut self, text: &str) {
+        self.0 = text.to_string();
+    }
+
+    /// Whether `row` (a row's searchable text) is kept.
+    pub fn keeps(&self, row: &str) -> bool {
+        let row = row.to_lowercase();
+        self.0
+            .split_whitespace()
+            .all(|word| row.contains(&word.to_lowercase()))
+    }
+
+    /// `" filter: …"` for a list's title, or nothing without a filter.
+    pub fn title(&self) -> String {
+        if self.0.trim().is_empty() {
+            String::new()
+        } else {
+            format!(" /{}", self.0.trim())
+        }
+    }
+}
+
 /// Row `at` moved by `delta`, kept within `0..rows` (0 when there are none).
 pub fn shifted(at: usize, delta: isize, rows: usize) -> usize {
     at.saturating_add_signed(delta).min(rows.saturating_sub(1))
@@ -106,6 +140,11 @@ pub trait Tab: Any + Debug {
     /// Take a background result meant for a tab (such as a computed diff).
     fn receive(&mut self, _event: &Event) -> Reply {
         Reply::Unhandled
+    }
+
+    /// The `/` filter of its list, if it has one to filter.
+    fn filter_mut(&mut self) -> Option<&mut ListFilter> {
+        None
     }
 
     /// The cursor of its list.

@@ -14,7 +14,7 @@ use crate::tui::layout::is_wide;
 use crate::tui::model::{
     Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared,
 };
-use crate::tui::tab::{Cursor, Reply, Tab};
+use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
 use crate::tui::widgets::{ago, fit, loading, panel};
 
 /// The inbox tab's id.
@@ -64,6 +64,8 @@ pub struct InboxTab {
     message: Cursor,
     /// Only unread messages are listed.
     unread_only: bool,
+    /// Messages listed: those whose sender, queue, subject or preview hold the words typed.
+    filter: ListFilter,
 }
 
 /// The inbox, if loaded.
@@ -85,6 +87,10 @@ impl InboxTab {
             i.messages
                 .iter()
                 .filter(|m| !(self.unread_only && m.read))
+                .filter(|m| {
+                    self.filter
+                        .keeps(&format!("{} {} {} {}", m.from, m.queue, m.subject, m.preview))
+                })
                 .collect()
         })
     }
@@ -190,6 +196,10 @@ impl Tab for InboxTab {
 
     fn cursor_mut(&mut self) -> &mut Cursor {
         &mut self.message
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut ListFilter> {
+        Some(&mut self.filter)
     }
 
     fn rows(&self, shared: &Shared) -> usize {
@@ -302,7 +312,7 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &InboxTab) {
         Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(main);
     let messages = tab.visible(&shared.full);
     let selected = tab.message.row();
-    message_list(frame, list, shared, data, &messages, selected, tab.unread_only);
+    message_list(frame, list, shared, data, &messages, selected, tab);
     message_preview(frame, preview, shared, messages.get(selected).copied());
 }
 
@@ -339,14 +349,16 @@ fn message_list(
     data: &InboxData,
     messages: &[&MessageSummary],
     selected: usize,
-    unread_only: bool,
+    tab: &InboxTab,
 ) {
     let t = &shared.theme;
+    let unread_only = tab.unread_only;
     let unread = data.messages.iter().filter(|m| !m.read).count();
     let only = if unread_only { ", unread shown" } else { "" };
+    let filter = tab.filter.title();
     let title = match &data.agent {
-        Some(agent) => format!(" {agent}: {unread} unread of {}{only} ", data.total),
-        None => format!(" {} messages{only} ", data.total),
+        Some(agent) => format!(" {agent}: {unread} unread of {}{only}{filter} ", data.total),
+        None => format!(" {} messages{only}{filter} ", data.total),
     };
     let block = panel(title, shared);
     let inner = block.inner(area);
@@ -354,6 +366,8 @@ fn message_list(
     if messages.is_empty() {
         let text = if data.queues.is_empty() {
             "No messages yet (messages/for_<agent>/, messages/shared/). c writes one."
+        } else if !tab.filter.text().trim().is_empty() {
+            "No message matches the filter (/ then Esc clears it)."
         } else if unread_only && !data.messages.is_empty() {
             "No unread messages (u shows all)."
         } else {
@@ -583,6 +597,22 @@ mod tests {
         );
         assert!(app.unsent.is_some(), "a reply leaves the unsent message alone");
         insta::assert_snapshot!("inbox_reply_100x30", fixtures::draw(&app));
+    }
+
+    /// `/` keeps the messages whose sender, subject or text hold the words.
+    #[test]
+    fn slash_filters_the_messages() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        app.update(key('/'));
+        for c in "lead freeze".chars() {
+            app.update(key(c));
+        }
+        app.update(fixtures::code(crossterm::event::KeyCode::Enter));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("Release freeze"), "{screen}");
+        assert!(!screen.contains("CI red on main"), "{screen}");
+        assert!(screen.contains("/lead freeze"), "{screen}");
     }
 
     /// Issue 14, build 4: `u` lists only unread messages, the selection

@@ -22,7 +22,7 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
 use crate::tui::model::{Effect, Event, FullData, Shared};
-use crate::tui::tab::{Cursor, Reply, Tab, shifted};
+use crate::tui::tab::{Cursor, ListFilter, Reply, Tab, shifted};
 use crate::tui::widgets::{ago, fit, loading, panel};
 
 /// The state tab's id.
@@ -118,8 +118,10 @@ impl VersionKey {
 /// shown and how.
 #[derive(Debug, Default)]
 pub struct StateTab {
-    /// The selected version.
+    /// The selected version (a row of [`StateTab::shown`]).
     version: Cursor,
+    /// Versions listed: those whose run, commit, summary or id hold the words typed.
+    filter: ListFilter,
     /// The version marked with `space`, to compare with the selected one.
     marked: Option<VersionKey>,
     /// The pane the movement keys go to, once chosen (`v`, `enter`);
@@ -163,6 +165,33 @@ fn panes(area: Rect, shared: &Shared, focus: Pane) -> (Option<Rect>, Option<Rect
 }
 
 impl StateTab {
+    /// The versions listed (indexes into `versions`, newest first).
+    fn shown(&self, versions: &[Version]) -> Vec<usize> {
+        (0..versions.len())
+            .filter(|&i| {
+                let v = &versions[i];
+                self.filter.keeps(&format!(
+                    "{} {} {}",
+                    v.id,
+                    label(v),
+                    v.commit.as_deref().unwrap_or_default()
+                ))
+            })
+            .collect()
+    }
+
+    /// The selected version (an index into `versions`).
+    fn selected(&self, versions: &[Version]) -> Option<usize> {
+        self.shown(versions).get(self.version.row()).copied()
+    }
+
+    /// Select version `index`, if it is listed.
+    fn select(&mut self, versions: &[Version], index: usize) {
+        if let Some(row) = self.shown(versions).iter().position(|&i| i == index) {
+            self.version.set(row);
+        }
+    }
+
     /// The focused pane.
     fn focus(&self, shared: &Shared) -> Pane {
         self.focus.unwrap_or(if side_by_side_panes(shared) {
@@ -219,7 +248,9 @@ impl StateTab {
 
     /// `enter`: the pair to compare, older first.
     fn pair(&self, versions: &[Version]) -> Result<(usize, usize), String> {
-        let selected = self.version.row();
+        let Some(selected) = self.selected(versions) else {
+            return Err("no version selected".into());
+        };
         match self.marked.as_ref().and_then(|m| m.row_in(versions)) {
             Some(marked) if marked == selected => {
                 Err("that is the marked version: select another to compare it with".into())
@@ -260,9 +291,10 @@ impl Tab for StateTab {
                 Err(why) => Reply::Note(why),
             },
             MARK => {
-                let Some(v) = versions.get(self.version.row()) else {
+                let Some(at) = self.selected(versions) else {
                     return Reply::Note("no version to mark".into());
                 };
+                let v = &versions[at];
                 let key = VersionKey::of(v);
                 if self.marked.as_ref() == Some(&key) {
                     self.marked = None;
@@ -270,8 +302,7 @@ impl Tab for StateTab {
                 } else {
                     self.marked = Some(key);
                     Reply::Note(format!(
-                        "marked #{}: select another version and press enter to compare",
-                        self.version.row()
+                        "marked #{at}: select another version and press enter to compare"
                     ))
                 }
             }
@@ -338,15 +369,19 @@ impl Tab for StateTab {
         &mut self.version
     }
 
+    fn filter_mut(&mut self) -> Option<&mut ListFilter> {
+        Some(&mut self.filter)
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
-        shared.full.versions().len()
+        self.shown(shared.full.versions()).len()
     }
 
     /// The focused pane moves: the version selection or the diff.
     fn move_cursor(&mut self, delta: isize, shared: &Shared) {
         match self.focus(shared) {
             Pane::Diff if self.diff.is_some() => self.scroll_diff(delta),
-            _ => self.version.move_by(delta, shared.full.versions().len()),
+            _ => self.version.move_by(delta, self.rows(shared)),
         }
     }
 
@@ -355,7 +390,8 @@ impl Tab for StateTab {
         let inside = |r: &Rect| r.contains(ratatui::layout::Position::new(at.0, at.1));
         match panes(area, shared, self.focus(shared)) {
             (Some(list), _) if inside(&list) => {
-                self.version.move_by(delta, shared.full.versions().len());
+                let rows = self.rows(shared);
+                self.version.move_by(delta, rows);
             }
             (_, Some(diff)) if inside(&diff) => self.scroll_diff(delta),
             _ => {}
@@ -372,8 +408,8 @@ impl Tab for StateTab {
         // The selected version and the pair shown follow their versions,
         // not their rows, when new versions arrive.
         let now_at = |row: usize| old_versions.get(row)?.row_in(shared.full.versions());
-        if let Some(at) = now_at(self.version.row()) {
-            self.version.set(at);
+        if let Some(at) = self.selected(previous.versions()).and_then(now_at) {
+            self.select(shared.full.versions(), at);
         }
         if self.marked.as_ref().is_some_and(|m| m.row_in(shared.full.versions()).is_none()) {
             self.marked = None;
@@ -481,22 +517,29 @@ fn version_list(
     focused: bool,
 ) {
     let t = &shared.theme;
-    let block = pane_block(format!(" {} versions ", versions.len()), shared, focused);
+    let shown = tab.shown(versions);
+    let count = if shown.len() == versions.len() {
+        format!("{} versions", versions.len())
+    } else {
+        format!("{} of {} versions", shown.len(), versions.len())
+    };
+    let block = pane_block(format!(" {count}{} ", tab.filter.title()), shared, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = usize::from(inner.height);
     let first = tab.version.row().saturating_sub(height.saturating_sub(1));
+    let selected = tab.selected(versions);
     let (from, to) = tab
         .diff
         .as_ref()
         .map_or((usize::MAX, usize::MAX), |d| (d.from, d.to));
     let marked = tab.marked.as_ref().and_then(|m| m.row_in(versions));
-    let mut lines: Vec<Line<'_>> = versions
+    let mut lines: Vec<Line<'_>> = shown
         .iter()
-        .enumerate()
         .skip(first)
         .take(height)
-        .map(|(i, v)| {
+        .map(|&i| {
+            let v = &versions[i];
             let (pair, style) = match i {
                 _ if i == to => ("+", t.added),
                 _ if i == from => ("-", t.removed),
@@ -504,7 +547,7 @@ fn version_list(
             };
             let star = if Some(i) == marked { "*" } else { " " };
             let text = format!("{i:>3} {:>4} {}", ago(shared, v.at), label(v));
-            let row = if i == tab.version.row() {
+            let row = if Some(i) == selected {
                 t.selected
             } else {
                 Style::new()
@@ -516,7 +559,10 @@ fn version_list(
             ])
         })
         .collect();
-    let below = versions.len().saturating_sub(first + height);
+    if shown.is_empty() && !versions.is_empty() {
+        lines.push(Line::styled("No version matches the filter.", t.muted));
+    }
+    let below = shown.len().saturating_sub(first + height);
     if below > 0 && height > 1 {
         lines.pop();
         lines.push(Line::styled(format!("  ↓ {} more", below + 1), t.muted));
@@ -824,6 +870,26 @@ mod tests {
         assert!(wrapped.contains("unified, wrapped"), "{wrapped}");
         assert!(wrapped.contains("line 3000") && wrapped.contains("xEND3"), "{wrapped}");
         assert_eq!(fixtures::tab::<StateTab>(&app).column, 0);
+    }
+
+    /// `/` narrows the version list; enter still compares with the version
+    /// before the selected one in the whole history.
+    #[test]
+    fn a_filtered_version_list_keeps_whole_history_indexes() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        app.update(key('/'));
+        for c in "093000".chars() {
+            app.update(key(c));
+        }
+        app.update(code(KeyCode::Enter));
+        let screen = draw(&app);
+        assert!(screen.contains("1 of 3 versions /093000"), "{screen}");
+        assert!(!screen.contains("115700"), "{screen}");
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::ComputeDiff { from: 2, to: 1 }]
+        );
     }
 
     /// Issue 14, seen 4: the wheel over the list scrolled the diff.

@@ -1,6 +1,7 @@
 //! The timeline: past runs, newest first.
 
 use agent_handover::RunStatus;
+use agent_handover::engine::history::RunSummary;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -9,17 +10,39 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::command::TabId;
 use crate::tui::model::Shared;
-use crate::tui::tab::{Cursor, Tab};
+use crate::tui::tab::{Cursor, ListFilter, Tab};
 use crate::tui::widgets::{ago, fit, loading, panel, status_name};
 
 /// The timeline tab's id.
 pub const ID: TabId = TabId::new("Timeline");
 
-/// The timeline's state: the selected run.
+/// The timeline's state: the selected run and the `/` filter.
 #[derive(Debug, Default)]
 pub struct TimelineTab {
-    /// The selected run.
+    /// The selected run (a row of [`TimelineTab::shown`]).
     run: Cursor,
+    /// Runs shown: those whose id, status or problem steps hold the words typed.
+    filter: ListFilter,
+}
+
+impl TimelineTab {
+    /// The runs listed, newest first.
+    fn shown<'a>(&self, shared: &'a Shared) -> Vec<&'a RunSummary> {
+        match &shared.full.runs {
+            Some(Ok(runs)) => runs
+                .iter()
+                .filter(|r| {
+                    self.filter.keeps(&format!(
+                        "{} {} {}",
+                        r.run_id,
+                        status_name(r.status),
+                        r.problem_steps.join(" ")
+                    ))
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl Tab for TimelineTab {
@@ -31,21 +54,23 @@ impl Tab for TimelineTab {
         &mut self.run
     }
 
+    fn filter_mut(&mut self) -> Option<&mut ListFilter> {
+        Some(&mut self.filter)
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
-        match &shared.full.runs {
-            Some(Ok(r)) => r.len(),
-            _ => 0,
-        }
+        self.shown(shared).len()
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
-        draw(frame, area, shared, self.run.row());
+        draw(frame, area, shared, self);
     }
 }
 
-/// Draw the timeline into `area`, run `selected` highlighted.
-fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
-    let runs = match &shared.full.runs {
+/// Draw the timeline of `tab` into `area`.
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &TimelineTab) {
+    let selected = tab.run.row();
+    let all = match &shared.full.runs {
         None => return loading(frame, area, shared, "Timeline"),
         Some(Err(e)) => {
             let p = Paragraph::new(Line::styled(e.clone(), shared.theme.error))
@@ -54,15 +79,23 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
         }
         Some(Ok(runs)) => runs,
     };
+    let runs = tab.shown(shared);
     let t = &shared.theme;
-    let block = panel(format!(" Timeline · {} runs ", runs.len()), shared);
+    let count = if runs.len() == all.len() {
+        format!("{} runs", all.len())
+    } else {
+        format!("{} of {} runs", runs.len(), all.len())
+    };
+    let block = panel(format!(" Timeline · {count}{} ", tab.filter.title()), shared);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if runs.is_empty() {
-        return frame.render_widget(
-            Paragraph::new(Line::styled("No handovers yet.", t.muted)),
-            inner,
-        );
+        let text = if all.is_empty() {
+            "No handovers yet."
+        } else {
+            "No run matches the filter (/ then Esc clears it)."
+        };
+        return frame.render_widget(Paragraph::new(Line::styled(text, t.muted)), inner);
     }
     let height = usize::from(inner.height);
     let first = selected.saturating_sub(height.saturating_sub(1));
@@ -116,4 +149,40 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: usize) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use super::*;
+    use crate::tui::fixtures::{self, code, draw, key};
+
+    /// Issue 14, build 6: `/` filters the list as it is typed; Enter keeps
+    /// the filter, `/` then Esc clears it.
+    #[test]
+    fn slash_filters_the_runs_as_typed() {
+        for size in [(60, 20), (100, 30), (160, 48)] {
+            let mut app = fixtures::loaded(size);
+            app.selected = ID;
+            app.update(key('j'));
+            app.update(key('/'));
+            for c in "COMPLETED 093".chars() {
+                app.update(key(c));
+            }
+            let typing = draw(&app);
+            assert!(typing.contains("/COMPLETED 093▏"), "{typing}");
+            app.update(code(KeyCode::Enter));
+            let screen = draw(&app);
+            assert!(screen.contains("1 of 3 runs /COMPLETED 093"), "{screen}");
+            assert!(screen.contains("20261121-093000-11b0"), "{screen}");
+            assert!(!screen.contains("20261120-181500"), "{screen}");
+            let tab: &TimelineTab = fixtures::tab(&app);
+            assert_eq!(tab.run.row(), 0, "the selection stays on the list");
+            insta::assert_snapshot!(format!("timeline_filtered_{}x{}", size.0, size.1), screen);
+            app.update(key('/'));
+            app.update(code(KeyCode::Esc));
+            assert!(draw(&app).contains("3 runs"));
+        }
+    }
 }

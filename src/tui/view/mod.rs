@@ -31,10 +31,26 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     app.tabs
         .get(app.selected)
         .render(frame, areas.body, &app.shared, true);
-    footer(frame, areas.footer, app);
-    if let Some(modal) = &app.modal {
-        dialog(frame, area, app, modal);
+    match &app.modal {
+        // The filter is typed in the footer, over the list it narrows.
+        Some(Modal::Filter { text }) => filter_prompt(frame, areas.footer, app, text),
+        Some(modal) => {
+            footer(frame, areas.footer, app);
+            dialog(frame, area, app, modal);
+        }
+        None => footer(frame, areas.footer, app),
     }
+}
+
+/// The `/` filter being typed, in the footer.
+fn filter_prompt(frame: &mut Frame<'_>, area: Rect, app: &App, text: &str) {
+    let t = &app.shared.theme;
+    let line = Line::from(vec![
+        Span::styled(format!(" /{text}"), t.accent),
+        Span::styled("▏", t.accent),
+        Span::styled("  Enter keep · Esc clear", t.muted),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
 }
 
 fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
@@ -286,6 +302,7 @@ fn retry_body(app: &App, name: &str) -> Vec<Line<'static>> {
 fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
     let t = &app.shared.theme;
     let (title, lines, actions): (String, Vec<Line<'_>>, Option<Line<'_>>) = match modal {
+        Modal::Filter { .. } => return,
         Modal::Help { .. } => {
             let lines = help_rows(&app.keys, dialog_inner_width(area.width))
                 .into_iter()
