@@ -815,3 +815,29 @@ fn a_message_composed_in_the_dashboard_arrives_in_the_queue() {
     );
     assert!(listed.contains("\"from\": \"human\""), "{listed}");
 }
+
+/// Issue 14, build 6: `y` copies the selected item through OSC 52; tmux
+/// (with `set-clipboard on`) takes it into its paste buffer.
+#[test]
+fn y_copies_the_selected_run_id_to_the_clipboard() {
+    let p = Project::new(&config(""));
+    let o = p.handover("one");
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let checkpoint: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(p.path(".agent-handover/checkpoint.json")).unwrap(),
+    )
+    .unwrap();
+    let run_id = checkpoint["run_id"].as_str().unwrap().to_string();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for("the dashboard", |s| s.contains("Timeline"));
+    t.keys(&["4"]);
+    t.wait_for("the timeline", |s| s.contains(&run_id));
+    t.keys(&["y"]);
+    t.wait_for("the copy said", |s| s.contains("copied:"));
+    wait_until("tmux's buffer to hold the run id", || {
+        t.tmux(&["show-buffer"]).trim() == run_id
+    });
+}

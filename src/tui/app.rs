@@ -472,6 +472,17 @@ impl App {
                 self.modal = Some(Modal::Help { scroll: 0 });
                 Vec::new()
             }
+            Command::Copy => match self.tabs.get(self.selected).copy_text(&self.shared) {
+                Some(text) => {
+                    let first = text.lines().next().unwrap_or_default();
+                    self.say(format!("copied: {}", super::widgets::fit(first, 60)), false);
+                    vec![Effect::Copy(text)]
+                }
+                None => {
+                    self.say("nothing selected to copy here", false);
+                    Vec::new()
+                }
+            },
             Command::Filter => {
                 let tab = self.tabs.get_mut(self.selected);
                 match tab.filter_mut() {

@@ -58,6 +58,8 @@ pub enum Command {
     Log,
     /// Filter the selected tab's list (`/`).
     Filter,
+    /// Copy the selected item's text to the clipboard (`y`).
+    Copy,
     /// A command only one tab knows, named like its binding (the inbox's
     /// `mark-read`, the state view's `diff`, ...).
     Local(&'static str),

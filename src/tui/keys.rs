@@ -61,6 +61,7 @@ const TABLE: &[Row] = &[
     global("bottom", Command::Bottom, &["G", "end"], "", "bottom"),
     global("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now"),
     global("log", Command::Log, &["L"], "", "the message log: every status message this session"),
+    global("copy", Command::Copy, &["y"], "", "copy the selected item (message, version id, run id, step error) to the clipboard (OSC 52)"),
     global("filter", Command::Filter, &["/"], "", "filter the list: rows holding every word typed (Enter keeps it, Esc clears it)"),
     global("help", Command::Help, &["?"], "help", "this help"),
     global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),

@@ -177,6 +177,8 @@ pub enum Effect {
         /// 1-based line.
         line: usize,
     },
+    /// Put text on the terminal's clipboard (OSC 52).
+    Copy(String),
     /// Leave.
     Quit,
 }

@@ -92,6 +92,12 @@ pub async fn run(
                         });
                     }
                 }
+                Effect::Copy(text) => {
+                    let copy = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text);
+                    if let Err(e) = crossterm::execute!(std::io::stdout(), copy) {
+                        app.say(format!("copy: {e}"), true);
+                    }
+                }
                 Effect::ReadMessage(id) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {

@@ -142,6 +142,11 @@ pub trait Tab: Any + Debug {
         Reply::Unhandled
     }
 
+    /// The selected item's text, for `y` to copy.
+    fn copy_text(&self, _shared: &Shared) -> Option<String> {
+        None
+    }
+
     /// The `/` filter of its list, if it has one to filter.
     fn filter_mut(&mut self) -> Option<&mut ListFilter> {
         None

@@ -202,6 +202,12 @@ impl Tab for InboxTab {
         Some(&mut self.filter)
     }
 
+    /// The selected message: its id (for `inbox read`), subject and text.
+    fn copy_text(&self, shared: &Shared) -> Option<String> {
+        let m = self.selected(&shared.full)?;
+        Some(format!("{}/{}\n{}\n\n{}", m.queue, m.id, m.subject, m.preview))
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
         self.visible(&shared.full).len()
     }
@@ -597,6 +603,21 @@ mod tests {
         );
         assert!(app.unsent.is_some(), "a reply leaves the unsent message alone");
         insta::assert_snapshot!("inbox_reply_100x30", fixtures::draw(&app));
+    }
+
+    /// `y` copies the selected message: id, subject, text.
+    #[test]
+    fn y_copies_the_selected_message() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        let effects = app.update(key('y'));
+        let [Effect::Copy(text)] = &effects[..] else {
+            panic!("{effects:?}");
+        };
+        assert!(
+            text.starts_with("codex/20261121T115000.000000000Z-reviewer-0a1b2c3d\nCI red on main\n\nCI red on main."),
+            "{text}"
+        );
     }
 
     /// `/` keeps the messages whose sender, subject or text hold the words.

@@ -90,6 +90,17 @@ impl Tab for RunTab {
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: bool) {
         draw(frame, area, shared, self, selected);
     }
+
+    /// The selected step: its name, then its error and output.
+    fn copy_text(&self, shared: &Shared) -> Option<String> {
+        let snap = shared.snapshot()?;
+        let step = &snap.steps[self.focused_step(snap, true)?];
+        let mut text = step.name.clone();
+        for part in [&step.last_error, &step.output].into_iter().flatten() {
+            text = format!("{text}\n{part}");
+        }
+        Some(text)
+    }
 }
 
 impl RunTab {

@@ -373,6 +373,12 @@ impl Tab for StateTab {
         Some(&mut self.filter)
     }
 
+    /// The selected version's id (for `state diff` and `state show`).
+    fn copy_text(&self, shared: &Shared) -> Option<String> {
+        let versions = shared.full.versions();
+        Some(versions[self.selected(versions)?].id.clone())
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
         self.shown(shared.full.versions()).len()
     }

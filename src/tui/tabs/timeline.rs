@@ -58,6 +58,11 @@ impl Tab for TimelineTab {
         Some(&mut self.filter)
     }
 
+    /// The selected run's id.
+    fn copy_text(&self, shared: &Shared) -> Option<String> {
+        Some(self.shown(shared).get(self.run.row())?.run_id.clone())
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
         self.shown(shared).len()
     }
