@@ -223,6 +223,15 @@ impl Workspace {
             .join(format!("{run_id}.{step}"))
     }
 
+    /// Where a step's command writes one of its output `stream`s
+    /// (`stdout`, `stderr`) while it runs: `output/<run_id>.<step>.<stream>`
+    /// beside the checkpoint. Left only by a handover killed mid-step.
+    pub fn step_output_file(&self, run_id: &str, step: &str, stream: &str) -> PathBuf {
+        self.state_dir()
+            .join("output")
+            .join(format!("{run_id}.{step}.{stream}"))
+    }
+
     /// Every version of `identity.md`, kept like current-state.md's.
     pub fn identity_history_dir(&self) -> PathBuf {
         self.state_dir().join("history").join("identity")

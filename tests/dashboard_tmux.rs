@@ -456,6 +456,9 @@ fn a_handover_killed_with_sigkill_shows_as_interrupted_within_two_seconds() {
         s.contains("Retry slow?") || s.contains("select a failed")
     });
     assert!(screen.contains("Retry slow?"), "{screen}");
+    // Issue 14, seen 2: what the killed step printed is there to check its
+    // effects before running it again.
+    assert!(screen.contains("copied half the files"), "{screen}");
     t.keys(&["Escape"]);
     child.wait().unwrap();
     assert_eq!(p.check(), 1, "Esc must not retry");

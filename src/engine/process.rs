@@ -10,7 +10,9 @@
 //! `command` step on top of it, keeping the last 4 KiB of each stream.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::workspace::Workspace;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -31,7 +33,59 @@ pub fn check_timeout(secs: u64) -> Result<(), String> {
     }
 }
 /// Bytes of each stream a `command` step keeps (and an error message quotes).
-const TAIL_BYTES: usize = 4096;
+pub const TAIL_BYTES: usize = 4096;
+/// Bytes of each stream written to its live file: enough to see what a
+/// killed step was doing, never a disk filled by a chatty command.
+const LIVE_LIMIT: u64 = 1024 * 1024;
+
+/// Files a command's output is written to as it comes (not kept in memory
+/// only), so what a step printed before the handover was killed can still
+/// be read (`status -v`, the dashboard's retry dialog).
+#[derive(Debug, Clone)]
+pub struct LiveOutput {
+    /// Where stdout goes.
+    pub stdout: PathBuf,
+    /// Where stderr goes.
+    pub stderr: PathBuf,
+}
+
+impl LiveOutput {
+    /// The files of step `step` of run `run_id` in `ws`.
+    pub fn of_step(ws: &Workspace, run_id: &str, step: &str) -> Self {
+        LiveOutput {
+            stdout: ws.step_output_file(run_id, step, "stdout"),
+            stderr: ws.step_output_file(run_id, step, "stderr"),
+        }
+    }
+
+    /// The last [`TAIL_BYTES`] of each file, stderr after stdout, if any
+    /// was written.
+    pub fn tail(&self) -> Option<String> {
+        let read = |path: &Path| -> Option<String> {
+            let mut file = std::fs::File::open(path).ok()?;
+            let len = file.metadata().ok()?.len();
+            let start = len.saturating_sub(TAIL_BYTES as u64);
+            std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(start)).ok()?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).ok()?;
+            let text = String::from_utf8_lossy(&bytes).trim_end().to_string();
+            (!text.is_empty()).then_some(text)
+        };
+        match (read(&self.stdout), read(&self.stderr)) {
+            (None, None) => None,
+            (Some(out), None) => Some(out),
+            (None, Some(err)) => Some(format!("stderr:\n{err}")),
+            (Some(out), Some(err)) => Some(format!("{out}\nstderr:\n{err}")),
+        }
+    }
+
+    /// Remove both files (the command ended and its tail is recorded).
+    pub fn remove(&self) {
+        for path in [&self.stdout, &self.stderr] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
 
 /// Where a command's stdout and stderr go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,13 +169,25 @@ pub fn capture(
     streams: Streams,
     max_bytes: usize,
 ) -> Result<Captured, String> {
-    capture_group(argv, cwd, timeout, env, streams, max_bytes, &|_| {})
+    let watch = Watch {
+        on_spawn: &|_| {},
+        live: None,
+    };
+    capture_group(argv, cwd, timeout, env, streams, max_bytes, &watch)
 }
 
-/// [`capture`], telling `on_spawn` the command's process group as soon as
-/// it is known, before the command starts when a watcher leads it (to
-/// record it: a resumer must not start the step again while any process of
-/// the group lives).
+/// What is told of a command while it runs.
+pub struct Watch<'a> {
+    /// Its process group, as soon as it is known (to record it: a resumer
+    /// must not start the step again while any process of the group lives).
+    pub on_spawn: &'a dyn Fn(u32),
+    /// Files its output is written to as it comes.
+    pub live: Option<&'a LiveOutput>,
+}
+
+/// [`capture`], telling `watch` the command's process group as soon as it
+/// is known (before the command starts when a watcher leads it) and
+/// writing its output to `watch`'s live files as it comes.
 fn capture_group(
     argv: &[String],
     cwd: &Path,
@@ -129,8 +195,9 @@ fn capture_group(
     env: &[(&str, &str)],
     streams: Streams,
     max_bytes: usize,
-    on_spawn: &dyn Fn(u32),
+    watch: &Watch<'_>,
 ) -> Result<Captured, String> {
+    let on_spawn = watch.on_spawn;
     let (program, args) = argv.split_first().ok_or("empty argv")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -173,11 +240,12 @@ fn capture_group(
             child.id()
         }
     };
+    let live = |pick: fn(&LiveOutput) -> &PathBuf| watch.live.map(|l| pick(l).clone());
     let stdout = match merged {
-        Some(reader) => tail_reader(Some(reader), max_bytes),
-        None => tail_reader(child.stdout.take(), max_bytes),
+        Some(reader) => tail_reader(Some(reader), max_bytes, live(|l| &l.stdout)),
+        None => tail_reader(child.stdout.take(), max_bytes, live(|l| &l.stdout)),
     };
-    let stderr = tail_reader(child.stderr.take(), max_bytes);
+    let stderr = tail_reader(child.stderr.take(), max_bytes, live(|l| &l.stderr));
     let ended = wait_with_timeout(&mut child, pgid, timeout)
         .unwrap_or_else(|e| Ended::WaitFailed(format!("waiting for {program:?}: {e}")));
     let (stdout, cut_out) = join_tail(stdout);
@@ -199,7 +267,7 @@ pub fn run(
     cwd: &Path,
     timeout: Duration,
     env: &[(&str, &str)],
-    on_spawn: &dyn Fn(u32),
+    watch: &Watch<'_>,
 ) -> Result<String, String> {
     let captured = capture_group(
         argv,
@@ -208,7 +276,7 @@ pub fn run(
         env,
         Streams::Separate,
         TAIL_BYTES,
-        on_spawn,
+        watch,
     )?;
     match captured.failure() {
         None => Ok(format!("{} exited 0", argv[0])),
@@ -332,19 +400,34 @@ fn rest_is_zombie(stat: &str) -> bool {
 }
 
 /// Read `stream` to its end on a thread, keeping its last `max_bytes` and
-/// whether anything before them was dropped.
+/// whether anything before them was dropped; each chunk is also written to
+/// `live` (its first [`LIVE_LIMIT`] bytes) as soon as it is read.
 fn tail_reader<R: Read + Send + 'static>(
     stream: Option<R>,
     max_bytes: usize,
+    live: Option<PathBuf>,
 ) -> Option<JoinHandle<(Vec<u8>, bool)>> {
     let mut stream = stream?;
     Some(std::thread::spawn(move || {
         let mut tail = Vec::new();
         let mut dropped = false;
         let mut buf = [0u8; 8192];
+        // A diagnostic copy, not state: written without fsync, and a file
+        // that cannot be written only loses the copy.
+        let mut live = live.and_then(|path| std::fs::File::create(path).ok());
+        let mut written = 0u64;
         while let Ok(n) = stream.read(&mut buf) {
             if n == 0 {
                 break;
+            }
+            if let Some(file) = &mut live {
+                let room = LIVE_LIMIT.saturating_sub(written).min(n as u64) as usize;
+                if std::io::Write::write_all(file, &buf[..room]).is_err() || room < n {
+                    let _ =
+                        std::io::Write::write_all(file, b"\n[output beyond 1 MiB not kept here]\n");
+                    live = None;
+                }
+                written += room as u64;
             }
             tail.extend_from_slice(&buf[..n]);
             if tail.len() > 2 * max_bytes {
@@ -390,6 +473,12 @@ mod tests {
         vec!["sh".into(), "-c".into(), script.into()]
     }
 
+    /// Nothing watched.
+    const QUIET: Watch<'static> = Watch {
+        on_spawn: &|_| {},
+        live: None,
+    };
+
     #[test]
     fn a_timeout_no_clock_can_hold_is_no_deadline_not_a_panic() {
         let cwd = std::env::temp_dir();
@@ -399,7 +488,10 @@ mod tests {
             &cwd,
             Duration::from_secs(u64::MAX),
             &[],
-            &|pgid| seen.set(pgid),
+            &Watch {
+                on_spawn: &|pgid| seen.set(pgid),
+                live: None,
+            },
         );
         assert!(out.is_ok(), "{out:?}");
         assert_ne!(seen.get(), 0, "the process group is reported");
@@ -411,13 +503,13 @@ mod tests {
     fn success_failure_and_timeout() {
         let cwd = std::env::temp_dir();
         let t = Duration::from_secs(10);
-        assert!(run(&sh("echo hi"), &cwd, t, &[], &|_| {}).is_ok());
+        assert!(run(&sh("echo hi"), &cwd, t, &[], &QUIET).is_ok());
         let err = run(
             &sh("echo out; echo 'real error' >&2; exit 3"),
             &cwd,
             t,
             &[],
-            &|_| {},
+            &QUIET,
         )
         .unwrap_err();
         assert_eq!(err, "exit status 3: real error");
@@ -426,11 +518,11 @@ mod tests {
             &cwd,
             Duration::from_millis(100),
             &[],
-            &|_| {},
+            &QUIET,
         )
         .unwrap_err();
         assert!(err.contains("timed out"), "{err}");
-        let err = run(&["/no/such/program".into()], &cwd, t, &[], &|_| {}).unwrap_err();
+        let err = run(&["/no/such/program".into()], &cwd, t, &[], &QUIET).unwrap_err();
         assert!(err.contains("cannot start"), "{err}");
     }
 
@@ -442,7 +534,7 @@ mod tests {
             &cwd,
             Duration::from_secs(10),
             &[("STEP", "tests")],
-            &|_| {},
+            &QUIET,
         )
         .unwrap_err();
         assert!(
@@ -450,6 +542,58 @@ mod tests {
             "{}",
             &err[err.len() - 20..]
         );
+    }
+
+    #[test]
+    fn output_is_written_to_the_live_files_as_it_comes_up_to_a_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = LiveOutput {
+            stdout: dir.path().join("s.stdout"),
+            stderr: dir.path().join("s.stderr"),
+        };
+        let watch = Watch {
+            on_spawn: &|_| {},
+            live: Some(&live),
+        };
+        let t = Duration::from_secs(10);
+        // Still running: what it printed is on disk already.
+        let started = std::thread::scope(|scope| {
+            let running = scope.spawn(|| {
+                let watch = Watch {
+                    on_spawn: &|_| {},
+                    live: Some(&live),
+                };
+                run(
+                    &sh("echo half done; echo warn >&2; sleep 1"),
+                    dir.path(),
+                    t,
+                    &[],
+                    &watch,
+                )
+            });
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while live.tail().is_none_or(|t| !t.contains("warn")) {
+                assert!(Instant::now() < deadline, "nothing written while it runs");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let seen = live.tail().unwrap();
+            assert!(running.join().unwrap().is_ok());
+            seen
+        });
+        assert_eq!(started, "half done\nstderr:\nwarn");
+        live.remove();
+        assert!(live.tail().is_none() && !live.stdout.exists());
+        // A chatty command fills no disk.
+        run(
+            &sh("head -c 3000000 /dev/zero | tr '\\0' x"),
+            dir.path(),
+            t,
+            &[],
+            &watch,
+        )
+        .unwrap();
+        let size = std::fs::metadata(&live.stdout).unwrap().len();
+        assert!(size > LIVE_LIMIT && size < LIVE_LIMIT + 100, "{size}");
     }
 
     #[test]

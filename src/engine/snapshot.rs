@@ -11,6 +11,7 @@ use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepState};
 use super::identity::Owner;
 use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
+use super::process::LiveOutput;
 use super::queue::{self, QueuedView, RunQueue};
 use crate::error::Result;
 use crate::memory::history::{Drift, StateHistory};
@@ -139,7 +140,16 @@ impl RunSnapshot {
                         .zip(r.finished_at)
                         .map(|(s, f)| (f - s).num_milliseconds()),
                     owner: r.owner.clone(),
-                    output: r.output.as_deref().map(|o| secrets::redact(o).into_owned()),
+                    // A step killed (or still running) has no recorded
+                    // output: what its command printed so far, if any.
+                    output: match (&r.output, state, &cp.run_id) {
+                        (Some(o), _, _) => Some(o.clone()),
+                        (None, StepState::Interrupted | StepState::Running, Some(run)) => {
+                            LiveOutput::of_step(ws, run, name).tail()
+                        }
+                        _ => None,
+                    }
+                    .map(|o| secrets::redact(&o).into_owned()),
                 }
             })
             .collect();

@@ -36,10 +36,22 @@ impl Step for CommandStep {
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let timeout = Duration::from_secs(self.timeout_secs);
-        process::run(&self.argv, &self.cwd, timeout, &ctx.env(), &|pgid| {
-            ctx.record_process_group(pgid)
-        })
-        .map(Some)
-        .map_err(StepError::from)
+        // Written as it comes, so a handover killed mid-step leaves what the
+        // command printed; removed once the step's own record holds its tail.
+        let live = process::LiveOutput::of_step(ctx.workspace, ctx.run_id, ctx.step);
+        let live = live
+            .stdout
+            .parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            .then_some(live);
+        let watch = process::Watch {
+            on_spawn: &|pgid| ctx.record_process_group(pgid),
+            live: live.as_ref(),
+        };
+        let result = process::run(&self.argv, &self.cwd, timeout, &ctx.env(), &watch);
+        if let Some(live) = &live {
+            live.remove();
+        }
+        result.map(Some).map_err(StepError::from)
     }
 }
