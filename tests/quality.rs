@@ -1002,6 +1002,30 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     assert_eq!(judged["next_step_acted_on"], false, "{runs}");
     assert_eq!(judged["numbers_moved"], false);
     assert!(judged["score"].as_u64().unwrap() <= 10, "{judged}");
+
+    // The rules held against those outcomes: each judged handoff scored
+    // again, rule by rule (too few here for a verdict).
+    let check = json(&p.run(&["--json", "lint", "--outcomes"]));
+    assert_eq!(check["ok"], true, "{check}");
+    assert_eq!(check["judged"], 2, "{check}");
+    let handoffs = check["check"]["handoffs"].as_array().unwrap();
+    assert_eq!(handoffs[1]["usefulness"], 100, "the first handoff: {check}");
+    assert!(handoffs[0]["usefulness"].as_u64().unwrap() <= 10, "{check}");
+    assert!(handoffs.iter().all(|h| h["score"].as_u64().is_some()));
+    let rules = check["check"]["rules"].as_array().unwrap();
+    assert!(
+        rules.iter().all(|r| r["verdict"] == "too-few"),
+        "two handoffs are too few to judge a weight: {check}"
+    );
+    let text = stdout(&p.run(&["lint", "--outcomes"]));
+    assert!(
+        text.contains("2 handoff(s) judged by the session after them"),
+        "{text}"
+    );
+    assert!(
+        text.contains("lint score against usefulness: Spearman"),
+        "{text}"
+    );
 }
 
 /// The tuning part only, document by document with its findings (the

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_handover::engine::history::latest_previous_handoff;
+use agent_handover::engine::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
 use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
 use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
@@ -27,6 +28,10 @@ pub struct LintArgs {
     /// Exit 7 when the score is below N (0-100).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
     min_score: u8,
+    /// Hold the rules' weights against how useful past handoffs turned out
+    /// (each judged by the session after it) instead of scoring one.
+    #[arg(long, conflicts_with_all = ["file", "min_score"])]
+    outcomes: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -61,6 +66,9 @@ struct LintOutput<'a> {
 /// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
 pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
+    if args.outcomes {
+        return outcomes(&ws, out);
+    }
     let (file, text) = read_handoff(&ws, args.file.as_deref())?;
     let report = handoff::lint(&text, &LintContext::for_workspace(&ws));
     let passed = report.passes(args.min_score);
@@ -87,6 +95,47 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         );
         Ok(exit::BELOW_MIN_SCORE)
     }
+}
+
+/// `lint --outcomes`: every rule that fired on a judged handoff, the mean
+/// usefulness of the handoffs it fired on against the others', and whether
+/// that bears its weight out.
+fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
+    let check = check_weights(ws)?;
+    out.emit(&json!({ "ok": true, "judged": check.handoffs.len(), "check": &check }), || {
+        println!(
+            "{} handoff(s) judged by the session after them (a handover judges the one it started from)",
+            check.handoffs.len()
+        );
+        if check.handoffs.is_empty() {
+            println!("  none yet: the second handover in this workspace judges the first");
+            return;
+        }
+        match check.spearman {
+            Some(r) => println!("lint score against usefulness: Spearman {r:.2}"),
+            None => println!("lint score against usefulness: no spread to rank yet"),
+        }
+        println!(
+            "\n{:<32} {:>5} {:>6} {:>13} {:>9}  weight",
+            "rule", "fired", "points", "useful fired", "otherwise"
+        );
+        for r in &check.rules {
+            let verdict = match r.verdict {
+                Verdict::Supported => "supported: its handoffs were less useful".to_string(),
+                Verdict::NotSupported => "NOT supported: its handoffs were as useful or more".to_string(),
+                Verdict::TooFew => format!("too few to tell (under {MIN_SAMPLES} on a side)"),
+            };
+            println!(
+                "{:<32} {:>5} {:>6.0} {:>13.0} {:>9}  {verdict}",
+                r.rule,
+                r.fired,
+                r.points,
+                r.useful_when_fired,
+                r.useful_otherwise.map_or("-".into(), |o| format!("{o:.0}")),
+            );
+        }
+    });
+    Ok(exit::OK)
 }
 
 /// What `lint` prints: the score, then one line per finding.

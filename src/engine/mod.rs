@@ -26,6 +26,7 @@ pub mod probe;
 pub mod process;
 pub mod queue;
 pub mod retention;
+pub mod rule_outcomes;
 pub mod snapshot;
 pub mod step;
 pub mod steps;

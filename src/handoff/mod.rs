@@ -22,6 +22,7 @@
 //! assert!(report.findings.iter().any(|f| f.rule == "failed-approaches-missing"));
 //! ```
 
+pub mod agreement;
 pub mod context;
 pub mod document;
 pub mod rules;
