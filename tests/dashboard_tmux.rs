@@ -219,11 +219,17 @@ fn narrow_pane_collapses_panels_into_tabs() {
     t.wait_for("the help", |s| s.contains("other keys close"));
     t.keys(&["x"]);
     t.wait_for("help closed", |s| !s.contains("other keys close"));
-    // Widen the pane: the run panel becomes a sidebar and Run leaves the tabs.
+    // Widen the pane: the run panel becomes a sidebar beside the timeline,
+    // and the number keys keep their meaning (issue 14, seen 9).
     t.tmux(&["resize-window", "-t", "0", "-x", "120", "-y", "32"]);
     t.wait_for("the wide layout", |s| {
-        s.contains("1 Inbox") && !s.contains("Run  ") && s.contains("Run · failed")
+        s.contains("1 Run")
+            && s.contains("2 Inbox")
+            && s.contains("Run · failed")
+            && s.contains("Timeline · 1 runs")
     });
+    t.keys(&["3"]);
+    t.wait_for("3 is State at every width", |s| s.contains("versions"));
     t.keys(&["q"]);
     wait_until("the dashboard to exit", || !t.session_alive());
 }
@@ -341,7 +347,7 @@ fn the_review_view_edits_the_handoff_and_re_scores_it() {
     let Some(t) = Tmux::start_with(&p, (100, 30), &env, "") else {
         return;
     };
-    t.keys(&["3"]);
+    t.keys(&["4"]);
     let before = t.wait_for("the review view", |s| {
         s.contains("Review: the current state") && s.contains("/100")
     });
@@ -633,11 +639,11 @@ fn secrets_are_redacted_in_the_state_diff_the_inbox_and_the_review() {
     let clear = |s: &str| s.contains("ghp_") || s.contains("hunter2");
     let inbox = t.wait_for("the inbox", |s| s.contains("creds") && s.contains("please"));
     assert!(!clear(&inbox), "{inbox}");
-    t.keys(&["2"]);
+    t.keys(&["3"]);
     let state = t.wait_for("the state diff", |s| s.contains("Run tests with"));
     assert!(!clear(&state), "{state}");
     assert!(state.contains("[REDACTED]"), "{state}");
-    t.keys(&["3"]);
+    t.keys(&["4"]);
     let review = t.wait_for("the review", |s| {
         s.contains("Review: the current state") && s.contains("Run tests with")
     });
@@ -836,7 +842,7 @@ fn y_copies_the_selected_run_id_to_the_clipboard() {
     };
     t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
     t.wait_for("the dashboard", |s| s.contains("Timeline"));
-    t.keys(&["4"]);
+    t.keys(&["5"]);
     t.wait_for("the timeline", |s| s.contains(&run_id));
     t.keys(&["y"]);
     t.wait_for("the copy said", |s| s.contains("copied:"));

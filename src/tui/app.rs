@@ -125,7 +125,7 @@ impl App {
         now: DateTime<Utc>,
     ) -> Self {
         let tabs = tabs::all();
-        let selected = tabs.on_bar(is_wide(size))[0];
+        let selected = tabs.first(is_wide(size));
         App {
             shared: Shared {
                 workspace,
@@ -164,7 +164,7 @@ impl App {
 
     /// The tabs on the tab bar of the current layout.
     pub fn tab_bar(&self) -> Vec<TabId> {
-        self.tabs.on_bar(is_wide(self.shared.size))
+        self.tabs.on_bar()
     }
 
     /// Where everything is on the current screen.
@@ -808,10 +808,19 @@ mod tests {
         assert_eq!(app.selected, metrics::ID);
         app.update(code(KeyCode::Tab));
         assert_eq!(app.selected, run::ID);
-        // Wide: the run panel is a sidebar, not a tab.
+        // Wide: the run panel is the sidebar, and still tab 1 (the whole
+        // width when selected): a number key means one tab at every width.
         app.update(Event::Resize(160, 48));
-        assert_eq!(app.selected, inbox::ID);
-        assert!(!app.tab_bar().contains(&run::ID));
+        assert_eq!(app.selected, run::ID);
+        assert!(app.areas().sidebar.is_none(), "no sidebar beside itself");
+        app.update(key('5'));
+        assert_eq!(app.selected, timeline::ID);
+        assert_eq!(app.areas().sidebar.map(|(_, t)| t), Some(run::ID));
+        assert_eq!(
+            fixtures::app((160, 48)).selected,
+            inbox::ID,
+            "starts beside the sidebar"
+        );
     }
 
     #[test]
@@ -828,15 +837,13 @@ mod tests {
     }
 
     #[test]
-    fn metrics_tab_is_last_in_the_wide_layout_too() {
-        let mut app = fixtures::app((160, 48));
-        app.update(code(KeyCode::BackTab));
-        assert_eq!(app.selected, metrics::ID);
-        app.update(key('5'));
-        assert_eq!(
-            app.selected,
-            metrics::ID,
-            "no Run tab: Metrics is the fifth"
-        );
+    fn metrics_tab_is_sixth_at_every_width() {
+        for size in [(60, 20), (160, 48)] {
+            let mut app = fixtures::app(size);
+            app.update(key('6'));
+            assert_eq!(app.selected, metrics::ID, "at {size:?}");
+            app.update(code(KeyCode::Tab));
+            assert_eq!(app.selected, run::ID, "wraps to Run at {size:?}");
+        }
     }
 }

@@ -71,7 +71,7 @@ impl Areas {
             }
             None => (None, middle),
         };
-        let on_bar = tabs.on_bar(wide);
+        let on_bar = tabs.on_bar();
         let widths_with = |short: bool| -> Vec<u16> {
             on_bar
                 .iter()

@@ -232,19 +232,27 @@ impl Tabs {
             .unwrap_or_else(|| panic!("no tab {id:?} is registered"))
     }
 
-    /// The tabs on the tab bar: all of them, but the sidebar's when `wide`.
-    pub fn on_bar(&self, wide: bool) -> Vec<TabId> {
-        self.iter()
-            .filter(|t| !(wide && t.is_sidebar_when_wide()))
-            .map(|t| t.id())
-            .collect()
+    /// The tabs on the tab bar: all of them at every width, so a number key
+    /// always means the same tab (the sidebar's tab, selected, takes the
+    /// whole width).
+    pub fn on_bar(&self) -> Vec<TabId> {
+        self.iter().map(|t| t.id()).collect()
     }
 
-    /// The tab drawn as the sidebar, if `wide` and the `selected` one leaves room for it.
+    /// The tab to start on: the first one not already on screen as the sidebar.
+    pub fn first(&self, wide: bool) -> TabId {
+        self.iter()
+            .find(|t| !(wide && t.is_sidebar_when_wide()))
+            .map_or_else(|| self.on_bar()[0], |t| t.id())
+    }
+
+    /// The tab drawn as the sidebar, if `wide` and the `selected` one is
+    /// another that leaves room for it.
     pub fn sidebar(&self, wide: bool, selected: TabId) -> Option<&dyn Tab> {
         if self.get(selected).hides_sidebar() {
             return None;
         }
-        self.iter().find(|t| wide && t.is_sidebar_when_wide())
+        self.iter()
+            .find(|t| wide && t.is_sidebar_when_wide() && t.id() != selected)
     }
 }

@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn c_writes_a_message_and_ctrl_s_sends_it() {
         let mut app = fixtures::loaded((100, 30));
-        app.update(key('1'));
+        app.selected = ID;
         app.update(key('c'));
         typed(&mut app, "Stop the deploy\tline one\nline two");
         let screen = fixtures::draw(&app);
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn esc_keeps_the_text_and_r_answers_the_selected_message() {
         let mut app = fixtures::loaded((100, 30));
-        app.update(key('1'));
+        app.selected = ID;
         app.update(key('c'));
         typed(&mut app, "half a thought");
         app.update(fixtures::code(crossterm::event::KeyCode::Esc));
