@@ -107,6 +107,23 @@ impl Drop for Tmux {
     }
 }
 
+/// `inbox send` a message, which must succeed.
+fn send(p: &Project, to: &str, from: &str, subject: &str, body: &str) {
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--to",
+        to,
+        "--from",
+        from,
+        "--subject",
+        subject,
+        "--body",
+        body,
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
 fn wait_until(what: &str, cond: impl Fn() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(15);
     while !cond() {
@@ -699,19 +716,7 @@ fn a_long_inbox_message_opens_whole_with_its_id_and_scrolls() {
 #[test]
 fn relative_times_tick_every_second() {
     let p = Project::new(&config(""));
-    let o = p.run(&[
-        "inbox",
-        "send",
-        "--to",
-        "claude",
-        "--from",
-        "lead",
-        "--subject",
-        "tick",
-        "--body",
-        "x",
-    ]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    send(&p, "claude", "lead", "tick", "x");
     let Some(t) = Tmux::start(&p, (100, 30)) else {
         return;
     };
@@ -780,19 +785,7 @@ fn any_two_versions_are_compared_at_sixty_columns() {
 #[test]
 fn a_message_composed_in_the_dashboard_arrives_in_the_queue() {
     let p = Project::new(&config(""));
-    let o = p.run(&[
-        "inbox",
-        "send",
-        "--to",
-        "claude",
-        "--from",
-        "lead",
-        "--subject",
-        "hello",
-        "--body",
-        "hi",
-    ]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    send(&p, "claude", "lead", "hello", "hi");
     let Some(t) = Tmux::start(&p, (100, 30)) else {
         return;
     };

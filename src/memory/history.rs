@@ -35,6 +35,15 @@ pub struct StateVersion {
     pub size: u64,
 }
 
+/// When a text counts as kept already.
+#[derive(Debug, Clone, Copy)]
+enum Kept {
+    /// The newest version holds it.
+    AsNewest,
+    /// Any version holds it.
+    Anywhere,
+}
+
 /// The history folder of current-state.md.
 #[derive(Debug, Clone)]
 pub struct StateHistory {
@@ -59,34 +68,24 @@ impl StateHistory {
         label: &str,
         at: Option<DateTime<Utc>>,
     ) -> Result<Option<PathBuf>> {
-        self.save_unless(content, label, at, |kept, hash| {
-            kept.first().is_some_and(|v| v.hash == hash)
-        })
+        self.save_unless(Kept::AsNewest, content, label, at)
     }
 
-    /// Store `content` unless any version already holds it (a record made
-    /// again after a crash adds nothing).
-    fn save_once(
-        &self,
-        content: &str,
-        label: &str,
-        at: Option<DateTime<Utc>>,
-    ) -> Result<Option<PathBuf>> {
-        self.save_unless(content, label, at, |kept, hash| {
-            kept.iter().any(|v| v.hash == hash)
-        })
-    }
-
-    /// Store `content` unless `kept_already(versions, its hash)`.
+    /// Store `content` unless it is `kept` already.
     fn save_unless(
         &self,
+        kept: Kept,
         content: &str,
         label: &str,
         at: Option<DateTime<Utc>>,
-        kept_already: impl Fn(&[StateVersion], &str) -> bool,
     ) -> Result<Option<PathBuf>> {
         let hash = blob_id(content)[..16].to_string();
-        if kept_already(&self.list()?, &hash) {
+        let versions = self.list()?;
+        let already = match kept {
+            Kept::AsNewest => versions.first().is_some_and(|v| v.hash == hash),
+            Kept::Anywhere => versions.iter().any(|v| v.hash == hash),
+        };
+        if already {
             return Ok(None);
         }
         let path = self.layout.version_file(&StateVersionName {
@@ -109,8 +108,9 @@ impl StateHistory {
         sections: Vec<String>,
         from: &str,
     ) -> Result<Drift> {
-        self.save_once(superseded, DRIFT_LABEL, Some(written_at))?;
-        self.save_once(merged, DRIFT_LABEL, None)?;
+        // A record made again after a crash adds no version.
+        self.save_unless(Kept::Anywhere, superseded, DRIFT_LABEL, Some(written_at))?;
+        self.save_unless(Kept::Anywhere, merged, DRIFT_LABEL, None)?;
         let drift = Drift {
             at: Utc::now(),
             superseded: blob_id(superseded)[..16].to_string(),
