@@ -605,6 +605,22 @@ mod tests {
         insta::assert_snapshot!("inbox_reply_100x30", fixtures::draw(&app));
     }
 
+    /// The message being written, at every size: the fields, the cursor,
+    /// and the keys that send or close it stay on screen.
+    #[test]
+    fn the_new_message_dialog_fits_every_size() {
+        for size in [(60, 20), (100, 30), (160, 48)] {
+            let mut app = fixtures::loaded(size);
+            app.selected = ID;
+            app.update(key('c'));
+            typed(&mut app, "Stop the deploy\tline one\nline two");
+            let screen = fixtures::draw(&app);
+            assert!(screen.contains("ctrl-s") && screen.contains("Esc"), "{screen}");
+            assert!(screen.contains("line two▏"), "{screen}");
+            insta::assert_snapshot!(format!("inbox_compose_{}x{}", size.0, size.1), screen);
+        }
+    }
+
     /// `y` copies the selected message: id, subject, text.
     #[test]
     fn y_copies_the_selected_message() {
