@@ -397,6 +397,11 @@ impl App {
     fn on_compose_key(&mut self, mut draft: Box<Draft>, key: KeyEvent) -> Vec<Effect> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
+            // Another action runs: the message stays open, nothing is lost.
+            KeyCode::Char('s') if ctrl && self.busy.is_some() => {
+                let busy = self.busy.clone().unwrap_or_default();
+                self.say(format!("busy: {busy}; ctrl-s again when it is done"), true);
+            }
             KeyCode::Char('s') if ctrl => {
                 self.sending = Some(draft.clone());
                 return self.act(Action::Send(draft));

@@ -572,6 +572,7 @@ mod tests {
         );
         assert!(app.modal.is_none());
         // Refused by the engine (say, a secret in it): kept, and c reopens it.
+        assert!(app.busy.is_some(), "sending");
         app.update(crate::tui::model::Event::ActionDone(Err(
             "the message body holds a secret".into(),
         )));
@@ -579,6 +580,10 @@ mod tests {
         app.update(key('c'));
         let screen = fixtures::draw(&app);
         assert!(screen.contains("line two"), "the text typed is back: {screen}");
+        // While another action runs, ctrl-s keeps the message open.
+        app.busy = Some("resuming the handover".into());
+        assert!(app.update(ctrl_s()).is_empty());
+        assert!(matches!(app.modal, Some(crate::tui::app::Modal::Compose(_))));
     }
 
     /// Esc keeps what was typed; a reply (`C`) answers the selected message.
