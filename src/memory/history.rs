@@ -36,8 +36,8 @@ pub struct StateVersion {
 }
 
 /// When a text counts as kept already.
-#[derive(Debug, Clone, Copy)]
-enum Kept {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
     /// The newest version holds it.
     AsNewest,
     /// Any version holds it.
@@ -72,7 +72,7 @@ impl StateHistory {
     }
 
     /// Store `content` unless it is `kept` already.
-    fn save_unless(
+    pub fn save_unless(
         &self,
         kept: Kept,
         content: &str,

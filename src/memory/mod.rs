@@ -23,7 +23,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::workspace::MemoryLayout;
-use history::StateHistory;
+use history::{Kept, StateHistory};
 
 /// The calendar month naming layer-1 folders and layer-3 archives; defined
 /// beside the layout that names them.
@@ -173,7 +173,10 @@ fn replace_versioned(path: &Path, history: &StateHistory, body: &str, label: &st
             (Some(m), Some(n)) => Some(m.max(n + chrono::Duration::microseconds(1))),
             (m, _) => m,
         };
-        history.save(old, history::EXTERNAL_LABEL, at)?;
+        // Kept anywhere already: the text a write killed halfway left on
+        // disk (its successor saved, the file not yet replaced) is not a
+        // hand edit.
+        history.save_unless(Kept::Anywhere, old, history::EXTERNAL_LABEL, at)?;
     }
     history.save(body, label, None)?;
     if existing.as_deref() != Some(body) {
@@ -290,6 +293,28 @@ mod tests {
         assert_eq!(labels, ["run-b", "external", "run-a"]);
         assert_eq!(s.history().read(&versions[1]).unwrap(), "edited by hand");
         assert!(s.read_current_state().unwrap().unwrap().ends_with("v2"));
+    }
+
+    /// A write killed after saving its version but before replacing the
+    /// file, then run again, adds no version: the old text on disk is no
+    /// hand edit, and the new one is kept once.
+    #[test]
+    fn a_write_retried_after_a_crash_adds_no_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        s.write_current_state(day(), "v1", "run-a").unwrap();
+        let body = header(2, day()) + "v2";
+        s.history().save(&body, "run-b", None).unwrap(); // then killed
+        s.write_current_state(day(), "v2", "run-b").unwrap();
+        let labels: Vec<String> = s
+            .history()
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|v| v.label)
+            .collect();
+        assert_eq!(labels, ["run-b", "run-a"]);
+        assert_eq!(s.read_current_state().unwrap().unwrap(), body);
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub const LOG_LIMIT: usize = 500;
 /// Longest field of a message written in the dashboard, in bytes (a body
 /// longer than this belongs in a file: `inbox send --body-file`).
 const MAX_DRAFT: usize = 64 * 1024;
+/// Messages written but not sent that the dashboard keeps to reopen.
+const UNSENT_KEPT: usize = 20;
 
 /// A dialog over the view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,9 +105,10 @@ pub struct App {
     pub log: Vec<(DateTime<Utc>, String, bool)>,
     /// The open dialog.
     pub modal: Option<Modal>,
-    /// A message written but not sent (closed, or refused by the engine):
-    /// `c` in the inbox reopens it, so no typed text is lost.
-    pub unsent: Option<Box<Draft>>,
+    /// Messages written but not sent (closed, or refused by the engine),
+    /// oldest first: `c` in the inbox reopens the newest new message, `C`
+    /// the reply to the same message, so no typed text is lost.
+    pub unsent: Vec<Box<Draft>>,
     /// The message being sent, kept until the engine says it is on disk.
     pub sending: Option<Box<Draft>>,
     /// How files are watched.
@@ -144,7 +147,7 @@ impl App {
             toast_at: None,
             log: Vec::new(),
             modal: None,
-            unsent: None,
+            unsent: Vec::new(),
             sending: None,
             watch: WatchMode::Events,
             quit: false,
@@ -227,12 +230,13 @@ impl App {
                 match result {
                     Ok(text) => self.say(text, false),
                     Err(text) => {
-                        let reopen = if unsent.is_some() {
-                            " (the message is kept: c in the inbox reopens it)"
-                        } else {
-                            ""
+                        let reopen = match unsent {
+                            Some(draft) => {
+                                self.keep_unsent(draft);
+                                " (the message is kept: c, or C on the message it answers, reopens it)"
+                            }
+                            None => "",
                         };
-                        self.unsent = unsent.or(self.unsent.take());
                         self.say(format!("{text}{reopen}"), true)
                     }
                 }
@@ -393,6 +397,15 @@ impl App {
         }
     }
 
+    /// Keep `draft` to reopen it later (at most [`UNSENT_KEPT`]; the oldest
+    /// goes first, and it was said when it was closed).
+    fn keep_unsent(&mut self, draft: Box<Draft>) {
+        if self.unsent.len() == UNSENT_KEPT {
+            self.unsent.remove(0);
+        }
+        self.unsent.push(draft);
+    }
+
     /// A key in the message being written.
     fn on_compose_key(&mut self, mut draft: Box<Draft>, key: KeyEvent) -> Vec<Effect> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
@@ -408,8 +421,8 @@ impl App {
             }
             KeyCode::Esc => {
                 if !draft.is_blank() {
-                    self.unsent = Some(draft);
-                    self.say("not sent; c in the inbox reopens the message", false);
+                    self.keep_unsent(draft);
+                    self.say("not sent; c (or C for a reply) reopens the message", false);
                 }
                 return Vec::new();
             }
@@ -619,13 +632,15 @@ impl App {
                 Vec::new()
             }
             Reply::Compose(draft) => {
-                // A fresh message reopens the one not sent, if any.
-                let draft = match self.unsent.take() {
-                    Some(unsent) if draft.reply_to.is_none() => unsent,
-                    unsent => {
-                        self.unsent = unsent;
-                        draft
-                    }
+                // The same message not sent earlier (a new one, or the reply
+                // to the same message) is reopened instead of a blank one.
+                let draft = match self
+                    .unsent
+                    .iter()
+                    .rposition(|u| u.reply_to == draft.reply_to)
+                {
+                    Some(at) => self.unsent.remove(at),
+                    None => draft,
                 };
                 self.modal = Some(Modal::Compose(draft));
                 Vec::new()

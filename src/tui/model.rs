@@ -144,9 +144,10 @@ impl Draft {
         }];
     }
 
-    /// Whether nothing was typed that would be lost by closing it.
+    /// Whether nothing was typed that would be lost by closing it (a
+    /// reply's subject is filled in for the user, so only its body counts).
     pub fn is_blank(&self) -> bool {
-        self.subject.trim().is_empty() && self.body.trim().is_empty()
+        self.body.trim().is_empty() && (self.reply_to.is_some() || self.subject.trim().is_empty())
     }
 }
 

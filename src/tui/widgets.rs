@@ -56,6 +56,29 @@ pub fn status_name(status: RunStatus) -> &'static str {
     }
 }
 
+/// The rows of a list of `rows` that a window of `height` lines shows with
+/// row `selected` in it: `(first, count, below)`. When rows lie below the
+/// window its last line is left for "↓ N more" (`below` > 0), never over
+/// the selected row.
+pub fn list_window(selected: usize, rows: usize, height: usize) -> (usize, usize, usize) {
+    if rows <= height || height < 2 {
+        let first = selected.saturating_sub(height.saturating_sub(1));
+        return (first, rows.saturating_sub(first).min(height), 0);
+    }
+    let room = height - 1;
+    let first = selected.saturating_sub(room - 1);
+    if rows - first <= height {
+        // The rest fits whole: no "more" line needed.
+        return (first, rows - first, 0);
+    }
+    (first, room, rows - first - room)
+}
+
+/// The line under a list saying how many rows lie below it.
+pub fn more_below(shared: &Shared, below: usize) -> Line<'static> {
+    Line::styled(format!("  ↓ {below} more"), shared.theme.muted)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +88,19 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn the_selected_row_is_never_under_the_more_line() {
+        // 30 rows, 10 lines: 9 rows and "↓ 21 more".
+        assert_eq!(list_window(0, 30, 10), (0, 9, 21));
+        for selected in 0..30 {
+            let (first, count, below) = list_window(selected, 30, 10);
+            assert!((first..first + count).contains(&selected), "{selected}");
+            assert_eq!(first + count + below, 30);
+            assert!(count + usize::from(below > 0) <= 10);
+        }
+        assert_eq!(list_window(29, 30, 10), (21, 9, 0), "the end: no more line");
+        assert_eq!(list_window(3, 5, 10), (0, 5, 0));
     }
 }

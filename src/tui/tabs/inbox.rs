@@ -15,7 +15,7 @@ use crate::tui::model::{
     Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared,
 };
 use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
-use crate::tui::widgets::{ago, fit, loading, panel};
+use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel};
 
 /// The inbox tab's id.
 pub const ID: TabId = TabId::new("Inbox");
@@ -381,14 +381,13 @@ fn message_list(
         };
         return frame.render_widget(Paragraph::new(Line::styled(text, t.muted)), inner);
     }
-    let height = usize::from(inner.height);
-    let first = selected.saturating_sub(height.saturating_sub(1));
+    let (first, count, below) = list_window(selected, messages.len(), usize::from(inner.height));
     let width = usize::from(inner.width);
     let mut lines: Vec<Line<'_>> = messages
         .iter()
         .enumerate()
         .skip(first)
-        .take(height)
+        .take(count)
         .map(|(i, m)| {
             let mark = if m.read {
                 Span::raw(" ")
@@ -413,10 +412,8 @@ fn message_list(
             ])
         })
         .collect();
-    let below = messages.len().saturating_sub(first + height);
-    if below > 0 && height > 1 {
-        lines.pop();
-        lines.push(Line::styled(format!("  ↓ {} more", below + 1), t.muted));
+    if below > 0 {
+        lines.push(more_below(shared, below));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
@@ -576,7 +573,7 @@ mod tests {
         app.update(crate::tui::model::Event::ActionDone(Err(
             "the message body holds a secret".into(),
         )));
-        assert!(app.toast.as_ref().is_some_and(|(t, _)| t.contains("c in the inbox reopens")));
+        assert!(app.toast.as_ref().is_some_and(|(t, _)| t.contains("c, or C on the message it answers, reopens it")));
         app.update(key('c'));
         let screen = fixtures::draw(&app);
         assert!(screen.contains("line two"), "the text typed is back: {screen}");
@@ -595,7 +592,7 @@ mod tests {
         typed(&mut app, "half a thought");
         app.update(fixtures::code(crossterm::event::KeyCode::Esc));
         assert!(app.modal.is_none());
-        assert!(app.unsent.is_some(), "kept");
+        assert_eq!(app.unsent.len(), 1, "kept");
         app.update(key('C'));
         let Some(crate::tui::app::Modal::Compose(reply)) = &app.modal else {
             panic!("C opens a reply");
@@ -606,8 +603,29 @@ mod tests {
             reply.reply_to.as_deref(),
             Some("codex/20261121T115000.000000000Z-reviewer-0a1b2c3d")
         );
-        assert!(app.unsent.is_some(), "a reply leaves the unsent message alone");
+        assert_eq!(app.unsent.len(), 1, "a reply leaves the unsent message alone");
         insta::assert_snapshot!("inbox_reply_100x30", fixtures::draw(&app));
+        // A reply closed untouched keeps nothing and loses nothing.
+        app.update(fixtures::code(crossterm::event::KeyCode::Esc));
+        assert_eq!(app.unsent.len(), 1);
+        // A reply typed into and closed is kept beside the new message.
+        app.update(key('C'));
+        typed(&mut app, "on it");
+        app.update(fixtures::code(crossterm::event::KeyCode::Esc));
+        assert_eq!(app.unsent.len(), 2);
+        app.update(key('c'));
+        assert!(
+            matches!(&app.modal, Some(crate::tui::app::Modal::Compose(d)) if d.body == "half a thought" || d.subject == "half a thought"),
+            "{:?}",
+            app.modal
+        );
+        app.update(fixtures::code(crossterm::event::KeyCode::Esc));
+        app.update(key('C'));
+        assert!(
+            matches!(&app.modal, Some(crate::tui::app::Modal::Compose(d)) if d.body == "on it"),
+            "{:?}",
+            app.modal
+        );
     }
 
     /// The message being written, at every size: the fields, the cursor,

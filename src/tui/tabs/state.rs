@@ -23,7 +23,7 @@ use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
 use crate::tui::model::{Effect, Event, FullData, Shared};
 use crate::tui::tab::{Cursor, ListFilter, Reply, Tab, shifted};
-use crate::tui::widgets::{ago, fit, loading, panel};
+use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel};
 
 /// The state tab's id.
 pub const ID: TabId = TabId::new("State");
@@ -141,6 +141,9 @@ pub struct StateTab {
     /// Rows of diff the last frame showed (a page, and how far a scroll
     /// may go before the pane would show nothing).
     diff_height: Cell<usize>,
+    /// The pair asked for last: a diff of another pair (an older request
+    /// that finished late) is dropped.
+    requested: Option<(usize, usize)>,
 }
 
 /// Whether the list and the diff are both shown (a wide screen: the State
@@ -165,6 +168,12 @@ fn panes(area: Rect, shared: &Shared, focus: Pane) -> (Option<Rect>, Option<Rect
 }
 
 impl StateTab {
+    /// Ask for the diff of `from` and `to`.
+    fn request(&mut self, from: usize, to: usize) -> Effect {
+        self.requested = Some((from, to));
+        Effect::ComputeDiff { from, to }
+    }
+
     /// The versions listed (indexes into `versions`, newest first).
     fn shown(&self, versions: &[Version]) -> Vec<usize> {
         (0..versions.len())
@@ -243,6 +252,10 @@ impl StateTab {
         let at = d.scroll;
         self.focus = Some(Pane::Diff);
         self.scroll_diff(target as isize - at as isize);
+        if self.diff.as_ref().is_some_and(|d| d.scroll == at) {
+            // The change is on the last page, already on screen.
+            return Reply::Note("no later change off screen".into());
+        }
         Reply::Handled
     }
 
@@ -286,7 +299,7 @@ impl Tab for StateTab {
                     if !side_by_side_panes(shared) {
                         self.focus = Some(Pane::Diff);
                     }
-                    Reply::Effects(vec![Effect::ComputeDiff { from, to }])
+                    Reply::Effects(vec![self.request(from, to)])
                 }
                 Err(why) => Reply::Note(why),
             },
@@ -346,6 +359,9 @@ impl Tab for StateTab {
         let Event::DiffReady { from, to, diff } = event else {
             return Reply::Unhandled;
         };
+        if self.requested.is_some_and(|r| r != (*from, *to)) {
+            return Reply::Handled;
+        }
         match diff {
             Ok(diff) => {
                 let scroll = self
@@ -432,13 +448,13 @@ impl Tab for StateTab {
                             to,
                             ..d.clone()
                         });
-                        return vec![Effect::ComputeDiff { from, to }];
+                        return vec![self.request(from, to)];
                     }
                     _ => (1, 0),
                 },
                 None => (1, 0),
             };
-            return vec![Effect::ComputeDiff { from, to }];
+            return vec![self.request(from, to)];
         }
         if new_versions.len() < 2 {
             self.diff = None;
@@ -532,8 +548,8 @@ fn version_list(
     let block = pane_block(format!(" {count}{} ", tab.filter.title()), shared, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let height = usize::from(inner.height);
-    let first = tab.version.row().saturating_sub(height.saturating_sub(1));
+    let (first, count, below) =
+        list_window(tab.version.row(), shown.len(), usize::from(inner.height));
     let selected = tab.selected(versions);
     let (from, to) = tab
         .diff
@@ -543,7 +559,7 @@ fn version_list(
     let mut lines: Vec<Line<'_>> = shown
         .iter()
         .skip(first)
-        .take(height)
+        .take(count)
         .map(|&i| {
             let v = &versions[i];
             let (pair, style) = match i {
@@ -568,10 +584,8 @@ fn version_list(
     if shown.is_empty() && !versions.is_empty() {
         lines.push(Line::styled("No version matches the filter.", t.muted));
     }
-    let below = shown.len().saturating_sub(first + height);
-    if below > 0 && height > 1 {
-        lines.pop();
-        lines.push(Line::styled(format!("  ↓ {} more", below + 1), t.muted));
+    if below > 0 {
+        lines.push(more_below(shared, below));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
@@ -896,6 +910,27 @@ mod tests {
             app.update(code(KeyCode::Enter)),
             vec![Effect::ComputeDiff { from: 2, to: 1 }]
         );
+    }
+
+    /// A diff that finishes after a newer one was asked for is dropped, so
+    /// the panel never shows a pair under another pair's labels.
+    #[test]
+    fn a_late_diff_of_an_older_request_is_dropped() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        app.update(key('j'));
+        app.update(code(KeyCode::Enter)); // asks for (2, 1)
+        show(&mut app, long_diff()); // (1, 0), asked for before
+        let tab: &StateTab = fixtures::tab(&app);
+        let d = tab.diff.as_ref().unwrap();
+        assert!(d.diff.len() < 100, "the late (1, 0) result was not shown");
+        app.update(Event::DiffReady {
+            from: 2,
+            to: 1,
+            diff: Ok(fixtures::diff()),
+        });
+        let tab: &StateTab = fixtures::tab(&app);
+        assert_eq!(tab.diff.as_ref().map(|d| (d.from, d.to)), Some((2, 1)));
     }
 
     /// Issue 14, seen 4: the wheel over the list scrolled the diff.
