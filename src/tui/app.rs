@@ -108,7 +108,7 @@ pub struct App {
     /// Messages written but not sent (closed, or refused by the engine),
     /// oldest first: `c` in the inbox reopens the newest new message, `C`
     /// the reply to the same message, so no typed text is lost.
-    pub unsent: Vec<Box<Draft>>,
+    pub unsent: Vec<Draft>,
     /// The message being sent, kept until the engine says it is on disk.
     pub sending: Option<Box<Draft>>,
     /// How files are watched.
@@ -403,7 +403,7 @@ impl App {
         if self.unsent.len() == UNSENT_KEPT {
             self.unsent.remove(0);
         }
-        self.unsent.push(draft);
+        self.unsent.push(*draft);
     }
 
     /// A key in the message being written.
@@ -639,7 +639,7 @@ impl App {
                     .iter()
                     .rposition(|u| u.reply_to == draft.reply_to)
                 {
-                    Some(at) => self.unsent.remove(at),
+                    Some(at) => Box::new(self.unsent.remove(at)),
                     None => draft,
                 };
                 self.modal = Some(Modal::Compose(draft));
