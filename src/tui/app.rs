@@ -232,7 +232,7 @@ impl App {
                     Err(text) => {
                         let reopen = match unsent {
                             Some(draft) => {
-                                self.keep_unsent(draft);
+                                self.keep_unsent(*draft);
                                 " (the message is kept: c, or C on the message it answers, reopens it)"
                             }
                             None => "",
@@ -399,11 +399,11 @@ impl App {
 
     /// Keep `draft` to reopen it later (at most [`UNSENT_KEPT`]; the oldest
     /// goes first, and it was said when it was closed).
-    fn keep_unsent(&mut self, draft: Box<Draft>) {
+    fn keep_unsent(&mut self, draft: Draft) {
         if self.unsent.len() == UNSENT_KEPT {
             self.unsent.remove(0);
         }
-        self.unsent.push(*draft);
+        self.unsent.push(draft);
     }
 
     /// A key in the message being written.
@@ -421,7 +421,7 @@ impl App {
             }
             KeyCode::Esc => {
                 if !draft.is_blank() {
-                    self.keep_unsent(draft);
+                    self.keep_unsent(*draft);
                     self.say("not sent; c (or C for a reply) reopens the message", false);
                 }
                 return Vec::new();
