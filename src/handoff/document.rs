@@ -53,7 +53,20 @@ fn classify_heading(heading: &str) -> Option<(SectionKind, &'static str)> {
     if words > MAX_HEADING_WORDS || cjk > MAX_HEADING_CJK_CHARS {
         return None;
     }
-    vocabulary::classify(&norm)
+    vocabulary::classify(&norm).or_else(|| classify_parenthetical(heading))
+}
+
+/// A heading whose words name nothing may say what it is in its
+/// parenthetical: "Phase 2 scope (the next session's work)".
+fn classify_parenthetical(heading: &str) -> Option<(SectionKind, &'static str)> {
+    if !heading.contains(['(', '[', '（']) {
+        return None;
+    }
+    let opened: String = heading
+        .chars()
+        .map(|c| if matches!(c, '(' | ')' | '[' | ']' | '（' | '）') { ' ' } else { c })
+        .collect();
+    vocabulary::classify(&normalize(&opened))
 }
 
 /// What a line is, in the Markdown block structure.
@@ -878,6 +891,14 @@ mod tests {
             ("Strategic approach", None),
             ("Session Handoff - 2026-04-08 14:30", None),
             ("Sync our task management board with the inbox", None),
+            // Headings of real handoffs (public corpus).
+            ("Phase 2 scope (the next session's work)", Some(NextStep)),
+            ("Do these first (highest leverage, in order)", Some(NextStep)),
+            ("Resume prompt", Some(NextStep)),
+            ("What NOT to do", Some(FailedApproaches)),
+            ("What changed", Some(Done)),
+            ("Active work", Some(Status)),
+            ("Settings (experimental)", None),
         ];
         for (heading, kind) in cases {
             assert_eq!(SectionKind::classify(heading), kind, "{heading}");

@@ -19,6 +19,7 @@
 //! | `completion-blindness` | warning | 25 | 50 |
 //! | `wait-on-done` | warning | 20 | 40 |
 //! | `stale-handoff` | warning | 12 | 12 |
+//! | `superseded` | error | 30 | 30 |
 //! | `next-step-not-single` | warning | 2 | 20 |
 //! | `next-step-vague` | warning | 12 | 12 |
 //! | `vague-error` | warning | 6 | 18 |
@@ -305,6 +306,15 @@ pub const STALE_HANDOFF: Rule = rule(
     12,
     "the project has not moved on much since the handoff (fewer than 10 commits)",
 );
+/// The handoff says of itself that it is no longer the current state: "a
+/// historical snapshot", "superseded by", "outdated", "archived".
+pub const SUPERSEDED: Rule = rule(
+    "superseded",
+    Error,
+    30,
+    30,
+    "the handoff is the current state, not a snapshot it says is outdated",
+);
 /// Two statements of the handoff that cannot both be true.
 pub const CONTRADICTION: Rule = rule(
     "contradiction",
@@ -385,6 +395,7 @@ pub const RULES: &[Rule] = &[
     STALE_WAIT,
     WAIT_ON_DONE,
     STALE_HANDOFF,
+    SUPERSEDED,
     VOLATILE_IDENTITY,
     POLICY_IN_STATE,
     CONTRADICTION,
