@@ -71,7 +71,13 @@ fn classify_parenthetical(heading: &str) -> Option<(SectionKind, &'static str)> 
     }
     let opened: String = heading
         .chars()
-        .map(|c| if matches!(c, '(' | ')' | '[' | ']' | '（' | '）') { ' ' } else { c })
+        .map(|c| {
+            if matches!(c, '(' | ')' | '[' | ']' | '（' | '）') {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     vocabulary::classify(&normalize(&opened))
 }
@@ -907,7 +913,10 @@ mod tests {
             ("Sync our task management board with the inbox", None),
             // Headings of real handoffs (public corpus).
             ("Phase 2 scope (the next session's work)", Some(NextStep)),
-            ("Do these first (highest leverage, in order)", Some(NextStep)),
+            (
+                "Do these first (highest leverage, in order)",
+                Some(NextStep),
+            ),
             ("Resume prompt", Some(NextStep)),
             ("What NOT to do", Some(FailedApproaches)),
             ("What changed", Some(Done)),

@@ -496,6 +496,8 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "changes made",
                     "delivered",
                     "what changed",
+                    "verified milestones",
+                    "recent milestones",
                     "what happened",
                     "fixes",
                 ],
