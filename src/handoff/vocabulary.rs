@@ -535,7 +535,6 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "active work",
                     "current work",
                     "current focus",
-                    "where we left off",
                 ],
             ),
             ("de", &["stand", "aktueller stand", "zustand"]),

@@ -5,7 +5,7 @@
 //! | rule | severity | points off | cap |
 //! |---|---|---|---|
 //! | `secret` | error | 40 | 80 |
-//! | `unfilled-template` | error | 60 | 60 |
+//! | `unfilled-template` | error | 75 | 75 |
 //! | `section-missing` | error | 20 | 36 |
 //! | `failed-approaches-missing` | error | 15 | 15 |
 //! | `contradiction` | error | 20 | 40 |
@@ -228,8 +228,8 @@ pub const PLACEHOLDER: Rule = rule(
 pub const UNFILLED_TEMPLATE: Rule = rule(
     "unfilled-template",
     Error,
-    60,
-    60,
+    75,
+    75,
     "the handoff is written, not a template left unfilled",
 );
 /// An API key, token, password or private key: the score is 0.
