@@ -922,6 +922,9 @@ mod tests {
             ("What changed", Some(Done)),
             ("Active work", Some(Status)),
             ("Settings (experimental)", None),
+            ("Current implementation", Some(Done)),
+            ("Verified results (real numbers)", Some(Done)),
+            ("Not yet implemented", None),
         ];
         for (heading, kind) in cases {
             assert_eq!(SectionKind::classify(heading), kind, "{heading}");

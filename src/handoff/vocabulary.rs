@@ -496,6 +496,9 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
                     "changes made",
                     "delivered",
                     "what changed",
+                    "verified results",
+                    "implemented",
+                    "current implementation",
                     "verified milestones",
                     "recent milestones",
                     "what happened",
@@ -610,6 +613,8 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
 /// Headings that look like a kind by keyword but are not ("Not done yet").
 const NOT_A_SECTION: &[&str] = &[
     "not done",
+    "not implemented",
+    "not yet implemented",
     "remaining",
     "left to do",
     "todo",
