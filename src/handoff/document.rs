@@ -44,16 +44,42 @@ impl SectionKind {
 /// [`MAX_HEADING_WORDS`] words, or 24 characters of a script without
 /// spaces) is a title or prose, not a section name.
 fn classify_heading(heading: &str) -> Option<(SectionKind, &'static str)> {
+    classify_words(heading, MAX_HEADING_WORDS)
+}
+
+/// [`classify_heading`] with another word limit: a Markdown heading below
+/// the title is a section name even when it says more ("Specific TODOs the
+/// next agent can pick up").
+fn classify_words(heading: &str, max_words: usize) -> Option<(SectionKind, &'static str)> {
     let norm = normalize(heading);
     let words = norm
         .split(' ')
         .filter(|w| w.chars().any(char::is_alphabetic))
         .count();
     let cjk = norm.chars().filter(|c| vocabulary::is_cjk(*c)).count();
-    if words > MAX_HEADING_WORDS || cjk > MAX_HEADING_CJK_CHARS {
+    if words > max_words || cjk > MAX_HEADING_CJK_CHARS {
         return None;
     }
-    vocabulary::classify(&norm)
+    vocabulary::classify(&norm).or_else(|| classify_parenthetical(heading))
+}
+
+/// A heading whose words name nothing may say what it is in its
+/// parenthetical: "Phase 2 scope (the next session's work)".
+fn classify_parenthetical(heading: &str) -> Option<(SectionKind, &'static str)> {
+    if !heading.contains(['(', '[', '（']) {
+        return None;
+    }
+    let opened: String = heading
+        .chars()
+        .map(|c| {
+            if matches!(c, '(' | ')' | '[' | ']' | '（' | '）') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    vocabulary::classify(&normalize(&opened))
 }
 
 /// What a line is, in the Markdown block structure.
@@ -198,6 +224,8 @@ const DATE_SEARCH_LINES: usize = 10;
 /// A heading of more words than this (parentheticals and numbers aside) is
 /// a title or prose, not a section ("Handoff — task board sync").
 const MAX_HEADING_WORDS: usize = 6;
+/// The same for a Markdown heading of level 2 or deeper.
+const MAX_SECTION_HEADING_WORDS: usize = 10;
 /// The same for scripts without spaces (Japanese, Chinese).
 const MAX_HEADING_CJK_CHARS: usize = 24;
 /// A plain `Label:` line of more words than this is a sentence, not a label.
@@ -528,11 +556,16 @@ fn heading<'a>(lines: &[Line<'a>], i: usize) -> Option<Heading<'a>> {
     match line.role {
         LineRole::Heading(level) => {
             let text = heading_text(line.text);
+            let max_words = if level >= 2 {
+                MAX_SECTION_HEADING_WORDS
+            } else {
+                MAX_HEADING_WORDS
+            };
             return Some(Heading {
                 level,
                 text,
                 inline: "",
-                kind: classify_heading(text),
+                kind: classify_words(text, max_words),
             });
         }
         LineRole::Text => {}
@@ -878,10 +911,38 @@ mod tests {
             ("Strategic approach", None),
             ("Session Handoff - 2026-04-08 14:30", None),
             ("Sync our task management board with the inbox", None),
+            // Headings of real handoffs (public corpus).
+            ("Phase 2 scope (the next session's work)", Some(NextStep)),
+            (
+                "Do these first (highest leverage, in order)",
+                Some(NextStep),
+            ),
+            ("Resume prompt", Some(NextStep)),
+            ("What NOT to do", Some(FailedApproaches)),
+            ("What changed", Some(Done)),
+            ("Active work", Some(Status)),
+            ("Settings (experimental)", None),
+            ("Current implementation", Some(Done)),
+            ("Verified results (real numbers)", Some(Done)),
+            ("Not yet implemented", None),
         ];
         for (heading, kind) in cases {
             assert_eq!(SectionKind::classify(heading), kind, "{heading}");
         }
+    }
+
+    #[test]
+    fn long_section_headings_of_real_handoffs_classify() {
+        let text = "# Bourbaki — handoff for next session\n\n## 5. Lessons & don'ts (read these before you do anything)\n- Never run benchmarks inside the agent shell: it kills them\n## 7. Specific TODOs the next agent can pick up\n1. Wire `lean_prover` into the search loop\n## Conflicts surfaced (preserve until resolved or migrated into PLAN.md)\n- Repo identity differs\n";
+        let doc = HandoffDocument::parse(text);
+        assert_eq!(
+            kinds(&doc),
+            [
+                Some(SectionKind::FailedApproaches),
+                Some(SectionKind::NextStep),
+                None
+            ]
+        );
     }
 
     #[test]

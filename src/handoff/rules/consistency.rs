@@ -46,6 +46,16 @@ static ALL_DONE: LazyLock<Regex> = LazyLock::new(|| {
 static REMAINS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)^\s*#{1,6}\s*(?:what remains|remaining|still to do|left to do|not done)\b")
 });
+static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b[1-9]\d* (?:local )?commits? ahead\b|\bahead (?:of (?:origin|the remote|remote)[^.\n]{0,20}?)?by [1-9]\d* commits?\b|\b(?:not (?:yet )?|un)pushed\b",
+    )
+});
+static ALL_PUSHED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:all|everything)(?: (?:commits|changes|work))? (?:is |are |has been |have been )?pushed\b|\bnothing (?:left )?to push\b|\bup to date with (?:origin|the remote|remote)\b",
+    )
+});
 static FRACTION: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(\d{1,6})\s*/\s*(\d{1,6})\b"));
 
 pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
@@ -123,6 +133,17 @@ fn contradictions(lines: &[&Line<'_>], out: &mut Vec<Finding>) {
             ),
         ));
     }
+    if let (Some(pushed), Some(ahead)) = (first(&ALL_PUSHED), first(&AHEAD)) {
+        out.push(CONTRADICTION.at(
+            Some(ahead.number),
+            format!(
+                "line {} says everything is pushed, line {} that commits are not (\"{}\"): which is it?",
+                pushed.number,
+                ahead.number,
+                snippet(ahead.text.trim(), 40)
+            ),
+        ));
+    }
     let mut seen: HashMap<u32, (u32, usize)> = HashMap::new();
     let mut reported: HashSet<u32> = HashSet::new();
     // Rows of a table are different things by design (results by date, by
@@ -136,7 +157,9 @@ fn contradictions(lines: &[&Line<'_>], out: &mut Vec<Finding>) {
                 continue;
             }
             match seen.get(&d) {
-                Some((m, at)) if *m != n && reported.insert(d) => {
+                // Two fractions on one line are two measures side by side
+                // ("66/100 overall, functional 14/100"), not two claims.
+                Some((m, at)) if *m != n && *at != line.number && reported.insert(d) => {
                     out.push(CONTRADICTION.at(
                         Some(line.number),
                         format!("{n}/{d} here, {m}/{d} on line {at}: say which count is current"),
@@ -185,6 +208,27 @@ mod tests {
             f[0].message
         );
         assert!(fired("- recall 3/5\n- escape 1/5\n- 30/90 pass\n- 30/90 again\n").is_empty());
+    }
+
+    #[test]
+    fn two_scores_on_one_line_are_not_a_contradiction() {
+        // A QA handoff as written: an overall score and a category score.
+        let f = fired(
+            "# QA fix queue\n**Overall score at handoff:** 66/100 (D). Functional 14/100 is the drag.\n",
+        );
+        assert!(f.is_empty(), "{f:?}");
+        let f = fired("## Status\n- 66/100 checks pass\n## Now\n- 70/100 checks pass\n");
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    #[test]
+    fn commits_ahead_and_all_pushed() {
+        let f = fired(
+            "## Status\n- Branch `feat/x`, 3 commits ahead of origin/main\n- Tests: 41/41\n## Done\n- All changes pushed\n",
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].rule, "contradiction");
+        assert!(fired("## Status\n- All changes pushed, working tree clean\n").is_empty());
     }
 
     #[test]

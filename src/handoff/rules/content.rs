@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET, TOO_SHORT, UNDATED,
-    UNFILLED_TEMPLATE,
+    Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET, SUPERSEDED,
+    TOO_SHORT, UNDATED, UNFILLED_TEMPLATE,
 };
 use crate::handoff::context::LintContext;
 use crate::handoff::document::{HandoffDocument, Line, SectionKind};
@@ -71,7 +71,19 @@ static MEASURABLE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A handoff that says of itself, at its top, that it is not the current
+/// state: "This file is a historical snapshot", "this document is outdated",
+/// "It is not the current ... description".
+static SUPERSEDED_SELF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bthis (?:file|document|handoff|note|page)\b[^.\n]{0,30}?\b(?:is|was)\s+(?:now\s+)?(?:an?\s+)?(?:historical|outdated|obsolete|out of date|stale|superseded|archived|deprecated|no longer (?:current|accurate|valid|maintained|up to date))|\bhistorical snapshot\b|\bit is not the current\b|\bnot the current (?:state|status|description|version)\b|diese (?:datei|notiz) ist veraltet|ce (?:fichier|document) est obsolète|este (?:archivo|documento) está obsoleto|этот (?:файл|документ) устарел",
+    )
+});
+/// How many prose lines from the top a handoff has to say it is outdated.
+const SUPERSEDED_LINES: usize = 8;
+
 pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<Finding>) {
+    check_superseded(doc, out);
     check_size(doc, ctx, out);
     check_placeholders(doc, out);
     check_secrets(doc, out);
@@ -81,6 +93,23 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
         out.push(UNDATED.at(
             None,
             "no date: put YYYY-MM-DD in the title (a stale handoff is worse than none, and only a dated one can be judged)",
+        ));
+    }
+}
+
+fn check_superseded(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    if let Some(line) = doc
+        .current_prose()
+        .filter(|l| !l.text.trim().is_empty())
+        .take(SUPERSEDED_LINES)
+        .find(|l| SUPERSEDED_SELF.is_match(l.text))
+    {
+        out.push(SUPERSEDED.at(
+            Some(line.number),
+            format!(
+                "\"{}\": the handoff says it is not the current state; write the current one, or point to it and remove this",
+                snippet(line.text.trim(), 60)
+            ),
         ));
     }
 }
@@ -358,5 +387,15 @@ mod tests {
     fn undated() {
         let text = sized("").replace("Handoff 2026-01-02", "Handoff");
         assert_eq!(ids(&text), ["undated"]);
+    }
+
+    #[test]
+    fn a_handoff_that_says_it_is_outdated_is_superseded() {
+        // The top of a real handoff kept as an archive.
+        let text = "# Room Sweep — Developer Handoff\n\n**This file is a historical snapshot from 2026-08-01 (v3.0.1).**\nIt is not the current operator or architecture description.\n\n## Open items\n\n- Field-test TX on hardware\n";
+        assert!(ids(text).contains(&"superseded"), "{:?}", ids(text));
+        // Saying so of an older part, further down, is not the same.
+        let current = "# Notes — 2026-10-03\n\n## Current direction\n\nPython stays the engine; 523 tests pass.\n\n## Next\n\n- Align the Tauri versions\n\n## Workspace\n\nThe Rust port is an experiment.\nStatements below about a missing shell are historical and superseded by the notes above.\n";
+        assert!(!ids(current).contains(&"superseded"), "{:?}", ids(current));
     }
 }

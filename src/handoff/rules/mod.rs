@@ -5,7 +5,7 @@
 //! | rule | severity | points off | cap |
 //! |---|---|---|---|
 //! | `secret` | error | 40 | 80 |
-//! | `unfilled-template` | error | 60 | 60 |
+//! | `unfilled-template` | error | 75 | 75 |
 //! | `section-missing` | error | 20 | 36 |
 //! | `failed-approaches-missing` | error | 15 | 15 |
 //! | `contradiction` | error | 20 | 40 |
@@ -19,6 +19,7 @@
 //! | `completion-blindness` | warning | 25 | 50 |
 //! | `wait-on-done` | warning | 20 | 40 |
 //! | `stale-handoff` | warning | 12 | 12 |
+//! | `superseded` | error | 30 | 30 |
 //! | `next-step-not-single` | warning | 2 | 20 |
 //! | `next-step-vague` | warning | 12 | 12 |
 //! | `vague-error` | warning | 6 | 18 |
@@ -227,8 +228,8 @@ pub const PLACEHOLDER: Rule = rule(
 pub const UNFILLED_TEMPLATE: Rule = rule(
     "unfilled-template",
     Error,
-    60,
-    60,
+    75,
+    75,
     "the handoff is written, not a template left unfilled",
 );
 /// An API key, token, password or private key: the score is 0.
@@ -304,6 +305,15 @@ pub const STALE_HANDOFF: Rule = rule(
     12,
     12,
     "the project has not moved on much since the handoff (fewer than 10 commits)",
+);
+/// The handoff says of itself that it is no longer the current state: "a
+/// historical snapshot", "superseded by", "outdated", "archived".
+pub const SUPERSEDED: Rule = rule(
+    "superseded",
+    Error,
+    30,
+    30,
+    "the handoff is the current state, not a snapshot it says is outdated",
 );
 /// Two statements of the handoff that cannot both be true.
 pub const CONTRADICTION: Rule = rule(
@@ -385,6 +395,7 @@ pub const RULES: &[Rule] = &[
     STALE_WAIT,
     WAIT_ON_DONE,
     STALE_HANDOFF,
+    SUPERSEDED,
     VOLATILE_IDENTITY,
     POLICY_IN_STATE,
     CONTRADICTION,

@@ -29,11 +29,27 @@ static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
     )
 });
+/// A next step written in the prose rather than under its own heading:
+/// "Next task is Phase 2", "Next session starts with `go m1-1-0`", "Start
+/// with mode sync", "<- you are here", "That is the natural next step".
+static NEXT_INLINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bnext (?:session|agent|step|task|action|thing)s?\b[^.\n]{0,30}?(?::|\bis\b|\bshould\b|\bstarts?\b|\bwill\b|\bmust\b)|\bstart (?:here|with)\b|you are here|\bnatural next step\b|\bfirst thing to do\b|nächster schritt|prochaine étape|siguiente paso|próximo passo|prossimo passo|次にやること|다음 단계|下一步|следующий шаг",
+    )
+});
+/// A "next step" that is no action at all: waiting for instructions,
+/// "ready for new tasks", "nothing left to do".
+static IDLE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\W*(?:await(?:ing)?\b|wait(?:ing)? (?:for|on) (?:further |new |more |the )?(?:instructions|tasks|direction|input|feedback|user|requests?)|ready for (?:new|next|further|more) (?:tasks|work|instructions|features|requests)|(?:no|nothing) (?:further|more|else)\b|(?:none|n/?a|tbd|nothing)\W*$|(?:the )?(?:project|everything|all) (?:is )?(?:complete|done)\b|stand ?by\b)",
+    )
+});
 /// Negative knowledge written inline: "tried X -> failed because Y", an item
-/// that starts with "Never" or "Do not", "rejected", in the ten languages.
+/// that starts with "Never" or "Do not", "rejected", "ruled out", a root
+/// cause found, "was really a", in the ten languages.
 static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
+        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end|ruled out|regressed|no win)\b|\broot cause\b|\bwas (?:really|actually) (?:a|an|the)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
     )
 });
 
@@ -48,7 +64,11 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 .sections
                 .iter()
                 .any(|s| s.level >= 2 && DATED_ENTRY.is_match(s.heading));
-        if !doc.has(kind) && !dated_entries {
+        let inline_next = kind == SectionKind::NextStep
+            && doc
+                .current_prose()
+                .any(|l| l.role == LineRole::Text && NEXT_INLINE.is_match(l.text));
+        if !doc.has(kind) && !dated_entries && !inline_next {
             out.push(SECTION_MISSING.scaled(
                 None,
                 points,
@@ -62,9 +82,9 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         }
     }
     if !doc.has(SectionKind::FailedApproaches)
-        && !doc
-            .current_prose()
-            .any(|l| l.role == LineRole::Text && NEGATIVE.is_match(l.text))
+        && !doc.current_prose().any(|l| {
+            matches!(l.role, LineRole::Text | LineRole::Heading(_)) && NEGATIVE.is_match(l.text)
+        })
     {
         out.push(FAILED_APPROACHES_MISSING.at(
             None,
@@ -129,6 +149,17 @@ fn unrecognised(doc: &HandoffDocument<'_>) -> String {
 
 fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     let steps: Vec<&Item> = doc.items_of(SectionKind::NextStep).collect();
+    if steps.len() > 1
+        && let Some(idle) = steps.iter().find(|s| IDLE.is_match(s.text.trim()))
+    {
+        out.push(NEXT_STEP_VAGUE.at(
+            Some(idle.line),
+            format!(
+                "\"{}\" is no next action: say what the next session should do first",
+                snippet(&idle.text, 60)
+            ),
+        ));
+    }
     match steps.as_slice() {
         [] => {}
         [only] => {
@@ -163,7 +194,9 @@ fn is_vague(step: &str) -> bool {
     if ANCHOR.is_match(step) {
         return false;
     }
-    step.split_whitespace().count() < MIN_NEXT_STEP_WORDS || GENERIC.is_match(step)
+    step.split_whitespace().count() < MIN_NEXT_STEP_WORDS
+        || GENERIC.is_match(step)
+        || IDLE.is_match(step)
 }
 
 #[cfg(test)]
@@ -232,6 +265,9 @@ mod tests {
             "finish up",
             "Look into the flaky tests again",
             "more tests",
+            "Ready for new tasks",
+            "Await further instructions or tasks from the user.",
+            "No further implementation needed - project is complete",
         ] {
             assert!(is_vague(vague), "{vague}");
         }
@@ -242,6 +278,61 @@ mod tests {
             "Rename parse_header to read_header",
         ] {
             assert!(!is_vague(concrete), "{concrete}");
+        }
+    }
+
+    #[test]
+    fn a_next_step_written_in_the_prose_counts() {
+        // As real handoffs write it: a status line naming the next task.
+        let text = "# HANDOFF — voxel upgrade\n\n**Status at handoff (2026-06-13): phases 0-1 are complete. Next task is Phase 2: procedural plant models.**\n\n## Where things stand\n\n- Phase 1 shipped in `336959d`\n";
+        let fired = rules_fired(text);
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            !out.iter()
+                .any(|f| f.rule == "section-missing" && f.message.contains("Next step")),
+            "{fired:?}"
+        );
+        let without = text.replace("Next task is Phase 2: procedural plant models.", "");
+        let doc = HandoffDocument::parse(&without);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            out.iter()
+                .any(|f| f.rule == "section-missing" && f.message.contains("Next step"))
+        );
+    }
+
+    #[test]
+    fn waiting_for_instructions_is_no_next_step() {
+        // A memory-bank file as real ones end: two chores and a wait.
+        let text = "## Next Steps\n\n- Update `progress.md` to reflect the current state.\n- Complete the initial Memory Bank population task.\n- Await further instructions or tasks from the user.\n";
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            out.iter().any(|f| f.rule == "next-step-vague"),
+            "{:?}",
+            out.iter().map(|f| f.rule).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_root_cause_or_a_ruled_out_option_is_negative_knowledge() {
+        // Lines as real handoffs write what did not work, without a section.
+        for line in [
+            "- TP=2 ruled out: the weights would not fit in 96 GB per card",
+            "- Root cause: the cache lives in a node-local dir that snapshots never carry",
+            "- A past \"flaky test\" was really a tooling break in twine",
+            "- The MMA kernel regressed prefill by 11-18% on this rig",
+            "## 3. Root Cause Analysis & Key Technical Insights",
+        ] {
+            let text = format!("## Status\n3/9\n{line}\n## Next step\nRun `cargo test`\n");
+            assert!(
+                !rules_fired(&text).contains(&"failed-approaches-missing"),
+                "{line}"
+            );
         }
     }
 }

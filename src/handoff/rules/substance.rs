@@ -60,10 +60,12 @@ static PRECISE: LazyLock<Regex> = LazyLock::new(|| {
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)^(?:TODO|TBD|FIXME)\b|^\[|^<"));
 /// The reason an approach failed: an arrow, "because", a colon or dash
-/// clause, in the ten languages.
+/// clause, a second sentence that explains the first ("**Never run the
+/// benchmark here.** The shell kills background jobs."), in the ten
+/// languages.
 static REASON: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)->|→|=>|:\s|\s[—–-]\s|\(|\bbecause\b|\bsince\b|\bbut\b|\bso\b|;|weil|parce que|porque|perché|потому|поскольку|因为|ため|때문|：",
+        r"(?i)->|→|=>|:\s|\s[—–-]\s|\(|\bbecause\b|\bsince\b|\bbut\b|\bso\b|;|weil|parce que|porque|perché|потому|поскольку|因为|ため|때문|：|[.!]\**\s+(?-i:[A-Z`*])",
     )
 });
 
@@ -263,13 +265,15 @@ mod tests {
     #[test]
     fn failed_approaches_need_a_reason() {
         let f = fired(
-            "## Failed approaches\n- Increasing timeouts\n- Mocking the clock -> the bug is not timing\n- Pinning serde because of derive\n- Decimal everywhere: 40 tests broke\n",
+            "## Failed approaches\n- Increasing timeouts\n- Mocking the clock -> the bug is not timing\n- Pinning serde because of derive\n- Decimal everywhere: 40 tests broke\n- **Never run long benchmarks in the agent shell.** It kills background jobs on exit.\n",
         );
         let lines: Vec<_> = f
             .iter()
             .filter(|f| f.rule == "failed-without-reason")
             .map(|f| f.line)
             .collect();
+        // A second sentence explains the first, as real handoffs write their
+        // don'ts.
         assert_eq!(lines, [Some(2)]);
     }
 
