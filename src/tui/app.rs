@@ -93,6 +93,8 @@ pub struct App {
     pub watch: WatchMode,
     /// Set when the loop should exit.
     pub quit: bool,
+    /// Opened from the fleet view: `esc` goes back to it.
+    pub in_fleet: bool,
 }
 
 impl App {
@@ -127,6 +129,7 @@ impl App {
             modal: None,
             watch: WatchMode::Events,
             quit: false,
+            in_fleet: false,
         }
     }
 
@@ -454,6 +457,9 @@ impl App {
                 Vec::new()
             }
             Command::Refresh => vec![Effect::LoadRun, Effect::LoadFull],
+            Command::Back if self.in_fleet => vec![Effect::Back],
+            Command::Back => Vec::new(),
+            Command::Pane => self.act(Action::JumpToPane),
             Command::Retry | Command::Local(_) => {
                 self.ask_tabs(|tab, shared, selected| tab.update(command, shared, selected))
             }

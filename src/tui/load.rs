@@ -1,9 +1,12 @@
 //! Reading what the dashboard shows, through the engine library (it never
 //! reads or writes the workspace's files by itself). Runs off the UI thread.
 
+use std::path::Path;
 use std::sync::Arc;
 
-use agent_handover::Workspace;
+use agent_handover::hooks::session;
+use agent_handover::inbox::HUMAN;
+use agent_handover::{Workspace, WorkspaceOptions};
 use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
@@ -17,7 +20,9 @@ use agent_handover::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::task::TaskStore;
 use agent_handover::{fsx, secrets};
 
+use super::fleet::{self, Health};
 use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
+use super::watch;
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -127,4 +132,92 @@ pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDif
     let old = read_version(ws, from).map_err(|e| e.to_string())?;
     let new = read_version(ws, to).map_err(|e| e.to_string())?;
     Ok(Arc::new(StateDiff::new(old, new)))
+}
+
+/// One row of the fleet: what the list shows of the workspace at `dir`,
+/// read cheaply (the checkpoint, PAUSE, the queue, the inbox's counts, the
+/// drift record, the newest session record and a few `stat`s).
+pub fn fleet_row(dir: &Path) -> fleet::Row {
+    let mut row = fleet::Row::loading(dir.to_path_buf());
+    if !dir.is_dir() {
+        row.health = Health::Missing;
+        return row;
+    }
+    let ws = match Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        ..Default::default()
+    }) {
+        Ok(ws) => ws,
+        Err(e) => {
+            row.health = Health::Unreadable;
+            row.error = Some(e.to_string());
+            return row;
+        }
+    };
+    row.notify = ws.config.dashboard.notify.clone();
+    let stamps = watch::fingerprint(&ws);
+    row.activity = stamps
+        .iter()
+        .flatten()
+        .map(|(t, _)| *t)
+        .max()
+        .map(chrono::DateTime::<chrono::Utc>::from);
+    row.score_stamp = watch::score_stamp(&ws);
+    row.agent = session::newest(&ws, |_| true).map(|r| r.agent);
+    match Inbox::new(&ws).queues() {
+        Ok(queues) => {
+            for q in queues {
+                if q.agent == HUMAN {
+                    row.for_human = q.unread;
+                } else {
+                    row.unread += q.unread;
+                }
+            }
+        }
+        Err(e) => row.error = Some(e.to_string()),
+    }
+    match RunSnapshot::load(&ws) {
+        Ok(snap) => {
+            row.run_word = snap.state_word();
+            row.paused = snap.paused.is_some();
+            row.drift = snap.drift.is_some();
+            row.health = match snap.state_word() {
+                "running" => Health::Running,
+                _ if row.paused => Health::Paused,
+                "interrupted" => Health::Interrupted,
+                "failed" => Health::Failed,
+                _ if !snap.queued.is_empty() => Health::Queued,
+                "completed" => Health::Completed,
+                "abandoned" => Health::Abandoned,
+                _ => Health::Never,
+            };
+        }
+        Err(e) => {
+            row.health = Health::Unreadable;
+            row.error = Some(e.to_string());
+        }
+    }
+    row
+}
+
+/// The slower part of a fleet row: the current state's score (linted as
+/// `lint` does, with its context) and the newest judgement of how useful
+/// the previous handoff was.
+pub fn fleet_score(dir: &Path) -> fleet::Score {
+    let Ok(ws) = Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        ..Default::default()
+    }) else {
+        return fleet::Score::default();
+    };
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    let score = store
+        .read_current_state()
+        .ok()
+        .flatten()
+        .map(|text| lint(&text, &LintContext::for_workspace(&ws)).score);
+    fleet::Score {
+        score,
+        outcome: latest_previous_handoff(&ws),
+    }
 }

@@ -42,6 +42,8 @@ pub enum Action {
     Pause(Option<String>),
     /// Remove it.
     Unpause,
+    /// Make the tmux pane of the agent working here the current one.
+    JumpToPane,
     /// Mark one message read for an agent.
     MarkRead {
         /// Whose read marks.
@@ -61,6 +63,7 @@ impl Action {
             Action::Pause(_) => "pausing".into(),
             Action::Unpause => "unpausing".into(),
             Action::MarkRead { .. } => "marking read".into(),
+            Action::JumpToPane => "jumping to the agent's pane".into(),
         }
     }
 }
@@ -94,6 +97,8 @@ pub enum Effect {
     },
     /// Leave.
     Quit,
+    /// Back to the fleet view.
+    Back,
 }
 
 /// What the next background load reads beyond the defaults; each tab adds

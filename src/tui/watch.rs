@@ -137,6 +137,23 @@ pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
     ];
     paths.extend(ws.pause_files());
     paths.extend(directories(ws));
+    // A message changes its queue's folder, not `messages/`.
+    if let Ok(queues) = std::fs::read_dir(ws.messages_dir()) {
+        let mut queues: Vec<PathBuf> = queues.flatten().map(|e| e.path()).collect();
+        queues.sort();
+        paths.extend(queues);
+    }
+    stamps(&paths)
+}
+
+/// What a handoff's score and outcome depend on: the current state and
+/// the run records (for the fleet, which lints again only when they change).
+pub fn score_stamp(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
+    stamps(&[ws.memory.current_state(), ws.runs_dir(), ws.checkpoint.clone()])
+}
+
+/// Modification time and size of each path (`None`: it does not exist).
+fn stamps(paths: &[PathBuf]) -> Vec<Option<(SystemTime, u64)>> {
     paths
         .iter()
         .map(|p| {
