@@ -724,3 +724,47 @@ fn relative_times_tick_every_second() {
         "the age changed after {took:?}"
     );
 }
+
+/// Issue 14, item 5: the fleet view over two workspaces. A handover killed
+/// with SIGKILL in one shows as interrupted in its row within 2 s, the bell
+/// rings (tmux's `window_bell_flag`, set for a session nobody is attached
+/// to) and the pane's title says why; `enter` opens the workspace in the
+/// single-workspace dashboard and `esc` comes back to the fleet.
+#[test]
+fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
+    let (p, mut child) = slow_handover();
+    let other = Project::new(&config(""));
+    assert!(other.handover("all quiet").status.success());
+    let dirs = format!(
+        "{} {}",
+        p.dir.path().display(),
+        other.dir.path().display()
+    );
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", &dirs) else {
+        let _ = child.kill();
+        return;
+    };
+    let bell = || t.tmux(&["display-message", "-p", "-t", "0", "#{window_bell_flag}"]);
+    t.wait_for("both rows", |s| {
+        s.contains("fleet · 2 workspaces") && s.contains("running") && s.contains("completed")
+    });
+    assert_eq!(bell().trim(), "0", "no bell before anything happened");
+    let killed = Instant::now();
+    child.kill().unwrap();
+    let screen = t.wait_for("the interrupted row", |s| s.contains("interrupted"));
+    let took = killed.elapsed();
+    eprintln!("kill -9 -> \"interrupted\" in the fleet: {took:?}");
+    assert!(took < Duration::from_secs(2), "took {took:?}:\n{screen}");
+    assert!(screen.contains("1 NEED YOU"), "{screen}");
+    wait_until("the bell", || bell().trim() == "1");
+    let title = t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
+    assert!(title.contains("interrupted"), "pane title: {title}");
+
+    // enter opens the selected (first) workspace; esc comes back.
+    t.keys(&["Enter"]);
+    t.wait_for("the single-workspace view", |s| s.contains("RESUME NEEDED"));
+    t.keys(&["Escape"]);
+    let screen = t.wait_for("the fleet again", |s| s.contains("fleet · 2 workspaces"));
+    assert!(screen.contains("interrupted") && screen.contains("completed"), "{screen}");
+    child.wait().unwrap();
+}
