@@ -766,5 +766,7 @@ fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     t.keys(&["Escape"]);
     let screen = t.wait_for("the fleet again", |s| s.contains("fleet · 2 workspaces"));
     assert!(screen.contains("interrupted") && screen.contains("completed"), "{screen}");
+    t.keys(&["q"]);
+    wait_until("the dashboard to quit", || !t.session_alive());
     child.wait().unwrap();
 }

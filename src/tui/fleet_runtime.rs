@@ -210,11 +210,13 @@ fn watch_one(i: usize, ws: &Workspace, tx: &UnboundedSender<Msg>) -> watch::Watc
 /// Compare every workspace's fingerprint now and then, in case an event
 /// was missed (or a missing directory came back).
 fn spawn_reconcile(workspaces: Vec<Option<Workspace>>, tx: UnboundedSender<Msg>) {
-    tokio::task::spawn_blocking(move || {
+    tokio::spawn(async move {
         let print = |ws: &Option<Workspace>| ws.as_ref().map(watch::fingerprint);
         let mut last: Vec<_> = workspaces.iter().map(print).collect();
+        let mut tick = tokio::time::interval(RECONCILE_EVERY);
+        tick.tick().await;
         loop {
-            std::thread::sleep(RECONCILE_EVERY);
+            tick.tick().await;
             for (i, ws) in workspaces.iter().enumerate() {
                 let now = print(ws);
                 if now != last[i] {
