@@ -200,12 +200,18 @@ mod tests {
         let reg = Registry::at(dir.path().join("cfg").join(FILE_NAME));
         assert_eq!(reg.load().unwrap(), vec![], "no file: empty");
         assert!(reg.record(&project, at(0)).unwrap());
-        assert!(!reg.record(&project, at(60)).unwrap(), "fresh: not rewritten");
+        assert!(
+            !reg.record(&project, at(60)).unwrap(),
+            "fresh: not rewritten"
+        );
         assert!(reg.record(&project.join("."), at(7200)).unwrap());
         let entries = reg.load().unwrap();
         assert_eq!(entries.len(), 1);
         assert_eq!(entries[0].path, std::fs::canonicalize(&project).unwrap());
-        assert_eq!((entries[0].first_seen, entries[0].last_seen), (at(0), at(7200)));
+        assert_eq!(
+            (entries[0].first_seen, entries[0].last_seen),
+            (at(0), at(7200))
+        );
         assert!(!entries[0].is_missing());
     }
 
@@ -233,7 +239,10 @@ mod tests {
         let err = reg.record(dir.path(), at(0)).unwrap_err();
         assert_eq!(err.kind().name, "corrupt");
         let text = err.to_string();
-        assert!(text.contains(FILE_NAME) && text.contains("move it aside"), "{text}");
+        assert!(
+            text.contains(FILE_NAME) && text.contains("move it aside"),
+            "{text}"
+        );
         assert_eq!(
             std::fs::read_to_string(&reg.file).unwrap(),
             "[[workspace]]\npath = 3\n"

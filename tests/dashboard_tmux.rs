@@ -735,11 +735,7 @@ fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     let (p, mut child) = slow_handover();
     let other = Project::new(&config(""));
     assert!(other.handover("all quiet").status.success());
-    let dirs = format!(
-        "{} {}",
-        p.dir.path().display(),
-        other.dir.path().display()
-    );
+    let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
     let Some(t) = Tmux::start_with(&p, (100, 30), "", &dirs) else {
         let _ = child.kill();
         return;
@@ -765,7 +761,10 @@ fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     t.wait_for("the single-workspace view", |s| s.contains("RESUME NEEDED"));
     t.keys(&["Escape"]);
     let screen = t.wait_for("the fleet again", |s| s.contains("fleet · 2 workspaces"));
-    assert!(screen.contains("interrupted") && screen.contains("completed"), "{screen}");
+    assert!(
+        screen.contains("interrupted") && screen.contains("completed"),
+        "{screen}"
+    );
     t.keys(&["q"]);
     wait_until("the dashboard to quit", || !t.session_alive());
     child.wait().unwrap();

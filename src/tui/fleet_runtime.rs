@@ -183,7 +183,9 @@ fn read_rows(dirs: &[PathBuf]) -> Vec<Row> {
     std::thread::scope(|s| {
         let handles: Vec<_> = dirs
             .chunks(half.max(1))
-            .map(|chunk| s.spawn(move || chunk.iter().map(|d| load::fleet_row(d)).collect::<Vec<_>>()))
+            .map(|chunk| {
+                s.spawn(move || chunk.iter().map(|d| load::fleet_row(d)).collect::<Vec<_>>())
+            })
             .collect();
         handles
             .into_iter()
@@ -248,7 +250,7 @@ fn spawn_clock(tx: UnboundedSender<Msg>) {
 struct Loader {
     reading: Vec<bool>,
     again: Vec<bool>,
-    score_stamps: Vec<Option<Vec<Option<(std::time::SystemTime, u64)>>>>,
+    score_stamps: Vec<Option<watch::Stamps>>,
     scores_waiting: VecDeque<usize>,
     scoring: bool,
     dirs: Vec<Option<PathBuf>>,

@@ -4,20 +4,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_handover::hooks::session;
-use agent_handover::inbox::HUMAN;
-use agent_handover::{Workspace, WorkspaceOptions};
 use agent_handover::engine::Checkpoint;
 use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::engine::metrics::sessions;
 use agent_handover::handoff::context::newest_note;
 use agent_handover::handoff::{LintContext, lint};
+use agent_handover::hooks::session;
+use agent_handover::inbox::HUMAN;
 use agent_handover::inbox::Inbox;
 use agent_handover::memory::diff::StateDiff;
 use agent_handover::memory::versions::{Version, list_versions, read_version};
 use agent_handover::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::task::TaskStore;
+use agent_handover::{Workspace, WorkspaceOptions};
 use agent_handover::{fsx, secrets};
 
 use super::fleet::{self, Health};

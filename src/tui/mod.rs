@@ -19,10 +19,10 @@
 pub mod actions;
 pub mod app;
 pub mod command;
-pub mod fleet;
-pub mod fleet_runtime;
 #[cfg(test)]
 pub mod fixtures;
+pub mod fleet;
+pub mod fleet_runtime;
 pub mod keys;
 pub mod layout;
 pub mod load;

@@ -126,9 +126,13 @@ fn debounce(
     }
 }
 
+/// The modification time and size of each of a list of paths (`None`:
+/// it does not exist): what the watchers compare.
+pub type Stamps = Vec<Option<(SystemTime, u64)>>;
+
 /// A cheap summary of the workspace's state: changes whenever a checkpoint,
 /// PAUSE file, run record, history snapshot or message appears or changes.
-pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
+pub fn fingerprint(ws: &Workspace) -> Stamps {
     let mut paths = vec![
         ws.checkpoint.clone(),
         ws.runs_dir(),
@@ -148,12 +152,16 @@ pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
 
 /// What a handoff's score and outcome depend on: the current state and
 /// the run records (for the fleet, which lints again only when they change).
-pub fn score_stamp(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
-    stamps(&[ws.memory.current_state(), ws.runs_dir(), ws.checkpoint.clone()])
+pub fn score_stamp(ws: &Workspace) -> Stamps {
+    stamps(&[
+        ws.memory.current_state(),
+        ws.runs_dir(),
+        ws.checkpoint.clone(),
+    ])
 }
 
 /// Modification time and size of each path (`None`: it does not exist).
-fn stamps(paths: &[PathBuf]) -> Vec<Option<(SystemTime, u64)>> {
+fn stamps(paths: &[PathBuf]) -> Stamps {
     paths
         .iter()
         .map(|p| {

@@ -184,7 +184,10 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
         let n = new.for_human;
         say(
             "mail",
-            format!("{n} unread message{} for you", if n == 1 { "" } else { "s" }),
+            format!(
+                "{n} unread message{} for you",
+                if n == 1 { "" } else { "s" }
+            ),
         );
     }
     out

@@ -98,7 +98,13 @@ fn the_fleet_at_every_size() {
     for size in [(60, 20), (100, 30), (160, 48)] {
         let f = fleet(size);
         let screen = draw(&f);
-        for must in ["billing-service", "interrupted", "paused", "q quit", "? help"] {
+        for must in [
+            "billing-service",
+            "interrupted",
+            "paused",
+            "q quit",
+            "? help",
+        ] {
             assert!(screen.contains(must), "{must:?} at {size:?}:\n{screen}");
         }
         insta::assert_snapshot!(format!("fleet_{}x{}", size.0, size.1), screen);
@@ -110,7 +116,10 @@ fn the_help_lists_the_fleet_keys_and_any_key_closes_it() {
     let mut f = fleet((60, 20));
     f.on_key(key(KeyCode::Char('?')));
     let screen = draw(&f);
-    assert!(screen.contains("Fleet keys") && screen.contains("tmux pane"), "{screen}");
+    assert!(
+        screen.contains("Fleet keys") && screen.contains("tmux pane"),
+        "{screen}"
+    );
     insta::assert_snapshot!("fleet_help_60x20", screen);
     f.on_key(key(KeyCode::Char('x')));
     assert!(!f.help);
@@ -121,11 +130,18 @@ fn enter_opens_the_selected_workspace_but_not_a_missing_one() {
     let mut f = fleet((100, 30));
     f.on_key(key(KeyCode::Char('j')));
     assert_eq!(f.on_key(key(KeyCode::Enter)), vec![FleetEffect::Open(1)]);
-    assert_eq!(f.on_key(key(KeyCode::Char('t'))), vec![FleetEffect::JumpToPane(1)]);
+    assert_eq!(
+        f.on_key(key(KeyCode::Char('t'))),
+        vec![FleetEffect::JumpToPane(1)]
+    );
     f.on_key(key(KeyCode::Char('G')));
     assert_eq!(f.cursor, 6);
     assert!(f.on_key(key(KeyCode::Enter)).is_empty());
-    assert!(f.toast.as_ref().is_some_and(|(t, e, _)| *e && t.contains("missing")));
+    assert!(
+        f.toast
+            .as_ref()
+            .is_some_and(|(t, e, _)| *e && t.contains("missing"))
+    );
     assert_eq!(f.on_key(key(KeyCode::Char('q'))), vec![FleetEffect::Quit]);
 }
 

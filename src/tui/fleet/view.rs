@@ -81,9 +81,7 @@ fn columns() -> Vec<Column> {
             cell: |f, i| match &f.scores[i] {
                 None => ("…".into(), f.theme.muted),
                 Some(Score { score: None, .. }) => ("—".into(), f.theme.muted),
-                Some(Score {
-                    score: Some(s), ..
-                }) => (s.to_string(), score_style(f, *s)),
+                Some(Score { score: Some(s), .. }) => (s.to_string(), score_style(f, *s)),
             },
         },
         Column {
@@ -192,7 +190,10 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     let path_width = width.saturating_sub(used);
     let mut titles = vec![Span::raw("  ")];
     for c in &shown {
-        titles.push(Span::styled(format!("{:<w$} ", c.title, w = c.width), t.muted));
+        titles.push(Span::styled(
+            format!("{:<w$} ", c.title, w = c.width),
+            t.muted,
+        ));
     }
     if path_width >= 8 {
         titles.push(Span::styled("path", t.muted));
@@ -200,7 +201,8 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     frame.render_widget(Paragraph::new(Line::from(titles)), line(area, 1));
 
     // The rows.
-    let height = list_height(fleet.size).min(usize::from(area.height.saturating_sub(ABOVE + BELOW)));
+    let height =
+        list_height(fleet.size).min(usize::from(area.height.saturating_sub(ABOVE + BELOW)));
     if fleet.rows.is_empty() {
         let text = "no workspaces yet: `install` or a handover registers one (agent-handover workspaces lists them)";
         frame.render_widget(
@@ -211,10 +213,7 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     for (n, i) in (fleet.offset..fleet.rows.len()).take(height).enumerate() {
         let row = &fleet.rows[i];
         let selected = i == fleet.cursor;
-        let mut spans = vec![Span::styled(
-            if selected { "▸ " } else { "  " },
-            t.accent,
-        )];
+        let mut spans = vec![Span::styled(if selected { "▸ " } else { "  " }, t.accent)];
         for c in &shown {
             let (text, style) = (c.cell)(fleet, i);
             spans.push(Span::styled(
@@ -227,7 +226,11 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
                 Some(e) => e.lines().next().unwrap_or("").to_string(),
                 None => shown_path(row, home),
             };
-            let style = if row.error.is_some() { t.error } else { t.muted };
+            let style = if row.error.is_some() {
+                t.error
+            } else {
+                t.muted
+            };
             spans.push(Span::styled(fit(&text, path_width), style));
         }
         let mut l = Line::from(spans);
@@ -256,7 +259,12 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
 
 /// Row `y` of `area`.
 fn line(area: Rect, y: u16) -> Rect {
-    Rect::new(area.x, area.y + y.min(area.height.saturating_sub(1)), area.width, 1)
+    Rect::new(
+        area.x,
+        area.y + y.min(area.height.saturating_sub(1)),
+        area.width,
+        1,
+    )
 }
 
 /// The status message, then the keys (help and quit always).
