@@ -699,6 +699,15 @@ mod tests {
     }
 
     #[test]
+    fn esc_goes_back_only_when_opened_from_the_fleet_and_t_asks_for_the_pane() {
+        let mut app = fixtures::app((100, 30));
+        assert!(app.update(code(KeyCode::Esc)).is_empty(), "alone: nothing");
+        app.in_fleet = true;
+        assert_eq!(app.update(code(KeyCode::Esc)), vec![Effect::Back]);
+        assert_eq!(app.update(key('t')), vec![Effect::Act(Action::JumpToPane)]);
+    }
+
+    #[test]
     fn metrics_tab_is_last_in_the_wide_layout_too() {
         let mut app = fixtures::app((160, 48));
         app.update(code(KeyCode::BackTab));

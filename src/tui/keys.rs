@@ -61,7 +61,7 @@ const TABLE: &[Row] = &[
     global("bottom", Command::Bottom, &["G", "end"], "", "bottom"),
     global("refresh", Command::Refresh, &["ctrl-r"], "", "reload everything now"),
     global("log", Command::Log, &["L"], "", "the message log: every status message this session"),
-    global("pane", Command::Pane, &["t"], "", "jump to the agent's tmux pane (recorded by its session-start hook)"),
+    global("pane", Command::Pane, &["t"], "", "jump to the agent's tmux pane"),
     global("back", Command::Back, &["esc"], "", "back to the fleet view (dashboard DIR… or --all)"),
     global("help", Command::Help, &["?"], "help", "this help"),
     global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),
