@@ -1176,7 +1176,10 @@ fn a_handover_registers_the_workspace_and_workspaces_lists_and_forgets_it() {
 
     std::fs::write(&registry, "not = [valid").unwrap();
     let o = p.handover("three");
-    assert!(o.status.success(), "a broken registry never stops a handover");
+    assert!(
+        o.status.success(),
+        "a broken registry never stops a handover"
+    );
     assert!(stderr(&o).contains("workspaces.toml"), "{}", stderr(&o));
     let o = p.run(&["workspaces"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));

@@ -769,3 +769,39 @@ fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     wait_until("the dashboard to quit", || !t.session_alive());
     child.wait().unwrap();
 }
+
+/// Issue 14, item 5: `t` jumps to the agent's tmux pane, which its
+/// session-start hook recorded from `$TMUX_PANE`; before any is known it
+/// says so.
+#[test]
+fn t_jumps_to_the_agents_tmux_pane_recorded_at_session_start() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("q quit"));
+    t.keys(&["t"]);
+    t.wait_for("no pane known", |s| s.contains("no tmux pane known"));
+
+    let pane = t
+        .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", "sleep 60"])
+        .trim()
+        .to_string();
+    let o = p
+        .cmd()
+        .env("TMUX_PANE", &pane)
+        .args(["hook", "session-start", "--agent", "claude"])
+        .write_stdin(r#"{"session_id": "s1", "source": "startup"}"#)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_ne!(
+        t.tmux(&["display-message", "-p", "#{pane_id}"]).trim(),
+        pane
+    );
+    t.keys(&["t"]);
+    wait_until("the agent's pane to be selected", || {
+        t.tmux(&["display-message", "-p", "#{pane_id}"]).trim() == pane
+    });
+}

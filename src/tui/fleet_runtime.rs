@@ -43,8 +43,9 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let dirs: Vec<PathBuf> = fleet.rows.iter().map(|r| r.path.clone()).collect();
     let mut frames = FrameLog::open(opts.frame_log.clone())?;
-    // The first frame shows every row's state: read them all first, two at a time.
-    for (i, row) in read_rows(&dirs).into_iter().enumerate() {
+    // The first frame shows every row's state (read two at a time); the
+    // mail, activity and agent are read behind it, then the scores.
+    for (i, row) in read_states(&dirs).into_iter().enumerate() {
         fleet.row_loaded(i, row);
     }
     fleet.now = chrono::Utc::now();
@@ -65,8 +66,8 @@ pub async fn run(
     spawn_reconcile(workspaces, tx.clone());
     spawn_clock(tx.clone());
     let mut loader = Loader::new(dirs.len());
-    for i in 0..dirs.len() {
-        loader.score_if_stale(i, &fleet.rows[i], &tx);
+    for (i, dir) in dirs.iter().enumerate() {
+        loader.row(i, dir, &tx);
     }
 
     loop {
@@ -177,14 +178,19 @@ fn resolve(dir: &std::path::Path) -> Result<Workspace, String> {
     .map_err(|e| e.to_string())
 }
 
-/// Every row, read on two threads.
-fn read_rows(dirs: &[PathBuf]) -> Vec<Row> {
+/// Every row's state, read on two threads.
+fn read_states(dirs: &[PathBuf]) -> Vec<Row> {
     let half = dirs.len().div_ceil(2);
     std::thread::scope(|s| {
         let handles: Vec<_> = dirs
             .chunks(half.max(1))
             .map(|chunk| {
-                s.spawn(move || chunk.iter().map(|d| load::fleet_row(d)).collect::<Vec<_>>())
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|d| load::fleet_row(d, false))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         handles
@@ -277,7 +283,7 @@ impl Loader {
         self.reading[i] = true;
         let (dir, tx) = (dir.to_path_buf(), tx.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Row(i, Box::new(load::fleet_row(&dir))));
+            let _ = tx.send(Msg::Row(i, Box::new(load::fleet_row(&dir, true))));
         });
     }
 

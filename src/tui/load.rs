@@ -135,9 +135,11 @@ pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDif
 }
 
 /// One row of the fleet: what the list shows of the workspace at `dir`,
-/// read cheaply (the checkpoint, PAUSE, the queue, the inbox's counts, the
-/// drift record, the newest session record and a few `stat`s).
-pub fn fleet_row(dir: &Path) -> fleet::Row {
+/// read cheaply (the checkpoint, PAUSE, the queue and the drift record;
+/// with `details`, also the inbox's counts, the newest session record and
+/// a few `stat`s). The first frame shows the states alone, as the
+/// single-workspace dashboard's shows the run snapshot alone.
+pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
     let mut row = fleet::Row::loading(dir.to_path_buf());
     if !dir.is_dir() {
         row.health = Health::Missing;
@@ -155,27 +157,6 @@ pub fn fleet_row(dir: &Path) -> fleet::Row {
         }
     };
     row.notify = ws.config.dashboard.notify.clone();
-    let stamps = watch::fingerprint(&ws);
-    row.activity = stamps
-        .iter()
-        .flatten()
-        .map(|(t, _)| *t)
-        .max()
-        .map(chrono::DateTime::<chrono::Utc>::from);
-    row.score_stamp = watch::score_stamp(&ws);
-    row.agent = session::newest(&ws, |_| true).map(|r| r.agent);
-    match Inbox::new(&ws).queues() {
-        Ok(queues) => {
-            for q in queues {
-                if q.agent == HUMAN {
-                    row.for_human = q.unread;
-                } else {
-                    row.unread += q.unread;
-                }
-            }
-        }
-        Err(e) => row.error = Some(e.to_string()),
-    }
     match RunSnapshot::load(&ws) {
         Ok(snap) => {
             row.run_word = snap.state_word();
@@ -195,6 +176,32 @@ pub fn fleet_row(dir: &Path) -> fleet::Row {
         Err(e) => {
             row.health = Health::Unreadable;
             row.error = Some(e.to_string());
+        }
+    }
+    if !details {
+        return row;
+    }
+    row.details = true;
+    row.activity = watch::fingerprint(&ws)
+        .iter()
+        .flatten()
+        .map(|(t, _)| *t)
+        .max()
+        .map(chrono::DateTime::<chrono::Utc>::from);
+    row.score_stamp = watch::score_stamp(&ws);
+    row.agent = session::newest(&ws, |_| true).map(|r| r.agent);
+    match Inbox::new(&ws).queues() {
+        Ok(queues) => {
+            for q in queues {
+                if q.agent == HUMAN {
+                    row.for_human = q.unread;
+                } else {
+                    row.unread += q.unread;
+                }
+            }
+        }
+        Err(e) => {
+            row.error.get_or_insert(e.to_string());
         }
     }
     row

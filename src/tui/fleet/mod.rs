@@ -99,6 +99,9 @@ pub struct Row {
     pub activity: Option<DateTime<Utc>>,
     /// Why it could not be read.
     pub error: Option<String>,
+    /// Whether the mail, activity and agent were read (the first frame
+    /// shows the states alone).
+    pub details: bool,
     /// Its `[dashboard].notify` command.
     pub notify: Option<String>,
     /// The stamps of what its score depends on (the current state, the run
@@ -125,6 +128,7 @@ impl Row {
             drift: false,
             activity: None,
             error: None,
+            details: false,
             notify: None,
             score_stamp: Vec::new(),
         }
@@ -154,7 +158,8 @@ pub struct Alert {
 
 /// What changed between two readings of a row that needs a human:
 /// the handover became interrupted or failed, a PAUSE appeared, or mail
-/// arrived for the human. Nothing on the first reading.
+/// arrived for the human. Nothing on the first reading (nor for mail on
+/// the first reading of the mail).
 pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
     if old.health == Health::Loading {
         return Vec::new();
@@ -180,7 +185,7 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
     if new.paused && !old.paused {
         say("paused", "paused by someone else".into());
     }
-    if new.for_human > old.for_human {
+    if old.details && new.for_human > old.for_human {
         let n = new.for_human;
         say(
             "mail",

@@ -24,6 +24,7 @@ fn row(name: &str, health: Health) -> Row {
     };
     r.paused = health == Health::Paused;
     r.agent = Some("claude".into());
+    r.details = true;
     r.activity = Some(now() - chrono::TimeDelta::minutes(3));
     r
 }
@@ -187,6 +188,20 @@ fn alerts_ring_on_transitions_only() {
     // Failed is its own event.
     next.run_word = "failed";
     assert!(matches!(&f.row_loaded(0, next)[..], [FleetEffect::Alert(a)] if a.event == "failed"));
+}
+
+#[test]
+fn mail_already_there_when_first_counted_does_not_ring() {
+    let mut f = Fleet::new(vec!["/w".into()], Theme::monochrome(), (60, 20), now());
+    let mut state_only = row("w", Health::Completed);
+    state_only.details = false;
+    f.row_loaded(0, state_only);
+    assert!(draw(&f).contains("…"), "mail not counted yet");
+    let mut counted = row("w", Health::Completed);
+    counted.for_human = 4;
+    assert!(f.row_loaded(0, counted.clone()).is_empty());
+    counted.for_human = 5;
+    assert_eq!(f.row_loaded(0, counted).len(), 1, "a new one rings");
 }
 
 #[test]

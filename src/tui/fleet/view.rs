@@ -55,6 +55,7 @@ fn columns() -> Vec<Column> {
             title: "you",
             width: 4,
             cell: |f, i| match f.rows[i].for_human {
+                _ if !f.rows[i].details => ("…".into(), f.theme.muted),
                 0 => ("·".into(), f.theme.muted),
                 n => (n.to_string(), f.theme.alert),
             },
@@ -63,6 +64,7 @@ fn columns() -> Vec<Column> {
             title: "mail",
             width: 5,
             cell: |f, i| match f.rows[i].unread {
+                _ if !f.rows[i].details => ("…".into(), f.theme.muted),
                 0 => ("·".into(), f.theme.muted),
                 n => (n.to_string(), f.theme.warn),
             },
@@ -72,6 +74,7 @@ fn columns() -> Vec<Column> {
             width: 5,
             cell: |f, i| match f.rows[i].activity {
                 Some(at) => (ago_at(f.now, at), f.theme.muted),
+                None if !f.rows[i].details => ("…".into(), f.theme.muted),
                 None => ("—".into(), f.theme.muted),
             },
         },
@@ -89,6 +92,7 @@ fn columns() -> Vec<Column> {
             width: 8,
             cell: |f, i| match &f.rows[i].agent {
                 Some(a) => (a.clone(), Style::default()),
+                None if !f.rows[i].details => ("…".into(), f.theme.muted),
                 None => ("—".into(), f.theme.muted),
             },
         },
