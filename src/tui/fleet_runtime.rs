@@ -65,9 +65,9 @@ pub async fn run(
         .collect();
     spawn_reconcile(workspaces, tx.clone());
     spawn_clock(tx.clone());
-    let mut loader = Loader::new(dirs.len());
-    for (i, dir) in dirs.iter().enumerate() {
-        loader.row(i, dir, &tx);
+    let mut loader = Loader::new(dirs.clone());
+    for i in 0..dirs.len() {
+        loader.row(i, &tx);
     }
 
     loop {
@@ -90,10 +90,10 @@ pub async fn run(
         for effect in effects {
             match effect {
                 FleetEffect::Quit => return Ok(()),
-                FleetEffect::Reload(i) => loader.row(i, &dirs[i], &tx),
+                FleetEffect::Reload(i) => loader.row(i, &tx),
                 FleetEffect::ReloadAll => {
-                    for (i, dir) in dirs.iter().enumerate() {
-                        loader.row(i, dir, &tx);
+                    for i in 0..dirs.len() {
+                        loader.row(i, &tx);
                     }
                 }
                 FleetEffect::Alert(alert) => ring(&alert, &fleet.rows[alert.row], &tx),
@@ -127,8 +127,8 @@ pub async fn run(
                     }
                     // What changed while the user looked at it was seen.
                     fleet.quiet = Some(i);
-                    for (i, dir) in dirs.iter().enumerate() {
-                        loader.row(i, dir, &tx);
+                    for i in 0..dirs.len() {
+                        loader.row(i, &tx);
                     }
                 }
             }
@@ -251,49 +251,68 @@ fn spawn_clock(tx: UnboundedSender<Msg>) {
     });
 }
 
-/// At most one read of a row at a time (a request during one is
-/// remembered), and one score at a time across the fleet.
+/// How many rows are read at once (the machine's other work, and the
+/// peak memory, stay bounded whatever the fleet's size).
+const ROWS_AT_ONCE: usize = 2;
+
+/// At most [`ROWS_AT_ONCE`] reads of rows at a time, one per row (a
+/// request during one is remembered), and one score at a time.
 struct Loader {
+    dirs: Vec<PathBuf>,
     reading: Vec<bool>,
     again: Vec<bool>,
+    rows_waiting: VecDeque<usize>,
+    rows_in_flight: usize,
     score_stamps: Vec<Option<watch::Stamps>>,
     scores_waiting: VecDeque<usize>,
     scoring: bool,
-    dirs: Vec<Option<PathBuf>>,
 }
 
 impl Loader {
-    fn new(n: usize) -> Self {
+    fn new(dirs: Vec<PathBuf>) -> Self {
+        let n = dirs.len();
         Loader {
+            dirs,
             reading: vec![false; n],
             again: vec![false; n],
+            rows_waiting: VecDeque::new(),
+            rows_in_flight: 0,
             score_stamps: vec![None; n],
             scores_waiting: VecDeque::new(),
             scoring: false,
-            dirs: vec![None; n],
         }
     }
 
-    fn row(&mut self, i: usize, dir: &std::path::Path, tx: &UnboundedSender<Msg>) {
-        self.dirs[i] = Some(dir.to_path_buf());
+    /// Read row `i` again (soon).
+    fn row(&mut self, i: usize, tx: &UnboundedSender<Msg>) {
         if self.reading[i] {
             self.again[i] = true;
-            return;
+        } else if !self.rows_waiting.contains(&i) {
+            self.rows_waiting.push_back(i);
         }
-        self.reading[i] = true;
-        let (dir, tx) = (dir.to_path_buf(), tx.clone());
-        tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Row(i, Box::new(load::fleet_row(&dir, true))));
-        });
+        self.next_rows(tx);
+    }
+
+    fn next_rows(&mut self, tx: &UnboundedSender<Msg>) {
+        while self.rows_in_flight < ROWS_AT_ONCE
+            && let Some(i) = self.rows_waiting.pop_front()
+        {
+            self.reading[i] = true;
+            self.rows_in_flight += 1;
+            let (dir, tx) = (self.dirs[i].clone(), tx.clone());
+            tokio::task::spawn_blocking(move || {
+                let _ = tx.send(Msg::Row(i, Box::new(load::fleet_row(&dir, true))));
+            });
+        }
     }
 
     fn row_done(&mut self, i: usize, tx: &UnboundedSender<Msg>) {
         self.reading[i] = false;
-        if std::mem::take(&mut self.again[i])
-            && let Some(dir) = self.dirs[i].clone()
-        {
-            self.row(i, &dir, tx);
+        self.rows_in_flight = self.rows_in_flight.saturating_sub(1);
+        if std::mem::take(&mut self.again[i]) && !self.rows_waiting.contains(&i) {
+            self.rows_waiting.push_back(i);
         }
+        self.next_rows(tx);
     }
 
     /// Read row `i`'s score again if what it depends on changed.
@@ -302,7 +321,6 @@ impl Loader {
             return;
         }
         self.score_stamps[i] = Some(row.score_stamp.clone());
-        self.dirs[i] = Some(row.path.clone());
         if !self.scores_waiting.contains(&i) {
             self.scores_waiting.push_back(i);
         }
@@ -321,9 +339,7 @@ impl Loader {
         let Some(i) = self.scores_waiting.pop_front() else {
             return;
         };
-        let Some(dir) = self.dirs[i].clone() else {
-            return;
-        };
+        let dir = self.dirs[i].clone();
         self.scoring = true;
         let tx = tx.clone();
         tokio::task::spawn_blocking(move || {
