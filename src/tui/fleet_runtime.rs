@@ -1,8 +1,8 @@
-//! The fleet view's event loop: every row is read once before the first
-//! frame, then again when its workspace's files change (one watcher per
-//! workspace, plus the periodic fingerprint) and every second while its
-//! handover runs; scores are read one workspace at a time, only when what
-//! they depend on changed. `enter` runs the single-workspace loop
+//! The fleet view's event loop: every row's state is read before the first
+//! frame and the rest of the row behind it, then again when its
+//! workspace's files change (one watcher per workspace, plus the periodic
+//! fingerprint) and every second while its handover runs; scores are read
+//! one workspace at a time, only when what they depend on changed. `enter` runs the single-workspace loop
 //! ([`runtime::run`]) on the same terminal and input, `esc` comes back.
 //! Alerts ring the bell, set the terminal's (tmux pane's) title and run
 //! the workspace's `[dashboard].notify` command.
