@@ -141,6 +141,8 @@ pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDif
 /// single-workspace dashboard's shows the run snapshot alone.
 pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
     let mut row = fleet::Row::loading(dir.to_path_buf());
+    // A missing or unreadable workspace has nothing more to read.
+    row.details = true;
     if !dir.is_dir() {
         row.health = Health::Missing;
         return row;
@@ -179,9 +181,9 @@ pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
         }
     }
     if !details {
+        row.details = false;
         return row;
     }
-    row.details = true;
     row.activity = watch::fingerprint(&ws)
         .iter()
         .flatten()
@@ -226,5 +228,45 @@ pub fn fleet_score(dir: &Path) -> fleet::Score {
     fleet::Score {
         score,
         outcome: latest_previous_handoff(&ws),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_handover::engine::pause;
+    use agent_handover::inbox::NewMessage;
+
+    #[test]
+    fn a_fleet_row_reads_the_state_first_then_the_mail_for_the_human() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = fleet_row(&dir.path().join("gone"), true);
+        assert_eq!((gone.health, gone.details), (Health::Missing, true));
+
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(dir.path().join("home")),
+            ..Default::default()
+        })
+        .unwrap();
+        let fresh = fleet_row(dir.path(), false);
+        assert_eq!((fresh.health, fresh.details), (Health::Never, false));
+        pause::pause(&ws, false, Some("lunch")).unwrap();
+        for to in [HUMAN, HUMAN, "claude"] {
+            let message = NewMessage {
+                from: "codex".into(),
+                to: to.into(),
+                subject: None,
+                body: "look".into(),
+                reply_to: None,
+                allow_secret: false,
+                allow_empty: false,
+            };
+            Inbox::new(&ws).send(&message).unwrap();
+        }
+        let row = fleet_row(dir.path(), true);
+        assert_eq!(row.health, Health::Paused);
+        assert!(row.paused && row.details && row.activity.is_some());
+        assert_eq!((row.for_human, row.unread), (2, 1));
     }
 }
