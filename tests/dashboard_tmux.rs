@@ -728,11 +728,15 @@ fn relative_times_tick_every_second() {
 /// Issue 14, item 5: the fleet view over two workspaces. A handover killed
 /// with SIGKILL in one shows as interrupted in its row within 2 s, the bell
 /// rings (tmux's `window_bell_flag`, set for a session nobody is attached
-/// to) and the pane's title says why; `enter` opens the workspace in the
-/// single-workspace dashboard and `esc` comes back to the fleet.
+/// to), the pane's title says why and `[dashboard] notify` runs with the
+/// event; `enter` opens the workspace in the single-workspace dashboard and
+/// `esc` comes back to the fleet.
 #[test]
 fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     let (p, mut child) = slow_handover();
+    let mut toml = std::fs::read_to_string(p.path("handover.toml")).unwrap();
+    toml.push_str("\n[dashboard]\nnotify = \"echo $AGENT_HANDOVER_EVENT: $AGENT_HANDOVER_DETAIL > notified\"\n");
+    std::fs::write(p.path("handover.toml"), toml).unwrap();
     let other = Project::new(&config(""));
     assert!(other.handover("all quiet").status.success());
     let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
@@ -755,6 +759,10 @@ fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
     wait_until("the bell", || bell().trim() == "1");
     let title = t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
     assert!(title.contains("interrupted"), "pane title: {title}");
+    wait_until("[dashboard].notify to run", || {
+        std::fs::read_to_string(p.path("notified"))
+            .is_ok_and(|n| n.starts_with("interrupted: ") && n.contains("handover interrupted"))
+    });
 
     // enter opens the selected (first) workspace; esc comes back.
     t.keys(&["Enter"]);
