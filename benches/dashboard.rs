@@ -13,16 +13,19 @@
 //! that build's first frame is measured too, its starts interleaved with ours.
 
 mod support;
+#[path = "support/tty.rs"]
+mod tty;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::memory::history::StateHistory;
 use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
 use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
 use support::{load_average, our_binary, stats};
+use tty::{Session, cpu_ticks, frame_count, now_micros, status_field, wait_for_frames};
 
 const NOTES: usize = 10_000;
 const MESSAGES: usize = 10_000;
@@ -52,7 +55,7 @@ fn main() {
     let start_file = root.path().join("start.ns");
     let first_frame = |bin: &Path| {
         let _ = std::fs::remove_file(&frames);
-        let session = Session::start(&socket, bin, &ws, &frames, &start_file);
+        let session = Session::start(&socket, bin, &ws.root, &frames, &start_file, "");
         let first = wait_for_frames(&frames, 1);
         let start_ns: u128 = std::fs::read_to_string(&start_file)
             .unwrap()
@@ -74,7 +77,7 @@ fn main() {
 
     // One long-lived session for memory, idle CPU and change latency.
     let _ = std::fs::remove_file(&frames);
-    let session = Session::start(&socket, &bin, &ws, &frames, &start_file);
+    let session = Session::start(&socket, &bin, &ws.root, &frames, &start_file, "");
     std::thread::sleep(Duration::from_secs(3)); // background loading done
     let pid = session.pid();
     let peak_kib = status_field(pid, "VmHWM:");
@@ -195,113 +198,4 @@ fn generate(dir: &Path) -> Workspace {
     let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
     Engine::new(ws.clone()).start(request).unwrap();
     ws
-}
-
-/// A tmux session running the dashboard; killed on drop.
-struct Session {
-    socket: String,
-}
-
-impl Session {
-    fn start(socket: &str, bin: &Path, ws: &Workspace, frames: &Path, start_file: &Path) -> Self {
-        let command = format!(
-            "date +%s%N > {}; exec env HOME={} TERM=xterm-256color AGENT_HANDOVER_FRAME_LOG={} {} dashboard",
-            start_file.display(),
-            ws.root.join("home").display(),
-            frames.display(),
-            bin.display()
-        );
-        let ok = Command::new("tmux")
-            .args([
-                "-L",
-                socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "160",
-                "-y",
-                "48",
-            ])
-            .args(["-c", ws.root.to_str().unwrap(), &command])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux failed");
-        Session {
-            socket: socket.to_string(),
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket, "display", "-p", "#{pane_pid}"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Frame times (µs since the epoch) once the log has `n` of them.
-fn wait_for_frames(log: &Path, n: usize) -> Vec<u128> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let times: Vec<u128> = std::fs::read_to_string(log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-            .collect();
-        if times.len() >= n {
-            return times;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the dashboard drew {} frames, expected {n}",
-            times.len()
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-fn frame_count(log: &Path) -> usize {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .count()
-}
-
-fn now_micros() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_micros()
-}
-
-fn proc_file(pid: u32, name: &str) -> PathBuf {
-    PathBuf::from(format!("/proc/{pid}/{name}"))
-}
-
-/// A `kB` field of /proc/PID/status.
-fn status_field(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(proc_file(pid, "status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
-/// User + system CPU ticks of a process.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(proc_file(pid, "stat")).unwrap();
-    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }

@@ -64,11 +64,12 @@ done
 kill -9 "$run"; wait "$run" 2>/dev/null || true
 
 mkdir -p "$root/screenshots"
-# shot NAME COLS ROWS [KEYS...]: start the dashboard, type KEYS, capture, draw.
+# shot NAME COLS ROWS [KEYS...]: start the dashboard (with $dash_args and
+# $shot_home as HOME, when set), type KEYS, capture, draw.
 shot() {
   local name=$1 cols=$2 rows=$3; shift 3
   tmux -L "$sock" -f /dev/null new-session -d -x "$cols" -y "$rows" -c "$ws" \
-    "env HOME=$HOME TERM=xterm-256color $bin dashboard"
+    "env HOME=${shot_home:-$HOME} TERM=xterm-256color $bin dashboard ${dash_args:-}"
   sleep 1.5
   for k in "$@"; do tmux -L "$sock" send-keys -t 0 "$k"; sleep 0.3; done
   sleep 0.5
@@ -88,3 +89,15 @@ shot paused-100x30 100 30
 "$bin" unpause >/dev/null
 shot help-100x30 100 30 "?"
 shot metrics-160x48 160 48 5
+
+# The fleet: the parser beside a completed workspace with mail for the
+# human and a paused one (HOME is their parent, so paths show as ~/...).
+for other in billing docs; do
+  mkdir -p "$work/$other/home"
+  (cd "$work/$other" && printf '[handover]\ntag = "%s"\n[backend]\ntype = "null"\n' "$other" >handover.toml && HOME=$work/$other/home "$bin" run --config handover.toml --note "$(note 1 "Set up $other" 30 "Continue $other")" >/dev/null 2>&1 || true)
+done
+(cd "$work/billing" && echo "Refund rounding: which rule do we follow?" |
+  HOME=$work/billing/home "$bin" inbox send --to human --from billing-agent --subject "Question on refunds" >/dev/null)
+(cd "$work/docs" && HOME=$work/docs/home "$bin" pause --reason "reviewing the docs" >/dev/null)
+dash_args="$ws $work/billing $work/docs" shot_home=$work shot fleet-100x30 100 30
+dash_args="$ws $work/billing $work/docs" shot_home=$work shot fleet-narrow-60x20 60 20

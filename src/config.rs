@@ -114,6 +114,10 @@ pub struct DashboardSection {
     /// `accent = "magenta"`, `ok = "#00ff00"`, ...
     #[serde(default)]
     pub colors: std::collections::BTreeMap<String, String>,
+    /// A shell command the fleet view runs (`sh -c`) when this workspace
+    /// needs attention; the event is in `$AGENT_HANDOVER_EVENT`,
+    /// `$AGENT_HANDOVER_WORKSPACE` and `$AGENT_HANDOVER_DETAIL`.
+    pub notify: Option<String>,
 }
 
 /// A key given as one string or a list.

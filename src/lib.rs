@@ -34,6 +34,7 @@ pub mod knowledge;
 pub mod memory;
 pub mod outcome;
 pub mod patterns;
+pub mod registry;
 pub mod secrets;
 pub mod sync;
 pub mod task;

@@ -1140,3 +1140,49 @@ fn check_prints_nothing_unless_asked_for_json() {
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("checkpoint.json"), "{}", stderr(&o));
 }
+
+/// Issue 14, item 5: a handover registers its workspace in the user's
+/// registry (under HOME, or $XDG_CONFIG_HOME); `workspaces` lists it,
+/// marked missing once its directory is gone, and `workspaces forget`
+/// removes it; an unreadable registry is named with its fix and left as is.
+#[test]
+fn a_handover_registers_the_workspace_and_workspaces_lists_and_forgets_it() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    let registry = p.path("home/.config/agent-handover/workspaces.toml");
+    let text = std::fs::read_to_string(&registry).unwrap();
+    let root = std::fs::canonicalize(p.dir.path()).unwrap();
+    assert!(text.contains(root.to_str().unwrap()), "{text}");
+
+    let o = p.run(&["--json", "workspaces"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(listed["workspaces"][0]["path"], root.to_str().unwrap());
+    assert_eq!(listed["workspaces"][0]["missing"], false);
+
+    // $XDG_CONFIG_HOME wins over HOME.
+    let o = p
+        .cmd()
+        .env("XDG_CONFIG_HOME", p.path("xdg"))
+        .args(["run", "--config", "handover.toml", "--note", "two"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(p.path("xdg/agent-handover/workspaces.toml").is_file());
+
+    let o = p.run(&["workspaces", "forget", root.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&p.run(&["workspaces"])).contains("no workspaces registered"));
+
+    std::fs::write(&registry, "not = [valid").unwrap();
+    let o = p.handover("three");
+    assert!(
+        o.status.success(),
+        "a broken registry never stops a handover"
+    );
+    assert!(stderr(&o).contains("workspaces.toml"), "{}", stderr(&o));
+    let o = p.run(&["workspaces"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("move it aside"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&registry).unwrap(), "not = [valid");
+}

@@ -843,3 +843,92 @@ fn y_copies_the_selected_run_id_to_the_clipboard() {
         t.tmux(&["show-buffer"]).trim() == run_id
     });
 }
+
+/// Issue 14, item 5: the fleet view over two workspaces. A handover killed
+/// with SIGKILL in one shows as interrupted in its row within 2 s, the bell
+/// rings (tmux's `window_bell_flag`, set for a session nobody is attached
+/// to), the pane's title says why and `[dashboard] notify` runs with the
+/// event; `enter` opens the workspace in the single-workspace dashboard and
+/// `esc` comes back to the fleet.
+#[test]
+fn the_fleet_rings_when_a_workspace_is_interrupted_and_drills_in_and_out() {
+    let (p, mut child) = slow_handover();
+    let mut toml = std::fs::read_to_string(p.path("handover.toml")).unwrap();
+    toml.push_str("\n[dashboard]\nnotify = \"echo $AGENT_HANDOVER_EVENT: $AGENT_HANDOVER_DETAIL > notified\"\n");
+    std::fs::write(p.path("handover.toml"), toml).unwrap();
+    let other = Project::new(&config(""));
+    assert!(other.handover("all quiet").status.success());
+    let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", &dirs) else {
+        let _ = child.kill();
+        return;
+    };
+    let bell = || t.tmux(&["display-message", "-p", "-t", "0", "#{window_bell_flag}"]);
+    t.wait_for("both rows", |s| {
+        s.contains("fleet · 2 workspaces") && s.contains("running") && s.contains("completed")
+    });
+    assert_eq!(bell().trim(), "0", "no bell before anything happened");
+    let killed = Instant::now();
+    child.kill().unwrap();
+    let screen = t.wait_for("the interrupted row", |s| s.contains("interrupted"));
+    let took = killed.elapsed();
+    eprintln!("kill -9 -> \"interrupted\" in the fleet: {took:?}");
+    assert!(took < Duration::from_secs(2), "took {took:?}:\n{screen}");
+    assert!(screen.contains("1 NEED YOU"), "{screen}");
+    wait_until("the bell", || bell().trim() == "1");
+    let title = t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
+    assert!(title.contains("interrupted"), "pane title: {title}");
+    wait_until("[dashboard].notify to run", || {
+        std::fs::read_to_string(p.path("notified"))
+            .is_ok_and(|n| n.starts_with("interrupted: ") && n.contains("handover interrupted"))
+    });
+
+    // enter opens the selected (first) workspace; esc comes back.
+    t.keys(&["Enter"]);
+    t.wait_for("the single-workspace view", |s| s.contains("RESUME NEEDED"));
+    t.keys(&["Escape"]);
+    let screen = t.wait_for("the fleet again", |s| s.contains("fleet · 2 workspaces"));
+    assert!(
+        screen.contains("interrupted") && screen.contains("completed"),
+        "{screen}"
+    );
+    t.keys(&["q"]);
+    wait_until("the dashboard to quit", || !t.session_alive());
+    child.wait().unwrap();
+}
+
+/// Issue 14, item 5: `t` jumps to the agent's tmux pane, which its
+/// session-start hook recorded from `$TMUX_PANE`; before any is known it
+/// says so.
+#[test]
+fn t_jumps_to_the_agents_tmux_pane_recorded_at_session_start() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("q quit"));
+    t.keys(&["t"]);
+    t.wait_for("no pane known", |s| s.contains("no tmux pane known"));
+
+    let pane = t
+        .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", "sleep 60"])
+        .trim()
+        .to_string();
+    let o = p
+        .cmd()
+        .env("TMUX_PANE", &pane)
+        .args(["hook", "session-start", "--agent", "claude"])
+        .write_stdin(r#"{"session_id": "s1", "source": "startup"}"#)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_ne!(
+        t.tmux(&["display-message", "-p", "#{pane_id}"]).trim(),
+        pane
+    );
+    t.keys(&["t"]);
+    wait_until("the agent's pane to be selected", || {
+        t.tmux(&["display-message", "-p", "#{pane_id}"]).trim() == pane
+    });
+}

@@ -69,7 +69,9 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
     let files = if args.remove {
         adapters::remove(&ws, agent)?
     } else {
-        adapters::install(&ws, agent)?
+        let files = adapters::install(&ws, agent)?;
+        super::workspaces::remember(&ws.root);
+        files
     };
     let changed = files.iter().any(|f| f.change != Change::Unchanged);
     out.emit(

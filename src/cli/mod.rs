@@ -24,6 +24,7 @@ mod running;
 mod state;
 mod sync;
 mod task;
+mod workspaces;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -232,18 +233,63 @@ enum Command {
     /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
     #[cfg(feature = "dashboard")]
     #[command(visible_alias = "ui")]
-    Dashboard(Target),
+    Dashboard(DashboardArgs),
+    /// The registry of workspaces (every project where install or a handover ran): list, forget.
+    Workspaces {
+        #[command(subcommand)]
+        command: Option<workspaces::WorkspacesCommand>,
+    },
     /// The dashboard on a throwaway workspace with a simulated agent (`--tour`: narrated text).
     #[cfg(feature = "dashboard")]
     Demo(demo::DemoArgs),
 }
 
-/// `dashboard`: the TUI on the workspace.
+/// Arguments of `dashboard`.
 #[cfg(feature = "dashboard")]
-fn dashboard(target: &Target) -> agent_handover::Result<u8> {
-    let ws = target.workspace()?;
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// Workspaces to supervise; more than one opens the fleet view [default: the current directory].
+    #[arg(value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// The fleet view of every registered workspace (see `workspaces`), plus any DIR given.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// `dashboard`: the TUI on the workspace, or the fleet view over several.
+#[cfg(feature = "dashboard")]
+fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
     let frame_log = std::env::var_os("AGENT_HANDOVER_FRAME_LOG").map(Into::into);
-    match crate::tui::run(ws, crate::tui::runtime::LoopOptions { frame_log }) {
+    let opts = crate::tui::runtime::LoopOptions { frame_log };
+    let result = if args.all || args.dirs.len() > 1 {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if args.all {
+            let registry = workspaces::user_registry()?;
+            dirs.extend(registry.load()?.into_iter().map(|e| e.path));
+        }
+        let cwd = std::env::current_dir().unwrap_or_default();
+        for dir in &args.dirs {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        crate::tui::run_fleet(dirs, opts)
+    } else {
+        let ws = match args.dirs.first() {
+            Some(dir) => Workspace::resolve(WorkspaceOptions {
+                cwd: Some(dir.clone()),
+                checkpoint: args.target.checkpoint.clone(),
+                config: args.target.config.clone(),
+                ..Default::default()
+            })?,
+            None => args.target.workspace()?,
+        };
+        crate::tui::run(ws, opts)
+    };
+    match result {
         Ok(()) => Ok(exit::OK),
         Err(e) => {
             eprintln!("error: {e}");
@@ -306,7 +352,8 @@ pub fn main() -> ExitCode {
         #[cfg(feature = "mcp")]
         Command::Mcp(target) => mcp::mcp(&target),
         #[cfg(feature = "dashboard")]
-        Command::Dashboard(target) => dashboard(&target),
+        Command::Dashboard(args) => dashboard(&args),
+        Command::Workspaces { command } => workspaces::workspaces(command.as_ref(), out),
         #[cfg(feature = "dashboard")]
         Command::Demo(args) => demo::demo(&args),
     };

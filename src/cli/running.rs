@@ -73,6 +73,7 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     };
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today)?;
+    super::workspaces::remember(&ws.root);
     // Linted after the handover, not before: the text goes to disk first.
     let unchecked = request
         .quality_gate

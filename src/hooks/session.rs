@@ -73,6 +73,26 @@ pub fn save(ws: &Workspace, record: &SessionRecord) -> Result<()> {
     Ok(())
 }
 
+/// The newest session record (by when it was written) that `wanted`
+/// accepts, reading newest first and stopping at the first; unreadable
+/// records are skipped. For the dashboard: who works here and in which
+/// tmux pane.
+pub fn newest(ws: &Workspace, wanted: impl Fn(&SessionRecord) -> bool) -> Option<SessionRecord> {
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(ws.sessions_dir())
+        .ok()?
+        .flatten()
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter(|(_, p)| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort_by(|a, b| b.cmp(a));
+    files.into_iter().find_map(|(_, path)| {
+        let text = fsx::read_text_bounded(&path, MAX_BYTES, "remove it").ok()??;
+        serde_json::from_str::<SessionRecord>(&text)
+            .ok()
+            .filter(|r| wanted(r))
+    })
+}
+
 fn prune(dir: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -93,6 +113,27 @@ fn prune(dir: &std::path::Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_newest_record_with_a_tmux_pane_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::in_dir(dir.path());
+        assert_eq!(newest(&ws, |_| true), None, "no sessions folder");
+        let record = |agent: &str, pane: Option<&str>| SessionRecord {
+            agent: agent.into(),
+            session_id: Some(agent.into()),
+            started_at: Utc::now(),
+            source: None,
+            tmux_pane: pane.map(Into::into),
+            asked_at: None,
+        };
+        save(&ws, &record("claude", Some("%3"))).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        save(&ws, &record("codex", None)).unwrap();
+        assert_eq!(newest(&ws, |_| true).unwrap().agent, "codex");
+        let paned = newest(&ws, |r| r.tmux_pane.is_some()).unwrap();
+        assert_eq!(paned.tmux_pane.as_deref(), Some("%3"));
+    }
 
     #[test]
     fn records_round_trip_per_agent_and_session() {

@@ -47,6 +47,11 @@ pub use queue::{Queue, check_agent};
 use read_state::{ReadMarks, ReadSet, key};
 use scan::Entry;
 
+/// The queue of the human supervising the agents (`messages/for_human/`):
+/// an agent asks its supervisor with `agent-handover inbox send --to human`,
+/// and the dashboard's fleet view rings when it receives mail.
+pub const HUMAN: &str = "human";
+
 /// How many random names a send draws before it gives up (one is all it
 /// takes unless two senders pick the same nanosecond and random part).
 const NAME_DRAWS: usize = 8;

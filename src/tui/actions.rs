@@ -2,6 +2,7 @@
 //! CLI does them (same lock, same PAUSE rules). Runs off the UI thread.
 
 use agent_handover::engine::pause;
+use agent_handover::hooks::session;
 use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::{Engine, Workspace};
 
@@ -52,6 +53,7 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
                 .map_err(err)?;
             Ok(format!("marked read for {agent}"))
         }
+        Action::JumpToPane => jump_to_pane(ws),
         Action::Unpause => {
             pause::unpause(ws, false).map_err(err)?;
             match pause::active_pause(&ws.pause_files()) {
@@ -63,6 +65,41 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
             }
         }
     }
+}
+
+/// Make the tmux pane of the agent working in `ws` the current one: the
+/// pane of the newest session whose start hook recorded `$TMUX_PANE`
+/// (`tmux switch-client` when inside tmux, then `select-window` and
+/// `select-pane`).
+pub fn jump_to_pane(ws: &Workspace) -> Result<String, String> {
+    let Some(record) = session::newest(ws, |r| r.tmux_pane.is_some()) else {
+        return Err(format!(
+            "no tmux pane known for {}: an agent's session-start hook records $TMUX_PANE when it runs in tmux",
+            ws.root.display()
+        ));
+    };
+    let pane = record.tmux_pane.unwrap_or_default();
+    let tmux = |verb: &str| {
+        std::process::Command::new("tmux")
+            .args([verb, "-t", &pane])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("tmux: {e}"))
+    };
+    if std::env::var_os("TMUX").is_some() {
+        // Another session's pane: move this client there first (best effort).
+        let _ = tmux("switch-client");
+    }
+    for verb in ["select-window", "select-pane"] {
+        let out = tmux(verb)?;
+        if !out.status.success() {
+            return Err(format!(
+                "tmux {verb} -t {pane}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    Ok(format!("{}'s pane {pane} selected", record.agent))
 }
 
 fn executed(steps: &[String]) -> String {

@@ -115,6 +115,8 @@ pub struct App {
     pub watch: WatchMode,
     /// Set when the loop should exit.
     pub quit: bool,
+    /// Opened from the fleet view: `esc` goes back to it.
+    pub in_fleet: bool,
 }
 
 impl App {
@@ -151,6 +153,7 @@ impl App {
             sending: None,
             watch: WatchMode::Events,
             quit: false,
+            in_fleet: false,
         }
     }
 
@@ -583,6 +586,9 @@ impl App {
                 Vec::new()
             }
             Command::Refresh => vec![Effect::LoadRun, Effect::LoadFull],
+            Command::Back if self.in_fleet => vec![Effect::Back],
+            Command::Back => Vec::new(),
+            Command::Pane => self.act(Action::JumpToPane),
             Command::Retry | Command::Local(_) => {
                 self.ask_tabs(|tab, shared, selected| tab.update(command, shared, selected))
             }
@@ -865,5 +871,14 @@ mod tests {
             app.update(code(KeyCode::Tab));
             assert_eq!(app.selected, run::ID, "wraps to Run at {size:?}");
         }
+    }
+
+    #[test]
+    fn esc_goes_back_only_when_opened_from_the_fleet_and_t_asks_for_the_pane() {
+        let mut app = fixtures::app((100, 30));
+        assert!(app.update(code(KeyCode::Esc)).is_empty(), "alone: nothing");
+        app.in_fleet = true;
+        assert_eq!(app.update(code(KeyCode::Esc)), vec![Effect::Back]);
+        assert_eq!(app.update(key('t')), vec![Effect::Act(Action::JumpToPane)]);
     }
 }

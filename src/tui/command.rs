@@ -60,6 +60,10 @@ pub enum Command {
     Filter,
     /// Copy the selected item's text to the clipboard (`y`).
     Copy,
+    /// Back to the fleet view (when the workspace was opened from it).
+    Back,
+    /// Jump to the tmux pane of the agent working here.
+    Pane,
     /// A command only one tab knows, named like its binding (the inbox's
     /// `mark-read`, the state view's `diff`, ...).
     Local(&'static str),

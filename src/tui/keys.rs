@@ -63,6 +63,8 @@ const TABLE: &[Row] = &[
     global("log", Command::Log, &["L"], "", "the message log: every status message this session"),
     global("copy", Command::Copy, &["y"], "", "copy the selected item (message, version id, run id, step error) to the clipboard (OSC 52)"),
     global("filter", Command::Filter, &["/"], "", "filter the list: rows holding every word typed (Enter keeps it, Esc clears it)"),
+    global("pane", Command::Pane, &["t"], "", "jump to the agent's tmux pane"),
+    global("back", Command::Back, &["esc"], "", "back to the fleet view (dashboard DIR… or --all)"),
     global("help", Command::Help, &["?"], "help", "this help"),
     global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),
 ];

@@ -12,13 +12,17 @@
 //! * [`app`]: the state around the tabs and its pure update function;
 //!   [`view`]: pure rendering of the frame around the tabs;
 //! * [`runtime`]: the tokio event loop; [`load`], [`actions`] and [`watch`]
-//!   are its I/O, all through the engine library.
+//!   are its I/O, all through the engine library;
+//! * [`fleet`]: several workspaces in one list (its own state, view and
+//!   loop), each opened in the single-workspace dashboard above.
 
 pub mod actions;
 pub mod app;
 pub mod command;
 #[cfg(test)]
 pub mod fixtures;
+pub mod fleet;
+pub mod fleet_runtime;
 pub mod keys;
 pub mod layout;
 pub mod load;
@@ -58,9 +62,57 @@ static TERMINAL_TAKEN: AtomicBool = AtomicBool::new(false);
 /// restored on quit and on a terminating signal; on panic the binary's panic
 /// hook restores it with [`restore_terminal`].
 pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
+    need_a_terminal()?;
+    let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
+    let app = new_app(&ws, (w, h));
+    in_terminal(|mut terminal| async move {
+        let (tx, _) = tokio::sync::mpsc::unbounded_channel();
+        let input = runtime::Input::start(tx);
+        runtime::run(&mut terminal, ws, app, opts, &input)
+            .await
+            .map(drop)
+    })
+}
+
+/// Start the fleet view on `dirs` (one row each); `enter` opens one as
+/// [`run`] does, `esc` comes back. Returns when the user quits.
+pub fn run_fleet(dirs: Vec<std::path::PathBuf>, opts: runtime::LoopOptions) -> Result<(), String> {
+    need_a_terminal()?;
+    let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
+    let (theme, _) = Theme::new(theme::no_color_requested(), &Default::default());
+    let fleet = fleet::Fleet::new(dirs, theme, (w, h), chrono::Utc::now());
+    in_terminal(|mut terminal| async move { fleet_runtime::run(&mut terminal, fleet, opts).await })
+}
+
+fn need_a_terminal() -> Result<(), String> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err("the dashboard needs a terminal (run it in a terminal or tmux pane); for scripts use `agent-handover status --json`".into());
     }
+    Ok(())
+}
+
+/// Take the terminal, run `body` on a single-threaded tokio runtime, give
+/// the terminal back.
+fn in_terminal<F, Fut>(body: F) -> Result<(), String>
+where
+    F: FnOnce(DefaultTerminal) -> Fut,
+    Fut: std::future::Future<Output = std::io::Result<()>>,
+{
+    let result = take_terminal()
+        .and_then(|terminal| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(body(terminal))
+        })
+        .map_err(|e| e.to_string());
+    restore_terminal();
+    result
+}
+
+/// The single-workspace dashboard's state for `ws` on a `size` screen: its
+/// keys and colours from its config, their warnings in the status line.
+pub fn new_app(ws: &Workspace, size: (u16, u16)) -> App {
     let overrides = ws
         .config
         .dashboard
@@ -79,29 +131,18 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
         Some(rest) if !home.is_empty() => format!("~{rest}"),
         _ => label,
     };
-    let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
     let mut app = App::new(
         ws.root.clone(),
         label,
         keys,
         theme,
-        (w, h),
+        size,
         chrono::Utc::now(),
     );
     if !warnings.is_empty() {
         app.say(warnings.join("; "), true);
     }
-
-    let result = take_terminal()
-        .and_then(|mut terminal| {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?
-                .block_on(runtime::run(&mut terminal, ws, app, opts))
-        })
-        .map_err(|e| e.to_string());
-    restore_terminal();
-    result
+    app
 }
 
 /// Raw mode, the alternate screen and mouse capture, and a terminal drawing on stdout.

@@ -44,6 +44,8 @@ pub enum Action {
     Unpause,
     /// Send a message written in the dashboard (the same call as `inbox send`).
     Send(Box<Draft>),
+    /// Make the tmux pane of the agent working here the current one.
+    JumpToPane,
     /// Mark one message read for an agent.
     MarkRead {
         /// Whose read marks.
@@ -64,6 +66,7 @@ impl Action {
             Action::Unpause => "unpausing".into(),
             Action::Send(draft) => format!("sending the message to {}", draft.to),
             Action::MarkRead { .. } => "marking read".into(),
+            Action::JumpToPane => "jumping to the agent's pane".into(),
         }
     }
 }
@@ -182,6 +185,8 @@ pub enum Effect {
     Copy(String),
     /// Leave.
     Quit,
+    /// Back to the fleet view.
+    Back,
 }
 
 /// What the next background load reads beyond the defaults; each tab adds

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_handover::Workspace;
@@ -28,6 +28,15 @@ pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
 /// should step aside (for `$EDITOR`).
 const INPUT_POLL: Duration = Duration::from_millis(200);
 
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit (or a terminating signal arrived).
+    Quit,
+    /// Back to the fleet view (`esc`, when opened from it).
+    Back,
+}
+
 /// Options of the loop.
 #[derive(Debug, Clone, Default)]
 pub struct LoopOptions {
@@ -35,14 +44,17 @@ pub struct LoopOptions {
     pub frame_log: Option<PathBuf>,
 }
 
-/// Run the dashboard until the user quits (or a terminating signal arrives).
+/// Run the dashboard until the user quits (or a terminating signal
+/// arrives), or goes back to the fleet; `input` is the terminal's reader.
 pub async fn run(
     terminal: &mut DefaultTerminal,
     ws: Workspace,
     mut app: App,
     opts: LoopOptions,
-) -> std::io::Result<()> {
+    input: &Input,
+) -> std::io::Result<Exit> {
     let (tx, mut rx) = unbounded_channel::<Event>();
+    input.redirect(tx.clone());
     let mut frames = FrameLog::open(opts.frame_log)?;
     // The first frame needs only the run snapshot; the rest loads behind it.
     app.update(Event::RunLoaded(Box::new(load::run(&ws))));
@@ -51,7 +63,6 @@ pub async fn run(
     frames.record()?;
     agent_handover::failpoint::hit("dashboard-drawn");
 
-    let input = Input::start(tx.clone());
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
@@ -71,7 +82,8 @@ pub async fn run(
         }
         for effect in effects {
             match effect {
-                Effect::Quit => return Ok(()),
+                Effect::Quit => return Ok(Exit::Quit),
+                Effect::Back => return Ok(Exit::Back),
                 Effect::LoadRun => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {
@@ -123,12 +135,12 @@ pub async fn run(
             }
         }
         if app.quit {
-            return Ok(());
+            return Ok(Exit::Quit);
         }
         terminal.draw(|f| view::render(f, &app))?;
         frames.record()?;
     }
-    Ok(())
+    Ok(Exit::Quit)
 }
 
 /// At most one background load at a time; a request during one is remembered.
@@ -161,15 +173,20 @@ impl Loader {
 
 /// Terminal input, read on its own thread so that it can step aside while
 /// `$EDITOR` has the terminal (a reader left running would take the
-/// editor's keys).
-struct Input {
+/// editor's keys). One reader serves the whole session: the fleet view
+/// and each workspace opened from it [`Input::redirect`] it to their loop.
+pub struct Input {
     paused: Arc<AtomicBool>,
+    target: Arc<Mutex<UnboundedSender<Event>>>,
 }
 
 impl Input {
-    fn start(tx: UnboundedSender<Event>) -> Input {
+    /// Start reading; events go to `tx` until redirected.
+    pub fn start(tx: UnboundedSender<Event>) -> Input {
         let paused = Arc::new(AtomicBool::new(false));
         let flag = paused.clone();
+        let target = Arc::new(Mutex::new(tx));
+        let to = target.clone();
         std::thread::spawn(move || {
             loop {
                 if flag.load(Ordering::SeqCst) {
@@ -188,12 +205,18 @@ impl Input {
                     Ok(_) => continue,
                     Err(_) => break,
                 };
-                if tx.send(event).is_err() {
-                    break;
-                }
+                // A loop that ended without redirecting drops its key.
+                let _ = to.lock().map(|tx| tx.send(event));
             }
         });
-        Input { paused }
+        Input { paused, target }
+    }
+
+    /// Send the next events to `tx`.
+    pub fn redirect(&self, tx: UnboundedSender<Event>) {
+        if let Ok(mut target) = self.target.lock() {
+            *target = tx;
+        }
     }
 
     /// Stop reading, and wait until a read under way is over.
@@ -230,7 +253,7 @@ fn edit(terminal: &mut DefaultTerminal, path: &Path, line: usize) -> std::io::Re
 }
 
 /// SIGTERM, SIGHUP and SIGINT quit cleanly (the terminal is restored).
-fn spawn_signals(tx: UnboundedSender<Event>) {
+pub fn spawn_signals(tx: UnboundedSender<Event>) {
     use tokio::signal::unix::{SignalKind, signal};
     for kind in [
         SignalKind::terminate(),
@@ -284,13 +307,14 @@ fn spawn_reconcile(ws: Workspace, tx: UnboundedSender<Event>) {
 }
 
 /// The optional frame log (for the dashboard benchmark).
-struct FrameLog {
+pub struct FrameLog {
     file: Option<std::fs::File>,
     count: u64,
 }
 
 impl FrameLog {
-    fn open(path: Option<PathBuf>) -> std::io::Result<Self> {
+    /// Append to `path`, if given.
+    pub fn open(path: Option<PathBuf>) -> std::io::Result<Self> {
         let file = match path {
             Some(p) => Some(
                 std::fs::OpenOptions::new()
@@ -303,7 +327,8 @@ impl FrameLog {
         Ok(FrameLog { file, count: 0 })
     }
 
-    fn record(&mut self) -> std::io::Result<()> {
+    /// One more frame was drawn.
+    pub fn record(&mut self) -> std::io::Result<()> {
         self.count += 1;
         if let Some(f) = &mut self.file {
             let micros = std::time::SystemTime::now()

@@ -126,9 +126,13 @@ fn debounce(
     }
 }
 
+/// The modification time and size of each of a list of paths (`None`:
+/// it does not exist): what the watchers compare.
+pub type Stamps = Vec<Option<(SystemTime, u64)>>;
+
 /// A cheap summary of the workspace's state: changes whenever a checkpoint,
 /// PAUSE file, run record, history snapshot or message appears or changes.
-pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
+pub fn fingerprint(ws: &Workspace) -> Stamps {
     let mut paths = vec![
         ws.checkpoint.clone(),
         ws.runs_dir(),
@@ -137,6 +141,27 @@ pub fn fingerprint(ws: &Workspace) -> Vec<Option<(SystemTime, u64)>> {
     ];
     paths.extend(ws.pause_files());
     paths.extend(directories(ws));
+    // A message changes its queue's folder, not `messages/`.
+    if let Ok(queues) = std::fs::read_dir(ws.messages_dir()) {
+        let mut queues: Vec<PathBuf> = queues.flatten().map(|e| e.path()).collect();
+        queues.sort();
+        paths.extend(queues);
+    }
+    stamps(&paths)
+}
+
+/// What a handoff's score and outcome depend on: the current state and
+/// the run records (for the fleet, which lints again only when they change).
+pub fn score_stamp(ws: &Workspace) -> Stamps {
+    stamps(&[
+        ws.memory.current_state(),
+        ws.runs_dir(),
+        ws.checkpoint.clone(),
+    ])
+}
+
+/// Modification time and size of each path (`None`: it does not exist).
+fn stamps(paths: &[PathBuf]) -> Stamps {
     paths
         .iter()
         .map(|p| {

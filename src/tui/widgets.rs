@@ -25,7 +25,12 @@ pub fn loading(frame: &mut Frame<'_>, area: Rect, shared: &Shared, title: &str) 
 
 /// "12s", "3m", "5h", "2d" since `at`.
 pub fn ago(shared: &Shared, at: chrono::DateTime<chrono::Utc>) -> String {
-    let secs = (shared.now - at).num_seconds().max(0);
+    ago_at(shared.now, at)
+}
+
+/// "12s", "3m", "5h", "2d" from `at` to `now`.
+pub fn ago_at(now: chrono::DateTime<chrono::Utc>, at: chrono::DateTime<chrono::Utc>) -> String {
+    let secs = (now - at).num_seconds().max(0);
     match secs {
         0..60 => format!("{secs}s"),
         60..3600 => format!("{}m", secs / 60),

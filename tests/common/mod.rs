@@ -37,6 +37,7 @@ impl Project {
         let mut c = Command::cargo_bin("agent-handover").unwrap();
         c.current_dir(self.dir.path())
             .env("HOME", self.path("home"))
+            .env_remove("XDG_CONFIG_HOME")
             .env_remove("AGENT_HANDOVER_CHECKPOINT")
             .env("NO_COLOR", "1");
         c
@@ -47,6 +48,7 @@ impl Project {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent-handover"));
         c.current_dir(self.dir.path())
             .env("HOME", self.path("home"))
+            .env_remove("XDG_CONFIG_HOME")
             .env_remove("AGENT_HANDOVER_CHECKPOINT");
         c
     }

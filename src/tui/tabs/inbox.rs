@@ -2,7 +2,7 @@
 //! messages (its queue and `shared`), and a preview of the selected one.
 //! Its keys mark a message read and switch between the agents' queues.
 
-use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
+use agent_handover::inbox::{HUMAN, Message, MessageSummary, QueueSummary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -34,10 +34,6 @@ const COMPOSE: Command = Command::Local("compose");
 const REPLY: Command = Command::Local("reply");
 /// Only the unread messages, or all.
 const UNREAD_ONLY: Command = Command::Local("unread-only");
-
-/// Who a message written in the dashboard is from, unless changed: the
-/// person supervising the agents.
-const SUPERVISOR: &str = "human";
 
 /// The inbox's own keys.
 #[rustfmt::skip]
@@ -111,7 +107,7 @@ impl InboxTab {
         } else {
             Draft {
                 to: self.agent.clone().unwrap_or_default(),
-                from: SUPERVISOR.into(),
+                from: HUMAN.into(),
                 field: if self.agent.is_some() {
                     DraftField::Subject
                 } else {
@@ -253,7 +249,7 @@ pub fn answer(m: &MessageSummary) -> Draft {
     };
     Draft {
         to: m.from.clone(),
-        from: SUPERVISOR.into(),
+        from: HUMAN.into(),
         subject,
         body: String::new(),
         reply_to: Some(format!("{}/{}", m.queue, m.id)),
@@ -560,7 +556,7 @@ mod tests {
             effects,
             vec![Effect::Act(Action::Send(Box::new(Draft {
                 to: "codex".into(),
-                from: SUPERVISOR.into(),
+                from: HUMAN.into(),
                 subject: "Stop the deploy".into(),
                 body: "line one\nline two".into(),
                 reply_to: None,

@@ -1,0 +1,207 @@
+//! The fleet view over 20 workspaces, each with 1,000 layer-1 notes, 1,000
+//! inbox messages and 100 versions of current-state.md (one made through
+//! the library, copied 19 times), driven as a person would run it: the
+//! release binary in tmux, `dashboard DIR…`. Measures:
+//! * time to the first frame, every row's state shown (median of 11 starts);
+//! * peak memory (VmHWM) once every score is read;
+//! * idle CPU over 10 s;
+//! * the delay from a file change (a PAUSE file appearing or going in one
+//!   of the workspaces) to the redraw showing it (median of 21).
+//!
+//! `cargo bench --bench fleet`; writes `target/bench-fleet.md`. Needs tmux.
+
+mod support;
+#[path = "support/tty.rs"]
+mod tty;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agent_handover::inbox::{HUMAN, Inbox, NewMessage};
+use agent_handover::memory::history::StateHistory;
+use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
+use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
+use support::{load_average, our_binary, stats};
+use tty::{Session, cpu_ticks, frame_count, now_micros, status_field, wait_for_frames};
+
+const WORKSPACES: usize = 20;
+const NOTES: usize = 1_000;
+const MESSAGES: usize = 1_000;
+const AGENTS: usize = 5;
+const VERSIONS: usize = 100;
+const STARTS: usize = 11;
+const CHANGES: usize = 21;
+
+fn main() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("tmux is not installed: the fleet benchmark needs a terminal");
+        return;
+    }
+    let (bin, target) = our_binary();
+    let root = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let first = root.path().join("ws00");
+    std::fs::create_dir(&first).unwrap();
+    generate(&first);
+    let mut dirs = vec![first.clone()];
+    for i in 1..WORKSPACES {
+        let dir = root.path().join(format!("ws{i:02}"));
+        let ok = Command::new("cp")
+            .args(["-a"])
+            .arg(&first)
+            .arg(&dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "cp -a failed");
+        dirs.push(dir);
+    }
+    println!(
+        "generated {WORKSPACES} workspaces in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let args = dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+
+    let socket = format!("ah-bench-fleet-{}", std::process::id());
+    let frames = root.path().join("frames.log");
+    let start_file = root.path().join("start.ns");
+    let mut first_frames = Vec::new();
+    for _ in 0..STARTS {
+        let _ = std::fs::remove_file(&frames);
+        let session = Session::start(&socket, &bin, &first, &frames, &start_file, &args);
+        let shown = wait_for_frames(&frames, 1);
+        let start_ns: u128 = std::fs::read_to_string(&start_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        drop(session);
+        first_frames.push(Duration::from_micros((shown[0] - start_ns / 1000) as u64));
+    }
+
+    // One long-lived session for memory, idle CPU and change latency.
+    let _ = std::fs::remove_file(&frames);
+    let session = Session::start(&socket, &bin, &first, &frames, &start_file, &args);
+    std::thread::sleep(Duration::from_secs(5)); // every score read
+    let pid = session.pid();
+    let peak_kib = status_field(pid, "VmHWM:");
+    let cpu_before = cpu_ticks(pid);
+    let idle = Duration::from_secs(10);
+    std::thread::sleep(idle);
+    let cpu_ticks_used = cpu_ticks(pid) - cpu_before;
+    let ticks_per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let idle_cpu_pct = cpu_ticks_used as f64 / ticks_per_sec / idle.as_secs_f64() * 100.0;
+
+    let mut redraws = Vec::new();
+    for i in 0..CHANGES {
+        let pause = pause_file(&dirs[(i / 2) % WORKSPACES]);
+        let before = frame_count(&frames);
+        let changed_at = now_micros();
+        if i % 2 == 0 {
+            std::fs::write(&pause, "bench\n").unwrap();
+        } else {
+            std::fs::remove_file(&pause).unwrap();
+        }
+        let shown = wait_for_frames(&frames, before + 1);
+        redraws.push(Duration::from_micros((shown[before] - changed_at) as u64));
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    drop(session);
+
+    let (ttff, ttff_p90) = stats(&first_frames);
+    let (redraw, redraw_p90) = stats(&redraws);
+    let peak_mib = peak_kib as f64 / 1024.0;
+    let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
+    let table = format!(
+        "## Fleet view over {WORKSPACES} workspaces\n\n\
+         Each: {NOTES} layer-1 notes, {MESSAGES} messages across {AGENTS} agents and `{HUMAN}`, \
+         {VERSIONS} state versions; release binary in tmux, `dashboard DIR…`; load average {}.\n\n\
+         | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
+         | first frame, every row's state ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | ≤ 50 ms | {} |\n\
+         | peak memory (VmHWM, every score read) | {peak_mib:.1} MiB | | ≤ 40 MiB | {} |\n\
+         | idle CPU over {} s | {idle_cpu_pct:.2} % | | ≤ 0.5 % | {} |\n\
+         | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | ≤ 150 ms | {} |\n",
+        load_average(),
+        verdict(ttff <= 50.0),
+        verdict(peak_mib <= 40.0),
+        idle.as_secs(),
+        verdict(idle_cpu_pct <= 0.5),
+        verdict(redraw <= 150.0),
+    );
+    println!("{table}");
+    let _ = std::fs::write(target.join("bench-fleet.md"), &table);
+}
+
+fn pause_file(dir: &Path) -> PathBuf {
+    dir.join(".agent-handover").join("PAUSE")
+}
+
+/// One workspace, made through the library (so every file is real).
+fn generate(dir: &Path) {
+    std::fs::write(
+        dir.join("handover.toml"),
+        "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n",
+    )
+    .unwrap();
+    let ws = Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        home: Some(dir.join("home")),
+        ..Default::default()
+    })
+    .unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let start = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+    for i in 0..NOTES {
+        let date = start + Days::days((i / 10) as i64);
+        let month = ws.memory.layer1_month_dir(date);
+        std::fs::create_dir_all(&month).unwrap();
+        let path = ws.memory.layer1_note("bench", date, (i % 10) as u32 + 1);
+        std::fs::write(
+            path,
+            format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n"),
+        )
+        .unwrap();
+    }
+    let history = StateHistory::new(ws.state_history_dir());
+    let t0 = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    for v in 0..VERSIONS {
+        let text: String = (0..120)
+            .map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l }))
+            .collect();
+        history
+            .save(
+                &format!("# State {v}\n{text}"),
+                &format!("run-{v}"),
+                Some(t0 + Days::hours(v as i64)),
+            )
+            .unwrap();
+    }
+    let inbox = Inbox::new(&ws);
+    for m in 0..MESSAGES {
+        let to = match m % (AGENTS + 1) {
+            0 => HUMAN.to_string(),
+            a => format!("agent{a}"),
+        };
+        let message = NewMessage {
+            from: format!("peer{}", m % 7),
+            to,
+            subject: Some(format!("message {m}")),
+            body: format!("Body of message {m}.\n"),
+            reply_to: None,
+            allow_secret: false,
+            allow_empty: false,
+        };
+        inbox.send(&message).unwrap();
+    }
+    let overrides = RunOverrides {
+        note: Some("# Session\n## Status\n1/1 tests pass\n".into()),
+        ..Default::default()
+    };
+    let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
+    Engine::new(ws).start(request).unwrap();
+}

@@ -1,0 +1,129 @@
+//! The dashboard in tmux, timed by its frame log: what the dashboard
+//! benches share (a session, frames, /proc readings).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A tmux session running the dashboard; killed on drop.
+pub struct Session {
+    socket: String,
+}
+
+impl Session {
+    /// `agent-handover dashboard <args>` in `dir` (its HOME is `dir/home`),
+    /// 160x48, logging frames to `frames`; the start time (ns) goes to `start_file`.
+    pub fn start(
+        socket: &str,
+        bin: &Path,
+        dir: &Path,
+        frames: &Path,
+        start_file: &Path,
+        args: &str,
+    ) -> Self {
+        let command = format!(
+            "date +%s%N > {}; exec env HOME={} TERM=xterm-256color AGENT_HANDOVER_FRAME_LOG={} {} dashboard {args}",
+            start_file.display(),
+            dir.join("home").display(),
+            frames.display(),
+            bin.display()
+        );
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "160",
+                "-y",
+                "48",
+            ])
+            .args(["-c", dir.to_str().unwrap(), &command])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux failed");
+        Session {
+            socket: socket.to_string(),
+        }
+    }
+
+    /// The dashboard's pid.
+    pub fn pid(&self) -> u32 {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "display", "-p", "#{pane_pid}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Frame times (µs since the epoch) once the log has `n` of them.
+pub fn wait_for_frames(log: &Path, n: usize) -> Vec<u128> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let times: Vec<u128> = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect();
+        if times.len() >= n {
+            return times;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the dashboard drew {} frames, expected {n}",
+            times.len()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// How many frames the log has.
+pub fn frame_count(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// Now, in µs since the epoch.
+pub fn now_micros() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_micros()
+}
+
+/// A file of /proc/PID.
+pub fn proc_file(pid: u32, name: &str) -> PathBuf {
+    PathBuf::from(format!("/proc/{pid}/{name}"))
+}
+
+/// A `kB` field of /proc/PID/status.
+pub fn status_field(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(proc_file(pid, "status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// User + system CPU ticks of a process.
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(proc_file(pid, "stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}

@@ -1,0 +1,403 @@
+//! The fleet view: several workspaces in one list (`dashboard DIR…`,
+//! `dashboard --all`), one row each, with what a supervisor looks at first:
+//! the agent, the handover's state, unread mail, the handoff's score and
+//! how the previous one served, state drift and the last activity.
+//!
+//! This module is the pure part: the rows, the selection, the update
+//! function and the attention rule ([`alerts`]); [`view`] draws it;
+//! `tui::fleet_runtime` is its event loop.
+
+pub mod view;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use agent_handover::handoff::usefulness::Usefulness;
+use chrono::{DateTime, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::theme::Theme;
+
+/// A workspace's health in one word, as its row shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    /// Not read yet.
+    Loading,
+    /// Its directory is gone.
+    Missing,
+    /// Its config or checkpoint cannot be read (see the row's error).
+    Unreadable,
+    /// A handover runs.
+    Running,
+    /// A PAUSE file stops its automation.
+    Paused,
+    /// A handover stopped with steps left (resume needed).
+    Interrupted,
+    /// A step failed (resume or retry after fixing it).
+    Failed,
+    /// Handovers wait behind a stuck or busy one.
+    Queued,
+    /// The last handover completed.
+    Completed,
+    /// The last handover was abandoned.
+    Abandoned,
+    /// No handover ever ran.
+    Never,
+}
+
+impl Health {
+    /// Its word.
+    pub fn word(self) -> &'static str {
+        match self {
+            Health::Loading => "…",
+            Health::Missing => "missing",
+            Health::Unreadable => "unreadable",
+            Health::Running => "running",
+            Health::Paused => "paused",
+            Health::Interrupted => "interrupted",
+            Health::Failed => "failed",
+            Health::Queued => "queued",
+            Health::Completed => "completed",
+            Health::Abandoned => "abandoned",
+            Health::Never => "never",
+        }
+    }
+
+    /// Whether a human should look (drawn as an alert).
+    pub fn needs_human(self) -> bool {
+        matches!(
+            self,
+            Health::Interrupted | Health::Failed | Health::Unreadable | Health::Paused
+        )
+    }
+}
+
+/// The cheap part of a row: read every second a handover runs, and on
+/// every change of the workspace's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The workspace's root.
+    pub path: PathBuf,
+    /// Its directory name.
+    pub name: String,
+    /// Its state (the run's word, PAUSE, the queue).
+    pub health: Health,
+    /// `RunSnapshot::state_word` of its checkpoint (`none` when unread).
+    pub run_word: &'static str,
+    /// Whether a PAUSE file is present.
+    pub paused: bool,
+    /// The newest agent its hooks saw start a session.
+    pub agent: Option<String>,
+    /// Unread messages in the agents' queues and `shared`.
+    pub unread: usize,
+    /// Unread messages for the supervising human
+    /// ([`agent_handover::inbox::HUMAN`]).
+    pub for_human: usize,
+    /// Whether a merge superseded text of the current state (drift).
+    pub drift: bool,
+    /// The newest change among its state files.
+    pub activity: Option<DateTime<Utc>>,
+    /// Why it could not be read.
+    pub error: Option<String>,
+    /// Whether the mail, activity and agent were read (the first frame
+    /// shows the states alone).
+    pub details: bool,
+    /// Its `[dashboard].notify` command.
+    pub notify: Option<String>,
+    /// The stamps of what its score depends on (the current state, the run
+    /// records): the score is read again only when they change.
+    pub score_stamp: Vec<Option<(SystemTime, u64)>>,
+}
+
+impl Row {
+    /// A row not read yet.
+    pub fn loading(path: PathBuf) -> Row {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Row {
+            path,
+            name,
+            health: Health::Loading,
+            run_word: "none",
+            paused: false,
+            agent: None,
+            unread: 0,
+            for_human: 0,
+            drift: false,
+            activity: None,
+            error: None,
+            details: false,
+            notify: None,
+            score_stamp: Vec::new(),
+        }
+    }
+}
+
+/// The slower part of a row: the handoff's score and how the previous
+/// handoff served the session after it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Score {
+    /// The current state's lint score (`None`: no current state yet).
+    pub score: Option<u8>,
+    /// The previous handoff's usefulness, as the newest handover judged it.
+    pub outcome: Option<Usefulness>,
+}
+
+/// Something a supervisor should know at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alert {
+    /// Which row.
+    pub row: usize,
+    /// `interrupted`, `failed`, `paused` or `mail`.
+    pub event: &'static str,
+    /// One line for the title and the status line.
+    pub detail: String,
+}
+
+/// What changed between two readings of a row that needs a human:
+/// the handover became interrupted or failed, a PAUSE appeared, or mail
+/// arrived for the human. Nothing on the first reading (nor for mail on
+/// the first reading of the mail).
+pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
+    if old.health == Health::Loading {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut say = |event: &'static str, what: String| {
+        out.push(Alert {
+            row,
+            event,
+            detail: format!("{}: {what}", new.name),
+        });
+    };
+    if matches!(new.run_word, "interrupted" | "failed") && new.run_word != old.run_word {
+        say(
+            if new.run_word == "failed" {
+                "failed"
+            } else {
+                "interrupted"
+            },
+            format!("handover {}", new.run_word),
+        );
+    }
+    if new.paused && !old.paused {
+        say("paused", "paused by someone else".into());
+    }
+    if old.details && new.for_human > old.for_human {
+        let n = new.for_human;
+        say(
+            "mail",
+            format!(
+                "{n} unread message{} for you",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+    }
+    out
+}
+
+/// What the fleet's loop is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetEffect {
+    /// Read one row again.
+    Reload(usize),
+    /// Read every row again.
+    ReloadAll,
+    /// Open the single-workspace view of a row.
+    Open(usize),
+    /// Jump to the tmux pane of a row's agent.
+    JumpToPane(usize),
+    /// Ring, retitle and notify.
+    Alert(Alert),
+    /// Leave.
+    Quit,
+}
+
+/// The fleet view's state.
+#[derive(Debug)]
+pub struct Fleet {
+    /// One row per workspace, in the order given.
+    pub rows: Vec<Row>,
+    /// Scores, per row (`None`: not read yet).
+    pub scores: Vec<Option<Score>>,
+    /// The selected row.
+    pub cursor: usize,
+    /// The first row shown.
+    pub offset: usize,
+    /// Styles.
+    pub theme: Theme,
+    /// The home directory, shown as `~` in paths.
+    pub home: String,
+    /// Terminal size.
+    pub size: (u16, u16),
+    /// Now, for "3m ago".
+    pub now: DateTime<Utc>,
+    /// Whether the key help is open.
+    pub help: bool,
+    /// The last status message and when it was said (cleared after
+    /// [`super::app::TOAST_FOR`]).
+    pub toast: Option<(String, bool, DateTime<Utc>)>,
+    /// Set when the loop should exit.
+    pub quit: bool,
+    /// The row the user just came back from: its next reading raises no
+    /// alert (what changed there, such as a PAUSE pulled from its view,
+    /// was seen).
+    pub quiet: Option<usize>,
+}
+
+/// The fleet's keys: (keys, footer label, help). The footer, the help and
+/// [`Fleet::on_key`] read this one table.
+pub const KEYS: &[(&str, &str, &str)] = &[
+    ("enter", "open", "open the workspace (esc comes back here)"),
+    ("t", "pane", "jump to the agent's tmux pane"),
+    ("j/k", "", "move (the arrows, g/G, pageup/pagedown too)"),
+    ("ctrl-r", "", "read every workspace again now"),
+    ("?", "help", "this help"),
+    ("q", "quit", "quit"),
+];
+
+impl Fleet {
+    /// A fleet of `dirs`, not read yet.
+    pub fn new(dirs: Vec<PathBuf>, theme: Theme, size: (u16, u16), now: DateTime<Utc>) -> Fleet {
+        let scores = vec![None; dirs.len()];
+        Fleet {
+            rows: dirs.into_iter().map(Row::loading).collect(),
+            scores,
+            cursor: 0,
+            offset: 0,
+            theme,
+            home: std::env::var("HOME").unwrap_or_default(),
+            size,
+            now,
+            help: false,
+            toast: None,
+            quit: false,
+            quiet: None,
+        }
+    }
+
+    /// Say something in the status line.
+    pub fn say(&mut self, text: impl Into<String>, error: bool) {
+        self.toast = Some((text.into(), error, self.now));
+    }
+
+    /// Take a new reading of row `i`; returns the alerts it raises.
+    pub fn row_loaded(&mut self, i: usize, row: Row) -> Vec<FleetEffect> {
+        let Some(old) = self.rows.get_mut(i) else {
+            return Vec::new();
+        };
+        let found = if self.quiet == Some(i) {
+            self.quiet = None;
+            Vec::new()
+        } else {
+            alerts(i, old, &row)
+        };
+        *old = row;
+        found.into_iter().map(FleetEffect::Alert).collect()
+    }
+
+    /// The clock: relative times tick, old status messages clear, and every
+    /// row whose handover runs is read again (a killed owner changes no file).
+    pub fn clock(&mut self, now: DateTime<Utc>) -> Vec<FleetEffect> {
+        self.now = now;
+        if self
+            .toast
+            .as_ref()
+            .is_some_and(|(_, _, at)| now - *at >= super::app::TOAST_FOR)
+        {
+            self.toast = None;
+        }
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.health == Health::Running)
+            .map(|(i, _)| FleetEffect::Reload(i))
+            .collect()
+    }
+
+    /// How many rows the list shows at once.
+    pub fn page(&self) -> usize {
+        view::list_height(self.size).max(1)
+    }
+
+    fn select(&mut self, row: usize) {
+        self.cursor = row.min(self.rows.len().saturating_sub(1));
+        let page = self.page();
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + page {
+            self.offset = self.cursor + 1 - page;
+        }
+    }
+
+    /// A key press.
+    pub fn on_key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
+        if self.help {
+            self.help = false;
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let last = self.rows.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('c') if ctrl => self.quit = true,
+            KeyCode::Char('r') if ctrl => return vec![FleetEffect::ReloadAll],
+            KeyCode::Char('j') | KeyCode::Down => self.select(self.cursor + 1),
+            KeyCode::Char('k') | KeyCode::Up => self.select(self.cursor.saturating_sub(1)),
+            KeyCode::Char('d') if ctrl => self.select(self.cursor + self.page()),
+            KeyCode::PageDown => self.select(self.cursor + self.page()),
+            KeyCode::Char('u') if ctrl => self.select(self.cursor.saturating_sub(self.page())),
+            KeyCode::PageUp => self.select(self.cursor.saturating_sub(self.page())),
+            KeyCode::Char('g') | KeyCode::Home => self.select(0),
+            KeyCode::Char('G') | KeyCode::End => self.select(last),
+            KeyCode::Char('?') => self.help = true,
+            KeyCode::Char('t') if !self.rows.is_empty() => {
+                return vec![FleetEffect::JumpToPane(self.cursor)];
+            }
+            KeyCode::Enter => match self.rows.get(self.cursor) {
+                Some(row) if row.health == Health::Missing => {
+                    let text = format!("{} is missing", row.path.display());
+                    self.say(text, true);
+                }
+                Some(_) => return vec![FleetEffect::Open(self.cursor)],
+                None => {}
+            },
+            _ => {}
+        }
+        if self.quit {
+            vec![FleetEffect::Quit]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// A mouse event: a click selects (a click on the selected row opens
+    /// it), the wheel moves.
+    pub fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.select(self.cursor + 3),
+            MouseEventKind::ScrollUp => self.select(self.cursor.saturating_sub(3)),
+            MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
+                if let Some(row) = view::row_at(self, mouse.row) {
+                    if row == self.cursor {
+                        return vec![FleetEffect::Open(row)];
+                    }
+                    self.select(row);
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// The terminal was resized.
+    pub fn resize(&mut self, size: (u16, u16)) {
+        self.size = size;
+        self.select(self.cursor);
+    }
+}
+
+#[cfg(test)]
+mod tests;
