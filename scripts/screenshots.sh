@@ -16,7 +16,8 @@ sock=ah-shots-$$
 work=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 ws=$work/parser
-export HOME=$ws/home
+# HOME is the workspace's parent, so the header shows ~/parser, not a temp path.
+export HOME=$work
 unset NO_COLOR AGENT_HANDOVER_CHECKPOINT
 
 # A project with history: the tour's two sessions (one crashed and resumed),
@@ -79,16 +80,20 @@ shot() {
   echo "screenshots/$name.png"
 }
 shot inbox-160x48 160 48
-shot state-160x48 160 48 2
-shot quality-160x48 160 48 3
-shot timeline-160x48 160 48 4
+shot state-160x48 160 48 3
+shot state-compare-160x48 160 48 3 Space j j Enter
+shot quality-160x48 160 48 4
+shot timeline-160x48 160 48 5
 shot run-narrow-60x20 60 20
 shot state-narrow-60x20 60 20 3
+shot state-versions-60x20 60 20 3 v
+shot run-80x24 80 24
+shot inbox-compose-100x30 100 30 c "Stop the deploy" Tab "The release is frozen until Friday." Enter "Wait for my word."
 "$bin" pause --reason "reviewing the handoff" >/dev/null
 shot paused-100x30 100 30
 "$bin" unpause >/dev/null
 shot help-100x30 100 30 "?"
-shot metrics-160x48 160 48 5
+shot metrics-160x48 160 48 6
 
 # The fleet: the parser beside a completed workspace with mail for the
 # human and a paused one (HOME is their parent, so paths show as ~/...).

@@ -935,3 +935,35 @@ fn t_jumps_to_the_agents_tmux_pane_recorded_at_session_start() {
         t.tmux(&["display-message", "-p", "#{pane_id}"]).trim() == pane
     });
 }
+
+/// Issue 14, seen 9: one wording for the pause key (the footer said "p pause"
+/// beside the button "p Unpause"), and at 40×12 every tab stays on the bar
+/// and the header keeps PAUSED and RESUME NEEDED.
+#[test]
+fn the_pause_key_reads_unpause_while_paused_and_40_by_12_keeps_the_essentials() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
+    t.keys(&["p"]);
+    t.wait_for("the pause reason", |s| s.contains("Pause all automation"));
+    t.keys(&["Enter"]);
+    // Once the status message clears (4 s), the footer has room for `p`.
+    let footer = |s: &str| s.lines().last().unwrap_or_default().to_string();
+    let screen = t.wait_for("paused, the footer's p", |s| {
+        s.contains("PAUSED") && footer(s).contains(" p ")
+    });
+    assert!(footer(&screen).contains("p unpause"), "{screen}");
+    assert!(!footer(&screen).contains("p pause "), "{screen}");
+    t.tmux(&["resize-window", "-t", "0", "-x", "40", "-y", "12"]);
+    let small = t.wait_for("the 40x12 layout", |s| {
+        s.lines().count() <= 12 && s.lines().nth(1).is_some_and(|bar| bar.contains(" 6"))
+    });
+    let header = small.lines().next().unwrap_or_default();
+    assert!(header.contains("PAUSED"), "{small}");
+    t.keys(&["1"]);
+    t.wait_for("the run panel with its pending steps", |s| {
+        s.contains("gate") && s.contains("Run")
+    });
+}
