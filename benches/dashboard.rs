@@ -12,6 +12,8 @@
 //! `target/bench-dashboard.md`. Needs tmux. With `BENCH_PREVIOUS_BIN` set,
 //! that build's first frame is measured too, its starts interleaved with ours.
 
+#[path = "support/generate.rs"]
+mod generate;
 mod support;
 #[path = "support/tty.rs"]
 mod tty;
@@ -20,17 +22,16 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_handover::inbox::{Inbox, NewMessage};
-use agent_handover::memory::history::StateHistory;
-use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
-use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
+use generate::{History, generate};
 use support::{load_average, our_binary, stats};
 use tty::{Session, cpu_ticks, frame_count, now_micros, status_field, wait_for_frames};
 
-const NOTES: usize = 10_000;
-const MESSAGES: usize = 10_000;
+const HISTORY: History = History {
+    notes: 10_000,
+    messages: 10_000,
+    versions: 500,
+};
 const AGENTS: usize = 10;
-const VERSIONS: usize = 500;
 const STARTS: usize = 11;
 const CHANGES: usize = 21;
 
@@ -44,7 +45,7 @@ fn main() {
     let project = root.path().join("project");
     std::fs::create_dir(&project).unwrap();
     let t = Instant::now();
-    let ws = generate(&project);
+    let ws = generate(&project, &HISTORY, |m| format!("agent{}", m % AGENTS));
     println!(
         "generated the workspace in {:.1} s",
         t.elapsed().as_secs_f64()
@@ -110,13 +111,16 @@ fn main() {
     let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
     let table = format!(
         "## Dashboard on a large workspace\n\n\
-         {NOTES} layer-1 notes, {MESSAGES} messages across {AGENTS} agents, {VERSIONS} state versions; \
+         {} layer-1 notes, {} messages across {AGENTS} agents, {} state versions; \
          release binary in tmux; load average {}.\n\n\
          | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
          | time to first frame ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | < 50 ms | {} |\n\
          | peak memory (VmHWM, all views loaded) | {peak_mib:.1} MiB | | < 30 MiB | {} |\n\
          | idle CPU over {} s | {idle_cpu_pct:.2} % | | < 0.5 % | {} |\n\
          | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | < 150 ms | {} |\n",
+        HISTORY.notes,
+        HISTORY.messages,
+        HISTORY.versions,
         load_average(),
         verdict(ttff < 50.0),
         verdict(peak_mib < 30.0),
@@ -137,65 +141,4 @@ fn main() {
     };
     println!("{table}");
     let _ = std::fs::write(target.join("bench-dashboard.md"), &table);
-}
-
-/// The large workspace, made through the library (so every file is real).
-fn generate(dir: &Path) -> Workspace {
-    std::fs::write(
-        dir.join("handover.toml"),
-        "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n",
-    )
-    .unwrap();
-    let ws = Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.to_path_buf()),
-        home: Some(dir.join("home")),
-        ..Default::default()
-    })
-    .unwrap();
-    let start = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
-    for i in 0..NOTES {
-        let date = start + Days::days((i / 10) as i64);
-        let month = ws.memory.layer1_month_dir(date);
-        std::fs::create_dir_all(&month).unwrap();
-        let path = ws.memory.layer1_note("bench", date, (i % 10) as u32 + 1);
-        std::fs::write(
-            path,
-            format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n"),
-        )
-        .unwrap();
-    }
-    let history = StateHistory::new(ws.state_history_dir());
-    let t0 = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-    for v in 0..VERSIONS {
-        let text: String = (0..120)
-            .map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l }))
-            .collect();
-        history
-            .save(
-                &format!("# State {v}\n{text}"),
-                &format!("run-{v}"),
-                Some(t0 + Days::hours(v as i64)),
-            )
-            .unwrap();
-    }
-    let inbox = Inbox::new(&ws);
-    for m in 0..MESSAGES {
-        let message = NewMessage {
-            from: format!("peer{}", m % 7),
-            to: format!("agent{}", m % AGENTS),
-            subject: Some(format!("message {m}")),
-            body: format!("Body of message {m}.\n"),
-            reply_to: None,
-            allow_secret: false,
-            allow_empty: false,
-        };
-        inbox.send(&message).unwrap();
-    }
-    let overrides = RunOverrides {
-        note: Some("# Session\n## Status\n1/1 tests pass\n".into()),
-        ..Default::default()
-    };
-    let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
-    Engine::new(ws.clone()).start(request).unwrap();
-    ws
 }

@@ -10,6 +10,8 @@
 //!
 //! `cargo bench --bench fleet`; writes `target/bench-fleet.md`. Needs tmux.
 
+#[path = "support/generate.rs"]
+mod generate;
 mod support;
 #[path = "support/tty.rs"]
 mod tty;
@@ -18,18 +20,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_handover::inbox::{HUMAN, Inbox, NewMessage};
-use agent_handover::memory::history::StateHistory;
-use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
-use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
+use agent_handover::inbox::HUMAN;
+use generate::{History, generate};
 use support::{load_average, our_binary, stats};
 use tty::{Session, cpu_ticks, frame_count, now_micros, status_field, wait_for_frames};
 
 const WORKSPACES: usize = 20;
-const NOTES: usize = 1_000;
-const MESSAGES: usize = 1_000;
+const HISTORY: History = History {
+    notes: 1_000,
+    messages: 1_000,
+    versions: 100,
+};
 const AGENTS: usize = 5;
-const VERSIONS: usize = 100;
 const STARTS: usize = 11;
 const CHANGES: usize = 21;
 
@@ -43,7 +45,10 @@ fn main() {
     let t = Instant::now();
     let first = root.path().join("ws00");
     std::fs::create_dir(&first).unwrap();
-    generate(&first);
+    generate(&first, &HISTORY, |m| match m % (AGENTS + 1) {
+        0 => HUMAN.to_string(),
+        a => format!("agent{a}"),
+    });
     let mut dirs = vec![first.clone()];
     for i in 1..WORKSPACES {
         let dir = root.path().join(format!("ws{i:02}"));
@@ -119,13 +124,16 @@ fn main() {
     let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
     let table = format!(
         "## Fleet view over {WORKSPACES} workspaces\n\n\
-         Each: {NOTES} layer-1 notes, {MESSAGES} messages across {AGENTS} agents and `{HUMAN}`, \
-         {VERSIONS} state versions; release binary in tmux, `dashboard DIR…`; load average {}.\n\n\
+         Each: {} layer-1 notes, {} messages across {AGENTS} agents and `{HUMAN}`, \
+         {} state versions; release binary in tmux, `dashboard DIR…`; load average {}.\n\n\
          | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
          | first frame, every row's state ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | ≤ 50 ms | {} |\n\
          | peak memory (VmHWM, every score read) | {peak_mib:.1} MiB | | ≤ 40 MiB | {} |\n\
          | idle CPU over {} s | {idle_cpu_pct:.2} % | | ≤ 0.5 % | {} |\n\
          | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | ≤ 150 ms | {} |\n",
+        HISTORY.notes,
+        HISTORY.messages,
+        HISTORY.versions,
         load_average(),
         verdict(ttff <= 50.0),
         verdict(peak_mib <= 40.0),
@@ -139,69 +147,4 @@ fn main() {
 
 fn pause_file(dir: &Path) -> PathBuf {
     dir.join(".agent-handover").join("PAUSE")
-}
-
-/// One workspace, made through the library (so every file is real).
-fn generate(dir: &Path) {
-    std::fs::write(
-        dir.join("handover.toml"),
-        "[handover]\ntag = \"bench\"\n[backend]\ntype = \"null\"\n",
-    )
-    .unwrap();
-    let ws = Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.to_path_buf()),
-        home: Some(dir.join("home")),
-        ..Default::default()
-    })
-    .unwrap();
-    std::fs::create_dir_all(dir.join("home")).unwrap();
-    let start = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
-    for i in 0..NOTES {
-        let date = start + Days::days((i / 10) as i64);
-        let month = ws.memory.layer1_month_dir(date);
-        std::fs::create_dir_all(&month).unwrap();
-        let path = ws.memory.layer1_note("bench", date, (i % 10) as u32 + 1);
-        std::fs::write(
-            path,
-            format!("<!-- agent-handover | layer1 | {date} -->\n# Session {i}\nDid thing {i}.\n"),
-        )
-        .unwrap();
-    }
-    let history = StateHistory::new(ws.state_history_dir());
-    let t0 = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-    for v in 0..VERSIONS {
-        let text: String = (0..120)
-            .map(|l| format!("- item {l}: {}\n", if l == v % 120 { v } else { l }))
-            .collect();
-        history
-            .save(
-                &format!("# State {v}\n{text}"),
-                &format!("run-{v}"),
-                Some(t0 + Days::hours(v as i64)),
-            )
-            .unwrap();
-    }
-    let inbox = Inbox::new(&ws);
-    for m in 0..MESSAGES {
-        let to = match m % (AGENTS + 1) {
-            0 => HUMAN.to_string(),
-            a => format!("agent{a}"),
-        };
-        let message = NewMessage {
-            from: format!("peer{}", m % 7),
-            to,
-            subject: Some(format!("message {m}")),
-            body: format!("Body of message {m}.\n"),
-            reply_to: None,
-            allow_secret: false,
-            allow_empty: false,
-        };
-        inbox.send(&message).unwrap();
-    }
-    let overrides = RunOverrides {
-        note: Some("# Session\n## Status\n1/1 tests pass\n".into()),
-        ..Default::default()
-    };
-    let request = plan_from_config(&ws, &overrides, Utc::now().date_naive()).unwrap();
-    Engine::new(ws).start(request).unwrap();
 }

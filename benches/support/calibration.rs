@@ -159,39 +159,7 @@ pub fn auc(good: &[f64], bad: &[f64]) -> f64 {
     wins / (good.len() * bad.len()).max(1) as f64
 }
 
-/// Spearman's rank correlation (Pearson on average ranks).
+/// Spearman's rank correlation (the library's; 0 without spread).
 pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
-    pearson(&ranks(x), &ranks(y))
-}
-
-fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|a, b| v[*a].total_cmp(&v[*b]));
-    let mut ranks = vec![0.0; v.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
-            j += 1;
-        }
-        let rank = (i + j) as f64 / 2.0 + 1.0;
-        for k in &order[i..=j] {
-            ranks[*k] = rank;
-        }
-        i = j + 1;
-    }
-    ranks
-}
-
-fn pearson(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let cov: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum::<f64>().sqrt();
-    let sy: f64 = y.iter().map(|b| (b - my).powi(2)).sum::<f64>().sqrt();
-    if sx == 0.0 || sy == 0.0 {
-        0.0
-    } else {
-        cov / (sx * sy)
-    }
+    agent_handover::handoff::agreement::spearman(x, y).unwrap_or(0.0)
 }
