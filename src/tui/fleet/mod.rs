@@ -16,6 +16,7 @@ use agent_handover::handoff::usefulness::Usefulness;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
+use super::tab::ListFilter;
 use super::theme::Theme;
 
 /// A workspace's health in one word, as its row shows it.
@@ -245,6 +246,10 @@ pub struct Fleet {
     /// alert (what changed there, such as a PAUSE pulled from its view,
     /// was seen).
     pub quiet: Option<usize>,
+    /// Rows shown: those whose name, state or path hold the words typed.
+    pub filter: ListFilter,
+    /// The `/` filter being typed (it applies as it is typed).
+    pub typing: bool,
 }
 
 /// The fleet's keys: (keys, footer label, help). The footer, the help and
@@ -253,6 +258,11 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("enter", "open", "open the workspace (esc comes back here)"),
     ("t", "pane", "jump to the agent's tmux pane"),
     ("j/k", "", "move (the arrows, g/G, pageup/pagedown too)"),
+    (
+        "/",
+        "",
+        "filter the workspaces: rows holding every word typed (Enter keeps it, Esc clears it)",
+    ),
     ("ctrl-r", "", "read every workspace again now"),
     ("?", "help", "this help"),
     ("q", "quit", "quit"),
@@ -275,7 +285,32 @@ impl Fleet {
             toast: None,
             quit: false,
             quiet: None,
+            filter: ListFilter::default(),
+            typing: false,
         }
+    }
+
+    /// The rows listed (indexes into `rows`): those the filter keeps.
+    pub fn shown(&self) -> Vec<usize> {
+        (0..self.rows.len())
+            .filter(|&i| {
+                let r = &self.rows[i];
+                self.filter.keeps(&format!(
+                    "{} {} {}",
+                    r.name,
+                    r.health.word(),
+                    r.path.display()
+                ))
+            })
+            .collect()
+    }
+
+    /// Where the selected row is in the list shown.
+    fn position(&self) -> usize {
+        self.shown()
+            .iter()
+            .position(|&i| i == self.cursor)
+            .unwrap_or(0)
     }
 
     /// Say something in the status line.
@@ -322,14 +357,39 @@ impl Fleet {
         view::list_height(self.size).max(1)
     }
 
-    fn select(&mut self, row: usize) {
-        self.cursor = row.min(self.rows.len().saturating_sub(1));
+    /// Select the row at `position` in the list shown (kept on the list).
+    fn select(&mut self, position: usize) {
+        let shown = self.shown();
+        let at = position.min(shown.len().saturating_sub(1));
+        self.cursor = shown.get(at).copied().unwrap_or(0);
         let page = self.page();
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + page {
-            self.offset = self.cursor + 1 - page;
+        if at < self.offset {
+            self.offset = at;
+        } else if at >= self.offset + page {
+            self.offset = at + 1 - page;
         }
+    }
+
+    /// A key while the filter is typed: it applies at once.
+    fn on_filter_key(&mut self, key: KeyEvent) {
+        let mut text = self.filter.text().to_string();
+        match key.code {
+            KeyCode::Enter => self.typing = false,
+            KeyCode::Esc => {
+                self.typing = false;
+                text.clear();
+            }
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) if !c.is_control() && text.len() < 200 => text.push(c),
+            _ => {}
+        }
+        // The selected workspace stays selected while it is shown.
+        self.filter.set(&text);
+        self.offset = 0;
+        let position = self.position();
+        self.select(position);
     }
 
     /// A key press.
@@ -338,22 +398,30 @@ impl Fleet {
             self.help = false;
             return Vec::new();
         }
+        if self.typing {
+            self.on_filter_key(key);
+            return Vec::new();
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let last = self.rows.len().saturating_sub(1);
+        let last = self.shown().len().saturating_sub(1);
+        let at = self.position();
+        let no_rows = self.shown().is_empty();
         match key.code {
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Char('c') if ctrl => self.quit = true,
             KeyCode::Char('r') if ctrl => return vec![FleetEffect::ReloadAll],
-            KeyCode::Char('j') | KeyCode::Down => self.select(self.cursor + 1),
-            KeyCode::Char('k') | KeyCode::Up => self.select(self.cursor.saturating_sub(1)),
-            KeyCode::Char('d') if ctrl => self.select(self.cursor + self.page()),
-            KeyCode::PageDown => self.select(self.cursor + self.page()),
-            KeyCode::Char('u') if ctrl => self.select(self.cursor.saturating_sub(self.page())),
-            KeyCode::PageUp => self.select(self.cursor.saturating_sub(self.page())),
+            KeyCode::Char('j') | KeyCode::Down => self.select(at + 1),
+            KeyCode::Char('k') | KeyCode::Up => self.select(at.saturating_sub(1)),
+            KeyCode::Char('d') if ctrl => self.select(at + self.page()),
+            KeyCode::PageDown => self.select(at + self.page()),
+            KeyCode::Char('u') if ctrl => self.select(at.saturating_sub(self.page())),
+            KeyCode::PageUp => self.select(at.saturating_sub(self.page())),
             KeyCode::Char('g') | KeyCode::Home => self.select(0),
             KeyCode::Char('G') | KeyCode::End => self.select(last),
             KeyCode::Char('?') => self.help = true,
-            KeyCode::Char('t') if !self.rows.is_empty() => {
+            KeyCode::Char('/') => self.typing = true,
+            _ if no_rows => {}
+            KeyCode::Char('t') => {
                 return vec![FleetEffect::JumpToPane(self.cursor)];
             }
             KeyCode::Enter => match self.rows.get(self.cursor) {
@@ -377,14 +445,15 @@ impl Fleet {
     /// it), the wheel moves.
     pub fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
         match mouse.kind {
-            MouseEventKind::ScrollDown => self.select(self.cursor + 3),
-            MouseEventKind::ScrollUp => self.select(self.cursor.saturating_sub(3)),
+            MouseEventKind::ScrollDown => self.select(self.position() + 3),
+            MouseEventKind::ScrollUp => self.select(self.position().saturating_sub(3)),
             MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
-                if let Some(row) = view::row_at(self, mouse.row) {
+                if let Some(at) = view::row_at(self, mouse.row) {
+                    let row = self.shown()[at];
                     if row == self.cursor {
                         return vec![FleetEffect::Open(row)];
                     }
-                    self.select(row);
+                    self.select(at);
                 }
             }
             _ => {}
@@ -395,7 +464,7 @@ impl Fleet {
     /// The terminal was resized.
     pub fn resize(&mut self, size: (u16, u16)) {
         self.size = size;
-        self.select(self.cursor);
+        self.select(self.position());
     }
 }
 

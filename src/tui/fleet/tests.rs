@@ -229,3 +229,38 @@ fn the_clock_rereads_running_rows_and_clears_old_messages() {
     f.clock(now() + crate::tui::app::TOAST_FOR);
     assert!(f.toast.is_none());
 }
+
+/// Issue 14, build 6: `/` filters the workspaces as it is typed (by name,
+/// state or path); the selection, `enter` and the "more" count follow the
+/// rows shown; Esc clears it.
+#[test]
+fn slash_filters_the_workspaces_and_enter_opens_the_one_shown() {
+    for size in [(60, 20), (100, 30), (160, 48)] {
+        let mut f = fleet(size);
+        f.on_key(key(KeyCode::Char('/')));
+        for c in "interr".chars() {
+            f.on_key(key(KeyCode::Char(c)));
+        }
+        let typing = draw(&f);
+        assert!(typing.contains("/interr▏"), "{typing}");
+        f.on_key(key(KeyCode::Enter));
+        let screen = draw(&f);
+        let all = f.rows.len();
+        assert!(
+            screen.contains(&format!("1 of {all} workspaces /interr")),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("billing") && !screen.contains("parser"),
+            "{screen}"
+        );
+        insta::assert_snapshot!(format!("fleet_filtered_{}x{}", size.0, size.1), screen);
+        // j stays on the one row shown; enter opens it, not row 0.
+        f.on_key(key(KeyCode::Char('j')));
+        assert_eq!(f.on_key(key(KeyCode::Enter)), vec![FleetEffect::Open(1)]);
+        f.on_key(key(KeyCode::Char('/')));
+        f.on_key(key(KeyCode::Esc));
+        assert!(draw(&f).contains(&format!(" {all} workspaces")));
+        assert_eq!(f.cursor, 1, "the selection stays on its workspace");
+    }
+}

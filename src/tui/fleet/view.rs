@@ -21,10 +21,10 @@ pub fn list_height(size: (u16, u16)) -> usize {
     usize::from(size.1.saturating_sub(ABOVE + BELOW))
 }
 
-/// The row of the list at screen row `y`, if any.
+/// The position in the list shown of the row at screen row `y`, if any.
 pub fn row_at(fleet: &Fleet, y: u16) -> Option<usize> {
-    let i = usize::from(y.checked_sub(ABOVE)?) + fleet.offset;
-    (y < fleet.size.1.saturating_sub(BELOW) && i < fleet.rows.len()).then_some(i)
+    let at = usize::from(y.checked_sub(ABOVE)?) + fleet.offset;
+    (y < fleet.size.1.saturating_sub(BELOW) && at < fleet.shown().len()).then_some(at)
 }
 
 /// A column: its title, width, and its cell for a row.
@@ -166,8 +166,14 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     if width >= 80 {
         header.push(Span::styled(" agent-handover ", t.accent));
     }
+    let listed = fleet.shown();
+    let count = if listed.len() == fleet.rows.len() {
+        format!("{} workspaces", fleet.rows.len())
+    } else {
+        format!("{} of {} workspaces", listed.len(), fleet.rows.len())
+    };
     header.push(Span::styled(
-        format!(" fleet · {} workspaces", fleet.rows.len()),
+        format!(" fleet · {count}{}", fleet.filter.title()),
         t.accent,
     ));
     if attention > 0 {
@@ -214,7 +220,7 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
             line(area, ABOVE),
         );
     }
-    for (n, i) in (fleet.offset..fleet.rows.len()).take(height).enumerate() {
+    for (n, &i) in listed.iter().skip(fleet.offset).take(height).enumerate() {
         let row = &fleet.rows[i];
         let selected = i == fleet.cursor;
         let mut spans = vec![Span::styled(if selected { "▸ " } else { "  " }, t.accent)];
@@ -244,7 +250,7 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
         let y = ABOVE + n as u16;
         frame.render_widget(Paragraph::new(l), line(area, y));
     }
-    let below = fleet.rows.len().saturating_sub(fleet.offset + height);
+    let below = listed.len().saturating_sub(fleet.offset + height);
     if below > 0 && height > 0 {
         let text = format!("↓ {below} more");
         let x = area.width.saturating_sub(text.chars().count() as u16 + 1);
@@ -274,6 +280,14 @@ fn line(area: Rect, y: u16) -> Rect {
 /// The status message, then the keys (help and quit always).
 fn footer(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
     let t = &fleet.theme;
+    if fleet.typing {
+        let prompt = Line::from(vec![
+            Span::styled(format!(" /{}", fleet.filter.text()), t.accent),
+            Span::styled("▏", t.accent),
+            Span::styled("  Enter keep · Esc clear", t.muted),
+        ]);
+        return frame.render_widget(Paragraph::new(prompt), area);
+    }
     let width = usize::from(area.width);
     let keys: Vec<(&str, &str)> = KEYS
         .iter()
