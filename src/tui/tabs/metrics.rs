@@ -19,7 +19,7 @@ use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragrap
 
 use crate::tui::command::TabId;
 use crate::tui::model::Shared;
-use crate::tui::tab::{Cursor, Tab};
+use crate::tui::tab::{Cursor, ListFilter, Tab};
 use crate::tui::widgets::{ago, fit, loading, panel};
 
 /// The metrics tab's id.
@@ -45,8 +45,20 @@ const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
 /// The metrics panel's state: the selected number.
 #[derive(Debug, Default)]
 pub struct MetricsTab {
-    /// The selected metric, an index into the names [`metric_names`] gives.
+    /// The selected metric, an index into [`MetricsTab::names`].
     metric: Cursor,
+    /// Metrics listed: those whose name holds the words typed.
+    filter: ListFilter,
+}
+
+impl MetricsTab {
+    /// The names of the metrics listed, as [`metric_names`] orders them.
+    fn names(&self, sessions: &[SessionMetrics]) -> Vec<String> {
+        metric_names(sessions)
+            .into_iter()
+            .filter(|name| self.filter.keeps(name))
+            .collect()
+    }
 }
 
 impl Tab for MetricsTab {
@@ -58,12 +70,16 @@ impl Tab for MetricsTab {
         &mut self.metric
     }
 
+    fn filter_mut(&mut self) -> Option<&mut ListFilter> {
+        Some(&mut self.filter)
+    }
+
     fn rows(&self, shared: &Shared) -> usize {
-        metric_names(sessions(shared)).len()
+        self.names(sessions(shared)).len()
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, _selected: bool) {
-        draw(frame, area, shared, self.metric.row());
+        draw(frame, area, shared, self);
     }
 }
 
@@ -154,7 +170,8 @@ fn started(session: &SessionMetrics) -> Option<DateTime<FixedOffset>> {
 }
 
 /// Draw the metrics panel into `area`, metric `cursor` selected.
-fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, cursor: usize) {
+fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &MetricsTab) {
+    let cursor = tab.metric.row();
     let sessions = match &shared.full.metrics {
         None => return loading(frame, area, shared, "Metrics"),
         Some(Err(e)) => {
@@ -165,13 +182,21 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, cursor: usize) {
         }
         Some(Ok(sessions)) => sessions,
     };
-    let block = panel(format!(" Metrics · {} ", count(sessions)), shared);
+    let block = panel(
+        format!(" Metrics · {}{} ", count(sessions), tab.filter.title()),
+        shared,
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let series: Vec<Series> = metric_names(sessions)
+    let series: Vec<Series> = tab
+        .names(sessions)
         .into_iter()
         .map(|name| Series::of(name, sessions))
         .collect();
+    if series.is_empty() && !metric_names(sessions).is_empty() {
+        let text = "No metric matches the filter (/ then Esc clears it).";
+        return frame.render_widget(Paragraph::new(Line::styled(text, shared.theme.muted)), inner);
+    }
     if series.is_empty() {
         let p = Paragraph::new(empty(shared, sessions, inner.width)).wrap(Wrap { trim: false });
         return frame.render_widget(p, inner);
@@ -473,6 +498,22 @@ mod tests {
                 assert!(screen.contains("passed"), "{size:?}\n{screen}");
             }
         }
+    }
+
+    /// `/` keeps the metrics whose name holds the words typed; the detail
+    /// follows the selected one of those.
+    #[test]
+    fn slash_filters_the_metrics() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        app.update(fixtures::key('/'));
+        for c in "cover".chars() {
+            app.update(fixtures::key(c));
+        }
+        app.update(fixtures::code(crossterm::event::KeyCode::Enter));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("/cover"), "{screen}");
+        assert!(screen.contains("coverage") && !screen.contains("passed "), "{screen}");
     }
 
     #[test]
