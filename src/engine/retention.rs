@@ -1,5 +1,6 @@
 //! Retention: keep the newest N versions of current-state.md and the newest N
-//! past runs, deleting the older ones — never what a pending run needs.
+//! past runs (record, staged inputs, and the output a step killed with its
+//! handover left), deleting the older ones — never what a pending run needs.
 //!
 //! Runs are ordered by the start time in their id, then by when they were
 //! staged; the run doing the pruning
@@ -165,6 +166,10 @@ fn plan_runs(
     }
     // Newest first; the run doing the pruning counts as the newest.
     runs.sort_by(|a, b| b.cmp(a));
+    // What a step killed with its handover printed goes with the run's record.
+    let outputs: Vec<PathBuf> = std::fs::read_dir(ws.state_dir().join("output"))
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
     for (_, id) in runs.into_iter().skip(keep) {
         if protected.contains(&id) {
             continue;
@@ -174,6 +179,17 @@ fn plan_runs(
                 plan.run_files.push(path);
             }
         }
+        let prefix = format!("{id}.");
+        plan.run_files.extend(
+            outputs
+                .iter()
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(&prefix))
+                })
+                .cloned(),
+        );
         plan.runs.push(id);
     }
     Ok(())
@@ -269,6 +285,29 @@ mod tests {
         );
         // Applying again finds nothing more to do.
         assert!(super::plan(&ws, &policy, None, None).unwrap().is_empty());
+    }
+
+    /// A step killed with its handover left its output; it goes with the
+    /// run's record, and a kept run keeps its own.
+    #[test]
+    fn a_pruned_run_takes_its_killed_steps_output_along() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let (old, new) = ("20261101-100000-abcd", "20261101-100001-abcd");
+        for id in [old, new] {
+            past_run(&ws, id);
+            let out = ws.step_output_file(id, "tests", "stdout");
+            std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+            std::fs::write(&out, "half done").unwrap();
+        }
+        let policy = RetentionPolicy {
+            runs: Some(1),
+            ..Default::default()
+        };
+        let plan = plan(&ws, &policy, None, None).unwrap();
+        assert_eq!(apply(&plan).unwrap(), 3, "record, inputs and output");
+        assert!(!ws.step_output_file(old, "tests", "stdout").exists());
+        assert!(ws.step_output_file(new, "tests", "stdout").exists());
     }
 
     #[test]
