@@ -31,7 +31,9 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
         }
         Action::Pause(reason) => {
             let file = pause::pause(ws, false, reason.as_deref()).map_err(err)?;
-            Ok(format!("paused: {}", file.display()))
+            // Named as the workspace sees it: `.agent-handover/PAUSE`.
+            let shown = file.strip_prefix(&ws.root).unwrap_or(&file);
+            Ok(format!("paused: {}", shown.display()))
         }
         Action::Send(draft) => {
             let sent = Inbox::new(ws)
