@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use agent_handover::memory::diff::{DiffRow, RowKind, StateDiff};
+use agent_handover::memory::diff::{DiffRow, Eol, RowKind, StateDiff};
 use agent_handover::memory::versions::Version;
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
@@ -683,6 +683,16 @@ fn row_text(row: &DiffRow, shared: &Shared, column: usize) -> Vec<Span<'static>>
         skip = 0;
         spans.push(Span::styled(text, if s.emphasized { word } else { style }));
     }
+    // A changed line whose text is the same may differ by its ending alone:
+    // say which, as `git diff` does.
+    let ending = match (row.kind, row.eol) {
+        (RowKind::Equal, _) | (_, Eol::Lf) => None,
+        (_, Eol::None) => Some("  (no newline at end of file)"),
+        (_, Eol::CrLf) => Some("  (CRLF)"),
+    };
+    if let Some(ending) = ending {
+        spans.push(Span::styled(ending, t.muted));
+    }
     spans
 }
 
@@ -931,6 +941,18 @@ mod tests {
         });
         let tab: &StateTab = fixtures::tab(&app);
         assert_eq!(tab.diff.as_ref().map(|d| (d.from, d.to)), Some((2, 1)));
+    }
+
+    /// A line changed only in its ending says so (it looked unchanged).
+    #[test]
+    fn a_line_changed_only_in_its_ending_says_so() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        show(&mut app, Arc::new(StateDiff::new("a\nlast\n", "a\nlast")));
+        let screen = draw(&app);
+        assert!(screen.contains("last  (no newline at end of file)"), "{screen}");
+        show(&mut app, Arc::new(StateDiff::new("a\r\nb\n", "a\nb\n")));
+        assert!(draw(&app).contains("a  (CRLF)"), "{}", draw(&app));
     }
 
     /// Issue 14, seen 4: the wheel over the list scrolled the diff.
