@@ -967,3 +967,39 @@ fn the_pause_key_reads_unpause_while_paused_and_40_by_12_keeps_the_essentials() 
         s.contains("gate") && s.contains("Run")
     });
 }
+
+/// Issue 14, build 6 (no temp paths): the demo's header names the demo,
+/// not the temporary directory it lives in; `q` ends it.
+#[test]
+fn the_demo_names_itself_not_its_temp_directory() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let socket = format!("ah-e2e-demo-{}-{}", std::process::id(), fastrand::u32(..));
+    let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+    let command = format!(
+        "env HOME={} TERM=xterm-256color {} demo --dir {}",
+        dir.path().display(),
+        bin.display(),
+        dir.path().join("demo").display()
+    );
+    let ok = Command::new("tmux")
+        .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+        .args(["-x", "100", "-y", "30", &command])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tmux new-session failed");
+    let t = Tmux { socket };
+    let screen = t.wait_for("the demo", |s| s.contains("1 Run"));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("demo (a throwaway workspace)"), "{screen}");
+    assert!(
+        !header.contains("/tmp") && !header.contains(".tmp"),
+        "{screen}"
+    );
+    t.keys(&["q"]);
+    wait_until("the demo to end", || !t.session_alive());
+}

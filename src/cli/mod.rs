@@ -262,7 +262,10 @@ pub struct DashboardArgs {
 #[cfg(feature = "dashboard")]
 fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
     let frame_log = std::env::var_os("AGENT_HANDOVER_FRAME_LOG").map(Into::into);
-    let opts = crate::tui::runtime::LoopOptions { frame_log };
+    let opts = crate::tui::runtime::LoopOptions {
+        frame_log,
+        label: None,
+    };
     let result = if args.all || args.dirs.len() > 1 {
         let mut dirs: Vec<PathBuf> = Vec::new();
         if args.all {

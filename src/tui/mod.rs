@@ -64,7 +64,10 @@ static TERMINAL_TAKEN: AtomicBool = AtomicBool::new(false);
 pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
     need_a_terminal()?;
     let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
-    let app = new_app(&ws, (w, h));
+    let mut app = new_app(&ws, (w, h));
+    if let Some(label) = &opts.label {
+        app.label = label.clone();
+    }
     in_terminal(|mut terminal| async move {
         let (tx, _) = tokio::sync::mpsc::unbounded_channel();
         let input = runtime::Input::start(tx);

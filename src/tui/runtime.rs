@@ -42,6 +42,8 @@ pub enum Exit {
 pub struct LoopOptions {
     /// Append a line per drawn frame (`<unix micros> <frame number>`) here.
     pub frame_log: Option<PathBuf>,
+    /// What the header calls the workspace (default: its path, `~` for home).
+    pub label: Option<String>,
 }
 
 /// Run the dashboard until the user quits (or a terminating signal

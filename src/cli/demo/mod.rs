@@ -64,7 +64,12 @@ pub fn demo(args: &DemoArgs) -> Result<u8> {
         agent::post_message(&ws, n);
     }
     let agent = agent::DemoAgent::start(ws.clone(), exe);
-    let result = crate::tui::run(ws.clone(), Default::default());
+    // The header names the demo, not the temp directory it lives in.
+    let opts = crate::tui::runtime::LoopOptions {
+        label: Some("demo (a throwaway workspace)".into()),
+        ..Default::default()
+    };
+    let result = crate::tui::run(ws.clone(), opts);
     agent.stop();
     match result {
         Ok(()) => {
