@@ -441,9 +441,14 @@ pub fn code(code: KeyCode) -> Event {
 
 /// Render `app` at its size into plain text (one line per row).
 pub fn draw(app: &App) -> String {
-    let mut terminal =
-        Terminal::new(TestBackend::new(app.shared.size.0, app.shared.size.1)).unwrap();
-    terminal.draw(|f| view::render(f, app)).unwrap();
+    render_text(app.shared.size, |f| view::render(f, app))
+}
+
+/// What `render` draws on a `size` screen, as plain text (one line per row,
+/// trailing blanks cut).
+pub fn render_text(size: (u16, u16), render: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+    terminal.draw(render).unwrap();
     let buffer = terminal.backend().buffer();
     (0..buffer.area.height)
         .map(|y| {

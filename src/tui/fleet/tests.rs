@@ -2,8 +2,6 @@ use std::path::PathBuf;
 
 use agent_handover::handoff::usefulness::Usefulness;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 use super::*;
 use crate::tui::fixtures::now;
@@ -80,18 +78,7 @@ fn fleet(size: (u16, u16)) -> Fleet {
 }
 
 fn draw(f: &Fleet) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(f.size.0, f.size.1)).unwrap();
-    terminal.draw(|frame| view::render(frame, f)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..buffer.area.height)
-        .map(|y| {
-            let line: String = (0..buffer.area.width)
-                .map(|x| buffer[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::tui::fixtures::render_text(f.size, |frame| view::render(frame, f))
 }
 
 #[test]
