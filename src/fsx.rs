@@ -140,6 +140,20 @@ fn locked_temp_in(dir: &Path, name: &str) -> Result<tempfile::NamedTempFile> {
     ))
 }
 
+/// Open (creating) the lock file `path` and hold an exclusive advisory lock
+/// on it, waiting for another holder; released when the file is dropped.
+/// The file is never deleted, so two processes always lock the same inode.
+pub fn lock_exclusive(path: &Path) -> Result<File> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io("open", path, e))?;
+    file.lock().map_err(|e| Error::io("lock", path, e))?;
+    Ok(file)
+}
+
 /// Create `dir` (and missing parents), making each new entry durable.
 pub fn create_dir_durable(dir: &Path) -> Result<()> {
     if dir.is_dir() {

@@ -10,7 +10,6 @@
 //! until it is forgotten.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -137,13 +136,7 @@ impl Registry {
         let dir = self.file.parent().unwrap_or(Path::new("."));
         fsx::create_dir_durable(dir)?;
         let lock_path = self.file.with_extension("lock");
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io("open", &lock_path, e))?;
-        lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+        let _lock = fsx::lock_exclusive(&lock_path)?;
         let mut entries = self.load()?;
         if !change(&mut entries) {
             return Ok(false);

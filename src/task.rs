@@ -19,7 +19,6 @@
 //! never overwritten. The *active* task is the most recently updated one
 //! not done.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -342,13 +341,7 @@ impl TaskStore {
         check_task_name(name)?;
         fsx::create_dir_durable(&self.dir)?;
         let lock_path = self.dir.join(".lock");
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io("open", &lock_path, e))?;
-        lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+        let _lock = fsx::lock_exclusive(&lock_path)?;
         let mut task = self.load(name)?;
         change(&mut task);
         task.updated_at = now.max(task.updated_at);

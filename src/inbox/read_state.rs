@@ -8,7 +8,6 @@
 //! readers need no lock.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -125,13 +124,7 @@ impl ReadMarks {
         let file = self.layout.read_marks_file(agent);
         fsx::create_dir_durable(&self.layout.read_marks_dir())?;
         let lock_path = self.layout.read_marks_lock(agent);
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io("open", &lock_path, e))?;
-        lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+        let _lock = fsx::lock_exclusive(&lock_path)?;
         fsx::remove_orphan_temps(&self.layout.read_marks_dir(), super::FOREIGN_TEMP_AGE);
         let mut read: HashSet<String> = self.load_file(&file)?.into_iter().collect();
         let before = read.len();

@@ -209,13 +209,7 @@ impl Knowledge {
         if let Some(dir) = path.parent() {
             fsx::create_dir_durable(dir)?;
         }
-        let file = std::fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io("open", path, e))?;
-        file.lock().map_err(|e| Error::io("lock", path, e))?;
+        let file = fsx::lock_exclusive(path)?;
         Ok(Some(file))
     }
 
