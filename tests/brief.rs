@@ -241,15 +241,7 @@ fn over_budget_trims_least_important_first_and_says_what() {
         })
         .collect();
     std::fs::write(p.path("state.md"), &state).unwrap();
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "n",
-        "--current-state-file",
-        "state.md",
-    ]);
+    let o = p.handover_with_state_file("n", "state.md");
     assert!(o.status.success(), "{}", stderr(&o));
     for i in 1..=3 {
         send(

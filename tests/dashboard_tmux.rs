@@ -335,15 +335,7 @@ fn metrics_tab_shows_the_numbers_live() {
 fn the_review_view_edits_the_handoff_and_re_scores_it() {
     let p = Project::new(&config(""));
     std::fs::write(p.path("thin.md"), "# notes\n## Next step\nTODO\n").unwrap();
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "one",
-        "--current-state-file",
-        "thin.md",
-    ]);
+    let o = p.handover_with_state_file("one", "thin.md");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The "editor" writes a good handoff over the file it is given, after
     // checking it was asked to open it at a line.
@@ -752,15 +744,7 @@ fn any_two_versions_are_compared_at_sixty_columns() {
         let file = format!("s{n}.md");
         std::fs::write(p.path(&file), format!("# State\n## Status\n{line}\n")).unwrap();
         let note = format!("session {n}");
-        let o = p.run(&[
-            "run",
-            "--config",
-            "handover.toml",
-            "--note",
-            &note,
-            "--current-state-file",
-            &file,
-        ]);
+        let o = p.handover_with_state_file(&note, &file);
         assert!(o.status.success(), "{}", common::stderr(&o));
     }
     let Some(t) = Tmux::start(&p, (60, 20)) else {

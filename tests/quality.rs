@@ -275,15 +275,7 @@ fn lint_defaults_to_the_current_state_and_reads_stdin() {
     assert!(stderr(&o).contains("no handoff to lint"), "{}", stderr(&o));
 
     let good = fixture_arg("good_minimal.md");
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "session",
-        "--current-state-file",
-        &good,
-    ]);
+    let o = p.handover_with_state_file("session", &good);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = p.run(&["--json", "lint"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -937,15 +929,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     commit("lexer");
     let first = "# Handoff 2026-11-20 — config parser\n## Goal\nParse nested tables.\n## Status\n- 41/44 parser tests pass\n## Done\n- Tokenizer with error spans (`src/lexer.rs`)\n## Failed approaches\n- Regex-based lexer -> cannot express nested quotes\n## Next step\nHandle the dot in `lex_key` in src/lexer.rs and rerun `cargo test parser`.\n## Waiting on\n- Alice for the grammar review\n";
     std::fs::write(root.join("first.md"), first).unwrap();
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "one",
-        "--current-state-file",
-        "first.md",
-    ]);
+    let o = p.handover_with_state_file("one", "first.md");
     assert!(o.status.success(), "{}", stderr(&o));
     let runs = json(&p.run(&["--json", "history"]));
     assert!(
@@ -959,15 +943,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     commit("lexer: handle the dot in lex_key");
     let second = "# Handoff 2026-11-21 — config parser\n## Goal\nParse nested tables.\n## Status\n- 44/44 parser tests pass\n## Done\n- Dotted keys in `lex_key`\n## Failed approaches\n- Regex-based lexer -> cannot express nested quotes\n## Next step\nWire the parser into `src/config.rs`.\n## Waiting on\n- Nobody\n";
     std::fs::write(root.join("second.md"), second).unwrap();
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "two",
-        "--current-state-file",
-        "second.md",
-    ]);
+    let o = p.handover_with_state_file("two", "second.md");
     assert!(o.status.success(), "{}", stderr(&o));
 
     let runs = json(&p.run(&["--json", "history"]));
@@ -1001,15 +977,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     commit("docs typo");
     let third = "# Handoff 2026-11-22 — config parser\n## Status\n- 44/44 parser tests pass\n## Done\n- Tried a regex-based lexer again\n## Next step\nWire the parser into `src/config.rs`.\n";
     std::fs::write(root.join("third.md"), third).unwrap();
-    let o = p.run(&[
-        "run",
-        "--config",
-        "handover.toml",
-        "--note",
-        "three",
-        "--current-state-file",
-        "third.md",
-    ]);
+    let o = p.handover_with_state_file("three", "third.md");
     assert!(o.status.success(), "{}", stderr(&o));
     let runs = json(&p.run(&["--json", "history"]));
     let judged = &runs[0]["previous_handoff"];

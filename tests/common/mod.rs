@@ -63,6 +63,20 @@ impl Project {
         self.run(&["run", "--config", "handover.toml", "--note", note])
     }
 
+    /// A handover with `note` and the current state read from `file` (a
+    /// path in the project).
+    pub fn handover_with_state_file(&self, note: &str, file: &str) -> Output {
+        self.run(&[
+            "run",
+            "--config",
+            "handover.toml",
+            "--note",
+            note,
+            "--current-state-file",
+            file,
+        ])
+    }
+
     pub fn checkpoint_path(&self) -> PathBuf {
         self.path(".agent-handover/checkpoint.json")
     }
