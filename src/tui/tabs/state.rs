@@ -550,7 +550,7 @@ fn version_list(
     frame.render_widget(block, area);
     let (first, count, below) =
         list_window(tab.version.row(), shown.len(), usize::from(inner.height));
-    let selected = tab.selected(versions);
+    let selected = shown.get(tab.version.row()).copied();
     let (from, to) = tab
         .diff
         .as_ref()
