@@ -858,9 +858,10 @@ fn a_secret_fails_the_handoff_outright() {
 
 #[test]
 fn many_next_steps_cost_more_than_two() {
-    let step = |n: usize| {
+    // The case: 12 next steps used to cost only 10 points.
+    let cost = |n: usize, marker: &dyn Fn(usize) -> String| {
         let steps: String = (1..=n)
-            .map(|i| format!("{i}. Fix `case_{i}` in `src/lib.rs`\n"))
+            .map(|i| format!("{} Fix `case_{i}` in `src/lib.rs`\n", marker(i)))
             .collect();
         let text = format!(
             "{}\n## Next steps\n{steps}",
@@ -877,9 +878,16 @@ fn many_next_steps_cost_more_than_two() {
             .map(|f| u32::from(f.points))
             .sum::<u32>()
     };
-    assert_eq!(step(1), 0);
-    assert_eq!(step(2), 2);
-    assert_eq!(step(12), 20);
+    let bullets = |_: usize| "-".to_string();
+    assert_eq!(cost(1, &bullets), 0);
+    assert_eq!(cost(2, &bullets), 2, "no order: the choice is left open");
+    assert_eq!(cost(12, &bullets), 20);
+    // Numbered, as real handoffs write "Next steps (in order)": the first
+    // is the next step, a queue of five is a session's worth.
+    let numbered = |i: usize| format!("{i}.");
+    assert_eq!(cost(5, &numbered), 0);
+    assert_eq!(cost(6, &numbered), 2);
+    assert_eq!(cost(12, &numbered), 14);
 }
 
 #[test]

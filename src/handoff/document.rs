@@ -49,8 +49,23 @@ fn classify_heading(heading: &str) -> Option<(SectionKind, &'static str)> {
 
 /// [`classify_heading`] with another word limit: a Markdown heading below
 /// the title is a section name even when it says more ("Specific TODOs the
-/// next agent can pick up").
+/// next agent can pick up"). A heading that names nothing as a whole may
+/// name its section before a dash or colon and say more after it ("Was
+/// diese Session tun soll — drei realistische Pfade, lass uns einen
+/// wählen").
 fn classify_words(heading: &str, max_words: usize) -> Option<(SectionKind, &'static str)> {
+    classify_whole(heading, max_words).or_else(|| {
+        let head = [" — ", " – ", " - ", ": "]
+            .iter()
+            .filter_map(|sep| heading.find(sep))
+            .min()
+            .map(|at| heading[..at].trim())?;
+        classify_whole(head, max_words)
+    })
+}
+
+/// [`classify_words`] of the whole heading.
+fn classify_whole(heading: &str, max_words: usize) -> Option<(SectionKind, &'static str)> {
     let norm = normalize(heading);
     let words = norm
         .split(' ')
@@ -127,6 +142,23 @@ pub struct Item {
     /// `Some(true)` for a ticked checklist item (`- [x]`), `Some(false)`
     /// for an open one (`- [ ]`), `None` for anything else.
     pub checked: Option<bool>,
+    /// What kind of block it is.
+    pub shape: ItemShape,
+}
+
+/// The block an [`Item`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemShape {
+    /// A paragraph, or the text after a label's colon.
+    Paragraph,
+    /// A bullet list item (`-`, `*`, `+`).
+    Bullet,
+    /// A numbered list item (`1.`, `2)`).
+    Numbered,
+    /// A code block.
+    Code,
+    /// A table body row.
+    Row,
 }
 
 /// A section: a heading and the items under it.
@@ -195,6 +227,8 @@ static BOLD_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^\s*(?:\d{1,2}[.)]\s+)?\*\*([^*]+?)\*\*\s*(.*)$"));
 static PLAIN_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^([A-Za-z][A-Za-z '’()/-]{1,60}):\s*(.*)$"));
+/// A placeholder's marker, as a plain label ("TODO: the goal").
+static PLACEHOLDER_MARK: LazyLock<Regex> = LazyLock::new(|| pattern(r"^(?i:todo|tbd|fixme|xxx)$"));
 /// `1. Goal` alone on a line: a numbered heading without `#`.
 static NUMBERED_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^\s{0,3}\d{1,2}[.)]\s+([^\s:*`][^:*`]{0,40}?):?\s*$"));
@@ -295,6 +329,7 @@ impl<'a> HandoffDocument<'a> {
                     line,
                     text: inline.trim().to_string(),
                     checked: None,
+                    shape: ItemShape::Paragraph,
                 });
             }
             items.extend(collect_items(&lines[section.body.clone()]));
@@ -599,6 +634,9 @@ fn heading<'a>(lines: &[Line<'a>], i: usize) -> Option<Heading<'a>> {
         )
     } else {
         let c = PLAIN_LABEL.captures(text)?;
+        if PLACEHOLDER_MARK.is_match(&c[1]) {
+            return None; // "TODO: fill in the goal" is a placeholder, not a to-do list
+        }
         (
             c.get(1).map_or("", |m| m.as_str()),
             c.get(2).map_or("", |m| m.as_str()),
@@ -663,6 +701,7 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
                             line: start,
                             text: block.join("\n"),
                             checked: None,
+                            shape: ItemShape::Code,
                         });
                     }
                 }
@@ -682,6 +721,7 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
                     line: line.number,
                     text: cells.join(" | "),
                     checked: None,
+                    shape: ItemShape::Row,
                 });
                 after_blank = true;
                 continue;
@@ -716,6 +756,11 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
                     line: line.number,
                     text: content,
                     checked,
+                    shape: if c[0].trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+                        ItemShape::Numbered
+                    } else {
+                        ItemShape::Bullet
+                    },
                 });
             } else if let Some(item) = &mut current {
                 item.text.push('\n');
@@ -734,6 +779,7 @@ fn collect_items(body: &[Line<'_>]) -> Vec<Item> {
                         line: line.number,
                         text: trimmed.to_string(),
                         checked: None,
+                        shape: ItemShape::Paragraph,
                     });
                 }
             }
@@ -858,6 +904,32 @@ mod tests {
 
     fn kinds(doc: &HandoffDocument<'_>) -> Vec<Option<SectionKind>> {
         doc.sections.iter().map(|s| s.kind).collect()
+    }
+
+    #[test]
+    fn what_is_left_is_the_next_step_but_a_todo_placeholder_is_not() {
+        for heading in [
+            "## Next Steps / TODO",
+            "## Remaining Steps",
+            "## Outstanding Work",
+            "## 1.6 What's left (operator decisions)",
+            "### Was diese Session tun soll — drei realistische Pfade, lass uns einen wählen",
+            "## Pendientes",
+            "## 남은 작업",
+        ] {
+            let text = format!("# Handoff\n\n{heading}\n\n- a step\n");
+            let doc = HandoffDocument::parse(&text);
+            assert_eq!(
+                doc.sections.first().and_then(|s| s.kind),
+                Some(SectionKind::NextStep),
+                "{heading}"
+            );
+        }
+        let doc =
+            HandoffDocument::parse("## Goal\nTODO: the feature and how we will know it is done\n");
+        assert_eq!(doc.sections.len(), 1, "{:?}", doc.sections);
+        assert!(!doc.has(SectionKind::NextStep));
+        assert_eq!(SectionKind::classify("Not done yet"), None);
     }
 
     #[test]

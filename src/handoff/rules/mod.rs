@@ -37,7 +37,8 @@
 //! missing goal costs less than a missing next step; `too-short`,
 //! `over-budget`, `no-evidence` and `filler` grow with the distance from
 //! what a briefing needs; `next-step-not-single` costs 2 per step beyond
-//! the first). Any `secret` fails the handoff outright: the score is 0.
+//! the first, or beyond the fifth of a list in order, whose first step is
+//! the next one). Any `secret` fails the handoff outright: the score is 0.
 
 mod consistency;
 mod content;
@@ -184,13 +185,14 @@ pub const SECTION_RECOMMENDED: Rule = rule(
     4,
     "the recommended sections are present",
 );
-/// More than one next step: 2 points per step beyond the first.
+/// More than one next step and no order (2 points per step beyond the
+/// first), or an ordered queue too long for a session (beyond the fifth).
 pub const NEXT_STEP_NOT_SINGLE: Rule = rule(
     "next-step-not-single",
     Warning,
     2,
     20,
-    "there is exactly ONE next step",
+    "there is ONE next step (or an ordered list whose first step is it)",
 );
 /// A next step that names nothing to start from.
 pub const NEXT_STEP_VAGUE: Rule = rule(

@@ -11,7 +11,7 @@ use super::{
     FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
     SECTION_MISSING, SECTION_RECOMMENDED,
 };
-use crate::handoff::document::{HandoffDocument, Item, LineRole, SectionKind};
+use crate::handoff::document::{HandoffDocument, Item, ItemShape, LineRole, Section, SectionKind};
 use crate::handoff::text::snippet;
 use crate::patterns::pattern;
 
@@ -147,47 +147,148 @@ fn unrecognised(doc: &HandoffDocument<'_>) -> String {
     }
 }
 
+/// The next steps of the current next-step sections, and whether they are
+/// ordered (so the first is the one to do first).
+struct Steps {
+    /// Each step's line and text.
+    steps: Vec<(usize, String)>,
+    /// A numbered list, numbered sub-headings, or a heading that says the
+    /// order ("in dependency order", "Priorities").
+    ordered: bool,
+}
+
+/// A heading that says its steps are in order.
+static ORDER_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\border(?:ed)?\b|\bpriorit|\bsequen|\branked\b|reihenfolge|\bordre\b|\borden\b|\bordem\b|\bordine\b|順|순서|顺序|порядк|приоритет",
+    )
+});
+/// A sub-heading that numbers its step: "1. Mode sync", "Priority 2:",
+/// "Step 3", "Phase 2", "FIX-01".
+static NUMBERED_STEP: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^\W*(?:\d|(?:priority|step|phase|fix|p)[\s-]*\d)"));
+
+/// The steps a next-step section lists: one per sub-heading when it has
+/// sub-headings, one per bold-led paragraph when two or more group the
+/// details ("**Path A** ... **Path B** ..."), else one per list item (a
+/// lead-in such as "In dependency order:" is no step), else its items.
+fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
+    let said_in_order = ORDER_WORDS.is_match(section.heading);
+    let sub: Vec<(usize, &str)> = doc.lines[section.body.clone()]
+        .iter()
+        .filter_map(|l| match l.role {
+            LineRole::Heading(level) if level > section.level => Some((l.number, l.text)),
+            _ => None,
+        })
+        .collect();
+    if !sub.is_empty() {
+        let text = |t: &str| t.trim_start_matches('#').trim().to_string();
+        return Steps {
+            ordered: said_in_order
+                || sub
+                    .iter()
+                    .all(|(_, t)| NUMBERED_STEP.is_match(text(t).as_str())),
+            steps: sub.iter().map(|(n, t)| (*n, text(t))).collect(),
+        };
+    }
+    let pick = |keep: &dyn Fn(&Item) -> bool| -> Vec<(usize, String)> {
+        section
+            .items
+            .iter()
+            .filter(|i| keep(i))
+            .map(|i| (i.line, i.text.clone()))
+            .collect()
+    };
+    let bold_led = pick(&|i| i.shape == ItemShape::Paragraph && i.text.starts_with("**"));
+    if bold_led.len() >= 2 {
+        return Steps {
+            ordered: said_in_order,
+            steps: bold_led,
+        };
+    }
+    let listed = pick(&|i| matches!(i.shape, ItemShape::Bullet | ItemShape::Numbered));
+    if !listed.is_empty() {
+        return Steps {
+            ordered: said_in_order || section.items.iter().any(|i| i.shape == ItemShape::Numbered),
+            steps: listed,
+        };
+    }
+    Steps {
+        ordered: said_in_order,
+        steps: pick(&|_| true),
+    }
+}
+
+/// Every current next-step section's steps, in order: ordered when each
+/// section of more than one step is.
+fn next_steps(doc: &HandoffDocument<'_>) -> Steps {
+    let mut all = Steps {
+        steps: Vec::new(),
+        ordered: true,
+    };
+    for section in doc.sections_of(SectionKind::NextStep) {
+        let steps = steps_of(doc, section);
+        all.ordered &= steps.ordered || steps.steps.len() < 2;
+        all.steps.extend(steps.steps);
+    }
+    all
+}
+
 fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    let steps: Vec<&Item> = doc.items_of(SectionKind::NextStep).collect();
+    let Steps { steps, ordered } = next_steps(doc);
     if steps.len() > 1
-        && let Some(idle) = steps.iter().find(|s| IDLE.is_match(s.text.trim()))
+        && let Some((line, idle)) = steps.iter().find(|(_, s)| IDLE.is_match(s.trim()))
     {
         out.push(NEXT_STEP_VAGUE.at(
-            Some(idle.line),
+            Some(*line),
             format!(
                 "\"{}\" is no next action: say what the next session should do first",
-                snippet(&idle.text, 60)
+                snippet(idle, 60)
             ),
         ));
     }
-    match steps.as_slice() {
-        [] => {}
-        [only] => {
-            if is_vague(&only.text) {
-                out.push(NEXT_STEP_VAGUE.at(
-                    Some(only.line),
-                    format!(
-                        "the next step \"{}\" is vague: name the file, function, command or error to start from",
-                        snippet(&only.text, 60)
-                    ),
-                ));
-            }
-        }
-        [first, ..] => out.push(
-            NEXT_STEP_NOT_SINGLE.scaled(
-                Some(first.line),
-                u8::try_from(steps.len() - 1)
-                    .unwrap_or(u8::MAX)
-                    .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
+    let Some((first_line, first)) = steps.first() else {
+        return;
+    };
+    if (steps.len() == 1 || ordered) && is_vague(first) {
+        out.push(NEXT_STEP_VAGUE.at(
+            Some(*first_line),
+            format!(
+                "the next step \"{}\" is vague: name the file, function, command or error to start from",
+                snippet(first, 60)
+            ),
+        ));
+    }
+    // An ordered list names its first step as the next one; only a queue
+    // longer than a session's worth is too long. An unordered one leaves
+    // the choice to the next session: every step beyond the first costs.
+    let free = if ordered { ORDERED_QUEUE } else { 1 };
+    if steps.len() > free {
+        out.push(NEXT_STEP_NOT_SINGLE.scaled(
+            Some(*first_line),
+            u8::try_from(steps.len() - free)
+                .unwrap_or(u8::MAX)
+                .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
+            if ordered {
                 format!(
-                    "{} next steps: name the ONE next step and move the rest to \"{}\"",
+                    "{} next steps in order: keep the first {ORDERED_QUEUE} and move the rest to \"{}\"",
                     steps.len(),
                     SectionKind::CanWait.heading()
-                ),
-            ),
-        ),
+                )
+            } else {
+                format!(
+                    "{} next steps and no order: name the ONE next step (or number them in order) and move the rest to \"{}\"",
+                    steps.len(),
+                    SectionKind::CanWait.heading()
+                )
+            },
+        ));
     }
 }
+
+/// Steps an ordered next-step list may hold before it is too long: the
+/// first is the next step, the rest the queue behind it.
+const ORDERED_QUEUE: usize = 5;
 
 fn is_vague(step: &str) -> bool {
     let step = step.trim();
@@ -301,6 +402,59 @@ mod tests {
         assert!(
             out.iter()
                 .any(|f| f.rule == "section-missing" && f.message.contains("Next step"))
+        );
+    }
+
+    fn steps(text: &str) -> (Vec<String>, bool) {
+        let doc = HandoffDocument::parse(text);
+        let Steps { steps, ordered } = next_steps(&doc);
+        (steps.into_iter().map(|(_, t)| t).collect(), ordered)
+    }
+
+    #[test]
+    fn sub_headings_are_the_steps_and_their_details_are_not() {
+        // As real handoffs write priorities: each with its own commands.
+        let text = "## Next Session Priorities\n\n### Priority 1: Configure the agents\n\n**Steps:**\n```bash\ncurl -s localhost:8081\n```\n- validation-specialist\n- tool-creator\n\n### Priority 2: Test tool creation end-to-end\n\n1. Reset the system\n2. Watch the logs\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(
+            found,
+            [
+                "Priority 1: Configure the agents",
+                "Priority 2: Test tool creation end-to-end"
+            ]
+        );
+        assert!(ordered);
+    }
+
+    #[test]
+    fn bold_led_paragraphs_group_their_bullets() {
+        let text = "## Next steps\n\n**Path A: CI** (not blocked)\n- a workflow\n- baselines\n\n**Path B: data strategy**\n- four options\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(!ordered);
+    }
+
+    #[test]
+    fn a_lead_in_is_no_step_and_a_numbered_list_is_ordered() {
+        let text = "## Specific TODOs the next agent can pick up\n\nIn dependency order:\n\n1. **`just preflight`** on a quiet system\n2. Decide on the 3 footguns\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(ordered);
+        let (found, ordered) = steps("## Next steps\n\n- one `a`\n- two `b`\n");
+        assert_eq!(found.len(), 2);
+        assert!(!ordered);
+        let (_, ordered) = steps("## Next steps (recommended order)\n\n- one `a`\n- two `b`\n");
+        assert!(ordered, "the heading says the order");
+    }
+
+    #[test]
+    fn the_first_of_an_ordered_list_must_be_concrete() {
+        let text = "## Next steps\n\n1. Continue working on the API\n2. Fix `parse_header` in `src/lib.rs`\n";
+        assert!(rules_fired(text).contains(&"next-step-vague"));
+        let text = "## Next steps\n\n- Continue working on the API\n- Fix `parse_header` in `src/lib.rs`\n";
+        assert!(
+            !rules_fired(text).contains(&"next-step-vague"),
+            "no order: no first step"
         );
     }
 
