@@ -68,9 +68,17 @@ fn context_for(stem: &str) -> LintContext {
                 .map(|i| at("2026-11-26T12:00:00Z") - Duration::hours(i))
                 .collect(),
         ),
+        // Each fixture isolates one rule in a few lines; size is judged by
+        // `bad_too_short` here and at the default 500 tokens in
+        // `a_handoff_below_the_budget_costs_in_proportion`.
+        min_tokens: FIXTURE_MIN_TOKENS,
         ..LintContext::default()
     }
 }
+
+/// The size below which a fixture is too short: the fixtures are short by
+/// design, each showing one rule.
+const FIXTURE_MIN_TOKENS: usize = 100;
 
 fn lint_fixture(stem: &str) -> LintReport {
     lint(&fixture(&format!("{stem}.md")), &context_for(stem))
@@ -274,7 +282,7 @@ fn lint_defaults_to_the_current_state_and_reads_stdin() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no handoff to lint"), "{}", stderr(&o));
 
-    let good = fixture_arg("good_minimal.md");
+    let good = fixture_arg("good_long.md");
     let o = p.handover_with_state_file("session", &good);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = p.run(&["--json", "lint"]);
@@ -363,7 +371,7 @@ fn run_min_score_refuses_with_nothing_written_then_passes() {
     assert_eq!(v["exit_code"], 7);
     assert_nothing_written(&p);
 
-    let good = fixture_arg("good_minimal.md");
+    let good = fixture_arg("good_long.md");
     let o = p.run(&[
         "run",
         "--config",
@@ -888,6 +896,24 @@ fn many_next_steps_cost_more_than_two() {
     assert_eq!(cost(5, &numbered), 0);
     assert_eq!(cost(6, &numbered), 2);
     assert_eq!(cost(12, &numbered), 14);
+}
+
+#[test]
+fn a_handoff_below_the_budget_costs_in_proportion() {
+    // At the default floor (500 tokens, the low end of the documented
+    // 500-1,500 budget) the short fixtures are thin, the long one is not.
+    let too_short = |stem: &str| {
+        lint(&fixture(&format!("{stem}.md")), &LintContext::default())
+            .findings
+            .iter()
+            .filter(|f| f.rule == "too-short")
+            .map(|f| f.points)
+            .sum::<u8>()
+    };
+    assert_eq!(too_short("good_long"), 0);
+    let (minimal, tests) = (too_short("good_minimal"), too_short("good_tests"));
+    assert!(minimal > tests && tests > 0, "{minimal} {tests}");
+    assert!(too_short("bad_too_short") >= 29);
 }
 
 #[test]

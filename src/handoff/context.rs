@@ -20,7 +20,7 @@ use crate::workspace::Workspace;
 /// Default token budget of a handoff: a briefing, not a transcript.
 pub const DEFAULT_MAX_TOKENS: usize = 1_500;
 /// Below this many tokens a handoff is too thin to act on.
-pub const DEFAULT_MIN_TOKENS: usize = 100;
+pub const DEFAULT_MIN_TOKENS: usize = 500;
 /// How many of the newest commits are read (enough to call a handoff stale).
 pub const MAX_COMMITS_READ: usize = 200;
 /// How many inbox files are looked at, newest kept.

@@ -681,6 +681,12 @@ pub const VOCABULARY: &[(SectionKind, &[Phrases])] = &[
 
 /// Headings that look like a kind by keyword but are not ("Not done yet").
 const NOT_A_SECTION: &[&str] = &[
+    // Addressed to the next session, not its next step ("Notes for the
+    // next session", "Quick start for the next AI").
+    "notes for the next",
+    "context for the next",
+    "quick start for the next",
+    "information for the next",
     "not done",
     "not implemented",
     "not yet implemented",

@@ -306,7 +306,7 @@ mod tests {
     fn sized(body: &str) -> String {
         format!(
             "# Handoff 2026-01-02\n## Status\n30/90 tests pass\n{body}\n{}",
-            "Plenty of context about the work so far. ".repeat(12)
+            "Plenty of context about the work so far.\n".repeat(50)
         )
     }
 
@@ -318,6 +318,21 @@ mod tests {
     #[test]
     fn size_bounds() {
         assert_eq!(ids("# 2026-01-02\n## Status\n1/2"), ["too-short"]);
+        // Thin costs in proportion to what is missing of the 500 tokens
+        // the budget starts at: about 250 tokens lose half the weight.
+        let points = |text: &str| {
+            fired(text)
+                .iter()
+                .filter(|f| f.rule == "too-short")
+                .map(|f| f.points)
+                .sum::<u8>()
+        };
+        let half = format!(
+            "# 2026-01-02\n## Status\n1/2\n{}",
+            "some more words\n".repeat(66)
+        );
+        assert!((13..=16).contains(&points(&half)), "{}", points(&half));
+        assert_eq!(points(&sized("")), 0);
         let long = sized(&"a line of ten words for the budget test here\n".repeat(150));
         assert_eq!(ids(&long), ["over-budget"]);
     }
@@ -378,8 +393,8 @@ mod tests {
             );
         }
         // Without a status section, a number anywhere will do.
-        let text =
-            "# 2026-01-02\n## Done\n- 4 files migrated\n".to_string() + &"context ".repeat(60);
+        let text = "# 2026-01-02\n## Done\n- 4 files migrated\n".to_string()
+            + &"some context here\n".repeat(120);
         assert!(ids(&text).is_empty(), "{:?}", ids(&text));
     }
 
