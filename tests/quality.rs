@@ -538,8 +538,8 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 fn held_out_handoffs_are_scored_as_the_reviewer_labelled_them() {
     let all = calibration::scored();
     // The public handoffs alone (their real text): printed, not asserted,
-    // since they do not meet the targets yet (22 held-out documents, 2 bad:
-    // Spearman 0.533).
+    // since they do not meet the Spearman target (22 held-out documents,
+    // 2 bad: Spearman 0.522, AUC 0.909, separation 38.9).
     let public: Vec<_> = all
         .iter()
         .filter(|s| s.doc.origin == "public")
@@ -552,7 +552,7 @@ fn held_out_handoffs_are_scored_as_the_reviewer_labelled_them() {
     );
     let f = calibration::figures(&all, "held-out");
     assert!(f.good >= 5 && f.bad >= 5, "{f:?}");
-    println!(
+    let figures = format!(
         "held-out: AUC {:.3} (>= {}), separation {:.1} (>= {}), Spearman {:.3} (>= {})",
         f.auc,
         calibration::TARGET_AUC,
@@ -561,20 +561,8 @@ fn held_out_handoffs_are_scored_as_the_reviewer_labelled_them() {
         f.spearman,
         calibration::TARGET_SPEARMAN
     );
-    if !f.meets_targets() {
-        println!("held-out: the targets are NOT all met");
-    }
-    // AUC and separation are held to their targets. Spearman is not met
-    // since the corpus grew by 35 public handoffs (0.656 against 0.7; it was
-    // 0.717 on the 96 documents before): printed, not asserted, until it is.
-    assert!(
-        f.auc >= calibration::TARGET_AUC && f.separation >= calibration::TARGET_SEPARATION,
-        "held-out: AUC {:.3} (>= {}), separation {:.1} (>= {})",
-        f.auc,
-        calibration::TARGET_AUC,
-        f.separation,
-        calibration::TARGET_SEPARATION
-    );
+    println!("{figures}");
+    assert!(f.meets_targets(), "{figures}");
 }
 
 #[test]
