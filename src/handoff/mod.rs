@@ -159,7 +159,53 @@ mod tests {
     use super::*;
 
     /// A complete handoff at the low end of the budget (about 550 tokens).
-    const GOOD: &str = "# Handoff 2026-11-21\n\n## Goal\nShip the config parser with clear errors: every malformed file in `tests/bad/` is rejected with the line, the column and what was expected.\n\n## Current status\n- 41/44 parser tests pass; the 3 failures are all nested tables\n- Error spans verified by hand on the 12 files in `tests/bad/`\n\n## Done (don't redo)\n- Tokenizer in `src/lex.rs`, with spans, tested (`cargo test lex`: 18/18)\n- Error type `ParseError` with line, column and expectation, shown through `miette`\n- Round-trip property test for flat tables (`tests/roundtrip.rs`, 256 cases)\n- CI job `parser` runs on every push (commit 4e1f2a9)\n\n## Not working (and why)\n- Nested tables: `expected '=' at 3:7` on `[a.b]`, because `lex_key` stops at the dot and the parser sees two keys\n\n## Failed approaches (DO NOT retry)\n- Regex-based lexer -> could not express nested quotes, and its errors had no spans\n- Treating `.` as its own token -> broke the 6 inline-table tests, reverted in 9c0d3b1\n\n## Key decisions (and why)\n- Hand-written lexer: better error positions than the regex one\n- No compatibility mode for the old format: the last user migrated on 2026-11-02\n\n## Next step\nHandle `.` inside `lex_key` (src/lex.rs, line 88) so `a.b` is one dotted key, then rerun `cargo test parser` and expect 44/44.\n\n## Waiting on\n- nobody\n\n## Can safely wait\n- Pretty error colours in the terminal\n- A fuzz target for the lexer\n\n## Commands\n- `cargo test parser` (the parser suite, about 2 s; run it before and after each change)\n- `cargo test lex` (the tokenizer alone, faster while working on `lex_key`)\n- `cargo run -- check tests/bad/nested.toml` (shows the current error with its span)\n- `cargo clippy --all-targets -- -D warnings` (CI fails on any warning)\n\n## Notes for the next session\n- The spans are byte offsets internally; `ParseError::column` converts them to characters, so a multi-byte key does not shift the caret.\n- `tests/bad/` holds one file per error message; add one for every new message so the 12 expected outputs stay in step.\n- The old format's reader is still in `src/legacy.rs` and unused: delete it once the parser ships, not before.\n";
+    const GOOD: &str = "# Handoff 2026-11-21\n\
+        \n\
+        ## Goal\n\
+        Ship the config parser with clear errors: every malformed file in `tests/bad/` is rejected with the line, the column and what was expected.\n\
+        \n\
+        ## Current status\n\
+        - 41/44 parser tests pass; the 3 failures are all nested tables\n\
+        - Error spans verified by hand on the 12 files in `tests/bad/`\n\
+        \n\
+        ## Done (don't redo)\n\
+        - Tokenizer in `src/lex.rs`, with spans, tested (`cargo test lex`: 18/18)\n\
+        - Error type `ParseError` with line, column and expectation, shown through `miette`\n\
+        - Round-trip property test for flat tables (`tests/roundtrip.rs`, 256 cases)\n\
+        - CI job `parser` runs on every push (commit 4e1f2a9)\n\
+        \n\
+        ## Not working (and why)\n\
+        - Nested tables: `expected '=' at 3:7` on `[a.b]`, because `lex_key` stops at the dot and the parser sees two keys\n\
+        \n\
+        ## Failed approaches (DO NOT retry)\n\
+        - Regex-based lexer -> could not express nested quotes, and its errors had no spans\n\
+        - Treating `.` as its own token -> broke the 6 inline-table tests, reverted in 9c0d3b1\n\
+        \n\
+        ## Key decisions (and why)\n\
+        - Hand-written lexer: better error positions than the regex one\n\
+        - No compatibility mode for the old format: the last user migrated on 2026-11-02\n\
+        \n\
+        ## Next step\n\
+        Handle `.` inside `lex_key` (src/lex.rs, line 88) so `a.b` is one dotted key, then rerun `cargo test parser` and expect 44/44.\n\
+        \n\
+        ## Waiting on\n\
+        - nobody\n\
+        \n\
+        ## Can safely wait\n\
+        - Pretty error colours in the terminal\n\
+        - A fuzz target for the lexer\n\
+        \n\
+        ## Commands\n\
+        - `cargo test parser` (the parser suite, about 2 s; run it before and after each change)\n\
+        - `cargo test lex` (the tokenizer alone, faster while working on `lex_key`)\n\
+        - `cargo run -- check tests/bad/nested.toml` (shows the current error with its span)\n\
+        - `cargo clippy --all-targets -- -D warnings` (CI fails on any warning)\n\
+        \n\
+        ## Notes for the next session\n\
+        - The spans are byte offsets internally; `ParseError::column` converts them to characters, so a multi-byte key does not shift the caret.\n\
+        - `tests/bad/` holds one file per error message; add one for every new message so the 12 expected outputs stay in step.\n\
+        - The old format's reader is still in `src/legacy.rs` and unused: delete it once the parser ships, not before.\n\
+        ";
 
     #[test]
     fn a_good_handoff_scores_100() {
