@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use agent_handover::inbox::HUMAN;
 use generate::{History, generate};
 use support::{load_average, our_binary, stats};
-use tty::{Session, cpu_ticks, frame_count, now_micros, status_field, wait_for_frames};
+use tty::{Session, idle_cpu_percent, redraws_after_pause_toggles, status_field, wait_for_frames};
 
 const WORKSPACES: usize = 20;
 const HISTORY: History = History {
@@ -95,27 +95,11 @@ fn main() {
     std::thread::sleep(Duration::from_secs(5)); // every score read
     let pid = session.pid();
     let peak_kib = status_field(pid, "VmHWM:");
-    let cpu_before = cpu_ticks(pid);
     let idle = Duration::from_secs(10);
-    std::thread::sleep(idle);
-    let cpu_ticks_used = cpu_ticks(pid) - cpu_before;
-    let ticks_per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    let idle_cpu_pct = cpu_ticks_used as f64 / ticks_per_sec / idle.as_secs_f64() * 100.0;
-
-    let mut redraws = Vec::new();
-    for i in 0..CHANGES {
-        let pause = pause_file(&dirs[(i / 2) % WORKSPACES]);
-        let before = frame_count(&frames);
-        let changed_at = now_micros();
-        if i % 2 == 0 {
-            std::fs::write(&pause, "bench\n").unwrap();
-        } else {
-            std::fs::remove_file(&pause).unwrap();
-        }
-        let shown = wait_for_frames(&frames, before + 1);
-        redraws.push(Duration::from_micros((shown[before] - changed_at) as u64));
-        std::thread::sleep(Duration::from_millis(400));
-    }
+    let idle_cpu_pct = idle_cpu_percent(pid, idle);
+    let redraws = redraws_after_pause_toggles(&frames, CHANGES, |i| {
+        pause_file(&dirs[(i / 2) % WORKSPACES])
+    });
     drop(session);
 
     let (ttff, ttff_p90) = stats(&first_frames);

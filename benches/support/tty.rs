@@ -127,3 +127,37 @@ pub fn cpu_ticks(pid: u32) -> u64 {
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
+
+/// The share of one core (percent) a process uses over `idle`, left alone.
+pub fn idle_cpu_percent(pid: u32, idle: Duration) -> f64 {
+    let before = cpu_ticks(pid);
+    std::thread::sleep(idle);
+    let used = cpu_ticks(pid) - before;
+    let ticks_per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    used as f64 / ticks_per_sec / idle.as_secs_f64() * 100.0
+}
+
+/// Toggle a PAUSE file `changes` times (`pause_of(i)` names the file of
+/// change `i`), 400 ms apart, and return how long each took to reach the
+/// screen (the first frame logged after the change).
+pub fn redraws_after_pause_toggles(
+    frames: &Path,
+    changes: usize,
+    pause_of: impl Fn(usize) -> PathBuf,
+) -> Vec<Duration> {
+    let mut redraws = Vec::new();
+    for i in 0..changes {
+        let pause = pause_of(i);
+        let before = frame_count(frames);
+        let changed_at = now_micros();
+        if i % 2 == 0 {
+            std::fs::write(&pause, "bench\n").unwrap();
+        } else {
+            std::fs::remove_file(&pause).unwrap();
+        }
+        let shown = wait_for_frames(frames, before + 1);
+        redraws.push(Duration::from_micros((shown[before] - changed_at) as u64));
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    redraws
+}
