@@ -174,21 +174,19 @@ static NUMBERED_STEP: LazyLock<Regex> =
 /// lead-in such as "In dependency order:" is no step), else its items.
 fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
     let said_in_order = ORDER_WORDS.is_match(section.heading);
-    let sub: Vec<(usize, &str)> = doc.lines[section.body.clone()]
+    let sub: Vec<(usize, String)> = doc.lines[section.body.clone()]
         .iter()
         .filter_map(|l| match l.role {
-            LineRole::Heading(level) if level > section.level => Some((l.number, l.text)),
+            LineRole::Heading(level) if level > section.level => {
+                Some((l.number, l.text.trim_start_matches('#').trim().to_string()))
+            }
             _ => None,
         })
         .collect();
     if !sub.is_empty() {
-        let text = |t: &str| t.trim_start_matches('#').trim().to_string();
         return Steps {
-            ordered: said_in_order
-                || sub
-                    .iter()
-                    .all(|(_, t)| NUMBERED_STEP.is_match(text(t).as_str())),
-            steps: sub.iter().map(|(n, t)| (*n, text(t))).collect(),
+            ordered: said_in_order || sub.iter().all(|(_, t)| NUMBERED_STEP.is_match(t)),
+            steps: sub,
         };
     }
     let pick = |keep: &dyn Fn(&Item) -> bool| -> Vec<(usize, String)> {
