@@ -12,11 +12,11 @@ use serde::Serialize;
 
 use crate::backend::BackendSpec;
 use crate::backend::git_locks::{self, GitLock};
-use crate::engine::checkpoint::{Checkpoint, RunStatus};
 use crate::engine::lock::RunLock;
 use crate::engine::pause::active_pause;
 use crate::engine::process::live_group_members;
 use crate::engine::queue::RunQueue;
+use crate::engine::{Condition, NextAction, run_state};
 use crate::memory::history::StateHistory;
 use crate::workspace::Workspace;
 
@@ -41,62 +41,47 @@ pub struct Finding {
 pub fn examine(ws: &Workspace) -> Vec<Finding> {
     let mut found = Vec::new();
     let holder = RunLock::holder(&ws.lock_file());
-    match Checkpoint::load(&ws.checkpoint) {
-        Err(e) => found.push(Finding {
-            kind: "checkpoint",
-            what: format!("the checkpoint cannot be read: {e}"),
-            fix: "follow the fix above; nothing else runs until it is settled".into(),
-            removable: None,
-            needs_action: true,
-        }),
-        Ok(cp) if cp.status == RunStatus::InProgress && !cp.pending_steps().is_empty() => {
-            let run = cp.run_id.clone().unwrap_or_else(|| "(0.5.1)".into());
-            found.push(match &holder {
-                Some(h) => Finding {
-                    kind: "running",
-                    what: format!("handover {run} is being executed by {h}"),
-                    fix: "let it finish (`agent-handover status -v` shows progress)".into(),
-                    removable: None,
-                    needs_action: false,
-                },
-                None => Finding {
-                    kind: "interrupted",
-                    what: format!(
-                        "handover {run} was interrupted; pending: {}",
-                        cp.pending_steps().join(", ")
-                    ),
-                    fix: "`agent-handover resume` (done steps are not redone)".into(),
-                    removable: None,
-                    needs_action: true,
-                },
-            });
+    let state = run_state(ws);
+    let next = state.next_action();
+    let kind = match &state.condition {
+        Condition::Unreadable { .. } => Some("checkpoint"),
+        Condition::Running { .. } => Some("running"),
+        Condition::Interrupted { .. } => Some("interrupted"),
+        Condition::Lingering { .. } => Some("lingering_step"),
+        Condition::NeedsDecision { .. } => Some("needs_decision"),
+        Condition::Failed { .. } => Some("failed"),
+        Condition::Newer { .. } => Some("newer_step_kind"),
+        Condition::Legacy { .. } => Some("interrupted_0_5"),
+        Condition::Queued { .. } => Some("queued"),
+        Condition::None | Condition::Completed { .. } | Condition::Abandoned { .. }
+            if !state.queued.is_empty() =>
+        {
+            Some("queued")
         }
-        Ok(_) => {}
+        Condition::None | Condition::Completed { .. } | Condition::Abandoned { .. } => None,
+    };
+    if let Some(kind) = kind {
+        found.push(Finding {
+            kind,
+            what: state.describe(),
+            fix: match &next {
+                NextAction::Repair { .. } => {
+                    "follow the fix above; nothing else runs until it is settled".into()
+                }
+                next => next.sentence(),
+            },
+            removable: None,
+            needs_action: !matches!(next, NextAction::Wait { .. }),
+        });
     }
-    match RunQueue::of(ws).list() {
-        Err(e) => found.push(Finding {
+    if let Err(e) = RunQueue::of(ws).list() {
+        found.push(Finding {
             kind: "queue",
             what: e.to_string(),
             fix: "see above".into(),
             removable: None,
             needs_action: true,
-        }),
-        Ok(queued) if !queued.is_empty() => found.push(Finding {
-            kind: "queued",
-            what: format!(
-                "{} handover(s) queued, their notes staged: {}",
-                queued.len(),
-                queued
-                    .iter()
-                    .map(|q| q.run_id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            fix: "`agent-handover resume` runs them in order".into(),
-            removable: None,
-            needs_action: true,
-        }),
-        Ok(_) => {}
+        });
     }
     if let Some(p) = active_pause(&ws.pause_files()) {
         found.push(Finding {

@@ -194,7 +194,7 @@ pub enum Error {
     /// or another process holds the lock); it is staged and queued, its text
     /// safe on disk. Its kind and exit code are those of the cause.
     #[error(
-        "{source}\n  your new handover is safe: run {run_id} is staged ({}) and queued behind it; `agent-handover resume` finishes them in order once the cause is settled",
+        "{source}\n  your new handover is safe: run {run_id} is staged ({}) and queued behind it; next: {next}",
         inputs.display()
     )]
     Queued {
@@ -204,6 +204,9 @@ pub enum Error {
         inputs: PathBuf,
         /// Why it could not run now.
         source: Box<Error>,
+        /// What to do next, as the run state says
+        /// ([`crate::engine::NextAction::sentence`]).
+        next: String,
     },
     /// Bringing the remote's memory in failed (not for want of a network:
     /// that is offline, not an error).

@@ -185,6 +185,7 @@ mod tests {
     use super::*;
     use crate::brief::{CurrentState, Mail, Metrics, Recovery, RecoveryState};
     use crate::engine::metrics::Change;
+    use crate::engine::{Condition, RunState};
     use crate::inbox::MessageSummary;
 
     fn brief(max_tokens: usize, unread: usize, state_lines: usize) -> Brief {
@@ -207,6 +208,13 @@ mod tests {
             estimated_tokens: 0,
             recovery: Recovery {
                 state: RecoveryState::Completed,
+                run: RunState {
+                    condition: Condition::Completed { finished_at: None },
+                    run_id: None,
+                    pause: None,
+                    queued: Vec::new(),
+                    config: None,
+                },
                 run_id: None,
                 finished_at: None,
                 pending: Vec::new(),

@@ -5,14 +5,14 @@ use serde::Serialize;
 
 use crate::engine::checkpoint::Abandonment;
 use crate::engine::lock::RunLock;
-use crate::engine::pause::{PauseInfo, active_pause};
-use crate::engine::queue::RunQueue;
-use crate::engine::{RunSnapshot, RunStatus};
+use crate::engine::pause::PauseInfo;
+use crate::engine::{Condition, NextAction, RunSnapshot, RunState, run_state};
 use crate::memory::history::{Drift, StateHistory};
 use crate::sync::{self, SyncReport};
 use crate::workspace::Workspace;
 
-/// Where the last handover stands.
+/// Where the last handover stands: the run state's condition in the
+/// brief's words ([`RecoveryState::of`]; the run state decides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryState {
@@ -24,17 +24,41 @@ pub enum RecoveryState {
     Interrupted,
     /// A handover is being executed right now by another process.
     Running,
+    /// Handovers wait in the queue, none in progress.
+    Queued,
     /// The last handover was given up; its files are kept.
     Abandoned,
     /// The checkpoint cannot be read.
     Unreadable,
 }
 
+impl RecoveryState {
+    /// The brief's word for `state`'s condition.
+    pub fn of(state: &RunState) -> Self {
+        match state.condition {
+            Condition::None => RecoveryState::NoHandover,
+            Condition::Running { .. } => RecoveryState::Running,
+            Condition::Interrupted { .. }
+            | Condition::Lingering { .. }
+            | Condition::NeedsDecision { .. }
+            | Condition::Failed { .. }
+            | Condition::Newer { .. }
+            | Condition::Legacy { .. } => RecoveryState::Interrupted,
+            Condition::Queued { .. } => RecoveryState::Queued,
+            Condition::Completed { .. } => RecoveryState::Completed,
+            Condition::Abandoned { .. } => RecoveryState::Abandoned,
+            Condition::Unreadable { .. } => RecoveryState::Unreadable,
+        }
+    }
+}
+
 /// Section 1 of the brief.
 #[derive(Debug, Clone, Serialize)]
 pub struct Recovery {
-    /// The verdict.
+    /// The verdict, in the brief's words.
     pub state: RecoveryState,
+    /// The run state it comes from, with the next action.
+    pub run: RunState,
     /// The run's id, if it has one.
     pub run_id: Option<String>,
     /// When the last run finished, if it did.
@@ -85,24 +109,24 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
     let sync = sync::before_brief(ws);
     let mut recovery = match RunSnapshot::load(ws) {
         Ok(snap) => from_snapshot(snap),
-        Err(e) => Recovery {
-            state: RecoveryState::Unreadable,
-            run_id: None,
-            finished_at: None,
-            pending: Vec::new(),
-            needs_human: Vec::new(),
-            paused: active_pause(&ws.pause_files()),
-            lock_holder: RunLock::holder(&ws.lock_file()),
-            abandoned: None,
-            error: Some(e.to_string()),
-            queued: RunQueue::of(ws)
-                .views(ws)
-                .into_iter()
-                .map(|q| q.run_id)
-                .collect(),
-            sync: None,
-            drift: Vec::new(),
-        },
+        Err(e) => {
+            let run = run_state(ws);
+            Recovery {
+                state: RecoveryState::of(&run),
+                paused: run.pause.clone(),
+                queued: run.queued.clone(),
+                run,
+                run_id: None,
+                finished_at: None,
+                pending: Vec::new(),
+                needs_human: Vec::new(),
+                lock_holder: RunLock::holder(&ws.lock_file()),
+                abandoned: None,
+                error: Some(e.to_string()),
+                sync: None,
+                drift: Vec::new(),
+            }
+        }
     };
     recovery.sync = sync;
     recovery.drift = recent_drift(ws);
@@ -111,14 +135,6 @@ pub fn gather(ws: &Workspace) -> (Recovery, Vec<String>) {
 }
 
 fn from_snapshot(snap: RunSnapshot) -> Recovery {
-    let state = match snap.status {
-        RunStatus::InProgress if snap.pending.is_empty() => RecoveryState::Completed,
-        RunStatus::InProgress if snap.lock_holder.is_some() => RecoveryState::Running,
-        RunStatus::InProgress => RecoveryState::Interrupted,
-        RunStatus::Completed => RecoveryState::Completed,
-        RunStatus::Abandoned => RecoveryState::Abandoned,
-        _ => RecoveryState::NoHandover,
-    };
     let needs_human = snap
         .steps
         .iter()
@@ -126,7 +142,8 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
         .map(|s| s.name.clone())
         .collect();
     Recovery {
-        state,
+        state: RecoveryState::of(&snap.state),
+        run: snap.state,
         run_id: snap.run_id,
         finished_at: snap.finished_at,
         pending: snap.pending,
@@ -141,36 +158,51 @@ fn from_snapshot(snap: RunSnapshot) -> Recovery {
     }
 }
 
+/// The brief's next steps: PAUSE first, then the run state's next action
+/// in the brief's words, then drift.
 fn next_steps(r: &Recovery) -> Vec<String> {
     let mut steps = Vec::new();
+    let mut action = r.run.next_action();
     if let Some(p) = &r.paused {
         steps.push(format!(
-            "Automation is paused by `{}`: run no handover until a human removes it (`agent-handover unpause`); ask before you do.",
-            p.file.display()
+            "Automation is paused by `{}`: run no handover until a human removes it (`{}`); ask before you do.",
+            p.file.display(),
+            p.unpause_command()
         ));
+        if let NextAction::Unpause { then, .. } = action {
+            action = *then;
+        }
     }
-    match r.state {
-        RecoveryState::Unreadable => steps.push(
+    let queued = r.queued.len();
+    match action {
+        NextAction::Nothing | NextAction::Unpause { .. } => {}
+        NextAction::Repair { .. } => steps.push(
             "Repair or move aside the checkpoint (see Recovery) before running a handover."
                 .to_string(),
         ),
-        RecoveryState::Running => steps.push(
-            "Let the running handover finish (`agent-handover status` shows progress); do not start another."
-                .to_string(),
-        ),
-        RecoveryState::Interrupted if !r.needs_human.is_empty() => steps.push(format!(
+        NextAction::Wait { why } => steps.push(format!(
+            "Do not start another handover; wait: {why}."
+        )),
+        NextAction::Decide { .. } => steps.push(format!(
             "Decide about {}: `agent-handover retry <step>` if running it again is safe, else `agent-handover abandon --reason \"...\"`.",
             r.needs_human.join(", ")
         )),
-        RecoveryState::Interrupted if r.run_id.is_none() => steps.push(
-            "Finish the interrupted handover (written by agent-handover 0.5.x): `agent-handover run --config <your handover.toml>`."
-                .to_string(),
-        ),
-        RecoveryState::Interrupted => steps.push(
+        NextAction::Upgrade { .. } => steps.push(format!("{}.", capitalized(&action.sentence()))),
+        NextAction::Run { command } if !action.is_resume() => steps.push(format!(
+            "Finish the interrupted handover (written by agent-handover 0.5.x): `{command}`."
+        )),
+        NextAction::Run { .. } if matches!(r.run.condition, Condition::Queued { .. }) => {
+            steps.push(format!(
+                "Run the {queued} handover(s) queued: `agent-handover resume` (their notes are staged; do not write them again)."
+            ))
+        }
+        NextAction::Run { .. } if queued > 0 => steps.push(format!(
+            "Finish the interrupted handover first: `agent-handover resume` (done steps are not redone; it then runs the {queued} handover(s) queued behind it, whose notes are staged: do not write them again)."
+        )),
+        NextAction::Run { .. } => steps.push(
             "Finish the interrupted handover first: `agent-handover resume` (done steps are not redone)."
                 .to_string(),
         ),
-        RecoveryState::NoHandover | RecoveryState::Completed | RecoveryState::Abandoned => {}
     }
     if let Some(d) = r.drift.first() {
         steps.push(format!(
@@ -180,11 +212,14 @@ fn next_steps(r: &Recovery) -> Vec<String> {
             d.diff_command()
         ));
     }
-    if !r.queued.is_empty() && r.state != RecoveryState::Running {
-        steps.push(format!(
-            "Run the {} handover(s) queued behind it: `agent-handover resume` (their notes are staged; do not write them again).",
-            r.queued.len()
-        ));
-    }
     steps
+}
+
+/// `text` with its first letter upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

@@ -81,6 +81,9 @@ fn recovery(out: &mut String, r: &Recovery) {
         RecoveryState::Interrupted => {
             format!("**The last handover{run} was interrupted.** Not done: {pending}.")
         }
+        RecoveryState::Queued => {
+            "No handover in progress; handovers wait in the queue (below).".to_string()
+        }
         RecoveryState::Running => format!(
             "**A handover{run} is being executed right now** by {}. Not done yet: {pending}.",
             r.lock_holder.as_deref().unwrap_or("another process")

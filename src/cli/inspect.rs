@@ -1,10 +1,10 @@
 //! Read-only commands: `check`, `status`, `history`.
 
 use agent_handover::engine::history::{RunSummary, list_runs};
-use agent_handover::engine::queue::{self, RunQueue};
-use agent_handover::engine::{Checkpoint, RunSnapshot, StepState};
+use agent_handover::engine::{
+    Checkpoint, Condition, NextAction, RunSnapshot, RunState, StepState, run_state,
+};
 use agent_handover::outcome::AfterCrash;
-use agent_handover::workspace::Workspace;
 use agent_handover::{Result, RunStatus};
 use serde_json::json;
 
@@ -14,49 +14,33 @@ use super::output::Output;
 
 /// `check`: prints nothing (as 0.5.1): the answer is the exit code, and
 /// `status` or `brief` tell more. `--json` prints the code and the run;
-/// errors go to stderr as for every command.
+/// errors go to stderr as for every command. The code is the run state's
+/// ([`agent_handover::engine::RunState::check_code`]).
 pub fn check(target: &Target, out: Output) -> Result<u8> {
     let ws = target.quiet_workspace()?;
-    let cp = Checkpoint::load(&ws.checkpoint)?;
-    let code = queue::resume_code(&ws, &cp) as u8;
     if out.json {
-        let snap = RunSnapshot::of(&ws, &cp);
+        let snap = RunSnapshot::load(&ws)?;
+        let code = snap.state.check_code();
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
+        return Ok(code);
     }
-    Ok(code)
+    // Read the checkpoint once for its error (the file and the fix, exit 3).
+    match run_state(&ws) {
+        RunState {
+            condition: Condition::Unreadable { .. },
+            ..
+        } => Checkpoint::load(&ws.checkpoint).map(|_| exit::FAILED),
+        state => Ok(state.check_code()),
+    }
 }
 
-/// What `check` says of an interrupted or queued handover (exit 1), and how to finish it.
-pub fn interrupted(ws: &Workspace, cp: &Checkpoint) -> String {
-    let queued = RunQueue::of(ws).views(ws);
-    let behind = match queued.len() {
-        0 => String::new(),
-        n => format!(
-            "\n  {n} handover(s) queued behind it ({}): `agent-handover resume` runs them in order",
-            queued
-                .iter()
-                .map(|q| q.run_id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    if cp.status != RunStatus::InProgress {
-        return format!("a handover is queued, not yet run{behind}");
+/// What `check` says of the run: its state, then what to do about it.
+pub fn verdict(state: &RunState) -> String {
+    let next = state.next_action();
+    match next {
+        NextAction::Nothing => state.describe(),
+        next => format!("{}\n  next: {}", state.describe(), next.sentence()),
     }
-    let run = cp
-        .run_id
-        .as_deref()
-        .map(|r| format!(" ({r})"))
-        .unwrap_or_default();
-    let how = if cp.is_legacy() {
-        "agent-handover run --config <your handover.toml>"
-    } else {
-        "agent-handover resume"
-    };
-    format!(
-        "the last handover{run} was interrupted; pending: {}\n  run `{how}` to finish it (done steps are not redone){behind}",
-        cp.pending_steps().join(", ")
-    )
 }
 
 /// `status`: 0.5.1's exact lines, then details with `--verbose`.
@@ -78,10 +62,13 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
         }
         for q in &snap.queued {
             println!(
-                "queued: {} ({}), waiting its turn: `agent-handover resume`",
+                "queued: {} ({}), waiting its turn",
                 q.run_id,
                 q.note.as_deref().unwrap_or("no note")
             );
+        }
+        if snap.state.waits() || !snap.queued.is_empty() {
+            println!("next: {}", snap.state.next_action().sentence());
         }
         if verbose {
             print_details(&snap);

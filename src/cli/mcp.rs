@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use agent_handover::brief::DEFAULT_MAX_TOKENS;
 use agent_handover::draft::DraftOptions;
-use agent_handover::engine::{Checkpoint, queue};
+use agent_handover::engine::{Checkpoint, Condition, run_state};
 use agent_handover::handoff::{self, LintContext, TemplateKind};
 use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::knowledge::Knowledge;
@@ -147,13 +147,13 @@ impl Server {
     async fn brief(&self, Parameters(a): Parameters<BriefArgs>) -> Answer {
         let agent = self.agent(a.agent);
         self.call(move |ws| {
-            let cp = Checkpoint::load(&ws.checkpoint)?;
-            let code = queue::resume_code(ws, &cp) as u8;
-            let verdict = match code {
-                exit::FAILED => inspect::interrupted(ws, &cp),
-                exit::COMPLETED => "the last handover completed".into(),
-                _ => "no handover in progress".into(),
-            };
+            let state = run_state(ws);
+            if let Condition::Unreadable { .. } = state.condition {
+                // The file and the fix, as `check` says them.
+                Checkpoint::load(&ws.checkpoint)?;
+            }
+            let code = state.check_code();
+            let verdict = inspect::verdict(&state);
             let brief = agent_handover::brief::brief(
                 ws,
                 &agent,

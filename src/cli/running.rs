@@ -3,6 +3,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use agent_handover::engine::RunOrigin;
 use agent_handover::handoff::{self, LintContext};
 use agent_handover::{
     Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
@@ -111,18 +112,39 @@ pub fn quality_note(
     })
 }
 
-/// What `run` prints: the interrupted handover it finished first, if any,
-/// then the steps executed.
+/// What `run` prints: each run the call executed, oldest first, named by
+/// why it ran (an interrupted one finished first, the new handover, the
+/// ones queued behind it).
 pub fn run_text(report: &RunReport) -> String {
+    report_lines(report, |r| {
+        format!("handover steps executed: {}\n", joined(&r.executed))
+    })
+}
+
+/// One line per run of `report`'s chain; `requested` words the run the call
+/// asked for.
+fn report_lines(report: &RunReport, requested: impl Fn(&RunReport) -> String) -> String {
+    let id = |r: &RunReport| r.run_id.clone().unwrap_or_else(|| "?".into());
     let mut text = String::new();
-    if let Some(prev) = &report.finished_previous {
-        text += &format!(
-            "finished interrupted handover {}: {}\n",
-            prev.run_id.as_deref().unwrap_or("?"),
-            joined(&prev.executed)
-        );
+    for (i, r) in report.chain().into_iter().enumerate() {
+        text += &match r.origin {
+            RunOrigin::Requested => requested(r),
+            RunOrigin::Interrupted => format!(
+                "finished interrupted handover {}: {}\n",
+                id(r),
+                joined(&r.executed)
+            ),
+            RunOrigin::Queued if i == 0 => {
+                format!("ran queued handover {}: {}\n", id(r), joined(&r.executed))
+            }
+            RunOrigin::Queued => format!(
+                "then ran handover {}, queued behind it: {}\n",
+                id(r),
+                joined(&r.executed)
+            ),
+        };
     }
-    text + &format!("handover steps executed: {}\n", joined(&report.executed))
+    text
 }
 
 /// `resume`: finish the interrupted handover.
@@ -140,16 +162,22 @@ pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
 }
 
 fn print_report(verb: &str, report: &RunReport) {
-    if report.executed.is_empty() && report.status != RunStatus::InProgress {
+    if report.executed.is_empty()
+        && report.finished_previous.is_none()
+        && report.status != RunStatus::InProgress
+    {
         println!(
             "nothing to resume (last handover: {})",
             report.status.as_str()
         );
     } else {
-        println!(
-            "{verb} handover {}: steps executed: {}",
-            report.run_id.as_deref().unwrap_or("?"),
-            joined(&report.executed)
+        print!(
+            "{}",
+            report_lines(report, |r| format!(
+                "{verb} handover {}: steps executed: {}\n",
+                r.run_id.as_deref().unwrap_or("?"),
+                joined(&r.executed)
+            ))
         );
     }
 }

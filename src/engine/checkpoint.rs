@@ -50,6 +50,18 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// A past run's status in one word, as the history shows it: a run
+    /// archived in progress was interrupted (the current run's word is its
+    /// [`crate::engine::RunState::word`]).
+    pub fn past_word(self) -> &'static str {
+        match self {
+            RunStatus::None => "none",
+            RunStatus::InProgress => "interrupted",
+            RunStatus::Completed => "completed",
+            RunStatus::Abandoned => "abandoned",
+        }
+    }
+
     /// The snake_case name used in files and output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -312,16 +324,6 @@ impl Checkpoint {
             .collect()
     }
 
-    /// The `check` answer of 0.5.1: 0 nothing in progress, 1 resume needed, 2 completed.
-    pub fn resume_code(&self) -> i32 {
-        match self.status {
-            RunStatus::Completed => 2,
-            RunStatus::InProgress if self.pending_steps().is_empty() => 2,
-            RunStatus::InProgress => 1,
-            RunStatus::None | RunStatus::Abandoned => 0,
-        }
-    }
-
     /// Whether this file came from 0.5.1 (no staged plan to resume from).
     pub fn is_legacy(&self) -> bool {
         self.plan.is_empty() && self.run_id.is_none()
@@ -344,7 +346,6 @@ mod tests {
         assert_eq!(cp.schema_version, 1);
         assert!(cp.is_legacy());
         assert_eq!(cp.pending_steps(), ["current_state", "publish"]);
-        assert_eq!(cp.resume_code(), 1);
         assert_eq!(cp.step_records["session_note"].state, StepState::Done);
     }
 
@@ -402,22 +403,6 @@ mod tests {
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
         let err = Checkpoint::parse("[]", p()).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
-    }
-
-    #[test]
-    fn resume_codes_match_0_5_1() {
-        let parse = |s| Checkpoint::parse(s, p()).unwrap().resume_code();
-        assert_eq!(parse(r#"{"status":"none","steps":{}}"#), 0);
-        assert_eq!(parse(r#"{"status":"completed","steps":{"a":"done"}}"#), 2);
-        assert_eq!(parse(r#"{"status":"in_progress","steps":{"a":"done"}}"#), 2);
-        assert_eq!(
-            parse(r#"{"status":"in_progress","steps":{"a":"pending"}}"#),
-            1
-        );
-        assert_eq!(
-            parse(r#"{"status":"abandoned","steps":{"a":"pending"}}"#),
-            0
-        );
     }
 
     #[test]
@@ -592,7 +577,7 @@ mod tests {
                 match Checkpoint::parse(&text, p()) {
                     Err(e) => rejected_well(&e, p())?,
                     Ok(cp) => {
-                        let _ = (cp.resume_code(), cp.pending_steps(), cp.is_legacy());
+                        let _ = (cp.pending_steps(), cp.is_legacy());
                         // What we load, we can write back and load again.
                         let again = serde_json::to_string(&cp).unwrap();
                         let reloaded = Checkpoint::parse(&again, p());

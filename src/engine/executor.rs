@@ -46,9 +46,48 @@ pub struct RunReport {
     pub status: RunStatus,
     /// Steps executed by this call, in order.
     pub executed: Vec<String>,
-    /// An interrupted earlier run that was finished before this one started.
+    /// Why this call executed the run.
+    pub origin: RunOrigin,
+    /// The run executed before this one by the same call (an interrupted
+    /// one finished first, or the run a queued one waited behind).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_previous: Option<Box<RunReport>>,
+}
+
+/// Why a call executed a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOrigin {
+    /// The run the call asked for (`run`'s new handover, the run `resume`
+    /// or `retry` finishes).
+    #[default]
+    Requested,
+    /// An earlier run left unfinished, finished before the requested one.
+    Interrupted,
+    /// A run staged in the queue, executed in its turn.
+    Queued,
+}
+
+impl RunReport {
+    /// The runs this call executed, oldest first.
+    pub fn chain(&self) -> Vec<&RunReport> {
+        let mut chain = vec![self];
+        while let Some(earlier) = &chain[chain.len() - 1].finished_previous {
+            chain.push(earlier);
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Mark the report of run `run_id` in the chain as the requested one.
+    fn mark_requested(&mut self, run_id: &str) {
+        if self.run_id.as_deref() == Some(run_id) {
+            self.origin = RunOrigin::Requested;
+        }
+        if let Some(earlier) = &mut self.finished_previous {
+            earlier.mark_requested(run_id);
+        }
+    }
 }
 
 /// Put `first` at the start of `report`'s chain of finished runs.
@@ -133,33 +172,40 @@ impl Engine {
             && self.same_run(&seen, &request)
         {
             ensure_not_paused(&self.ws.pause_files())?;
-            let (_lock, cp) = self.lock()?;
+            let (lock, cp) = self.lock()?;
             if cp.run_id == seen.run_id {
                 if cp.status == RunStatus::InProgress {
                     let report = self.start_locked(cp, request)?;
-                    return self.then_drain(report);
+                    let report = self.then_drain(report)?;
+                    drop(lock);
+                    return self.drain_leftovers(report);
                 }
                 // Finished by another process meanwhile: not run twice.
                 return Ok(RunReport {
                     run_id: cp.run_id,
                     status: cp.status,
                     executed: Vec::new(),
+                    origin: RunOrigin::Requested,
                     finished_previous: None,
                 });
             }
             // Another run took its place meanwhile: this one queues below.
         }
         request.admit(&self.ws)?;
-        let (_lock, cp) = match ensure_not_paused(&self.ws.pause_files()).and_then(|()| self.lock())
+        let (lock, cp) = match ensure_not_paused(&self.ws.pause_files()).and_then(|()| self.lock())
         {
             Ok(held) => held,
             Err(stop) => {
                 let (run_id, inputs) = self.enqueue(&request)?;
-                return Err(Error::Queued {
-                    run_id,
-                    inputs,
-                    source: Box::new(stop),
-                });
+                // The lock's holder drains the queue before it lets go, and
+                // looks again after: either it sees this entry, or the lock
+                // is free by now and this call runs the queue itself.
+                if matches!(stop, Error::Busy { .. })
+                    && let Ok((lock, cp)) = self.lock()
+                {
+                    return self.drain_requested(lock, cp, &run_id, &inputs);
+                }
+                return Err(self.queued(run_id, inputs, stop));
             }
         };
         let queue = RunQueue::of(&self.ws);
@@ -168,23 +214,71 @@ impl Engine {
             // Nothing ahead of it: staged and run at once (then whatever
             // was queued behind it meanwhile).
             let report = self.start_locked(cp, request)?;
-            return self.then_drain(report);
+            let report = self.then_drain(report)?;
+            drop(lock);
+            return self.drain_leftovers(report);
         }
         let (run_id, inputs) = self.enqueue(&request)?;
-        self.drain(cp).map_err(|source| {
-            let still_queued = queue
-                .list()
-                .is_ok_and(|runs| runs.iter().any(|q| q.run_id == run_id));
-            if still_queued {
-                Error::Queued {
-                    run_id,
-                    inputs,
-                    source: Box::new(source),
-                }
-            } else {
-                source
+        self.drain_requested(lock, cp, &run_id, &inputs)
+    }
+
+    /// With `lock` held and `cp` read under it, run the queue, in which
+    /// `run_id` (staged with `inputs`) waits; then let go.
+    fn drain_requested(
+        &mut self,
+        lock: RunLock,
+        cp: Checkpoint,
+        run_id: &str,
+        inputs: &std::path::Path,
+    ) -> Result<RunReport> {
+        let outcome = self.drain(cp, RunOrigin::Interrupted);
+        drop(lock);
+        match outcome {
+            Ok(mut report) => {
+                report.mark_requested(run_id);
+                self.drain_leftovers(report)
             }
-        })
+            Err(source) => {
+                let still_queued = RunQueue::of(&self.ws)
+                    .list()
+                    .is_ok_and(|runs| runs.iter().any(|q| q.run_id == run_id));
+                if still_queued {
+                    Err(self.queued(run_id.into(), inputs.into(), source))
+                } else {
+                    Err(source)
+                }
+            }
+        }
+    }
+
+    /// The error for a run staged in the queue because of `source`, with
+    /// what to do next as the run state says it (read with the lock free).
+    fn queued(&self, run_id: String, inputs: std::path::PathBuf, source: Error) -> Error {
+        let next = super::snapshot::run_state(&self.ws).next_action();
+        Error::Queued {
+            run_id,
+            inputs,
+            source: Box::new(source),
+            next: next.sentence(),
+        }
+    }
+
+    /// After the lock was let go: a run queued in the moment between the
+    /// last look at the queue and the release is run now (unless PAUSE is
+    /// on, or another process took the lock: that one runs it).
+    fn drain_leftovers(&mut self, report: RunReport) -> Result<RunReport> {
+        if RunQueue::of(&self.ws).is_empty() || ensure_not_paused(&self.ws.pause_files()).is_err() {
+            return Ok(report);
+        }
+        let Ok((_lock, cp)) = self.lock() else {
+            return Ok(report);
+        };
+        if RunQueue::of(&self.ws).is_empty() {
+            return Ok(report);
+        }
+        let mut after = self.drain(cp, RunOrigin::Interrupted)?;
+        chain_first(&mut after, report);
+        Ok(after)
     }
 
     /// Stage `request` in the queue (or find it there, asked again);
@@ -224,16 +318,19 @@ impl Engine {
                 .is_ok_and(|i| i == request.inputs)
     }
 
-    /// With the lock held: finish the run in progress, then every queued
-    /// run in order. Returns the report of the last one executed (with the
-    /// earlier ones chained in `finished_previous`).
-    fn drain(&mut self, cp: Checkpoint) -> Result<RunReport> {
+    /// With the lock held: finish the run in progress (its report marked
+    /// `first`), then every queued run in order. Returns the report of the
+    /// last one executed (with the earlier ones chained in
+    /// `finished_previous`).
+    fn drain(&mut self, cp: Checkpoint, first: RunOrigin) -> Result<RunReport> {
         let queue = RunQueue::of(&self.ws);
         let mut last = None;
         let mut cp = cp;
         if cp.status == RunStatus::InProgress && !cp.is_legacy() {
             let inputs = self.load_inputs(&cp)?;
-            last = Some(self.execute(cp, &inputs, None)?);
+            let mut report = self.execute(cp, &inputs, None)?;
+            report.origin = first;
+            last = Some(report);
             cp = self.checkpoint()?;
         }
         // Listed again after each run: one queued meanwhile runs too.
@@ -250,6 +347,7 @@ impl Engine {
             queue.remove(&run_id)?;
             let inputs = self.load_inputs(&next)?;
             let mut report = self.execute(next, &inputs, None)?;
+            report.origin = RunOrigin::Queued;
             report.finished_previous = last.map(Box::new);
             last = Some(report);
             cp = self.checkpoint()?;
@@ -257,11 +355,13 @@ impl Engine {
         match last {
             Some(report) => Ok(report),
             None => {
+                let cp = self.close_finished_legacy(cp)?;
                 self.refuse_legacy(&cp)?;
                 Ok(RunReport {
                     run_id: cp.run_id,
                     status: cp.status,
                     executed: Vec::new(),
+                    origin: RunOrigin::Requested,
                     finished_previous: None,
                 })
             }
@@ -333,7 +433,9 @@ impl Engine {
                 cp.allow_secret |= request.allow_secret;
                 return self.execute(cp, &staged, None);
             }
-            finished_previous = Some(Box::new(self.execute(cp, &staged, None)?));
+            let mut previous = self.execute(cp, &staged, None)?;
+            previous.origin = RunOrigin::Interrupted;
+            finished_previous = Some(Box::new(previous));
         }
         let run_id = new_run_id();
         let cp = self.stage(&run_id, request, extra)?;
@@ -346,21 +448,23 @@ impl Engine {
     /// Resume the interrupted run, if any (nothing to do is not an error).
     pub fn resume(&mut self) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
-        let (_lock, cp) = self.lock()?;
-        self.resume_locked(cp)
+        let (lock, cp) = self.lock()?;
+        let report = self.resume_locked(cp)?;
+        drop(lock);
+        self.drain_leftovers(report)
     }
 
     /// [`Engine::resume`] with the lock held and `cp` read under it: the run
     /// in progress, then every queued one.
     pub(crate) fn resume_locked(&mut self, cp: Checkpoint) -> Result<RunReport> {
-        self.drain(cp)
+        self.drain(cp, RunOrigin::Requested)
     }
 
     /// Run `step` again even if it is not idempotent (after a failure or an
     /// interruption a human has looked at), then continue the run.
     pub fn retry(&mut self, step: &str) -> Result<RunReport> {
         ensure_not_paused(&self.ws.pause_files())?;
-        let (_lock, cp) = self.lock()?;
+        let (lock, cp) = self.lock()?;
         let cp = self.require_in_progress(cp, "retry")?;
         self.refuse_legacy(&cp)?;
         let record = cp
@@ -381,7 +485,9 @@ impl Engine {
         }
         let inputs = self.load_inputs(&cp)?;
         let report = self.execute(cp, &inputs, Some(step))?;
-        self.then_drain(report)
+        let report = self.then_drain(report)?;
+        drop(lock);
+        self.drain_leftovers(report)
     }
 
     /// After a run finished (`report`), with the lock still held: the runs
@@ -390,7 +496,7 @@ impl Engine {
         if RunQueue::of(&self.ws).is_empty() {
             return Ok(report);
         }
-        let mut after = self.drain(self.checkpoint()?)?;
+        let mut after = self.drain(self.checkpoint()?, RunOrigin::Interrupted)?;
         chain_first(&mut after, report);
         Ok(after)
     }
@@ -425,6 +531,18 @@ impl Engine {
                 last_status: cp.status.as_str(),
             })
         }
+    }
+
+    /// A 0.5.1 run that did every step but was never marked completed (a
+    /// crash before the last write): 0.5.1 and `check` call it completed,
+    /// so it is closed as such (with the lock held).
+    fn close_finished_legacy(&self, mut cp: Checkpoint) -> Result<Checkpoint> {
+        if cp.status == RunStatus::InProgress && cp.is_legacy() && cp.pending_steps().is_empty() {
+            cp.status = RunStatus::Completed;
+            cp.finished_at = cp.finished_at.clone().or_else(|| Some(iso_now()));
+            cp.save(&self.ws.checkpoint)?;
+        }
+        Ok(cp)
     }
 
     fn refuse_legacy(&self, cp: &Checkpoint) -> Result<()> {
@@ -713,6 +831,7 @@ impl Engine {
             run_id: Some(run_id),
             status: cp.status,
             executed,
+            origin: RunOrigin::Requested,
             finished_previous: None,
         })
     }

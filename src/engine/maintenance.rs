@@ -75,6 +75,7 @@ impl Engine {
                     run_id: None,
                     status: last_status,
                     executed: Vec::new(),
+                    origin: crate::engine::RunOrigin::Requested,
                     finished_previous: None,
                 },
                 outputs: BTreeMap::new(),

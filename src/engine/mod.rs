@@ -11,7 +11,8 @@
 //! 4. [`plan`] (the planner: config -> run request, compaction requests),
 //!    [`queue`] (handovers staged behind a stuck one);
 //! 5. [`executor`] (the engine), then [`maintenance`] (`compact` on it);
-//! 6. read models: [`history`], [`snapshot`], [`metrics`].
+//! 6. read models: [`history`], [`run_state`] and [`snapshot`] (the one
+//!    answer about a run), [`metrics`].
 
 pub mod checkpoint;
 pub mod executor;
@@ -27,13 +28,15 @@ pub mod process;
 pub mod queue;
 pub mod retention;
 pub mod rule_outcomes;
+pub mod run_state;
 pub mod snapshot;
 pub mod step;
 pub mod steps;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
-pub use executor::{Engine, RunReport};
+pub use executor::{Engine, RunOrigin, RunReport};
 pub use plan::{QualityGate, RunOverrides, RunRequest, plan_from_config};
-pub use snapshot::{RunSnapshot, StepView};
+pub use run_state::{Condition, NextAction, RunState, StateKind};
+pub use snapshot::{RunSnapshot, StepView, run_state};
 pub use step::{Inputs, Step, StepContext};
 pub use steps::{StepAction, StepSpec};

@@ -20,17 +20,54 @@ pub struct PauseInfo {
     pub file: PathBuf,
     /// Its first line, if it has text.
     pub reason: Option<String>,
+    /// Who paused and when (its second line, as `pause` writes it), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Whether it is the global file (`~/.agent_handover/PAUSE`), which
+    /// stops every workspace.
+    pub global: bool,
 }
 
-/// The first PAUSE file present among `files`, if any. Anything at the path
-/// counts, a dangling symlink too: a brake that looks half-pulled is pulled.
+impl PauseInfo {
+    /// The command that removes it.
+    pub fn unpause_command(&self) -> String {
+        if self.global {
+            "agent-handover unpause --global".into()
+        } else {
+            "agent-handover unpause".into()
+        }
+    }
+
+    /// The file, its reason and who pulled it, in a few words.
+    pub fn describe(&self) -> String {
+        let mut text = self.file.display().to_string();
+        if let Some(r) = &self.reason {
+            text += &format!(": {r}");
+        }
+        if let Some(by) = &self.by {
+            text += &format!(", {by}");
+        }
+        text
+    }
+}
+
+/// The first PAUSE file present among `files` (the workspace's
+/// [`Workspace::pause_files`]: the project's, then the global one), if any.
+/// Anything at the path counts, a dangling symlink too: a brake that looks
+/// half-pulled is pulled.
 pub fn active_pause(files: &[PathBuf]) -> Option<PauseInfo> {
     files
         .iter()
-        .find(|f| f.symlink_metadata().is_ok())
-        .map(|file| PauseInfo {
-            reason: read_reason(file),
-            file: file.clone(),
+        .position(|f| f.symlink_metadata().is_ok())
+        .map(|at| {
+            let file = &files[at];
+            let (reason, by) = read_reason(file);
+            PauseInfo {
+                reason,
+                by,
+                global: at > 0,
+                file: file.clone(),
+            }
         })
 }
 
@@ -45,10 +82,21 @@ pub fn ensure_not_paused(files: &[PathBuf]) -> Result<()> {
     }
 }
 
-fn read_reason(file: &Path) -> Option<String> {
-    let text = fsx::read_text_bounded(file, MAX_REASON_BYTES, "").ok()??;
-    let line = text.lines().next()?.trim();
-    (!line.is_empty()).then(|| line.to_string())
+/// The reason (first line) and who paused (second line, `paused by …`).
+fn read_reason(file: &Path) -> (Option<String>, Option<String>) {
+    let Some(text) = fsx::read_text_bounded(file, MAX_REASON_BYTES, "")
+        .ok()
+        .flatten()
+    else {
+        return (None, None);
+    };
+    let mut lines = text.lines().map(str::trim);
+    let reason = lines.next().filter(|l| !l.is_empty()).map(str::to_string);
+    let by = lines
+        .next()
+        .and_then(|l| l.strip_prefix("paused by "))
+        .map(str::to_string);
+    (reason, by)
 }
 
 /// Pause the workspace (its project PAUSE file, or the global one); returns the file.

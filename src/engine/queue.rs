@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::Checkpoint;
 use super::plan::RunRequest;
 use super::step::Inputs;
 use super::steps::StepSpec;
@@ -71,16 +70,6 @@ pub struct QueuedView {
     pub note: Option<String>,
     /// Its staged inputs file, where its texts are safe.
     pub inputs: PathBuf,
-}
-
-/// 0.5.1's `check` code for `cp`, counting queued runs: a handover waiting
-/// in the queue needs resuming (1) as much as an interrupted one.
-pub fn resume_code(ws: &Workspace, cp: &Checkpoint) -> i32 {
-    match cp.resume_code() {
-        1 => 1,
-        code if RunQueue::of(ws).is_empty() => code,
-        _ => 1,
-    }
 }
 
 /// The queue of a workspace.
@@ -182,6 +171,21 @@ impl RunQueue {
                 }
             })
             .collect()
+    }
+
+    /// The waiting runs' ids, by name (cheap: one directory read, no entry
+    /// parsed; a damaged entry counts), sorted by name.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.ok()?.file_name();
+                name.to_str()?.strip_suffix(".json").map(str::to_string)
+            })
+            .collect();
+        ids.sort();
+        ids
     }
 
     /// Whether any run waits (cheap: one directory read).

@@ -1,6 +1,7 @@
 //! A read-only view of a workspace's handover for display: the checkpoint
 //! with each step's effective state, whether PAUSE is on and who holds the
-//! run lock. `status`, `check --json` and the dashboard all show this.
+//! run lock, and the run's one [`RunState`]. `status`, `check --json`, the
+//! brief and the dashboard all show this.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,8 @@ use super::identity::Owner;
 use super::lock::RunLock;
 use super::pause::{PauseInfo, active_pause};
 use super::process::LiveOutput;
-use super::queue::{self, QueuedView, RunQueue};
+use super::queue::{QueuedView, RunQueue};
+use super::run_state::{Facts, RunState, StepFacts};
 use crate::error::Result;
 use crate::memory::history::{Drift, StateHistory};
 use crate::outcome::AfterCrash;
@@ -24,8 +26,12 @@ use crate::workspace::Workspace;
 pub struct RunSnapshot {
     /// The checkpoint file.
     pub checkpoint: PathBuf,
-    /// 0.5.1's `check` code: 0 none, 1 resume needed, 2 completed.
-    pub resume_code: i32,
+    /// The run's state and what to do about it: the one answer every face
+    /// shows.
+    pub state: RunState,
+    /// 0.5.1's `check` code: 0 none, 1 resume needed, 2 completed
+    /// ([`RunState::check_code`]).
+    pub resume_code: u8,
     /// Run status.
     pub status: RunStatus,
     /// Run id (absent for 0.5.1 files).
@@ -107,26 +113,13 @@ impl RunSnapshot {
             .map(|(name, r)| {
                 let spec = cp.plan.iter().find(|s| &s.name == name);
                 let after_crash = spec.map(|s| s.action.after_crash());
-                // The executor holds the run lock for as long as a step
-                // runs and the kernel frees it when the process dies: a
-                // step still marked running in a checkpoint read between
-                // two moments the lock was free was interrupted, whatever
-                // its pid says now (reaped late, or reused). (A run that
-                // took the lock meanwhile and let it go wrote a newer
-                // checkpoint: the next read shows it.)
-                let state = match r.effective_state() {
-                    StepState::Running if lock_was_free && lock_holder.is_none() => {
-                        StepState::Interrupted
-                    }
-                    state => state,
-                };
+                let (state, needs_human) = effective(cp, name, r, lock_was_free, &lock_holder);
                 StepView {
                     name: name.clone(),
                     kind: spec.map(|s| s.action.kind().to_string()),
                     idempotent: spec.map(|s| s.action.is_idempotent()),
                     after_crash,
-                    needs_human: state == StepState::Interrupted
-                        && after_crash.is_some_and(|a| !a.resumes_safely()),
+                    needs_human,
                     state,
                     attempts: r.attempts,
                     last_error: r
@@ -152,20 +145,31 @@ impl RunSnapshot {
                     .map(|o| secrets::redact(&o).into_owned()),
                 }
             })
-            .collect();
+            .collect::<Vec<StepView>>();
+        let paused = active_pause(&ws.pause_files());
+        let queued = RunQueue::of(ws).views(ws);
+        let state = decide(
+            ws,
+            cp,
+            lock_was_free,
+            &lock_holder,
+            paused.clone(),
+            queued.iter().map(|q| q.run_id.clone()).collect(),
+        );
         RunSnapshot {
             checkpoint: ws.checkpoint.clone(),
-            resume_code: queue::resume_code(ws, cp),
+            resume_code: state.check_code(),
+            state,
             status: cp.status,
             run_id: cp.run_id.clone(),
             started_at: cp.started_at.clone(),
             finished_at: cp.finished_at.clone(),
             steps,
             pending: cp.pending_steps().into_iter().map(String::from).collect(),
-            paused: active_pause(&ws.pause_files()),
+            paused,
             lock_holder,
             abandoned: cp.abandoned.clone(),
-            queued: RunQueue::of(ws).views(ws),
+            queued,
             drift: StateHistory::new(ws.state_history_dir())
                 .drifts()
                 .into_iter()
@@ -174,27 +178,49 @@ impl RunSnapshot {
         }
     }
 
-    /// The run's state in one word, as every face shows it: `running`
-    /// while an executor holds the run (or a step runs); when it stopped
-    /// with steps left (resume needed), `failed` if a step failed and none
-    /// was interrupted, else `interrupted`; else the checkpoint's status
-    /// (`completed`, `abandoned`, `none`).
+    /// The run's state in one word, as every face shows it
+    /// ([`RunState::word`]).
     pub fn state_word(&self) -> &'static str {
-        let running =
-            self.lock_holder.is_some() || self.steps.iter().any(|s| s.state == StepState::Running);
-        match self.status {
-            RunStatus::InProgress if running => "running",
-            RunStatus::InProgress
-                if self.steps.iter().any(|s| s.state == StepState::Failed)
-                    && !self.steps.iter().any(|s| s.state == StepState::Interrupted) =>
-            {
-                "failed"
-            }
-            RunStatus::InProgress => "interrupted",
-            RunStatus::Completed => "completed",
-            RunStatus::Abandoned => "abandoned",
-            RunStatus::None => "none",
-        }
+        self.state.word()
+    }
+
+    /// The view with its state decided again from its own fields, for a
+    /// view built or changed by hand (the dashboard's fixtures): steps,
+    /// status, lock holder, queue and PAUSE as they stand (a view names no
+    /// process group or config, so neither is considered).
+    pub fn restated(mut self) -> Self {
+        let steps = self
+            .steps
+            .iter()
+            .map(|s| StepFacts {
+                name: &s.name,
+                state: s.state,
+                needs_human: s.needs_human,
+                last_error: s.last_error.as_deref(),
+                owner_pid: s.owner.as_ref().map(|o| o.pid),
+                started_at: s.started_at,
+            })
+            .collect();
+        let state = RunState::decide(Facts {
+            status: self.status,
+            run_id: self.run_id.as_deref(),
+            legacy: self.run_id.is_none() && self.steps.iter().all(|s| s.kind.is_none()),
+            steps,
+            newer: None,
+            finished_at: self.finished_at.as_deref(),
+            abandoned: self
+                .abandoned
+                .as_ref()
+                .map(|a| (a.by.as_str(), a.reason.as_deref())),
+            lock_holder: self.lock_holder.as_deref(),
+            queued: self.queued.iter().map(|q| q.run_id.clone()).collect(),
+            pause: self.paused.clone(),
+            lingering: None,
+            config: None,
+        });
+        self.resume_code = state.check_code();
+        self.state = state;
+        self
     }
 
     /// Load the checkpoint of `ws` and build its view.
@@ -206,4 +232,127 @@ impl RunSnapshot {
             lock_was_free,
         ))
     }
+}
+
+/// The run state of `ws` (what [`RunSnapshot::load`] holds, read without
+/// the rest of the view: `check` reads only this), or
+/// [`RunState::unreadable`] naming the file and the fix when the checkpoint
+/// cannot be read.
+pub fn run_state(ws: &Workspace) -> RunState {
+    let lock_was_free = RunLock::holder(&ws.lock_file()).is_none();
+    let paused = active_pause(&ws.pause_files());
+    let queued = RunQueue::of(ws).ids();
+    match Checkpoint::load(&ws.checkpoint) {
+        Ok(cp) => {
+            let holder = RunLock::holder(&ws.lock_file());
+            decide(ws, &cp, lock_was_free, &holder, paused, queued)
+        }
+        Err(e) => RunState::unreadable(e.to_string(), paused, queued),
+    }
+}
+
+/// A step's effective state and whether it waits for a human. The executor
+/// holds the run lock for as long as a step runs and the kernel frees it
+/// when the process dies: a step still marked running in a checkpoint read
+/// between two moments the lock was free was interrupted, whatever its pid
+/// says now (reaped late, or reused). (A run that took the lock meanwhile
+/// and let it go wrote a newer checkpoint: the next read shows it.)
+fn effective(
+    cp: &Checkpoint,
+    name: &str,
+    record: &crate::engine::StepRecord,
+    lock_was_free: bool,
+    lock_holder: &Option<String>,
+) -> (StepState, bool) {
+    let state = match record.effective_state() {
+        StepState::Running if lock_was_free && lock_holder.is_none() => StepState::Interrupted,
+        state => state,
+    };
+    let resumes_safely = cp
+        .plan
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.action.after_crash().resumes_safely());
+    let needs_human = state == StepState::Interrupted && resumes_safely == Some(false);
+    (state, needs_human)
+}
+
+/// Decide the run state of `cp` from the facts read around it.
+fn decide(
+    ws: &Workspace,
+    cp: &Checkpoint,
+    lock_was_free: bool,
+    lock_holder: &Option<String>,
+    pause: Option<PauseInfo>,
+    queued: Vec<String>,
+) -> RunState {
+    let steps: Vec<StepFacts<'_>> = cp
+        .step_records
+        .iter()
+        .map(|(name, r)| {
+            let (state, needs_human) = effective(cp, name, r, lock_was_free, lock_holder);
+            StepFacts {
+                name,
+                state,
+                needs_human,
+                last_error: r.last_error.as_deref(),
+                owner_pid: r.owner.as_ref().map(|o| o.pid),
+                started_at: r.started_at,
+            }
+        })
+        .collect();
+    let lingering = lingering_group(ws, cp.run_id.as_deref(), &steps);
+    RunState::decide(Facts {
+        status: cp.status,
+        run_id: cp.run_id.as_deref(),
+        legacy: cp.is_legacy(),
+        steps,
+        newer: newer_step(cp),
+        finished_at: cp.finished_at.as_deref(),
+        abandoned: cp
+            .abandoned
+            .as_ref()
+            .map(|a| (a.by.as_str(), a.reason.as_deref())),
+        lock_holder: lock_holder.as_deref(),
+        queued,
+        pause,
+        lingering,
+        config: ws.config_path.clone(),
+    })
+}
+
+/// The first step not done whose kind only a newer agent-handover knows:
+/// (step, kind).
+fn newer_step(cp: &Checkpoint) -> Option<(String, String)> {
+    cp.plan
+        .iter()
+        .filter(|spec| {
+            cp.step_records
+                .get(&spec.name)
+                .is_none_or(|r| r.state != StepState::Done)
+        })
+        .find(|spec| spec.action.step().is_none())
+        .map(|spec| (spec.name.clone(), spec.action.kind().to_string()))
+}
+
+/// The live process group an interrupted step left, if any: (step, pgid,
+/// pids). Only interrupted steps are looked at (a few `stat`s at most).
+fn lingering_group(
+    ws: &Workspace,
+    run_id: Option<&str>,
+    steps: &[StepFacts<'_>],
+) -> Option<(String, u32, Vec<u32>)> {
+    let run_id = run_id?;
+    steps
+        .iter()
+        .filter(|s| s.state == StepState::Interrupted)
+        .find_map(|s| {
+            let pgid = std::fs::read_to_string(ws.step_group_file(run_id, s.name))
+                .ok()?
+                .trim()
+                .parse::<u32>()
+                .ok()?;
+            let pids = super::process::live_group_members(pgid);
+            (!pids.is_empty()).then(|| (s.name.to_string(), pgid, pids))
+        })
 }

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use agent_handover::engine::RunStatus;
+use agent_handover::engine::NextAction;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
@@ -561,21 +561,33 @@ impl App {
                 }
             }
             Command::Resume => {
-                if self.shared.snapshot().is_some_and(|s| s.paused.is_some()) {
-                    self.say("paused: unpause first (p)", true);
-                    Vec::new()
-                } else if self.shared.resume_needed() {
-                    self.act(Action::Resume)
-                } else {
-                    self.say("nothing to resume", false);
-                    Vec::new()
+                let next = self.shared.snapshot().map(|s| s.state.next_action());
+                match next.as_ref().map(NextAction::unpaused) {
+                    Some(action) if action.is_resume() => {
+                        if matches!(next, Some(NextAction::Unpause { .. })) {
+                            self.say("paused: unpause first (p)", true);
+                            Vec::new()
+                        } else {
+                            self.act(Action::Resume)
+                        }
+                    }
+                    None | Some(NextAction::Nothing) => {
+                        self.say("nothing to resume", false);
+                        Vec::new()
+                    }
+                    // Running, needing a decision, 0.5.x, ...: what to do instead.
+                    Some(other) => {
+                        let text = other.sentence();
+                        self.say(&text, true);
+                        Vec::new()
+                    }
                 }
             }
             Command::Abandon => {
                 if self
                     .shared
                     .snapshot()
-                    .is_some_and(|s| s.status == RunStatus::InProgress)
+                    .is_some_and(|s| s.state.in_progress())
                 {
                     self.modal = Some(Modal::ConfirmAbandon {
                         reason: String::new(),
@@ -699,7 +711,14 @@ mod tests {
     fn resume_only_when_interrupted_and_only_once() {
         let mut app = fixtures::app((100, 30));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
-        assert!(app.shared.resume_needed());
+        assert!(
+            app.shared
+                .snapshot()
+                .unwrap()
+                .state
+                .next_action()
+                .is_resume()
+        );
         assert_eq!(app.update(key('r')), vec![Effect::Act(Action::Resume)]);
         assert_eq!(app.busy.as_deref(), Some("resuming the handover"));
         assert_eq!(
@@ -724,11 +743,11 @@ mod tests {
         assert_eq!(app.shared.now, now, "relative times tick");
         let mut running = fixtures::interrupted_run();
         running.steps[2].state = agent_handover::engine::StepState::Running;
-        app.update(Event::RunLoaded(Box::new(Ok(running))));
+        app.update(Event::RunLoaded(Box::new(Ok(running.restated()))));
         assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
         let mut held = fixtures::interrupted_run();
         held.lock_holder = Some("pid 7 on vm since 2026-11-21T11:57:00Z".into());
-        app.update(Event::RunLoaded(Box::new(Ok(held))));
+        app.update(Event::RunLoaded(Box::new(Ok(held.restated()))));
         assert_eq!(app.update(Event::Clock(now)), vec![Effect::LoadRun]);
     }
 

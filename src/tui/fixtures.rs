@@ -9,7 +9,7 @@ use agent_handover::engine::checkpoint::Owner;
 use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::{MetricsSample, ProbeOutcome, SessionMetrics};
 use agent_handover::engine::pause::PauseInfo;
-use agent_handover::engine::{RunSnapshot, RunStatus, StepState, StepView};
+use agent_handover::engine::{RunSnapshot, RunState, RunStatus, StepState, StepView};
 use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::handoff::{LintContext, lint};
 use agent_handover::inbox::{MessageSummary, QueueSummary};
@@ -85,6 +85,7 @@ pub fn interrupted_run() -> RunSnapshot {
     note.output = Some("/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md".into());
     RunSnapshot {
         checkpoint: PathBuf::from(".agent-handover/checkpoint.json"),
+        state: RunState::unreadable(String::new(), None, Vec::new()),
         resume_code: 1,
         status: RunStatus::InProgress,
         run_id: Some("20261121-115700-4f2a".into()),
@@ -104,6 +105,7 @@ pub fn interrupted_run() -> RunSnapshot {
         drift: None,
         allow_secret: false,
     }
+    .restated()
 }
 
 /// The same run, finished.
@@ -117,7 +119,7 @@ pub fn completed_run() -> RunSnapshot {
         s.last_error = None;
         s.duration_ms = Some(12);
     }
-    snap
+    snap.restated()
 }
 
 /// `snap` with PAUSE on.
@@ -125,8 +127,10 @@ pub fn paused(mut snap: RunSnapshot) -> RunSnapshot {
     snap.paused = Some(PauseInfo {
         file: ".agent-handover/PAUSE".into(),
         reason: Some("reviewing the handoff".into()),
+        by: Some("dev@devbox (pid 4242) at 2026-11-21T11:58:00Z".into()),
+        global: false,
     });
-    snap
+    snap.restated()
 }
 
 fn version(i: usize, minutes_ago: i64, run: Option<&str>, summary: Option<&str>) -> Version {

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_handover::engine::Checkpoint;
-use agent_handover::engine::RunSnapshot;
 use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::engine::metrics::sessions;
+use agent_handover::engine::{RunSnapshot, StateKind};
 use agent_handover::handoff::context::newest_note;
 use agent_handover::handoff::{LintContext, lint};
 use agent_handover::hooks::session;
@@ -174,18 +174,20 @@ pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
     row.notify = ws.config.dashboard.notify.clone();
     match RunSnapshot::load(&ws) {
         Ok(snap) => {
-            row.run_word = snap.state_word();
+            row.run = snap.state.own_kind();
             row.paused = snap.paused.is_some();
             row.drift = snap.drift.is_some();
-            row.health = match snap.state_word() {
-                "running" => Health::Running,
+            row.health = match snap.state.kind() {
+                StateKind::Running => Health::Running,
                 _ if row.paused => Health::Paused,
-                "interrupted" => Health::Interrupted,
-                "failed" => Health::Failed,
-                _ if !snap.queued.is_empty() => Health::Queued,
-                "completed" => Health::Completed,
-                "abandoned" => Health::Abandoned,
-                _ => Health::Never,
+                StateKind::Paused => Health::Paused,
+                StateKind::Interrupted => Health::Interrupted,
+                StateKind::Failed => Health::Failed,
+                StateKind::Queued => Health::Queued,
+                StateKind::Completed => Health::Completed,
+                StateKind::Abandoned => Health::Abandoned,
+                StateKind::Unreadable => Health::Unreadable,
+                StateKind::None => Health::Never,
             };
         }
         Err(e) => {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use agent_handover::engine::history::RunSummary;
 use agent_handover::engine::metrics::SessionMetrics;
-use agent_handover::engine::{RunSnapshot, RunStatus};
+use agent_handover::engine::{RunSnapshot, StateKind};
 use agent_handover::handoff::LintReport;
 use agent_handover::handoff::usefulness::Usefulness;
 use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
@@ -328,15 +328,7 @@ impl Shared {
     /// Whether a handover runs right now, as far as the last snapshot knows
     /// (its lock is held or a step is marked running).
     pub fn running(&self) -> bool {
-        self.snapshot().is_some_and(|s| s.state_word() == "running")
-    }
-
-    /// Whether an interrupted handover, or one queued behind it, waits to be resumed.
-    pub fn resume_needed(&self) -> bool {
-        self.snapshot().is_some_and(|s| {
-            s.lock_holder.is_none()
-                && ((s.status == RunStatus::InProgress && !s.pending.is_empty())
-                    || !s.queued.is_empty())
-        })
+        self.snapshot()
+            .is_some_and(|s| s.state.kind() == StateKind::Running)
     }
 }

@@ -1,6 +1,5 @@
 //! Small drawing helpers the tabs and the frame around them share.
 
-use agent_handover::RunStatus;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -47,17 +46,6 @@ pub fn fit(text: &str, width: usize) -> String {
         String::new()
     } else {
         text.chars().take(width - 1).chain(['…']).collect()
-    }
-}
-
-/// The lowercase status name of a past run (one left in progress is not
-/// running: the current run is named by `RunSnapshot::state_word`).
-pub fn status_name(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::None => "none",
-        RunStatus::InProgress => "interrupted",
-        RunStatus::Completed => "completed",
-        RunStatus::Abandoned => "abandoned",
     }
 }
 

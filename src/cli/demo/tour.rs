@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_handover::engine::pause;
-use agent_handover::engine::{Checkpoint, RunSnapshot};
+use agent_handover::engine::{RunSnapshot, run_state};
 use agent_handover::memory::versions::list_versions;
 use agent_handover::{Engine, Error, Result, Workspace};
 
@@ -22,18 +22,18 @@ pub fn tour(ws: &Workspace) -> Result<u8> {
     finish(spawn_run(&ws.root, &exe, 1, 0)?)?;
     show(&format!(
         "agent-handover check -> exit {}",
-        Checkpoint::load(&ws.checkpoint)?.resume_code()
+        run_state(ws).check_code()
     ));
 
     say("2. Session two ends, and its handover is killed (SIGKILL) while `tests` runs.");
     crash_during_tests(ws, &exe, 2)?;
     show("agent-handover run ... killed");
-    let cp = Checkpoint::load(&ws.checkpoint)?;
+    let snap = RunSnapshot::load(ws)?;
     show(&format!(
         "agent-handover check -> exit {}",
-        cp.resume_code()
+        snap.state.check_code()
     ));
-    for step in RunSnapshot::of(ws, &cp).steps {
+    for step in snap.steps {
         show(&format!("  {:<14} {}", step.name, step.state.as_str()));
     }
 
@@ -57,7 +57,7 @@ pub fn tour(ws: &Workspace) -> Result<u8> {
     ));
     show(&format!(
         "agent-handover check -> exit {}",
-        Checkpoint::load(&ws.checkpoint)?.resume_code()
+        run_state(ws).check_code()
     ));
 
     say("5. What is on disk now:");

@@ -12,6 +12,7 @@ pub mod view;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use agent_handover::engine::StateKind;
 use agent_handover::handoff::usefulness::Usefulness;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
@@ -83,8 +84,8 @@ pub struct Row {
     pub name: String,
     /// Its state (the run's word, PAUSE, the queue).
     pub health: Health,
-    /// `RunSnapshot::state_word` of its checkpoint (`none` when unread).
-    pub run_word: &'static str,
+    /// Its run's kind, PAUSE aside (`RunState::own_kind`; `None` when unread).
+    pub run: StateKind,
     /// Whether a PAUSE file is present.
     pub paused: bool,
     /// The newest agent its hooks saw start a session.
@@ -121,7 +122,7 @@ impl Row {
             path,
             name,
             health: Health::Loading,
-            run_word: "none",
+            run: StateKind::None,
             paused: false,
             agent: None,
             unread: 0,
@@ -173,15 +174,8 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
             detail: format!("{}: {what}", new.name),
         });
     };
-    if matches!(new.run_word, "interrupted" | "failed") && new.run_word != old.run_word {
-        say(
-            if new.run_word == "failed" {
-                "failed"
-            } else {
-                "interrupted"
-            },
-            format!("handover {}", new.run_word),
-        );
+    if matches!(new.run, StateKind::Interrupted | StateKind::Failed) && new.run != old.run {
+        say(new.run.word(), format!("handover {}", new.run.word()));
     }
     if new.paused && !old.paused {
         say("paused", "paused by someone else".into());

@@ -13,12 +13,12 @@ fn key(code: KeyCode) -> KeyEvent {
 fn row(name: &str, health: Health) -> Row {
     let mut r = Row::loading(PathBuf::from(format!("/home/dev/src/{name}")));
     r.health = health;
-    r.run_word = match health {
-        Health::Running => "running",
-        Health::Interrupted => "interrupted",
-        Health::Failed => "failed",
-        Health::Completed | Health::Paused => "completed",
-        _ => "none",
+    r.run = match health {
+        Health::Running => StateKind::Running,
+        Health::Interrupted => StateKind::Interrupted,
+        Health::Failed => StateKind::Failed,
+        Health::Completed | Health::Paused => StateKind::Completed,
+        _ => StateKind::None,
     };
     r.paused = health == Health::Paused;
     r.agent = Some("claude".into());
@@ -152,7 +152,7 @@ fn alerts_ring_on_transitions_only() {
     assert!(f.row_loaded(0, same).is_empty());
     // Running -> interrupted rings once.
     let mut next = f.rows[0].clone();
-    next.run_word = "interrupted";
+    next.run = StateKind::Interrupted;
     next.health = Health::Interrupted;
     let rung = f.row_loaded(0, next.clone());
     assert!(
@@ -173,7 +173,7 @@ fn alerts_ring_on_transitions_only() {
         .collect();
     assert_eq!(events, ["paused", "mail"]);
     // Failed is its own event.
-    next.run_word = "failed";
+    next.run = StateKind::Failed;
     assert!(matches!(&f.row_loaded(0, next)[..], [FleetEffect::Alert(a)] if a.event == "failed"));
 }
 

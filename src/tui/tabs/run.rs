@@ -156,12 +156,10 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &RunTab, select
     };
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
     let enabled = |c: Command| match c {
-        Command::Resume => {
-            shared.resume_needed() && shared.snapshot().is_some_and(|s| s.paused.is_none())
-        }
-        Command::Abandon => shared
+        Command::Resume => shared
             .snapshot()
-            .is_some_and(|s| s.status == RunStatus::InProgress),
+            .is_some_and(|s| s.state.next_action().is_resume()),
+        Command::Abandon => shared.snapshot().is_some_and(|s| s.state.in_progress()),
         _ => true,
     };
     let buttons = tab.buttons(shared);
@@ -334,7 +332,7 @@ mod tests {
         let mut app = fixtures::app((160, 48));
         let mut snap = fixtures::interrupted_run();
         snap.steps[2].needs_human = true;
-        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         assert!(app.update(key('R')).is_empty(), "nothing runs yet");
         let retry = Action::Retry("tests".into());
         assert_eq!(app.modal, Some(Modal::Confirm(retry.clone())));
@@ -393,7 +391,7 @@ mod tests {
         // An interrupted git publish reconciles: resuming is safe.
         let mut snap = fixtures::interrupted_run();
         snap.steps[3].state = StepState::Interrupted;
-        let screen = screen_with(snap, 3);
+        let screen = screen_with(snap.restated(), 3);
         assert!(
             screen.contains("publish · reconciled on resume")
                 && screen.contains("r resumes and runs it again"),
@@ -404,7 +402,7 @@ mod tests {
         let mut snap = fixtures::interrupted_run();
         snap.steps[2].after_crash = Some(AfterCrash::AskHuman);
         snap.steps[2].needs_human = true;
-        let screen = screen_with(snap, 2);
+        let screen = screen_with(snap.restated(), 2);
         assert!(
             screen.contains("needs a human after a crash") && screen.contains("check its effects"),
             "{screen}"

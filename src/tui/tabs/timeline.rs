@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use crate::tui::command::TabId;
 use crate::tui::model::Shared;
 use crate::tui::tab::{Cursor, ListFilter, Tab};
-use crate::tui::widgets::{ago, fit, loading, panel, status_name};
+use crate::tui::widgets::{ago, fit, loading, panel};
 
 /// The timeline tab's id.
 pub const ID: TabId = TabId::new("Timeline");
@@ -35,7 +35,7 @@ impl TimelineTab {
                     self.filter.keeps(&format!(
                         "{} {} {}",
                         r.run_id,
-                        status_name(r.status),
+                        r.status.past_word(),
                         r.problem_steps.join(" ")
                     ))
                 })
@@ -131,7 +131,7 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &TimelineTab) {
                 // interrupted), like the run panel and the header.
                 match shared.snapshot() {
                     Some(s) if s.run_id.as_deref() == Some(r.run_id.as_str()) => s.state_word(),
-                    _ => status_name(r.status),
+                    _ => r.status.past_word(),
                 },
                 r.steps_done,
                 r.steps_total

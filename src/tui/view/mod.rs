@@ -2,6 +2,7 @@
 //! ([`super::tabs`]); this draws the frame around them (header, tab bar,
 //! footer, dialogs) and puts each tab in its place.
 
+use agent_handover::engine::NextAction;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -65,11 +66,18 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .unwrap_or_default();
             badges.push(Span::styled(format!(" PAUSED{reason} "), t.paused));
         }
-        if app.shared.resume_needed() && !snap.pending.is_empty() {
-            badges.push(Span::styled(
+        match snap.state.next_action().unpaused() {
+            NextAction::Decide { step } => {
+                badges.push(Span::styled(format!(" DECISION NEEDED: {step} "), t.alert));
+            }
+            NextAction::Upgrade { step } => {
+                badges.push(Span::styled(format!(" NEWER VERSION: {step} "), t.alert));
+            }
+            NextAction::Run { .. } if !snap.pending.is_empty() => badges.push(Span::styled(
                 format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
                 t.alert,
-            ));
+            )),
+            _ => {}
         }
         if !snap.queued.is_empty() {
             badges.push(Span::styled(
@@ -542,11 +550,19 @@ mod tests {
             note: Some("written while paused".into()),
             inputs: ".agent-handover/runs/20261121-120100-77aa.inputs.json".into(),
         }];
-        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         let screen = draw(&app);
         assert!(screen.contains("QUEUED: 1 waiting"), "{screen}");
         assert!(!screen.contains("RESUME NEEDED"), "{screen}");
-        assert!(app.shared.resume_needed(), "`r` resumes the queue");
+        assert!(
+            app.shared
+                .snapshot()
+                .unwrap()
+                .state
+                .next_action()
+                .is_resume(),
+            "`r` resumes the queue"
+        );
     }
 
     /// Issue 14, build 6: at 40×12 the essentials stay visible on every
@@ -695,7 +711,7 @@ mod tests {
             snap.steps[2].needs_human = true;
             snap.steps[2].idempotent = Some(false);
             snap.steps[2].output = Some("copied 3 of 7 files\nsent mail to ops".into());
-            app.update(Event::RunLoaded(Box::new(Ok(snap))));
+            app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
             app.selected = run::ID;
             app.modal = Some(Modal::Confirm(crate::tui::model::Action::Retry(
                 "tests".into(),
