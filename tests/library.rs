@@ -50,7 +50,8 @@ fn closures_run_as_checkpointed_steps_and_resume_after_failure() {
         matches!(&err, Error::StepFailed { step, message } if step == "notify" && message == "mail server down"),
         "{err}"
     );
-    assert_eq!(engine.checkpoint().unwrap().resume_code(), 1);
+    let ws = workspace(dir.path());
+    assert_eq!(agent_handover::engine::run_state(&ws).check_code(), 1);
 
     // A new process (here: a new engine) without the closures cannot resume...
     let err = Engine::new(workspace(dir.path())).resume().unwrap_err();

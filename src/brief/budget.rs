@@ -214,6 +214,7 @@ mod tests {
                     pause: None,
                     queued: Vec::new(),
                     config: None,
+                    config_has_note: false,
                 },
                 run_id: None,
                 finished_at: None,

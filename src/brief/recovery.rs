@@ -191,6 +191,10 @@ fn next_steps(r: &Recovery) -> Vec<String> {
         NextAction::Run { command } if !action.is_resume() => steps.push(format!(
             "Finish the interrupted handover (written by agent-handover 0.5.x): `{command}`."
         )),
+        NextAction::RunWithNote { .. } => steps.push(format!(
+            "Finish the interrupted handover (written by agent-handover 0.5.x): {}.",
+            action.sentence()
+        )),
         NextAction::Run { .. } if matches!(r.run.condition, Condition::Queued { .. }) => {
             steps.push(format!(
                 "Run the {queued} handover(s) queued: `agent-handover resume` (their notes are staged; do not write them again)."

@@ -67,8 +67,9 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
                 q.note.as_deref().unwrap_or("no note")
             );
         }
-        if snap.state.waits() || !snap.queued.is_empty() {
-            println!("next: {}", snap.state.next_action().sentence());
+        let next = snap.state.next_action();
+        if next != NextAction::Nothing {
+            println!("next: {}", next.sentence());
         }
         if verbose {
             print_details(&snap);

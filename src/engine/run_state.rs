@@ -33,6 +33,9 @@ pub struct RunState {
     /// The config `run` reads, when the workspace has one (named in the
     /// advice for a 0.5.1 run, which only `run` can finish).
     pub config: Option<std::path::PathBuf>,
+    /// Whether that config holds the session note (`[note].session`): if
+    /// not, finishing a 0.5.1 run needs the note again (0.5.x kept none).
+    pub config_has_note: bool,
 }
 
 impl Serialize for RunState {
@@ -163,7 +166,7 @@ pub enum StateKind {
     Failed,
     /// Handovers wait in the queue.
     Queued,
-    /// PAUSE holds back a handover that waits.
+    /// PAUSE is on: nothing new runs.
     Paused,
     /// The last handover finished.
     Completed,
@@ -214,6 +217,12 @@ pub enum NextAction {
         /// The command, as typed.
         command: String,
     },
+    /// Run this command with the session note handed over again (a 0.5.x
+    /// run kept no copy of it): `--note-file FILE` is the caller's to add.
+    RunWithNote {
+        /// The command, without the note.
+        command: String,
+    },
     /// A human decides: run `retry` if running the step again is safe,
     /// else `abandon`.
     Decide {
@@ -250,6 +259,7 @@ impl NextAction {
             NextAction::Decide { step } => Some(format!("agent-handover retry {step}")),
             NextAction::Nothing
             | NextAction::Wait { .. }
+            | NextAction::RunWithNote { .. }
             | NextAction::Upgrade { .. }
             | NextAction::Repair { .. } => None,
         }
@@ -278,6 +288,9 @@ impl NextAction {
                 format!("run `{command}` (done steps are not redone)")
             }
             NextAction::Run { command } => format!("run `{command}`"),
+            NextAction::RunWithNote { command } => format!(
+                "run `{command} --note-file FILE` with the session note you handed over (agent-handover 0.5.x kept no copy of it; done steps are not redone)"
+            ),
             NextAction::Decide { step } => format!(
                 "decide about step {step}: check its effects, then `agent-handover retry {step}` if running it again is safe, else `agent-handover abandon --reason \"...\"`"
             ),
@@ -323,6 +336,8 @@ pub(crate) struct Facts<'a> {
     pub lingering: Option<(String, u32, Vec<u32>)>,
     /// The workspace's config file, if it has one.
     pub config: Option<std::path::PathBuf>,
+    /// Whether the config holds the session note.
+    pub config_has_note: bool,
 }
 
 /// What the state is decided from about one step.
@@ -353,6 +368,7 @@ impl RunState {
             pause: facts.pause,
             queued: facts.queued,
             config: facts.config,
+            config_has_note: facts.config_has_note,
         }
     }
 
@@ -364,13 +380,15 @@ impl RunState {
             pause,
             queued,
             config: None,
+            config_has_note: false,
         }
     }
 
-    /// The state's kind: `Paused` when PAUSE holds back something that
-    /// waits, else the condition's own ([`RunState::own_kind`]).
+    /// The state's kind: `Paused` when PAUSE is on and nothing runs (it
+    /// stops whatever would run next), else the condition's own
+    /// ([`RunState::own_kind`]).
     pub fn kind(&self) -> StateKind {
-        if self.pause.is_some() && self.waits() {
+        if self.pause.is_some() && !matches!(self.condition, Condition::Running { .. }) {
             StateKind::Paused
         } else {
             self.own_kind()
@@ -483,14 +501,17 @@ impl RunState {
                 step: steps.first().cloned().unwrap_or_default(),
             },
             Condition::Newer { step, .. } => NextAction::Upgrade { step: step.clone() },
-            Condition::Legacy { .. } => NextAction::Run {
-                command: format!(
-                    "agent-handover run --config {}",
-                    self.config
-                        .as_deref()
-                        .map_or_else(|| "<your handover.toml>".into(), shell_word)
-                ),
-            },
+            Condition::Legacy { .. } => {
+                let command = match self.config.as_deref() {
+                    Some(config) => format!("agent-handover run --config {}", shell_word(config)),
+                    None => "agent-handover run".into(),
+                };
+                if self.config_has_note {
+                    NextAction::Run { command }
+                } else {
+                    NextAction::RunWithNote { command }
+                }
+            }
             Condition::Queued { holder: Some(h) } => NextAction::Wait {
                 why: format!(
                     "{h} holds the run lock; once it lets go, `{RESUME}` if `agent-handover check` still exits 1"
@@ -592,7 +613,13 @@ impl RunState {
 /// Decide the condition (see [`RunState::decide`]).
 fn condition(f: &Facts<'_>) -> Condition {
     let running_step = f.steps.iter().find(|s| s.state == StepState::Running);
-    if f.status == RunStatus::InProgress && (f.lock_holder.is_some() || running_step.is_some()) {
+    let steps_left = f.steps.iter().any(|s| s.state != StepState::Done);
+    // Running: a step is marked running by a live owner, or steps are left
+    // and the run lock is held (between steps). Every step done is
+    // completed whoever holds the lock (0.5.1's answer, and `check`'s).
+    if f.status == RunStatus::InProgress
+        && (running_step.is_some() || (steps_left && f.lock_holder.is_some()))
+    {
         return Condition::Running {
             holder: f.lock_holder.map(str::to_string),
             pid: f
@@ -610,17 +637,14 @@ fn condition(f: &Facts<'_>) -> Condition {
         .map(|s| s.name.to_string())
         .collect();
     match f.status {
-        // Every step done: a crash after the last step, before the status
-        // was written (0.5.1 says completed, and so do we).
-        RunStatus::InProgress if pending.is_empty() => Condition::Completed {
-            finished_at: f.finished_at.map(str::to_string),
-        },
-        RunStatus::InProgress if f.legacy => Condition::Legacy { pending },
-        RunStatus::InProgress => in_progress(f, pending),
+        RunStatus::InProgress if !pending.is_empty() && f.legacy => Condition::Legacy { pending },
+        RunStatus::InProgress if !pending.is_empty() => in_progress(f, pending),
         _ if !f.queued.is_empty() => Condition::Queued {
             holder: f.lock_holder.map(str::to_string),
         },
-        RunStatus::Completed => Condition::Completed {
+        // Every step done but the status not written (a crash after the
+        // last step): 0.5.1 says completed, and so do we.
+        RunStatus::Completed | RunStatus::InProgress => Condition::Completed {
             finished_at: f.finished_at.map(str::to_string),
         },
         RunStatus::Abandoned => Condition::Abandoned {

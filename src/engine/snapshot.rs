@@ -178,10 +178,12 @@ impl RunSnapshot {
         }
     }
 
-    /// The run's state in one word, as every face shows it
-    /// ([`RunState::word`]).
+    /// The run's own state in one word, PAUSE aside (the dashboard's run
+    /// panel and timeline, beside the header's PAUSED badge):
+    /// [`RunState::own_kind`]'s word. The workspace's word, PAUSE included,
+    /// is [`RunState::word`].
     pub fn state_word(&self) -> &'static str {
-        self.state.word()
+        self.state.own_kind().word()
     }
 
     /// The view with its state decided again from its own fields, for a
@@ -217,6 +219,7 @@ impl RunSnapshot {
             pause: self.paused.clone(),
             lingering: None,
             config: None,
+            config_has_note: false,
         });
         self.resume_code = state.check_code();
         self.state = state;
@@ -318,6 +321,7 @@ fn decide(
         pause,
         lingering,
         config: ws.config_path.clone(),
+        config_has_note: ws.config.note.session.is_some(),
     })
 }
 

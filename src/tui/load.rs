@@ -179,7 +179,6 @@ pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
             row.drift = snap.drift.is_some();
             row.health = match snap.state.kind() {
                 StateKind::Running => Health::Running,
-                _ if row.paused => Health::Paused,
                 StateKind::Paused => Health::Paused,
                 StateKind::Interrupted => Health::Interrupted,
                 StateKind::Failed => Health::Failed,

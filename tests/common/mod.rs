@@ -2,6 +2,9 @@
 //! HOME, driving the real `agent-handover` binary.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod mcp_client;
+pub mod run_states;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

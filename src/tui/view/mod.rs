@@ -73,10 +73,12 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
             NextAction::Upgrade { step } => {
                 badges.push(Span::styled(format!(" NEWER VERSION: {step} "), t.alert));
             }
-            NextAction::Run { .. } if !snap.pending.is_empty() => badges.push(Span::styled(
-                format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
-                t.alert,
-            )),
+            NextAction::Run { .. } | NextAction::RunWithNote { .. } if !snap.pending.is_empty() => {
+                badges.push(Span::styled(
+                    format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
+                    t.alert,
+                ))
+            }
             _ => {}
         }
         if !snap.queued.is_empty() {
