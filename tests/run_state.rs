@@ -47,9 +47,16 @@ fn faces_agree(case: &Case, p: &Project) -> Value {
     let advice = st["advice"].as_str().unwrap();
     let nothing = st["next"]["action"] == "nothing";
     let status = stdout(&p.run(&["status"]));
-    let next_line = status.lines().find(|l| l.starts_with("next: "));
+    for queued in status.lines().filter(|l| l.starts_with("queued: ")) {
+        assert!(
+            queued.ends_with(&format!("waiting its turn: {advice}")),
+            "{case:?}: {queued}"
+        );
+    }
+    let verbose = stdout(&p.run(&["status", "-v"]));
+    let next_line = verbose.lines().find(|l| l.starts_with("next: "));
     if nothing {
-        assert_eq!(next_line, None, "{case:?}: {status}");
+        assert_eq!(next_line, None, "{case:?}: {verbose}");
     } else {
         assert_eq!(
             next_line,

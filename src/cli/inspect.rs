@@ -60,19 +60,20 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
         if snap.status == RunStatus::InProgress && !snap.pending.is_empty() {
             println!("pending: {}", snap.pending.join(", "));
         }
+        let next = snap.state.next_action();
         for q in &snap.queued {
             println!(
-                "queued: {} ({}), waiting its turn",
+                "queued: {} ({}), waiting its turn: {}",
                 q.run_id,
-                q.note.as_deref().unwrap_or("no note")
+                q.note.as_deref().unwrap_or("no note"),
+                next.sentence()
             );
-        }
-        let next = snap.state.next_action();
-        if next != NextAction::Nothing {
-            println!("next: {}", next.sentence());
         }
         if verbose {
             print_details(&snap);
+            if next != NextAction::Nothing {
+                println!("next: {}", next.sentence());
+            }
         }
     });
     Ok(exit::OK)

@@ -569,7 +569,7 @@ impl RunState {
                 steps.join(", ")
             ),
             Condition::Failed { step, error } => format!(
-                "the last handover{run} stopped: step {step} failed{}",
+                "the last handover{run} was interrupted: step {step} failed{}",
                 error
                     .as_deref()
                     .and_then(|e| e.lines().next())

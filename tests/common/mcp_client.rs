@@ -13,7 +13,8 @@ use super::Project;
 
 /// A running `agent-handover mcp` and the lines it writes.
 pub struct Client {
-    child: Child,
+    /// The server process.
+    pub child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: u64,

@@ -68,11 +68,15 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         }
         match snap.state.next_action().unpaused() {
             NextAction::Decide { step } => {
-                badges.push(Span::styled(format!(" DECISION NEEDED: {step} "), t.alert));
+                badges.push(Span::styled(
+                    format!(" RESUME NEEDED: decide {step} "),
+                    t.alert,
+                ));
             }
-            NextAction::Upgrade { step } => {
-                badges.push(Span::styled(format!(" NEWER VERSION: {step} "), t.alert));
-            }
+            NextAction::Upgrade { step } => badges.push(Span::styled(
+                format!(" RESUME NEEDED: {step} needs a newer version "),
+                t.alert,
+            )),
             NextAction::Run { .. } | NextAction::RunWithNote { .. } if !snap.pending.is_empty() => {
                 badges.push(Span::styled(
                     format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
