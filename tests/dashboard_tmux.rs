@@ -987,3 +987,77 @@ fn the_demo_names_itself_not_its_temp_directory() {
     t.keys(&["q"]);
     wait_until("the demo to end", || !t.session_alive());
 }
+
+/// Issue 24: the fleet's rows say the run state every other face says
+/// (`status --json`, which `tests/run_state.rs` holds every face to), over
+/// the combinations of checkpoint state, run lock, queue and PAUSE; and a
+/// run agent-handover 0.5.1 left with every step done is completed in the
+/// dashboard too (title, header, `r`), as `check` (exit 2) says.
+#[test]
+fn the_fleet_and_the_dashboard_say_the_state_every_face_says() {
+    use common::run_states::{Base, Case, Owner, build};
+    let cases: Vec<Case> = Case::all()
+        .into_iter()
+        .filter(|c| c.owner == Owner::Dead && !(c.queued && c.paused))
+        .collect();
+    let built: Vec<_> = cases.iter().map(build).collect();
+    let expected: Vec<(String, &str)> = cases
+        .iter()
+        .zip(&built)
+        .map(|(case, b)| {
+            let o = b.project.run(&["status", "--json"]);
+            let word = common::json(&o)["state"]["word"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert_eq!(word, case.expected_word(), "{case:?}");
+            let name = b.project.dir.path().file_name().unwrap();
+            let fleet_word = match case.expected_word() {
+                "none" => "never",
+                w => w,
+            };
+            (name.to_string_lossy().into_owned(), fleet_word)
+        })
+        .collect();
+    let dirs: Vec<String> = built
+        .iter()
+        .map(|b| b.project.dir.path().display().to_string())
+        .collect();
+    let Some(t) = Tmux::start_with(
+        &built[0].project,
+        (160, cases.len() as u16 + 12),
+        "",
+        &dirs.join(" "),
+    ) else {
+        return;
+    };
+    let screen = t.wait_for("every row read", |s| {
+        expected.iter().all(|(name, _)| {
+            s.lines()
+                .any(|l| l.contains(name.as_str()) && !l.contains('…'))
+        })
+    });
+    for ((name, word), case) in expected.iter().zip(&cases) {
+        let row = screen.lines().find(|l| l.contains(name.as_str())).unwrap();
+        let words: Vec<&str> = row.split_whitespace().collect();
+        assert!(
+            words.contains(word),
+            "{case:?}: the fleet says {row:?}, not {word}"
+        );
+    }
+    drop(t);
+
+    let legacy = cases
+        .iter()
+        .position(|c| c.base == Base::LegacyAllDone && !c.lock_held && !c.queued && !c.paused)
+        .unwrap();
+    let Some(t) = Tmux::start(&built[legacy].project, (100, 30)) else {
+        return;
+    };
+    let screen = t.wait_for("the run panel", |s| s.contains("Run · "));
+    assert!(screen.contains("Run · completed"), "{screen}");
+    assert!(!screen.contains("RESUME NEEDED"), "{screen}");
+    assert!(!screen.contains("interrupted"), "{screen}");
+    t.keys(&["r"]);
+    t.wait_for("r's answer", |s| s.contains("nothing to resume"));
+}

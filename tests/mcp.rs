@@ -307,3 +307,108 @@ fn a_corrupt_task_file_is_exit_3_named_and_never_overwritten() {
     assert!(is_error && text.contains("t1.json"), "{text}");
     c.finish();
 }
+
+/// A project whose handover has a command step that takes `secs` seconds,
+/// touching `started` when it begins.
+fn slow_project(secs: u32) -> Project {
+    Project::new(&config(&format!(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"touch started; sleep {secs}\"]\nidempotent = true\n"
+    )))
+}
+
+/// Issue 24: while a handover runs, `brief` says it is being executed and
+/// advises waiting, never `resume` (which exits 5 at that moment).
+#[test]
+fn brief_while_a_handover_runs_advises_waiting_not_resume() {
+    let p = slow_project(30);
+    let mut child = p
+        .std_cmd()
+        .args(["run", "--config", "handover.toml", "--note", "n"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_until(|| p.path("started").exists());
+    let mut c = Client::start(&p);
+    let text = c.ok("brief", json!({}));
+    c.finish();
+    assert!(
+        text.starts_with("check: 1 (a handover (")
+            && text.contains("is being executed right now (step slow)"),
+        "{text}"
+    );
+    assert!(text.contains("next: wait: handover "), "{text}");
+    assert!(text.contains("Do not start another handover"), "{text}");
+    assert!(!text.contains("run `agent-handover resume`"), "{text}");
+    assert_eq!(
+        p.run(&["resume"]).status.code(),
+        Some(5),
+        "resume is busy now"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Issue 24: two MCP clients hand over at once on one workspace. The first
+/// is told its own handover ran and then the second's, each named; the
+/// second is told its note is queued and the running process runs it (wait),
+/// not to run `resume`. Both notes are written, each once.
+#[test]
+fn two_clients_handing_over_at_once_are_each_told_the_truth() {
+    let p = slow_project(2);
+    let mut first = Client::start(&p);
+    let mut second = Client::start(&p);
+    let running = std::thread::spawn(move || {
+        let answer = first.call("handover", json!({"note": "first client's note"}));
+        first.finish();
+        answer
+    });
+    common::wait_until(|| p.path("started").exists());
+    let (is_error, queued) = second.call("handover", json!({"note": "second client's note"}));
+    second.finish();
+    assert!(is_error, "the second handover could not run now: {queued}");
+    assert!(queued.contains("is being executed by pid"), "{queued}");
+    let second_run = queued
+        .split("run ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .to_string();
+    assert!(
+        queued.contains(&format!("run {second_run} is staged")),
+        "{queued}"
+    );
+    assert!(
+        queued.contains("next: wait: ") && queued.contains("it runs the queued handovers after it"),
+        "{queued}"
+    );
+    assert!(!queued.contains("`agent-handover resume`"), "{queued}");
+
+    let (is_error, text) = running.join().unwrap();
+    assert!(!is_error, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("handover steps executed: session_note"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "then ran handover {second_run}, queued behind it: session_note"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("interrupted"), "{text}");
+    assert_eq!(p.check(), 2);
+    let notes = p.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|(_, n)| n.ends_with("first client's note"))
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|(_, n)| n.ends_with("second client's note"))
+    );
+}
