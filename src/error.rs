@@ -262,6 +262,15 @@ pub enum Error {
         /// The steps it has.
         known: String,
     },
+    /// A call that lacks an argument it needs (an MCP tool's arguments are
+    /// checked here, as clap checks the command line's).
+    #[error("{what}\n  fix: {fix}")]
+    Usage {
+        /// What is missing or wrong.
+        what: String,
+        /// What to pass.
+        fix: String,
+    },
     /// A note or message with nothing in it: refused, nothing written.
     #[error("the {what} is empty; nothing was written\n  fix: {fix}")]
     EmptyText {
@@ -426,6 +435,7 @@ impl Error {
             Error::UnknownTask { .. } => ("unknown_task", USAGE),
             Error::TaskExists { .. } => ("task_exists", USAGE),
             Error::EmptyText { .. } => ("empty_text", USAGE),
+            Error::Usage { .. } => ("usage", USAGE),
             Error::SecretFound(_) => ("secret_found", SECRET_FOUND),
         };
         ErrorKind { name, exit_code }

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::secrets;
 
 /// The task file schema this binary writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -382,6 +383,160 @@ fn add_notes(task: &mut Task, notes: Notes) {
     }
 }
 
+/// One action on the task state files: what `agent-handover task` and the
+/// MCP `task` tool both do, through [`TaskStore::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskAction {
+    /// Start task `name` with its plan (the first step in progress).
+    Start {
+        /// The task.
+        name: String,
+        /// Its steps, in order.
+        steps: Vec<String>,
+    },
+    /// Change one step (in progress, done, back to pending, blocked).
+    Step {
+        /// The task.
+        name: String,
+        /// The step: its number (1 = first) or its text.
+        step: String,
+        /// The change.
+        change: StepChange,
+    },
+    /// Mark the task done.
+    Done {
+        /// The task.
+        name: String,
+    },
+    /// Show a task (`None`: the active one).
+    Show {
+        /// The task.
+        name: Option<String>,
+    },
+    /// Every task.
+    List,
+}
+
+/// What a [`TaskAction`] did or found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOutcome {
+    /// The task as changed.
+    Changed(Task),
+    /// The task shown (`None`: no active task).
+    Shown(Option<Task>),
+    /// Every task, most recently updated first.
+    Listed(Vec<Task>),
+}
+
+impl TaskStore {
+    /// Do `action`, adding `notes` to the task it changes.
+    pub fn apply(
+        &self,
+        action: TaskAction,
+        notes: Notes,
+        now: DateTime<Utc>,
+    ) -> Result<TaskOutcome> {
+        Ok(match action {
+            TaskAction::Start { name, steps } => {
+                TaskOutcome::Changed(self.start(&name, &steps, notes, now)?)
+            }
+            TaskAction::Step { name, step, change } => {
+                TaskOutcome::Changed(self.step(&name, &step, change, notes, now)?)
+            }
+            TaskAction::Done { name } => TaskOutcome::Changed(self.done(&name, notes, now)?),
+            TaskAction::Show { name: Some(name) } => TaskOutcome::Shown(Some(self.load(&name)?)),
+            TaskAction::Show { name: None } => TaskOutcome::Shown(self.active()?),
+            TaskAction::List => TaskOutcome::Listed(self.list()?),
+        })
+    }
+}
+
+impl TaskOutcome {
+    /// The outcome as text, as the CLI and the MCP tool answer it (secrets
+    /// redacted).
+    pub fn text(&self) -> String {
+        const BEGIN: &str = "`agent-handover task start NAME --step ...` begins one";
+        match self {
+            TaskOutcome::Changed(task) | TaskOutcome::Shown(Some(task)) => task.text(),
+            TaskOutcome::Shown(None) => format!("no active task: {BEGIN}\n"),
+            TaskOutcome::Listed(tasks) if tasks.is_empty() => format!("no tasks: {BEGIN}\n"),
+            TaskOutcome::Listed(tasks) => tasks
+                .iter()
+                .map(|t| {
+                    let next = t
+                        .next_step()
+                        .map(|s| format!(" · next: {}", secrets::redact(&s.step)))
+                        .unwrap_or_default();
+                    format!("{}{next}\n", t.headline())
+                })
+                .collect(),
+        }
+    }
+}
+
+impl TaskStatus {
+    /// Its word in text.
+    pub fn word(self) -> &'static str {
+        match self {
+            TaskStatus::InProgress => "in progress",
+            TaskStatus::Done => "done",
+        }
+    }
+}
+
+impl Task {
+    /// Its first line: name, status and progress.
+    pub fn headline(&self) -> String {
+        let (done, all) = self.progress();
+        format!(
+            "task {} · {} · {done}/{all} steps done",
+            self.task,
+            self.status.word()
+        )
+    }
+
+    /// The task as text: its plan with a mark per step, then its notes
+    /// (secrets redacted).
+    pub fn text(&self) -> String {
+        let mut out = format!("{}\n", self.headline());
+        for (i, s) in self.plan.iter().enumerate() {
+            let mark = match s.status {
+                StepStatus::Done => "[x]",
+                StepStatus::InProgress => "[>]",
+                StepStatus::Blocked => "[!]",
+                StepStatus::Pending => "[ ]",
+            };
+            let mut detail = String::new();
+            for (label, value) in [
+                ("output", &s.output),
+                ("blocker", &s.blocker),
+                ("reason", &s.reason),
+            ] {
+                if let Some(v) = value {
+                    detail.push_str(&format!(" · {label}: {}", secrets::redact(v)));
+                }
+            }
+            out.push_str(&format!(
+                "  {mark} {}. {}{detail}\n",
+                i + 1,
+                secrets::redact(&s.step)
+            ));
+        }
+        for (title, items) in [
+            ("findings", &self.findings),
+            ("failed approaches (do not retry)", &self.failed_approaches),
+        ] {
+            if !items.is_empty() {
+                out.push_str(&format!("{title}:\n"));
+                for item in items {
+                    out.push_str(&format!("  - {}\n", secrets::redact(item)));
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Check a task name: letters, digits, `-`, `_`, `.` (it names a file).
 pub fn check_task_name(name: &str) -> Result<&str> {
     if let Some(bad) = name
@@ -433,6 +588,46 @@ fn parse(path: &Path, text: &str) -> Result<Task> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_action_serves_every_face_and_a_usage_error_exits_64() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TaskStore::new(dir.path().to_path_buf());
+        let now = Utc::now();
+        let start = TaskAction::Start {
+            name: "t".into(),
+            steps: vec!["a".into(), "b".into()],
+        };
+        let TaskOutcome::Changed(task) = store.apply(start, Notes::default(), now).unwrap() else {
+            panic!("start changes the task");
+        };
+        assert_eq!(task.plan[0].status, StepStatus::InProgress);
+        let back = TaskAction::Step {
+            name: "t".into(),
+            step: "1".into(),
+            change: StepChange {
+                status: Some(StepStatus::Pending),
+                ..Default::default()
+            },
+        };
+        let outcome = store.apply(back, Notes::default(), now).unwrap();
+        assert!(outcome.text().contains("[ ] 1. a"), "{}", outcome.text());
+        let listed = store
+            .apply(TaskAction::List, Notes::default(), now)
+            .unwrap();
+        assert_eq!(
+            listed.text(),
+            "task t · in progress · 0/2 steps done · next: a\n"
+        );
+        let none = TaskStore::new(dir.path().join("none"));
+        let shown = none.apply(TaskAction::Show { name: None }, Notes::default(), now);
+        assert!(shown.unwrap().text().starts_with("no active task"));
+        let usage = Error::Usage {
+            what: "x".into(),
+            fix: "y".into(),
+        };
+        assert_eq!(usage.kind().exit_code, crate::error::exit_code::USAGE);
+    }
 
     fn now() -> DateTime<Utc> {
         Utc::now()

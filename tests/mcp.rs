@@ -412,3 +412,60 @@ fn two_clients_handing_over_at_once_are_each_told_the_truth() {
             .any(|(_, n)| n.ends_with("second client's note"))
     );
 }
+
+/// Issue 24: the MCP `task` tool and `agent-handover task` are one action
+/// in the library: every action the CLI has, MCP has (a step back to
+/// pending too), each answered with the CLI's text; a missing or
+/// contradictory argument is a usage error (the CLI's exit 64), naming what
+/// to pass.
+#[test]
+fn the_task_tool_does_what_the_cli_does() {
+    let p = Project::new(&config(""));
+    let mut c = Client::start(&p);
+    let started = c.ok(
+        "task",
+        json!({"action": "start", "name": "parser", "steps": ["lexer", "grammar"]}),
+    );
+    let cli = common::stdout(&p.run(&["task", "show", "parser"]));
+    assert_eq!(started, cli, "the same text");
+    c.ok(
+        "task",
+        json!({"action": "step", "name": "parser", "step": "1", "done": true}),
+    );
+    let back = c.ok(
+        "task",
+        json!({"action": "step", "name": "parser", "step": "1", "pending": true}),
+    );
+    assert!(back.contains("[ ] 1. lexer"), "{back}");
+    assert_eq!(back, common::stdout(&p.run(&["task", "show", "parser"])));
+    let list = c.ok("task", json!({"action": "list"}));
+    assert_eq!(list, common::stdout(&p.run(&["task", "list"])));
+    for (args, says) in [
+        (
+            json!({"action": "step", "step": "1"}),
+            "needs the task's `name`",
+        ),
+        (
+            json!({"action": "step", "name": "parser"}),
+            "needs the `step`",
+        ),
+        (
+            json!({"action": "block", "name": "parser", "step": "1"}),
+            "needs the `reason`",
+        ),
+        (
+            json!({"action": "step", "name": "parser", "step": "1", "done": true, "pending": true}),
+            "cannot go together",
+        ),
+    ] {
+        let (is_error, text) = c.call("task", args.clone());
+        assert!(
+            is_error && text.contains(says) && text.contains("fix: pass"),
+            "{args}: {text}"
+        );
+    }
+    c.finish();
+    // The CLI refuses the same contradiction with exit 64.
+    let o = p.run(&["task", "step", "parser", "1", "--done", "--pending"]);
+    assert_eq!(o.status.code(), Some(64));
+}

@@ -13,14 +13,14 @@ use agent_handover::engine::{Checkpoint, Condition, run_state};
 use agent_handover::handoff::{self, LintContext, TemplateKind};
 use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::knowledge::Knowledge;
-use agent_handover::task::{Notes, StepChange, StepStatus, TaskStore};
+use agent_handover::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
 use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config, secrets};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use super::{Target, exit, inbox, inspect, quality, running, task};
+use super::{Target, exit, inbox, inspect, quality, running};
 
 #[derive(Deserialize, JsonSchema)]
 struct BriefArgs {
@@ -64,9 +64,9 @@ struct ListArgs {
     unread_only: bool,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
-enum TaskAction {
+enum TaskActionName {
     Start,
     Step,
     Block,
@@ -77,7 +77,7 @@ enum TaskAction {
 
 #[derive(Deserialize, JsonSchema)]
 struct TaskArgs {
-    action: TaskAction,
+    action: TaskActionName,
     /// The task (show: default the active one).
     name: Option<String>,
     /// start: the plan's steps.
@@ -88,6 +88,9 @@ struct TaskArgs {
     /// step: it is finished.
     #[serde(default)]
     done: bool,
+    /// step: back to pending.
+    #[serde(default)]
+    pending: bool,
     output: Option<String>,
     /// step: what is in its way.
     blocker: Option<String>,
@@ -110,6 +113,77 @@ struct KnowledgeArgs {
 struct LintArgs {
     /// Default: the current state.
     text: Option<String>,
+}
+
+impl TaskArgs {
+    /// The arguments as the library's [`TaskAction`]; a missing or
+    /// contradictory argument is a usage error (exit 64's kind).
+    fn action(&self) -> Result<TaskAction> {
+        let name = || {
+            self.name.clone().ok_or_else(|| Error::Usage {
+                what: "this action needs the task's `name`".into(),
+                fix: "pass `name`".into(),
+            })
+        };
+        let step = || {
+            self.step.clone().ok_or_else(|| Error::Usage {
+                what: "this action needs the `step`".into(),
+                fix: "pass `step`: its number (1 = first) or its text".into(),
+            })
+        };
+        let conflict = |what: &str| Error::Usage {
+            what: format!("{what} cannot go together"),
+            fix: "pass one of them".into(),
+        };
+        Ok(match self.action {
+            TaskActionName::Start => TaskAction::Start {
+                name: name()?,
+                steps: self.steps.clone(),
+            },
+            TaskActionName::Step => {
+                if self.done && self.pending {
+                    return Err(conflict("`done` and `pending`"));
+                }
+                if self.blocker.is_some() && (self.done || self.pending) {
+                    return Err(conflict("`blocker` and `done` or `pending`"));
+                }
+                let status = if self.done {
+                    StepStatus::Done
+                } else if self.pending {
+                    StepStatus::Pending
+                } else {
+                    StepStatus::InProgress
+                };
+                TaskAction::Step {
+                    name: name()?,
+                    step: step()?,
+                    change: StepChange {
+                        status: Some(status),
+                        output: self.output.clone(),
+                        blocker: self.blocker.clone(),
+                        reason: None,
+                    },
+                }
+            }
+            TaskActionName::Block => TaskAction::Step {
+                name: name()?,
+                step: step()?,
+                change: StepChange {
+                    status: Some(StepStatus::Blocked),
+                    reason: Some(self.reason.clone().ok_or_else(|| Error::Usage {
+                        what: "`block` needs the `reason`".into(),
+                        fix: "pass `reason`: why the step cannot go on".into(),
+                    })?),
+                    ..Default::default()
+                },
+            },
+            TaskActionName::Done => TaskAction::Done { name: name()? },
+            TaskActionName::Show => TaskAction::Show {
+                name: self.name.clone(),
+            },
+            TaskActionName::List => TaskAction::List,
+        })
+    }
 }
 
 /// The server: one workspace, resolved at start.
@@ -250,68 +324,17 @@ impl Server {
     }
 
     #[tool(
-        description = "Multi-step task state: start (name, steps), step (name, step, done?, output?, blocker?), block (name, step, reason), done, show, list."
+        description = "Multi-step task state: start (name, steps), step (name, step, done? | pending? | blocker?, output?), block (name, step, reason), done, show, list."
     )]
     async fn task(&self, Parameters(a): Parameters<TaskArgs>) -> Answer {
         self.call(move |ws| {
-            let store = TaskStore::new(ws.tasks_dir());
-            let now = chrono::Utc::now();
             let notes = Notes {
-                findings: a.findings,
-                failed_approaches: a.failed,
+                findings: a.findings.clone(),
+                failed_approaches: a.failed.clone(),
             };
-            let name = || {
-                a.name
-                    .clone()
-                    .ok_or_else(|| Error::config(None, "this action needs the task's `name`"))
-            };
-            let step = || {
-                a.step.clone().ok_or_else(|| {
-                    Error::config(None, "this action needs the `step` (number or text)")
-                })
-            };
-            let changed = match a.action {
-                TaskAction::Start => store.start(&name()?, &a.steps, notes, now)?,
-                TaskAction::Step => {
-                    let change = StepChange {
-                        status: Some(if a.done {
-                            StepStatus::Done
-                        } else {
-                            StepStatus::InProgress
-                        }),
-                        output: a.output,
-                        blocker: a.blocker,
-                        reason: None,
-                    };
-                    store.step(&name()?, &step()?, change, notes, now)?
-                }
-                TaskAction::Block => {
-                    let change = StepChange {
-                        status: Some(StepStatus::Blocked),
-                        reason: a.reason.clone(),
-                        ..Default::default()
-                    };
-                    store.step(&name()?, &step()?, change, notes, now)?
-                }
-                TaskAction::Done => store.done(&name()?, notes, now)?,
-                TaskAction::Show => {
-                    let shown = match &a.name {
-                        Some(n) => Some(store.load(n)?),
-                        None => store.active()?,
-                    };
-                    return Ok(
-                        shown.map_or_else(|| "no active task\n".into(), |t| task::render(&t))
-                    );
-                }
-                TaskAction::List => {
-                    let tasks = store.list()?;
-                    if tasks.is_empty() {
-                        return Ok("no tasks\n".into());
-                    }
-                    return Ok(tasks.iter().map(task::render).collect());
-                }
-            };
-            Ok(task::render(&changed))
+            let action = a.action()?;
+            let store = TaskStore::new(ws.tasks_dir());
+            Ok(store.apply(action, notes, chrono::Utc::now())?.text())
         })
         .await
     }

@@ -1,8 +1,8 @@
 //! `task start | step | block | done | show | list`: multi-step task state
 //! in `.agent-handover/tasks/<name>.json`.
 
-use agent_handover::task::{Notes, StepChange, StepStatus, Task, TaskStatus, TaskStore};
-use agent_handover::{Result, secrets};
+use agent_handover::Result;
+use agent_handover::task::{Notes, StepChange, StepStatus, TaskAction, TaskOutcome, TaskStore};
 use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -103,16 +103,22 @@ impl NoteArgs {
     }
 }
 
-/// `task ...`: dispatch.
+/// `task ...`: the command as a [`TaskAction`], done by the library.
 pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
-    let now = Utc::now();
-    let changed = match command {
+    let (target, action, notes) = match command {
         TaskCommand::Start {
             name,
             steps,
             notes,
             target,
-        } => store(target)?.start(name, steps, notes.notes(), now)?,
+        } => (
+            target,
+            TaskAction::Start {
+                name: name.clone(),
+                steps: steps.clone(),
+            },
+            notes.notes(),
+        ),
         TaskCommand::Step {
             name,
             step,
@@ -134,7 +140,12 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
                 blocker: blocker.clone(),
                 reason: None,
             };
-            store(target)?.step(name, step, change, notes.notes(), now)?
+            let action = TaskAction::Step {
+                name: name.clone(),
+                step: step.clone(),
+                change,
+            };
+            (target, action, notes.notes())
         }
         TaskCommand::Block {
             name,
@@ -148,107 +159,36 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
                 reason: Some(reason.clone()),
                 ..Default::default()
             };
-            store(target)?.step(name, step, change, notes.notes(), now)?
+            let action = TaskAction::Step {
+                name: name.clone(),
+                step: step.clone(),
+                change,
+            };
+            (target, action, notes.notes())
         }
         TaskCommand::Done {
             name,
             notes,
             target,
-        } => store(target)?.done(name, notes.notes(), now)?,
-        TaskCommand::Show { name, target } => {
-            let store = store(target)?;
-            let task = match name {
-                Some(name) => Some(store.load(name)?),
-                None => store.active()?,
-            };
-            out.emit(&json!({ "task": task }), || match &task {
-                Some(t) => print!("{}", render(t)),
-                None => println!(
-                    "no active task: `agent-handover task start NAME --step ...` begins one"
-                ),
-            });
-            return Ok(exit::OK);
-        }
-        TaskCommand::List(target) => {
-            let tasks = store(target)?.list()?;
-            out.emit(&json!({ "tasks": tasks }), || {
-                if tasks.is_empty() {
-                    println!("no tasks: `agent-handover task start NAME --step ...` begins one");
-                }
-                for t in &tasks {
-                    let (done, all) = t.progress();
-                    let next = t
-                        .next_step()
-                        .map(|s| format!(" · next: {}", s.step))
-                        .unwrap_or_default();
-                    println!(
-                        "{:<24} {:<11} {done}/{all}{next}",
-                        t.task,
-                        status_word(t.status)
-                    );
-                }
-            });
-            return Ok(exit::OK);
-        }
+        } => (
+            target,
+            TaskAction::Done { name: name.clone() },
+            notes.notes(),
+        ),
+        TaskCommand::Show { name, target } => (
+            target,
+            TaskAction::Show { name: name.clone() },
+            Notes::default(),
+        ),
+        TaskCommand::List(target) => (target, TaskAction::List, Notes::default()),
     };
-    out.emit(&json!({ "task": changed }), || {
-        print!("{}", render(&changed))
-    });
+    let store = TaskStore::new(target.workspace()?.tasks_dir());
+    let outcome = store.apply(action, notes, Utc::now())?;
+    let json = match &outcome {
+        TaskOutcome::Changed(task) => json!({ "task": task }),
+        TaskOutcome::Shown(task) => json!({ "task": task }),
+        TaskOutcome::Listed(tasks) => json!({ "tasks": tasks }),
+    };
+    out.emit(&json, || print!("{}", outcome.text()));
     Ok(exit::OK)
-}
-
-fn store(target: &Target) -> Result<TaskStore> {
-    Ok(TaskStore::new(target.workspace()?.tasks_dir()))
-}
-
-fn status_word(status: TaskStatus) -> &'static str {
-    match status {
-        TaskStatus::InProgress => "in progress",
-        TaskStatus::Done => "done",
-    }
-}
-
-/// A task as text: its plan with a mark per step, then its notes (secrets redacted).
-pub fn render(t: &Task) -> String {
-    let (done, all) = t.progress();
-    let mut out = format!(
-        "task {} · {} · {done}/{all} steps done\n",
-        t.task,
-        status_word(t.status)
-    );
-    for (i, s) in t.plan.iter().enumerate() {
-        let mark = match s.status {
-            StepStatus::Done => "[x]",
-            StepStatus::InProgress => "[>]",
-            StepStatus::Blocked => "[!]",
-            StepStatus::Pending => "[ ]",
-        };
-        let mut detail = String::new();
-        for (label, value) in [
-            ("output", &s.output),
-            ("blocker", &s.blocker),
-            ("reason", &s.reason),
-        ] {
-            if let Some(v) = value {
-                detail.push_str(&format!(" · {label}: {}", secrets::redact(v)));
-            }
-        }
-        out.push_str(&format!(
-            "  {mark} {}. {}{detail}\n",
-            i + 1,
-            secrets::redact(&s.step)
-        ));
-    }
-    for (title, items) in [
-        ("findings", &t.findings),
-        ("failed approaches (do not retry)", &t.failed_approaches),
-    ] {
-        if !items.is_empty() {
-            out.push_str(&format!("{title}:\n"));
-            for item in items {
-                out.push_str(&format!("  - {}\n", secrets::redact(item)));
-            }
-        }
-    }
-    out
 }
