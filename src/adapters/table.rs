@@ -5,7 +5,7 @@
 //! `assets/adapters/` when it needs a file of its own).
 
 use super::{Adapter, HookSetup, Instructions, McpSetup, Timeout};
-use crate::hooks::{AskEnvelope, HookEvent, HookProtocol, StartEnvelope};
+use crate::hooks::{AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope};
 
 use HookEvent::{PreCompact, SessionEnd, SessionStart, Stop};
 
@@ -50,6 +50,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+            input: InputKeys::CLAUDE,
         },
         mcp: Some(McpSetup::McpServers {
             path: ".mcp.json",
@@ -91,6 +92,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: 9_000,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
+            input: InputKeys::CLAUDE,
         },
         mcp: Some(McpSetup::CodexToml {
             path: ".codex/config.toml",
@@ -118,6 +120,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
+            input: InputKeys::CLAUDE,
         },
         mcp: Some(McpSetup::OpencodeJson {
             path: "opencode.json",
@@ -151,6 +154,13 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: None,
             project_dir_env: None,
+            input: InputKeys {
+                session_id: &["taskId"],
+                cwd: None,
+                roots: Some("workspaceRoots"),
+                source: None,
+                continued: Continued::Unmarked,
+            },
         },
         mcp: None,
     },
@@ -183,6 +193,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionDeny),
             project_dir_env: Some("GEMINI_PROJECT_DIR"),
+            input: InputKeys::CLAUDE,
         },
         mcp: Some(McpSetup::McpServers {
             path: ".gemini/settings.json",
@@ -195,8 +206,9 @@ pub const ADAPTERS: &[Adapter] = &[
     // - Hooks: .cursor/hooks.json, {"version": 1, "hooks": {event: [{command, timeout (s)}]}};
     //   sessionStart ({"additional_context"}; fire-and-forget, so the rule carries the
     //   brief command too), stop ({"followup_message"} is submitted as the next user
-    //   message; loop_count), preCompact (observational), sessionEnd; hooks run from the
-    //   project root, $CURSOR_PROJECT_DIR (https://cursor.com/docs/hooks).
+    //   message; loop_count), preCompact (observational), sessionEnd; stdin carries
+    //   conversation_id (session_id on sessionStart/sessionEnd) and workspace_roots; hooks
+    //   run from the project root, $CURSOR_PROJECT_DIR (https://cursor.com/docs/hooks).
     // - MCP: .cursor/mcp.json, {"mcpServers": {...}} (https://cursor.com/docs/mcp).
     Adapter {
         name: "cursor",
@@ -220,6 +232,13 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::FollowupMessage),
             project_dir_env: Some("CURSOR_PROJECT_DIR"),
+            input: InputKeys {
+                session_id: &["session_id", "conversation_id"],
+                cwd: None,
+                roots: Some("workspace_roots"),
+                source: None,
+                continued: Continued::Count("loop_count"),
+            },
         },
         mcp: Some(McpSetup::McpServers {
             path: ".cursor/mcp.json",
@@ -232,7 +251,8 @@ pub const ADAPTERS: &[Adapter] = &[
     // - Hooks: .github/hooks/*.json, {"version": 1, "hooks": {event: [{type, bash, timeoutSec}]}};
     //   sessionStart ({"additionalContext"} since CLI 1.0.11), agentStop
     //   ({"decision":"block","reason"}; stop_hook_active), preCompact and sessionEnd
-    //   (notification only) (docs.github.com/en/copilot/reference/hooks-reference).
+    //   (notification only); stdin carries sessionId, cwd, source
+    //   (docs.github.com/en/copilot/reference/hooks-reference).
     // - MCP: .github/mcp.json, {"mcpServers": {name: {type: "local", command, args, tools}}}
     //   (docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers).
     Adapter {
@@ -257,6 +277,13 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
+            input: InputKeys {
+                session_id: &["sessionId"],
+                cwd: Some("cwd"),
+                roots: None,
+                source: Some("source"),
+                continued: Continued::Flag("stop_hook_active"),
+            },
         },
         mcp: Some(McpSetup::McpServers {
             path: ".github/mcp.json",
@@ -282,6 +309,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: None,
             project_dir_env: None,
+            input: InputKeys::CLAUDE,
         },
         mcp: None,
     },

@@ -55,7 +55,7 @@ pub fn hook(args: &HookArgs) -> u8 {
             .take(MAX_INPUT_BYTES)
             .read_to_string(&mut stdin);
     }
-    let input = HookInput::parse(&stdin);
+    let input = HookInput::parse(&stdin, &args.agent.protocol.input);
     let agent = args.agent;
     let start = agent
         .protocol

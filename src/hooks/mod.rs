@@ -81,6 +81,48 @@ pub struct HookProtocol {
     pub ask: Option<AskEnvelope>,
     /// The environment variable naming the project directory, if the agent sets one.
     pub project_dir_env: Option<&'static str>,
+    /// The keys of the JSON it writes on a hook's stdin.
+    pub input: InputKeys,
+}
+
+/// The keys of the JSON an agent writes on a hook's stdin, as its
+/// documentation names them (cited beside its entry in `adapters/table.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputKeys {
+    /// The session's (or task's, or conversation's) id: the first key present.
+    pub session_id: &'static [&'static str],
+    /// The working directory.
+    pub cwd: Option<&'static str>,
+    /// An array of workspace roots, the first the working directory (when
+    /// there is no `cwd`).
+    pub roots: Option<&'static str>,
+    /// Why the session started.
+    pub source: Option<&'static str>,
+    /// How a stop that follows the hook's own request to go on is marked.
+    pub continued: Continued,
+}
+
+/// How an agent marks a stop that follows a stop hook's request to go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Continued {
+    /// A boolean key, true when continuing (`stop_hook_active`).
+    Flag(&'static str),
+    /// A counter key, above 0 when continuing (Cursor's `loop_count`).
+    Count(&'static str),
+    /// Not marked (the agent cannot be asked to go on).
+    Unmarked,
+}
+
+impl InputKeys {
+    /// Claude Code's keys, which Codex, Gemini CLI and our OpenCode plugin
+    /// write too: `session_id`, `cwd`, `source`, `stop_hook_active`.
+    pub const CLAUDE: InputKeys = InputKeys {
+        session_id: &["session_id"],
+        cwd: Some("cwd"),
+        roots: None,
+        source: Some("source"),
+        continued: Continued::Flag("stop_hook_active"),
+    };
 }
 
 /// What a hook's stdin said, read defensively.
@@ -98,35 +140,27 @@ pub struct HookInput {
 }
 
 impl HookInput {
-    /// Read the JSON an agent wrote on the hook's stdin; anything missing
-    /// or malformed is simply absent.
-    pub fn parse(stdin: &str) -> Self {
+    /// Read the JSON an agent wrote on the hook's stdin, under the agent's
+    /// `keys`; anything missing or malformed is simply absent.
+    pub fn parse(stdin: &str, keys: &InputKeys) -> Self {
         let Ok(v) = serde_json::from_str::<Value>(stdin) else {
             return HookInput::default();
         };
-        let text = |keys: &[&str]| {
-            keys.iter().find_map(|k| match &v[*k] {
-                Value::String(s) if !s.is_empty() => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
+        let text = |key: &str| match &v[key] {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
         };
-        let first_root = ["workspaceRoots", "workspace_roots"]
-            .iter()
-            .find_map(|k| v[*k][0].as_str().map(PathBuf::from));
+        let first_root = keys.roots.and_then(|k| v[k][0].as_str().map(PathBuf::from));
         HookInput {
-            session_id: text(&[
-                "session_id",
-                "sessionId",
-                "conversation_id",
-                "conversationId",
-                "taskId",
-                "task_id",
-            ]),
-            cwd: text(&["cwd"]).map(PathBuf::from).or(first_root),
-            source: text(&["source"]),
-            continued: v["stop_hook_active"].as_bool() == Some(true)
-                || v["loop_count"].as_u64().is_some_and(|n| n > 0),
+            session_id: keys.session_id.iter().find_map(|k| text(k)),
+            cwd: keys.cwd.and_then(text).map(PathBuf::from).or(first_root),
+            source: keys.source.and_then(text),
+            continued: match keys.continued {
+                Continued::Flag(k) => v[k].as_bool() == Some(true),
+                Continued::Count(k) => v[k].as_u64().is_some_and(|n| n > 0),
+                Continued::Unmarked => false,
+            },
         }
     }
 }
@@ -360,22 +394,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn input_is_read_whatever_the_agent_calls_its_fields() {
+    fn input_is_read_under_each_agents_own_keys() {
+        let keys = |name: &str| crate::adapters::find(name).unwrap().protocol.input;
         let claude = HookInput::parse(
             r#"{"session_id":"abc","cwd":"/p","hook_event_name":"Stop","stop_hook_active":true}"#,
+            &keys("claude"),
         );
         assert_eq!(claude.session_id.as_deref(), Some("abc"));
         assert_eq!(claude.cwd, Some(PathBuf::from("/p")));
         assert!(claude.continued);
-        let cursor =
-            HookInput::parse(r#"{"conversation_id":"c1","loop_count":0,"status":"completed"}"#);
+        let cursor = HookInput::parse(
+            r#"{"conversation_id":"c1","loop_count":1,"workspace_roots":["/c"],"status":"completed"}"#,
+            &keys("cursor"),
+        );
         assert_eq!(cursor.session_id.as_deref(), Some("c1"));
-        assert!(!cursor.continued);
-        let cline =
-            HookInput::parse(r#"{"taskId":"t9","workspaceRoots":["/w"],"hookName":"TaskStart"}"#);
+        assert_eq!(cursor.cwd, Some(PathBuf::from("/c")));
+        assert!(cursor.continued);
+        let cline = HookInput::parse(
+            r#"{"taskId":"t9","workspaceRoots":["/w"],"hookName":"TaskStart"}"#,
+            &keys("cline"),
+        );
         assert_eq!(cline.session_id.as_deref(), Some("t9"));
         assert_eq!(cline.cwd, Some(PathBuf::from("/w")));
-        assert_eq!(HookInput::parse("not json"), HookInput::default());
+        let copilot = HookInput::parse(
+            r#"{"sessionId":"s2","cwd":"/g","source":"new","stop_hook_active":false}"#,
+            &keys("copilot"),
+        );
+        assert_eq!(
+            (copilot.session_id.as_deref(), copilot.source.as_deref()),
+            (Some("s2"), Some("new"))
+        );
+        // Another agent's key is not this agent's: Claude Code has no taskId.
+        assert_eq!(
+            HookInput::parse(r#"{"taskId":"t9"}"#, &keys("claude")).session_id,
+            None
+        );
+        assert_eq!(
+            HookInput::parse("not json", &keys("claude")),
+            HookInput::default()
+        );
     }
 
     #[test]
