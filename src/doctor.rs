@@ -3,7 +3,7 @@
 //! handover, a damaged queue entry, PAUSE, git locks left by a killed
 //! publish, records of step process groups that are gone, recent state
 //! drift. `--fix` removes only what is safe to remove: git locks older than
-//! [`git_locks::SAFE_AGE`] with no git process running in the repository,
+//! [`crate::backend::git_locks::SAFE_AGE`] with no git process running in the repository,
 //! and group records whose processes have all ended.
 
 use std::path::PathBuf;
@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::backend::BackendSpec;
-use crate::backend::git_locks::{self, GitLock};
 use crate::engine::lock::RunLock;
 use crate::engine::pause::active_pause;
 use crate::engine::process::live_group_members;
@@ -96,7 +95,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             needs_action: false,
         });
     }
-    found.extend(git_lock_findings(ws));
+    found.extend(backend_leftovers(ws));
     found.extend(dead_group_records(ws, holder.is_some()));
     if let Some(d) = StateHistory::new(ws.state_history_dir()).drifts().first() {
         found.push(Finding {
@@ -118,49 +117,24 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
     found
 }
 
-/// The git locks in the publish repository of `ws`.
-fn git_lock_findings(ws: &Workspace) -> Vec<Finding> {
-    let Ok(BackendSpec::Git(spec)) =
+/// What a killed publish or sync left in the backend of `ws` (its lock
+/// files, an interrupted integration), as the backend finds them.
+fn backend_leftovers(ws: &Workspace) -> Vec<Finding> {
+    let Ok(spec) =
         BackendSpec::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, true)
     else {
         return Vec::new();
     };
-    let Ok(repo) = git2::Repository::discover(&spec.repo_dir) else {
-        return Vec::new();
-    };
-    let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
-    let integrating = repo.path().join(crate::backend::git::INTEGRATING);
-    let interrupted = integrating.exists().then(|| Finding {
-        kind: "integration_interrupted",
-        what: format!(
-            "bringing the remote in was interrupted ({} is there)",
-            integrating.display()
-        ),
-        fix: "`agent-handover sync` (or the next publish) finishes it".into(),
-        removable: None,
-        needs_action: true,
-    });
-    interrupted
+    spec.backend()
+        .leftovers()
         .into_iter()
-        .chain(
-            git_locks::find(repo.path(), &workdir)
-                .into_iter()
-                .map(|lock: GitLock| Finding {
-                    kind: "git_lock",
-                    what: lock
-                        .describe()
-                        .lines()
-                        .next()
-                        .unwrap_or_default()
-                        .to_string(),
-                    fix: format!(
-                        "rm '{}' once no git runs there, then `agent-handover resume`",
-                        lock.path.display()
-                    ),
-                    removable: lock.is_stale().then(|| lock.path.clone()),
-                    needs_action: true,
-                }),
-        )
+        .map(|l| Finding {
+            kind: l.kind,
+            what: l.what,
+            fix: l.fix,
+            removable: l.removable,
+            needs_action: true,
+        })
         .collect()
 }
 

@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::backend::BackendSpec;
-use crate::backend::git::Synced;
+use crate::backend::{BackendSpec, Synced};
 use crate::engine::checkpoint::{Checkpoint, RunStatus};
 use crate::engine::lock::RunLock;
 use crate::engine::pause::ensure_not_paused;
@@ -70,12 +69,13 @@ pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
     let backend =
         BackendSpec::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, true)
             .map_err(|detail| Error::config(ws.config_path.as_deref(), detail))?;
-    let BackendSpec::Git(spec) = backend else {
-        return Ok(SyncReport {
-            state: SyncState::Local,
-            detail: "the null backend keeps the memory on this machine: nothing to sync".into(),
-        });
+    let backend = backend.backend();
+    let failed = |e: crate::backend::BackendError| Error::SyncFailed {
+        detail: e.to_string(),
     };
+    if !backend.shares() {
+        return backend.sync(Some(limit)).map(report).map_err(failed);
+    }
     ensure_not_paused(&ws.pause_files())?;
     let _lock = RunLock::acquire(&ws.lock_file())?;
     let cp = Checkpoint::load(&ws.checkpoint)?;
@@ -95,15 +95,15 @@ pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
             then: "sync again (a handover's own publish brings the remote's memory in)".into(),
         });
     }
-    match spec.sync(Some(limit)) {
-        Ok(Synced::Done(detail)) => Ok(SyncReport {
-            state: SyncState::Synced,
-            detail,
-        }),
-        Ok(Synced::Offline(detail)) => Ok(SyncReport {
-            state: SyncState::Offline,
-            detail,
-        }),
-        Err(detail) => Err(Error::SyncFailed { detail }),
-    }
+    backend.sync(Some(limit)).map(report).map_err(failed)
+}
+
+/// A backend's sync as the report says it.
+fn report(synced: Synced) -> SyncReport {
+    let (state, detail) = match synced {
+        Synced::Done(detail) => (SyncState::Synced, detail),
+        Synced::Offline(detail) => (SyncState::Offline, detail),
+        Synced::Local(detail) => (SyncState::Local, detail),
+    };
+    SyncReport { state, detail }
 }

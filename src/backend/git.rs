@@ -30,10 +30,11 @@ use git2::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::Backend;
 use super::git_cli::{self, Pushed};
+use super::git_error::GitError;
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
+use super::{Backend, BackendError, Leftover, Synced};
 use crate::fsx;
 use crate::memory::history::StateHistory;
 use crate::memory::state_merge::Side;
@@ -65,11 +66,13 @@ pub struct GitSpec {
 
 impl MemoryLocations {
     /// The folders relative to `repo`'s work tree, as index path prefixes.
-    fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, String> {
+    fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, GitError> {
         let workdir = repo
             .workdir()
             .and_then(|w| std::fs::canonicalize(w).ok())
-            .ok_or("the repository has no work tree")?;
+            .ok_or_else(|| GitError::Bare {
+                dir: repo.path().to_path_buf(),
+            })?;
         let rel = |dir: &Path| -> String {
             let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
             match real.strip_prefix(&workdir) {
@@ -86,16 +89,7 @@ impl MemoryLocations {
     }
 }
 
-type Outcome = Result<String, String>;
-
-/// What a sync did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Synced {
-    /// Fetched and integrated: what was done.
-    Done(String),
-    /// The remote did not answer in time: nothing changed.
-    Offline(String),
-}
+type Outcome = Result<String, GitError>;
 
 impl Backend for GitSpec {
     fn after_crash(&self) -> AfterCrash {
@@ -109,6 +103,48 @@ impl Backend for GitSpec {
         admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         self.commit_and_push(message, gate, admit)
+    }
+
+    fn shares(&self) -> bool {
+        true
+    }
+
+    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError> {
+        Ok(self.fetch_and_integrate(limit)?)
+    }
+
+    fn leftovers(&self) -> Vec<Leftover> {
+        let Ok(repo) = Repository::discover(&self.repo_dir) else {
+            return Vec::new();
+        };
+        let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let integrating = repo.path().join(INTEGRATING);
+        let interrupted = integrating.exists().then(|| Leftover {
+            kind: "integration_interrupted",
+            what: format!(
+                "bringing the remote in was interrupted ({} is there)",
+                integrating.display()
+            ),
+            fix: "`agent-handover sync` (or the next publish) finishes it".into(),
+            removable: None,
+        });
+        let locks = git_locks::find(repo.path(), &workdir)
+            .into_iter()
+            .map(|lock: GitLock| Leftover {
+                kind: "git_lock",
+                what: lock
+                    .describe()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                fix: format!(
+                    "rm '{}' once no git runs there, then `agent-handover resume`",
+                    lock.path.display()
+                ),
+                removable: lock.is_stale().then(|| lock.path.clone()),
+            });
+        interrupted.into_iter().chain(locks).collect()
     }
 }
 
@@ -150,7 +186,7 @@ impl GitSpec {
     /// Bring the remote's memory in without handing over: fetch (giving up
     /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
     /// (fast-forward, or a merge by layer; nothing is pushed).
-    pub fn sync(&self, limit: Option<Duration>) -> Result<Synced, String> {
+    fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
         let repo = self.open_repo()?;
         self.check_branch(&repo)?;
         self.finish_integration(&repo)?;
@@ -158,15 +194,15 @@ impl GitSpec {
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
             Ok(()) => {}
-            Err(git_cli::FetchFailed::TimedOut(_)) => {
+            Err(GitError::TimedOut { limit }) => {
                 return Ok(Synced::Offline(format!(
                     "{}/{} did not answer within {} s",
                     self.remote,
                     self.branch,
-                    limit.unwrap_or_default().as_secs_f32()
+                    limit.as_secs_f32()
                 )));
             }
-            Err(git_cli::FetchFailed::Failed(why)) => return Err(why),
+            Err(e) => return Err(e),
         }
         let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
         if repo.find_reference(&tracking).is_err() {
@@ -178,68 +214,61 @@ impl GitSpec {
         self.integrate(&repo).map(Synced::Done)
     }
 
-    fn open_repo(&self) -> Result<Repository, String> {
-        let repo = Repository::discover(&self.repo_dir).map_err(|e| {
-            format!(
-                "{} is not in a git repository ({})\n  fix: `git init` it, or set [backend].repo_dir",
-                self.repo_dir.display(),
-                e.message()
-            )
+    fn open_repo(&self) -> Result<Repository, GitError> {
+        let repo = Repository::discover(&self.repo_dir).map_err(|e| GitError::NotARepository {
+            dir: self.repo_dir.clone(),
+            detail: e.message().to_string(),
         })?;
         if repo.workdir().is_none() {
-            return Err(format!(
-                "{} is a bare repository; publish needs a work tree",
-                self.repo_dir.display()
-            ));
+            return Err(GitError::Bare {
+                dir: self.repo_dir.clone(),
+            });
         }
         Ok(repo)
     }
 
-    fn check_remote(&self, repo: &Repository) -> Result<(), String> {
-        repo.find_remote(&self.remote).map(drop).map_err(|_| {
-            format!(
-                "no remote named {:?}\n  fix: `git remote add {} <url>`, set [backend].remote, or push = false",
-                self.remote, self.remote
-            )
-        })
+    fn check_remote(&self, repo: &Repository) -> Result<(), GitError> {
+        repo.find_remote(&self.remote)
+            .map(drop)
+            .map_err(|_| GitError::NoRemote {
+                remote: self.remote.clone(),
+            })
     }
 
-    fn check_branch(&self, repo: &Repository) -> Result<(), String> {
+    fn check_branch(&self, repo: &Repository) -> Result<(), GitError> {
         let head = repo
             .find_reference("HEAD")
-            .map_err(|e| e.message().to_string())?;
+            .map_err(|e| git_error(repo, &e))?;
         let target = head.symbolic_target().ok().flatten().map(str::to_string);
         let expected = format!("refs/heads/{}", self.branch);
         match target {
             Some(t) if t == expected => Ok(()),
-            Some(t) => Err(format!(
-                "HEAD is on {:?} but [backend].branch is {:?}\n  fix: `git checkout {}`, or set [backend].branch",
-                t.trim_start_matches("refs/heads/"),
-                self.branch,
-                self.branch
-            )),
-            None => Err(format!(
-                "HEAD is detached\n  fix: `git checkout {}` so the handover commit lands on a branch",
-                self.branch
-            )),
+            Some(t) => Err(GitError::WrongBranch {
+                head: t.trim_start_matches("refs/heads/").to_string(),
+                branch: self.branch.clone(),
+            }),
+            None => Err(GitError::Detached {
+                branch: self.branch.clone(),
+            }),
         }
     }
 
     /// The configured paths relative to the work tree (`""` = all of it).
-    fn pathspecs(&self, workdir: &Path) -> Result<Vec<String>, String> {
-        let real_workdir = std::fs::canonicalize(workdir).map_err(|e| e.to_string())?;
+    fn pathspecs(&self, workdir: &Path) -> Result<Vec<String>, GitError> {
+        let real_workdir = std::fs::canonicalize(workdir).map_err(|e| GitError::WorkTree {
+            what: "resolve",
+            path: workdir.to_path_buf(),
+            error: e.to_string(),
+        })?;
         self.paths
             .iter()
             .map(|p| {
                 let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
                 real.strip_prefix(&real_workdir)
                     .map(|rel| rel.to_string_lossy().into_owned())
-                    .map_err(|_| {
-                        format!(
-                            "[backend].paths: {} is outside the repository {}",
-                            p.display(),
-                            workdir.display()
-                        )
+                    .map_err(|_| GitError::PathOutside {
+                        path: p.clone(),
+                        repo: workdir.to_path_buf(),
                     })
             })
             .collect()
@@ -251,7 +280,7 @@ impl GitSpec {
         let dest = format!("{}/{}", self.remote, self.branch);
         let mut merged = None;
         for _ in 0..3 {
-            match git_cli::push(&dir, &self.remote, &self.branch) {
+            match git_cli::push(&dir, &self.remote, &self.branch)? {
                 Pushed::Done => {
                     return Ok(match merged {
                         Some(how) => format!("{how}, pushed to {dest}"),
@@ -259,18 +288,19 @@ impl GitSpec {
                     });
                 }
                 Pushed::Refused(words) => {
-                    return Err(format!(
-                        "{dest} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {}), then `agent-handover retry publish`",
-                        self.branch
-                    ));
+                    return Err(GitError::PushRefused {
+                        remote: self.remote.clone(),
+                        branch: self.branch.clone(),
+                        words,
+                    });
                 }
-                Pushed::Failed(why) => {
-                    return Err(format!(
-                        "push to {dest} failed: {why}\n  fix: check the remote and your credentials (`git -C {} push {} {}` shows the same), then `agent-handover retry publish`",
-                        dir.display(),
-                        self.remote,
-                        self.branch
-                    ));
+                Pushed::Failed(said) => {
+                    return Err(GitError::PushFailed {
+                        remote: self.remote.clone(),
+                        branch: self.branch.clone(),
+                        dir,
+                        said,
+                    });
                 }
                 Pushed::Behind => {
                     git_cli::fetch(&dir, &self.remote, &self.branch)?;
@@ -278,9 +308,10 @@ impl GitSpec {
                 }
             }
         }
-        Err(format!(
-            "{dest} kept moving while we integrated (3 times)\n  fix: `agent-handover retry publish`"
-        ))
+        Err(GitError::KeptMoving {
+            remote: self.remote.clone(),
+            branch: self.branch.clone(),
+        })
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
@@ -347,7 +378,7 @@ impl GitSpec {
                 .map(|e| String::from_utf8_lossy(&e.path).into_owned())
                 .collect();
             paths.dedup();
-            return Err(self.conflict_message(repo, &paths, &ours, &theirs));
+            return Err(self.conflict(repo, paths, &ours, &theirs));
         }
         let tree = repo
             .find_tree(index.write_tree_to(repo).map_err(git)?)
@@ -386,9 +417,7 @@ impl GitSpec {
                 Side::Ours => "this machine".to_string(),
                 Side::Theirs => format!("{}/{}", self.remote, self.branch),
             };
-            let drift = history
-                .record_drift(text, *written_at, merged, sections.clone(), &from)
-                .map_err(|e| e.to_string())?;
+            let drift = history.record_drift(text, *written_at, merged, sections.clone(), &from)?;
             notes.push(format!(
                 "; state drift: {} of {from} superseded (`{}`)",
                 sections.join(", "),
@@ -412,17 +441,16 @@ impl GitSpec {
         from: Option<&Commit<'_>>,
         to: &Commit<'_>,
         why: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), GitError> {
         let git = |e: git2::Error| git_error(repo, &e);
         let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
         let update = WorkTreeUpdate::plan(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
         if let Some(edited) = update.edited.first() {
-            return Err(format!(
-                "{} was edited here and {}/{} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
-                edited.display(),
-                self.remote,
-                self.branch
-            ));
+            return Err(GitError::EditedHere {
+                path: edited.clone(),
+                remote: self.remote.clone(),
+                branch: self.branch.clone(),
+            });
         }
         repo.reference(INTEGRATING_REF, to.id(), true, why)
             .map_err(git)?;
@@ -430,8 +458,7 @@ impl GitSpec {
         fsx::write_atomic(
             &repo.path().join(INTEGRATING),
             format!("{from_id} {}\n", to.id()).as_bytes(),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         crate::failpoint::hit("integrate-after-intent");
         update.apply(repo)?;
         crate::failpoint::hit("integrate-after-work-tree");
@@ -439,7 +466,7 @@ impl GitSpec {
     }
 
     /// The last of a move: the branch to `to`, then the intent cleared.
-    fn land(&self, repo: &Repository, to: git2::Oid, why: &str) -> Result<(), String> {
+    fn land(&self, repo: &Repository, to: git2::Oid, why: &str) -> Result<(), GitError> {
         repo.reference(&format!("refs/heads/{}", self.branch), to, true, why)
             .map_err(|e| git_error(repo, &e))?;
         clear_intent(repo)
@@ -451,7 +478,7 @@ impl GitSpec {
     /// left as it is: a change on top of the merge), then the branch moves.
     /// The branch already at `to`: only the intent is cleared. Nothing to
     /// finish (no intent, or the branch moved elsewhere since) is fine.
-    fn finish_integration(&self, repo: &Repository) -> Result<(), String> {
+    fn finish_integration(&self, repo: &Repository) -> Result<(), GitError> {
         let marker = repo.path().join(INTEGRATING);
         let Ok(text) = std::fs::read_to_string(&marker) else {
             return Ok(());
@@ -479,24 +506,21 @@ impl GitSpec {
         self.land(repo, to, why)
     }
 
-    fn conflict_message(
+    fn conflict(
         &self,
         repo: &Repository,
-        paths: &[String],
+        paths: Vec<String>,
         ours: &Commit<'_>,
         theirs: &Commit<'_>,
-    ) -> String {
-        let dir = repo.workdir().unwrap_or(repo.path()).display();
-        format!(
-            "{remote}/{branch} has changes that conflict with this handover in: {files}\n  \
-             both versions are kept: ours is commit {ours} on {branch}, theirs is {remote}/{branch} ({theirs})\n  \
-             fix: `git -C {dir} merge {remote}/{branch}`, resolve {files}, commit, then `agent-handover retry publish`",
-            remote = self.remote,
-            branch = self.branch,
-            files = paths.join(", "),
-            ours = short(ours.id()),
-            theirs = short(theirs.id()),
-        )
+    ) -> GitError {
+        GitError::Conflict {
+            remote: self.remote.clone(),
+            branch: self.branch.clone(),
+            files: paths,
+            ours: short(ours.id()),
+            theirs: short(theirs.id()),
+            dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
+        }
     }
 }
 
@@ -547,10 +571,7 @@ fn commit_paths(
             continue;
         }
         if (entry.flags >> 12) & 0x3 != 0 {
-            return Err(format!(
-                "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
-            )
-            .into());
+            return Err(GitError::Unresolved { path }.into());
         }
         let mode = file_mode(entry.mode);
         let unchanged = baseline
@@ -605,8 +626,8 @@ pub const INTEGRATING: &str = "agent-handover-integrate";
 const INTEGRATING_REF: &str = "refs/agent-handover/integrating";
 
 /// Remove the intent of an integration and the ref holding its target.
-fn clear_intent(repo: &Repository) -> Result<(), String> {
-    fsx::remove_files_durable(repo.path(), &[INTEGRATING]).map_err(|e| e.to_string())?;
+fn clear_intent(repo: &Repository) -> Result<(), GitError> {
+    fsx::remove_files_durable(repo.path(), &[INTEGRATING])?;
     if let Ok(mut held) = repo.find_reference(INTEGRATING_REF) {
         held.delete().map_err(|e| git_error(repo, &e))?;
     }
@@ -632,12 +653,9 @@ struct WorkTreeUpdate {
 }
 
 impl WorkTreeUpdate {
-    fn plan(repo: &Repository, from: Option<&Tree<'_>>, to: &Tree<'_>) -> Result<Self, String> {
+    fn plan(repo: &Repository, from: Option<&Tree<'_>>, to: &Tree<'_>) -> Result<Self, GitError> {
         let git = |e: git2::Error| git_error(repo, &e);
-        let workdir = repo
-            .workdir()
-            .ok_or("the repository has no work tree")?
-            .to_path_buf();
+        let workdir = work_tree(repo)?;
         let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
         let mut update = WorkTreeUpdate {
             changes: Vec::new(),
@@ -652,10 +670,7 @@ impl WorkTreeUpdate {
                 matches!(c, std::path::Component::ParentDir)
                     || c.as_os_str().eq_ignore_ascii_case(".git")
             }) {
-                return Err(format!(
-                    "the remote's commit holds the path {} , which no work tree may take: nothing was updated\n  fix: remove it from the remote's branch",
-                    path.display()
-                ));
+                return Err(GitError::UnsafePath { path });
             }
             let on_disk = workdir.join(&path);
             let current = on_disk_blob(&on_disk).map_err(git)?;
@@ -673,19 +688,15 @@ impl WorkTreeUpdate {
         Ok(update)
     }
 
-    fn apply(&self, repo: &Repository) -> Result<(), String> {
+    fn apply(&self, repo: &Repository) -> Result<(), GitError> {
         use std::os::unix::fs::PermissionsExt;
-        let workdir = repo
-            .workdir()
-            .ok_or("the repository has no work tree")?
-            .to_path_buf();
+        let workdir = work_tree(repo)?;
         for change in &self.changes {
             let on_disk = workdir.join(&change.path);
-            let fail = |what: &str, e: &dyn std::fmt::Display| {
-                format!(
-                    "{what} {}: {e}\n  fix: make it writable, then run the command again (the update goes on where it stopped)",
-                    on_disk.display()
-                )
+            let fail = |what: &'static str, e: &dyn std::fmt::Display| GitError::WorkTree {
+                what,
+                path: on_disk.clone(),
+                error: e.to_string(),
             };
             if std::fs::symlink_metadata(&on_disk).is_ok_and(|m| m.file_type().is_symlink()) {
                 std::fs::remove_file(&on_disk).map_err(|e| fail("remove", &e))?;
@@ -696,13 +707,13 @@ impl WorkTreeUpdate {
                     let target = std::ffi::OsStr::from_bytes(target.content());
                     let _ = std::fs::remove_file(&on_disk);
                     if let Some(dir) = on_disk.parent() {
-                        fsx::create_dir_durable(dir).map_err(|e| e.to_string())?;
+                        fsx::create_dir_durable(dir)?;
                     }
                     std::os::unix::fs::symlink(target, &on_disk).map_err(|e| fail("link", &e))?;
                 }
                 Some((id, mode)) => {
                     let blob = repo.find_blob(id).map_err(|e| git_error(repo, &e))?;
-                    fsx::write_atomic(&on_disk, blob.content()).map_err(|e| e.to_string())?;
+                    fsx::write_atomic(&on_disk, blob.content())?;
                     let bits = if mode == FileMode::BlobExecutable {
                         0o755
                     } else {
@@ -747,36 +758,32 @@ fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
     }
 }
 
-/// A git2 error as a message; one about a lock file (`index.lock`, a ref's
-/// `.lock`, cut short by libgit2) names the lock, its age, whether git runs
-/// in the repository, and the command that removes it.
-fn git_error(repo: &Repository, e: &git2::Error) -> String {
-    let lock = git_locks::named_in(e.message())
-        .or_else(|| (e.code() == ErrorCode::Locked).then(|| repo.path().join("index.lock")));
-    match lock {
-        Some(path) => {
-            let workdir = repo.workdir().unwrap_or(repo.path());
-            format!(
-                "{}\n  {}",
-                e.message().trim_end_matches([':', ' ']),
-                GitLock::at(&path, workdir).describe()
-            )
-        }
-        None => e.message().to_string(),
-    }
+/// A git2 error in `repo`, typed ([`GitError::from_git2`]: a lock file it
+/// names is [`GitError::Locked`]).
+fn git_error(repo: &Repository, e: &git2::Error) -> GitError {
+    GitError::from_git2(e, repo.path(), repo.workdir().unwrap_or(repo.path()))
+}
+
+/// The work tree of `repo` (a bare one has none).
+fn work_tree(repo: &Repository) -> Result<PathBuf, GitError> {
+    repo.workdir()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| GitError::Bare {
+            dir: repo.path().to_path_buf(),
+        })
 }
 
 /// Run `op`, retrying with backoff while another git process holds the index lock.
 fn with_index_lock_retry<T>(
     repo: &Repository,
     mut op: impl FnMut() -> Result<T, git2::Error>,
-) -> Result<T, String> {
+) -> Result<T, GitError> {
     for delay in INDEX_LOCK_RETRIES {
         match op() {
             Err(e) if e.code() == ErrorCode::Locked => {
                 std::thread::sleep(Duration::from_millis(delay))
             }
-            other => return other.map_err(|e| e.message().to_string()),
+            other => return other.map_err(|e| git_error(repo, &e)),
         }
     }
     op().map_err(|e| git_error(repo, &e))

@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::git_error::GitError;
+
 /// How a push went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pushed {
@@ -42,47 +44,27 @@ fn said(out: &std::process::Output) -> String {
     }
 }
 
-/// The reason git could not run at all, with the fix.
-fn cannot_run(e: &std::io::Error) -> String {
-    format!(
-        "cannot run `git` ({e})\n  fix: install git 2.40 or newer and put it on PATH (agent-handover pushes and fetches through it)"
-    )
-}
-
-/// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`.
-pub fn fetch(dir: &Path, remote: &str, branch: &str) -> Result<(), String> {
-    fetch_within(dir, remote, branch, None).map_err(|f| f.to_string())
-}
-
-/// Why a fetch brought nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FetchFailed {
-    /// The remote did not answer within the time given (offline?).
-    TimedOut(Duration),
-    /// git said no (or could not run): its words.
-    Failed(String),
-}
-
-impl std::fmt::Display for FetchFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FetchFailed::TimedOut(t) => write!(
-                f,
-                "the remote did not answer within {} s (offline?)",
-                t.as_secs_f32()
-            ),
-            FetchFailed::Failed(why) => f.write_str(why),
-        }
+/// The error of a `git` that could not run at all.
+fn cannot_run(e: &std::io::Error) -> GitError {
+    GitError::CannotRun {
+        error: e.to_string(),
     }
 }
 
-/// [`fetch`], giving up (and ending git) after `limit` if one is given.
+/// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`.
+pub fn fetch(dir: &Path, remote: &str, branch: &str) -> Result<(), GitError> {
+    fetch_within(dir, remote, branch, None)
+}
+
+/// [`fetch`], giving up (and ending git) after `limit` if one is given
+/// ([`GitError::TimedOut`]); git's refusal is [`GitError::FetchFailed`]
+/// in its words.
 pub fn fetch_within(
     dir: &Path,
     remote: &str,
     branch: &str,
     limit: Option<Duration>,
-) -> Result<(), FetchFailed> {
+) -> Result<(), GitError> {
     let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
     let mut child = git(dir)
         .args(["fetch", "--quiet", "--no-tags", remote, &refspec])
@@ -90,52 +72,48 @@ pub fn fetch_within(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| FetchFailed::Failed(cannot_run(&e)))?;
+        .map_err(|e| cannot_run(&e))?;
     if let Some(limit) = limit {
         let deadline = Instant::now() + limit;
         while child.try_wait().ok().flatten().is_none() {
             if Instant::now() >= deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(FetchFailed::TimedOut(limit));
+                return Err(GitError::TimedOut { limit });
             }
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| FetchFailed::Failed(cannot_run(&e)))?;
+    let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(FetchFailed::Failed(format!(
-            "fetch from {remote} failed:\n{}",
-            said(&out)
-        )))
+        Err(GitError::FetchFailed {
+            remote: remote.to_string(),
+            said: said(&out),
+        })
     }
 }
 
-/// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`.
-pub fn push(dir: &Path, remote: &str, branch: &str) -> Pushed {
+/// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`,
+/// its output read into a [`Pushed`] (an error only when git cannot run).
+pub fn push(dir: &Path, remote: &str, branch: &str) -> Result<Pushed, GitError> {
     let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
-    let out = match git(dir)
+    let out = git(dir)
         .args(["push", "--porcelain", remote, &refspec])
         .output()
-    {
-        Ok(out) => out,
-        Err(e) => return Pushed::Failed(cannot_run(&e)),
-    };
+        .map_err(|e| cannot_run(&e))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Porcelain: one line per ref, `<flag>\t<from>:<to>\t<summary> (<reason>)`.
     let line = stdout
         .lines()
         .find(|l| l.contains(&format!(":refs/heads/{branch}\t")));
-    match line {
+    Ok(match line {
         _ if out.status.success() => Pushed::Done,
         Some(l) if l.starts_with('!') && l.contains("[rejected]") => Pushed::Behind,
         Some(l) if l.starts_with('!') => Pushed::Refused(server_words(&out, l)),
         _ => Pushed::Failed(said(&out)),
-    }
+    })
 }
 
 /// The server's own lines (`remote: ...`) and git's verdict for the ref.
@@ -199,14 +177,14 @@ mod tests {
             run(clone, &["checkout", "-q", "-b", "main"]);
         }
         run(&a, &["commit", "-q", "--allow-empty", "-m", "a1"]);
-        assert_eq!(push(&a, "origin", "main"), Pushed::Done);
+        assert_eq!(push(&a, "origin", "main").unwrap(), Pushed::Done);
         assert_eq!(
-            push(&a, "origin", "main"),
+            push(&a, "origin", "main").unwrap(),
             Pushed::Done,
             "nothing new is fine"
         );
         run(&b, &["commit", "-q", "--allow-empty", "-m", "b1"]);
-        assert_eq!(push(&b, "origin", "main"), Pushed::Behind);
+        assert_eq!(push(&b, "origin", "main").unwrap(), Pushed::Behind);
         fetch(&b, "origin", "main").unwrap();
         run(&b, &["rebase", "-q", "origin/main"]);
         let hook = remote.join("hooks/pre-receive");
@@ -217,7 +195,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        match push(&b, "origin", "main") {
+        match push(&b, "origin", "main").unwrap() {
             Pushed::Refused(words) => {
                 assert!(
                     words.contains("main is protected: open a pull request"),
@@ -227,11 +205,15 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(push(&b, "nowhere", "main"), Pushed::Failed(_)));
+        assert!(matches!(
+            push(&b, "nowhere", "main").unwrap(),
+            Pushed::Failed(_)
+        ));
+        let failed = fetch(&b, "nowhere", "main").unwrap_err();
         assert!(
-            fetch(&b, "nowhere", "main")
-                .unwrap_err()
-                .contains("nowhere")
+            matches!(&failed, GitError::FetchFailed { remote, .. } if remote == "nowhere"),
+            "{failed:?}"
         );
+        assert!(failed.to_string().contains("nowhere"), "{failed}");
     }
 }

@@ -5,10 +5,12 @@
 
 pub mod git;
 pub mod git_cli;
+pub mod git_error;
 pub mod git_locks;
 pub mod memory_merge;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,7 @@ use crate::config::BackendSection;
 use crate::fsx;
 use crate::outcome::{AfterCrash, StepError};
 use git::{GitSpec, MemoryLocations};
+use git_error::GitError;
 
 /// A backend, as staged in a run's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,9 +77,50 @@ impl BackendSpec {
     }
 }
 
+/// What a sync did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// Fetched and integrated: what was done.
+    Done(String),
+    /// The remote did not answer in time: nothing changed.
+    Offline(String),
+    /// The backend keeps the memory on this machine: nothing to sync (why).
+    Local(String),
+}
+
+/// Why a backend's network work failed: its own typed error (the words a
+/// user reads are made when it is shown).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The git backend's.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// Something a killed publish or sync left behind (a lock file, an
+/// interrupted integration), for `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    /// Its kind (`git_lock`, `integration_interrupted`, ...).
+    pub kind: &'static str,
+    /// What was found.
+    pub what: String,
+    /// What to do about it.
+    pub fix: String,
+    /// The file `doctor --fix` may remove, when that is safe.
+    pub removable: Option<PathBuf>,
+}
+
+impl From<GitError> for StepError {
+    fn from(e: GitError) -> Self {
+        StepError::failed(e.to_string())
+    }
+}
+
 /// A publish target. Adding one: implement this, add a variant to
 /// [`BackendSpec`] and its arm in [`BackendSpec::backend`] and
-/// [`BackendSpec::from_config`] (see ARCHITECTURE.md).
+/// [`BackendSpec::from_config`] (see ARCHITECTURE.md). `sync` and `doctor`
+/// reach it only through this trait.
 pub trait Backend {
     /// How an interrupted publish is settled after a crash. Required, not
     /// defaulted: a backend must say whether publishing again is safe.
@@ -95,6 +139,17 @@ pub trait Backend {
         gate: &dyn Fn() -> Result<(), StepError>,
         admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError>;
+
+    /// Whether the memory is shared with other machines through it (so
+    /// `sync` has something to bring in, under the run lock).
+    fn shares(&self) -> bool;
+
+    /// Bring the other machines' memory in without handing over, giving
+    /// the remote `limit` to answer ([`Synced::Offline`] after that).
+    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError>;
+
+    /// What a killed publish or sync left behind, for `doctor`.
+    fn leftovers(&self) -> Vec<Leftover>;
 }
 
 /// Local only: publishing succeeds without doing anything.
@@ -113,6 +168,20 @@ impl Backend for NullBackend {
         _admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         Ok("null backend: nothing to publish".into())
+    }
+
+    fn shares(&self) -> bool {
+        false
+    }
+
+    fn sync(&self, _limit: Option<Duration>) -> Result<Synced, BackendError> {
+        Ok(Synced::Local(
+            "the null backend keeps the memory on this machine: nothing to sync".into(),
+        ))
+    }
+
+    fn leftovers(&self) -> Vec<Leftover> {
+        Vec::new()
     }
 }
 

@@ -1,0 +1,266 @@
+//! Why the git backend could not do its work: one typed error for the
+//! local work (git2) and the network (the `git` program), each variant
+//! carrying what it found; the words a user reads, with the fix, are made
+//! only when it is shown (`Display`). What git printed is read by one parser
+//! per output: [`super::git_cli::push`] for `git push --porcelain`,
+//! [`super::git_cli::fetch_within`] for a fetch, [`GitError::from_git2`]
+//! for libgit2's messages (a lock file it names).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::git_locks::{self, GitLock};
+
+/// Why the git backend failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GitError {
+    /// The `git` program could not run.
+    #[error(
+        "cannot run `git` ({error})\n  fix: install git 2.40 or newer and put it on PATH (agent-handover pushes and fetches through it)"
+    )]
+    CannotRun {
+        /// The operating system's reason.
+        error: String,
+    },
+    /// The configured directory is not in a repository.
+    #[error(
+        "{} is not in a git repository ({detail})\n  fix: `git init` it, or set [backend].repo_dir",
+        dir.display()
+    )]
+    NotARepository {
+        /// `[backend].repo_dir`.
+        dir: PathBuf,
+        /// libgit2's words.
+        detail: String,
+    },
+    /// The repository has no work tree.
+    #[error("{} is a bare repository; publish needs a work tree", dir.display())]
+    Bare {
+        /// `[backend].repo_dir`.
+        dir: PathBuf,
+    },
+    /// No remote of the configured name.
+    #[error(
+        "no remote named {remote:?}\n  fix: `git remote add {remote} <url>`, set [backend].remote, or push = false"
+    )]
+    NoRemote {
+        /// `[backend].remote`.
+        remote: String,
+    },
+    /// HEAD is on another branch.
+    #[error(
+        "HEAD is on {head:?} but [backend].branch is {branch:?}\n  fix: `git checkout {branch}`, or set [backend].branch"
+    )]
+    WrongBranch {
+        /// The branch HEAD is on.
+        head: String,
+        /// `[backend].branch`.
+        branch: String,
+    },
+    /// HEAD is detached.
+    #[error(
+        "HEAD is detached\n  fix: `git checkout {branch}` so the handover commit lands on a branch"
+    )]
+    Detached {
+        /// `[backend].branch`.
+        branch: String,
+    },
+    /// A configured path is outside the repository.
+    #[error("[backend].paths: {} is outside the repository {}", path.display(), repo.display())]
+    PathOutside {
+        /// The path.
+        path: PathBuf,
+        /// The repository's work tree.
+        repo: PathBuf,
+    },
+    /// A fetch failed.
+    #[error("fetch from {remote} failed:\n{said}")]
+    FetchFailed {
+        /// The remote.
+        remote: String,
+        /// What git said.
+        said: String,
+    },
+    /// The remote did not answer in time.
+    #[error("the remote did not answer within {} s (offline?)", limit.as_secs_f32())]
+    TimedOut {
+        /// The time given.
+        limit: Duration,
+    },
+    /// The server refused the push (a hook, a protected branch).
+    #[error(
+        "{remote}/{branch} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"
+    )]
+    PushRefused {
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+        /// The server's own lines and git's verdict.
+        words: String,
+    },
+    /// The push could not be made (network, credentials).
+    #[error(
+        "push to {remote}/{branch} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {branch}` shows the same), then `agent-handover retry publish`",
+        dir.display()
+    )]
+    PushFailed {
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+        /// The work tree.
+        dir: PathBuf,
+        /// What git said.
+        said: String,
+    },
+    /// The remote moved on three times while we integrated.
+    #[error(
+        "{remote}/{branch} kept moving while we integrated (3 times)\n  fix: `agent-handover retry publish`"
+    )]
+    KeptMoving {
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+    },
+    /// The remote's changes conflict with ours outside the memory.
+    #[error(
+        "{remote}/{branch} has changes that conflict with this handover in: {}\n  both versions are kept: ours is commit {ours} on {branch}, theirs is {remote}/{branch} ({theirs})\n  fix: `git -C {} merge {remote}/{branch}`, resolve {}, commit, then `agent-handover retry publish`",
+        files.join(", "),
+        dir.display(),
+        files.join(", ")
+    )]
+    Conflict {
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+        /// The conflicting files.
+        files: Vec<String>,
+        /// Our commit (short id).
+        ours: String,
+        /// Theirs (short id).
+        theirs: String,
+        /// The work tree.
+        dir: PathBuf,
+    },
+    /// The index holds a conflict nobody resolved.
+    #[error(
+        "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
+    )]
+    Unresolved {
+        /// The file.
+        path: String,
+    },
+    /// A file the remote changed was edited here too.
+    #[error(
+        "{} was edited here and {remote}/{branch} changed it: nothing was updated\n  fix: commit or move your edit aside, then run the command again",
+        path.display()
+    )]
+    EditedHere {
+        /// The file.
+        path: PathBuf,
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+    },
+    /// The remote's commit holds a path no work tree may take.
+    #[error(
+        "the remote's commit holds the path {} , which no work tree may take: nothing was updated\n  fix: remove it from the remote's branch",
+        path.display()
+    )]
+    UnsafePath {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A work-tree file could not be written.
+    #[error(
+        "{what} {}: {error}\n  fix: make it writable, then run the command again (the update goes on where it stopped)",
+        path.display()
+    )]
+    WorkTree {
+        /// What was being done (`remove`, `link`, `set the mode of`).
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        error: String,
+    },
+    /// A lock file of git's is held (another git, or one left by a kill).
+    #[error("{message}\n  {}", lock.describe())]
+    Locked {
+        /// libgit2's words.
+        message: String,
+        /// The lock, its age and whether git runs in the repository.
+        lock: GitLock,
+    },
+    /// Another libgit2 error, in its words.
+    #[error("{0}")]
+    Git(String),
+    /// One of our own writes failed (the library's error, with its fix).
+    #[error("{0}")]
+    Write(String),
+}
+
+impl GitError {
+    /// A libgit2 error in the repository whose git folder is `git_dir` and
+    /// work tree `workdir`: one naming a lock file (`index.lock`, a ref's
+    /// `.lock`, or a lock error without a name: the index) is
+    /// [`GitError::Locked`].
+    pub fn from_git2(
+        e: &git2::Error,
+        git_dir: &std::path::Path,
+        workdir: &std::path::Path,
+    ) -> Self {
+        let lock = git_locks::named_in(e.message())
+            .or_else(|| (e.code() == git2::ErrorCode::Locked).then(|| git_dir.join("index.lock")));
+        match lock {
+            Some(path) => GitError::Locked {
+                message: e.message().trim_end_matches([':', ' ']).to_string(),
+                lock: GitLock::at(&path, workdir),
+            },
+            None => GitError::Git(e.message().to_string()),
+        }
+    }
+}
+
+impl From<crate::Error> for GitError {
+    fn from(e: crate::Error) -> Self {
+        GitError::Write(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_named_by_libgit2_is_typed_and_shown_with_its_age_and_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(".git/refs/heads/main.lock");
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        std::fs::write(&lock, "").unwrap();
+        let e = git2::Error::new(
+            git2::ErrorCode::Locked,
+            git2::ErrorClass::Reference,
+            format!("failed to lock file '{}' for writing: ", lock.display()),
+        );
+        let typed = GitError::from_git2(&e, &dir.path().join(".git"), dir.path());
+        let GitError::Locked { lock: found, .. } = &typed else {
+            panic!("not typed as a lock: {typed:?}");
+        };
+        assert_eq!(found.path, lock);
+        let shown = typed.to_string();
+        assert!(
+            shown.contains("main.lock") && shown.contains("rm "),
+            "{shown}"
+        );
+        let other = git2::Error::from_str("object not found");
+        assert_eq!(
+            GitError::from_git2(&other, dir.path(), dir.path()),
+            GitError::Git("object not found".into())
+        );
+    }
+}
