@@ -31,7 +31,7 @@ use git2::{
 use serde::{Deserialize, Serialize};
 
 use super::git_cli::{self, Pushed};
-use super::git_error::GitError;
+use super::git_error::{Conflict, GitError};
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Backend, BackendError, Leftover, Synced};
@@ -513,14 +513,14 @@ impl GitSpec {
         ours: &Commit<'_>,
         theirs: &Commit<'_>,
     ) -> GitError {
-        GitError::Conflict {
+        GitError::Conflict(Box::new(Conflict {
             remote: self.remote.clone(),
             branch: self.branch.clone(),
             files: paths,
             ours: short(ours.id()),
             theirs: short(theirs.id()),
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
-        }
+        }))
     }
 }
 

@@ -125,26 +125,8 @@ pub enum GitError {
         branch: String,
     },
     /// The remote's changes conflict with ours outside the memory.
-    #[error(
-        "{remote}/{branch} has changes that conflict with this handover in: {}\n  both versions are kept: ours is commit {ours} on {branch}, theirs is {remote}/{branch} ({theirs})\n  fix: `git -C {} merge {remote}/{branch}`, resolve {}, commit, then `agent-handover retry publish`",
-        files.join(", "),
-        dir.display(),
-        files.join(", ")
-    )]
-    Conflict {
-        /// The remote.
-        remote: String,
-        /// The branch.
-        branch: String,
-        /// The conflicting files.
-        files: Vec<String>,
-        /// Our commit (short id).
-        ours: String,
-        /// Theirs (short id).
-        theirs: String,
-        /// The work tree.
-        dir: PathBuf,
-    },
+    #[error("{0}")]
+    Conflict(Box<Conflict>),
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
@@ -202,6 +184,29 @@ pub enum GitError {
     /// One of our own writes failed (the library's error, with its fix).
     #[error("{0}")]
     Write(String),
+}
+
+/// A conflict outside the memory: both sides are kept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{remote}/{branch} has changes that conflict with this handover in: {}\n  both versions are kept: ours is commit {ours} on {branch}, theirs is {remote}/{branch} ({theirs})\n  fix: `git -C {} merge {remote}/{branch}`, resolve {}, commit, then `agent-handover retry publish`",
+    files.join(", "),
+    dir.display(),
+    files.join(", ")
+)]
+pub struct Conflict {
+    /// The remote.
+    pub remote: String,
+    /// The branch.
+    pub branch: String,
+    /// The conflicting files.
+    pub files: Vec<String>,
+    /// Our commit (short id).
+    pub ours: String,
+    /// Theirs (short id).
+    pub theirs: String,
+    /// The work tree.
+    pub dir: PathBuf,
 }
 
 impl GitError {
