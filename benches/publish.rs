@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use agent_handover::StepError;
 use agent_handover::backend::Backend;
+use agent_handover::backend::Synced;
 use agent_handover::backend::git::{GitSpec, MemoryLocations};
-use agent_handover::backend::{Backend, Synced};
 use agent_handover::secrets;
 use support::stats;
 
