@@ -24,8 +24,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agent_handover::base::fsx;
 use agent_handover::engine::plan::compaction_request;
-use agent_handover::{Engine, Workspace, WorkspaceOptions, fsx};
+use agent_handover::{Engine, Workspace, WorkspaceOptions};
 use chrono::NaiveDate;
 use support::{iterations, load_average, stats, target_dir};
 

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_handover::inbox::HUMAN;
+use agent_handover::domain::inbox::HUMAN;
 use generate::{History, generate};
 use support::{load_average, our_binary, stats};
 use tty::{Session, idle_cpu_percent, redraws_after_pause_toggles, status_field, wait_for_frames};

@@ -22,9 +22,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_handover::memory::diff::StateDiff;
-use agent_handover::memory::history::StateHistory;
-use agent_handover::memory::versions::{Source, list_versions};
+use agent_handover::domain::memory::diff::StateDiff;
+use agent_handover::domain::memory::history::StateHistory;
+use agent_handover::domain::memory::versions::{Source, list_versions};
 use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::DateTime;
 use git2::build::TreeUpdateBuilder;

@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_handover::inbox::Inbox;
+use agent_handover::domain::inbox::Inbox;
 use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::{DateTime, TimeDelta, Utc};
 use support::{load_average, our_binary, stats};
@@ -113,7 +113,7 @@ fn main() {
         (
             "`brief::brief(a3, 1500)`",
             time(iters, || {
-                agent_handover::brief::brief(&ws, AGENT, 1500).map(|b| b.estimated_tokens)
+                agent_handover::read::brief::brief(&ws, AGENT, 1500).map(|b| b.estimated_tokens)
             }),
         ),
     ];

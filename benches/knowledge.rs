@@ -11,11 +11,12 @@ mod support;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use agent_handover::fsx::sync_count;
-use agent_handover::knowledge::Knowledge;
-use agent_handover::memory::identity::Identity;
-use agent_handover::task::{Notes, StepChange, StepStatus, TaskStore};
-use agent_handover::{Workspace, WorkspaceOptions, brief};
+use agent_handover::base::fsx::sync_count;
+use agent_handover::domain::knowledge::Knowledge;
+use agent_handover::domain::memory::identity::Identity;
+use agent_handover::domain::task::{Notes, StepChange, StepStatus, TaskStore};
+use agent_handover::read::brief;
+use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::NaiveDate;
 use support::stats;
 

@@ -14,8 +14,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_handover::handoff::{LintContext, lint, text::estimate_tokens};
-use agent_handover::memory::history::StateHistory;
+use agent_handover::domain::handoff::{LintContext, lint, text::estimate_tokens};
+use agent_handover::domain::memory::history::StateHistory;
 use agent_handover::{Workspace, WorkspaceOptions};
 use support::stats;
 

@@ -14,10 +14,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use agent_handover::StepError;
-use agent_handover::backend::Backend;
-use agent_handover::backend::Synced;
-use agent_handover::backend::git::{GitSpec, MemoryLocations};
-use agent_handover::secrets;
+use agent_handover::base::secrets;
+use agent_handover::domain::backend::Backend;
+use agent_handover::domain::backend::Synced;
+use agent_handover::domain::backend::git::{GitSpec, MemoryLocations};
 use support::stats;
 
 fn git(dir: &Path, args: &[&str]) {

@@ -16,35 +16,20 @@
 //! # Ok::<(), agent_handover::Error>(())
 //! ```
 
-pub mod activity;
-pub mod adapters;
-pub mod backend;
-pub mod brief;
-pub mod config;
-pub mod doctor;
-pub mod draft;
+// The layers, bottom up: each module uses only those listed above it
+// (ARCHITECTURE.md, "The house"; `tests/architecture.rs` checks the imports).
+pub mod agent;
+pub mod base;
+pub mod domain;
 pub mod engine;
-pub mod error;
-pub mod failpoint;
-pub mod fsx;
-pub mod handoff;
-pub mod hooks;
-pub mod inbox;
-pub mod knowledge;
-pub mod memory;
-pub mod outcome;
-pub mod patterns;
-pub mod registry;
-pub mod secrets;
-pub mod sync;
-pub mod task;
+pub mod read;
 pub mod workspace;
 
+pub use base::error::{Error, ErrorKind, Result};
+pub use base::outcome::{AfterCrash, StepError};
+pub use domain::memory::MemoryStore;
 pub use engine::{
     Checkpoint, Engine, Inputs, RunOverrides, RunReport, RunRequest, RunStatus, Step, StepAction,
     StepContext, StepRecord, StepSpec, StepState, plan_from_config,
 };
-pub use error::{Error, ErrorKind, Result};
-pub use memory::MemoryStore;
-pub use outcome::{AfterCrash, StepError};
 pub use workspace::{Workspace, WorkspaceOptions};

@@ -11,7 +11,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_handover::memory::month::YearMonth;
+use agent_handover::domain::memory::month::YearMonth;
 use common::{Project, config, json, read_dir_sorted, stderr, stdout};
 
 /// The months the fixture fills, and the tags of its notes.

@@ -2,7 +2,7 @@
 //! 0.6 ms on our machines, so a new one must be a decision, not an accident.
 //! (Own test binary: the counter is per process.)
 
-use agent_handover::fsx::durable_write_count;
+use agent_handover::base::fsx::durable_write_count;
 use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
 
 /// A fresh workspace with `config`; returns a runner that hands over a note,

@@ -327,7 +327,7 @@ fn two_machines_adding_facts_merge_without_conflict() {
     let keyed = |text: &str| {
         let mut lines: Vec<String> = text
             .lines()
-            .filter(|l| agent_handover::knowledge::index::line_key(l).is_some())
+            .filter(|l| agent_handover::domain::knowledge::index::line_key(l).is_some())
             .map(str::to_string)
             .collect();
         lines.sort();
@@ -347,7 +347,7 @@ fn two_machines_adding_facts_merge_without_conflict() {
         "memory/knowledge/gotchas.md",
         "memory/knowledge/decisions.md",
     ] {
-        let merged = agent_handover::knowledge::merge(
+        let merged = agent_handover::domain::knowledge::merge(
             &show(&base, path),
             &show(&ours, path),
             &show(&theirs, path),

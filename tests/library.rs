@@ -51,7 +51,7 @@ fn closures_run_as_checkpointed_steps_and_resume_after_failure() {
         "{err}"
     );
     let ws = workspace(dir.path());
-    assert_eq!(agent_handover::engine::run_state(&ws).check_code(), 1);
+    assert_eq!(agent_handover::read::run_state(&ws).check_code(), 1);
 
     // A new process (here: a new engine) without the closures cannot resume...
     let err = Engine::new(workspace(dir.path())).resume().unwrap_err();

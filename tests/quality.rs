@@ -10,9 +10,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agent_handover::handoff::context::{InboxMessage, PreviousHandoff};
-use agent_handover::handoff::rules::RULES;
-use agent_handover::handoff::{
+use agent_handover::domain::handoff::context::{InboxMessage, PreviousHandoff};
+use agent_handover::domain::handoff::rules::RULES;
+use agent_handover::domain::handoff::{
     HandoffDocument, LintContext, LintReport, SectionKind, Severity, TemplateKind, lint,
 };
 use chrono::{DateTime, Duration, Utc};

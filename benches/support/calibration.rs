@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_handover::handoff::{LintContext, lint};
+use agent_handover::domain::handoff::{LintContext, lint};
 use serde::Deserialize;
 use sha1::{Digest, Sha1};
 
@@ -161,5 +161,5 @@ pub fn auc(good: &[f64], bad: &[f64]) -> f64 {
 
 /// Spearman's rank correlation (the library's; 0 without spread).
 pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
-    agent_handover::handoff::agreement::spearman(x, y).unwrap_or(0.0)
+    agent_handover::domain::handoff::agreement::spearman(x, y).unwrap_or(0.0)
 }

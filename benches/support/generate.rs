@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use agent_handover::inbox::{Inbox, NewMessage};
-use agent_handover::memory::history::StateHistory;
+use agent_handover::domain::inbox::{Inbox, NewMessage};
+use agent_handover::domain::memory::history::StateHistory;
 use agent_handover::{Engine, RunOverrides, Workspace, WorkspaceOptions, plan_from_config};
 use chrono::{Duration as Days, NaiveDate, TimeZone, Utc};
 

@@ -1,8 +1,8 @@
 //! `brief`: the session-start brief, Markdown for the agent, `--json`, or an
 //! agent's hook envelope (`--format <agent>`).
 
-use agent_handover::adapters::{self, ADAPTERS};
-use agent_handover::brief::{self, DEFAULT_MAX_TOKENS};
+use agent_handover::agent::adapters::{self, ADAPTERS};
+use agent_handover::read::brief::{self, DEFAULT_MAX_TOKENS};
 use agent_handover::{Error, Result};
 use clap::Args;
 
@@ -58,8 +58,11 @@ pub fn brief(args: &BriefArgs, out: Output) -> Result<u8> {
                     ),
                 )
             })?;
-            let text =
-                agent_handover::hooks::brief_within(&ws, &agent, adapter.protocol.start_cap_chars);
+            let text = agent_handover::agent::hooks::brief_within(
+                &ws,
+                &agent,
+                adapter.protocol.start_cap_chars,
+            );
             print!("{}", adapter.protocol.start.wrap(&text));
         }
     }

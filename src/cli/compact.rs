@@ -1,9 +1,9 @@
 //! `compact`: fold older months of layer-1 notes into layer 3 and apply
 //! retention, as one checkpointed run (or preview it with `--dry-run`).
 
+use agent_handover::domain::memory::month::YearMonth;
 use agent_handover::engine::maintenance::{CompactionPreview, preview_compaction};
 use agent_handover::engine::plan::compaction_cutoff;
-use agent_handover::memory::month::YearMonth;
 use agent_handover::{Engine, Result, Workspace};
 use clap::Args;
 

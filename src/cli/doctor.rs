@@ -1,7 +1,7 @@
 //! `doctor`: list every stale or odd state, and (`--fix`) remove what is safe.
 
 use agent_handover::Result;
-use agent_handover::doctor;
+use agent_handover::read::doctor;
 use clap::Args;
 use serde_json::json;
 

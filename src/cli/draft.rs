@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use agent_handover::Result;
-use agent_handover::draft::{self, DraftOptions};
-use agent_handover::fsx;
-use agent_handover::handoff::templates::TemplateKind;
+use agent_handover::base::fsx;
+use agent_handover::domain::handoff::templates::TemplateKind;
+use agent_handover::read::draft::{self, DraftOptions};
 use clap::Args;
 use serde_json::json;
 

@@ -1,3 +1,3 @@
 //! Exit codes: the library's one table (documented in `--help` and README).
 
-pub use agent_handover::error::exit_code::*;
+pub use agent_handover::base::error::exit_code::*;

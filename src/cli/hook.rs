@@ -5,8 +5,8 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use agent_handover::adapters::{self, ADAPTERS, Adapter};
-use agent_handover::hooks::{self, HookEvent, HookInput};
+use agent_handover::agent::adapters::{self, ADAPTERS, Adapter};
+use agent_handover::agent::hooks::{self, HookEvent, HookInput};
 use agent_handover::workspace::DEFAULT_CONFIG;
 use agent_handover::{Workspace, WorkspaceOptions};
 use clap::Args;

@@ -3,8 +3,9 @@
 
 use std::io::{IsTerminal, Read};
 
-use agent_handover::memory::identity::{Identity, TEMPLATE};
-use agent_handover::{Error, Result, Workspace, fsx, secrets};
+use agent_handover::base::{fsx, secrets};
+use agent_handover::domain::memory::identity::{Identity, TEMPLATE};
+use agent_handover::{Error, Result, Workspace};
 use clap::Subcommand;
 use serde_json::json;
 

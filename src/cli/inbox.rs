@@ -4,8 +4,11 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use agent_handover::inbox::{Inbox, MAX_MESSAGE_BYTES, Message, MessageSummary, NewMessage};
-use agent_handover::{Error, Result, Workspace, fsx};
+use agent_handover::base::fsx;
+use agent_handover::domain::inbox::{
+    Inbox, MAX_MESSAGE_BYTES, Message, MessageSummary, NewMessage,
+};
+use agent_handover::{Error, Result, Workspace};
 use clap::{Args, Subcommand};
 use serde_json::json;
 

@@ -1,10 +1,9 @@
 //! Read-only commands: `check`, `status`, `history`.
 
-use agent_handover::engine::history::{RunSummary, list_runs};
-use agent_handover::engine::{
-    Checkpoint, Condition, NextAction, RunSnapshot, RunState, StepState, run_state,
-};
-use agent_handover::outcome::AfterCrash;
+use agent_handover::base::outcome::AfterCrash;
+use agent_handover::engine::{Checkpoint, StepState};
+use agent_handover::read::history::{RunSummary, list_runs};
+use agent_handover::read::{Condition, NextAction, RunSnapshot, RunState, run_state};
 use agent_handover::{Result, RunStatus};
 use serde_json::json;
 
@@ -15,7 +14,7 @@ use super::output::Output;
 /// `check`: prints nothing (as 0.5.1): the answer is the exit code, and
 /// `status` or `brief` tell more. `--json` prints the code and the run;
 /// errors go to stderr as for every command. The code is the run state's
-/// ([`agent_handover::engine::RunState::check_code`]).
+/// ([`agent_handover::read::RunState::check_code`]).
 pub fn check(target: &Target, out: Output) -> Result<u8> {
     let ws = target.quiet_workspace()?;
     if out.json {

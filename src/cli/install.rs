@@ -3,7 +3,7 @@
 //! `--remove` takes them out again.
 
 use agent_handover::Result;
-use agent_handover::adapters::{self, ADAPTERS, Adapter, Change};
+use agent_handover::agent::adapters::{self, ADAPTERS, Adapter, Change};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde_json::json;

@@ -1,8 +1,9 @@
 //! `knowledge list | show | search | forget`: the facts `learn` kept in the
 //! memory index (`MEMORY.md`) and its detail files.
 
-use agent_handover::knowledge::{Fact, FactKind, IndexCap, Knowledge};
-use agent_handover::{Result, secrets};
+use agent_handover::Result;
+use agent_handover::base::secrets;
+use agent_handover::domain::knowledge::{Fact, FactKind, IndexCap, Knowledge};
 use clap::Subcommand;
 use serde_json::json;
 

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
+use agent_handover::base::fsx;
 use agent_handover::engine::pause;
-use agent_handover::{Engine, Error, Result, fsx};
+use agent_handover::{Engine, Error, Result};
 use clap::Args;
 use serde_json::json;
 
@@ -72,8 +73,8 @@ pub struct InitArgs {
 
 /// `init`: write a commented handover.toml; never overwrites.
 pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
-    agent_handover::memory::file_tag(&args.tag)?;
-    let body = agent_handover::config::starter(&args.tag);
+    agent_handover::domain::memory::file_tag(&args.tag)?;
+    let body = agent_handover::workspace::config::starter(&args.tag);
     if !fsx::create_new(&args.path, body.as_bytes())? {
         return Err(Error::config(
             Some(&args.path),

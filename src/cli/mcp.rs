@@ -7,14 +7,17 @@
 
 use std::sync::Arc;
 
-use agent_handover::brief::DEFAULT_MAX_TOKENS;
-use agent_handover::draft::DraftOptions;
-use agent_handover::engine::{Checkpoint, Condition, run_state};
-use agent_handover::handoff::{self, LintContext, TemplateKind};
-use agent_handover::inbox::{Inbox, NewMessage};
-use agent_handover::knowledge::Knowledge;
-use agent_handover::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
-use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config, secrets};
+use agent_handover::base::secrets;
+use agent_handover::domain::handoff::{self, LintContext, TemplateKind};
+use agent_handover::domain::inbox::{Inbox, NewMessage};
+use agent_handover::domain::knowledge::Knowledge;
+use agent_handover::domain::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
+use agent_handover::engine::Checkpoint;
+use agent_handover::read::brief::DEFAULT_MAX_TOKENS;
+use agent_handover::read::draft::DraftOptions;
+use agent_handover::read::snapshot::queued_advice;
+use agent_handover::read::{Condition, run_state};
+use agent_handover::{Engine, Error, Result, RunOverrides, Workspace, plan_from_config};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
@@ -228,7 +231,7 @@ impl Server {
             }
             let code = state.check_code();
             let verdict = inspect::verdict(&state);
-            let brief = agent_handover::brief::brief(
+            let brief = agent_handover::read::brief::brief(
                 ws,
                 &agent,
                 a.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -256,7 +259,7 @@ impl Server {
                 measure: a.measure,
                 date: chrono::Local::now().date_naive(),
             };
-            Ok(agent_handover::draft::draft(ws, &agent, opts)?.text)
+            Ok(agent_handover::read::draft::draft(ws, &agent, opts)?.text)
         })
         .await
     }
@@ -281,7 +284,9 @@ impl Server {
                 None => running::quality_note(ws, &request.inputs, today),
                 Some(_) => None,
             };
-            let report = Engine::new(ws.clone()).start(request)?;
+            let report = Engine::new(ws.clone())
+                .start(request)
+                .map_err(|e| queued_advice(ws, e))?;
             let quality = quality.map(|q| q + "\n").unwrap_or_default();
             Ok(running::run_text(&report) + &quality)
         })

@@ -1,7 +1,7 @@
 //! `metrics`: the numbers each handover measured, one row per session, and
 //! the change since the previous one.
 
-use agent_handover::engine::metrics::{self, Change, ProbeOutcome, SessionMetrics, format_value};
+use agent_handover::read::metrics::{self, Change, ProbeOutcome, SessionMetrics, format_value};
 use agent_handover::{Result, RunStatus, Workspace};
 use clap::Args;
 use serde::Serialize;

@@ -5,11 +5,11 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_handover::engine::history::latest_previous_handoff;
-use agent_handover::engine::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
-use agent_handover::handoff::usefulness::Usefulness;
-use agent_handover::handoff::{self, LintContext, LintReport, TemplateKind};
-use agent_handover::memory::MAX_MEMORY_FILE_BYTES;
+use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::domain::handoff::{self, LintContext, LintReport, TemplateKind};
+use agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES;
+use agent_handover::read::history::latest_previous_handoff;
+use agent_handover::read::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
 use agent_handover::{Error, Result, Workspace};
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -171,14 +171,15 @@ pub fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, Stri
             Ok(("-".into(), text))
         }
         Some(p) => {
-            let text = agent_handover::fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
+            let text = agent_handover::base::fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
                 .ok_or_else(|| Error::io("read", p, std::io::ErrorKind::NotFound.into()))?;
             Ok((p.display().to_string(), text))
         }
         None => {
             let p = ws.memory.current_state();
-            let text = agent_handover::fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
-                .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
+            let text =
+                agent_handover::base::fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
+                    .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
             Ok((p.display().to_string(), text))
         }
     }

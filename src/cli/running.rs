@@ -3,8 +3,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use agent_handover::domain::handoff::{self, LintContext};
 use agent_handover::engine::RunOrigin;
-use agent_handover::handoff::{self, LintContext};
+use agent_handover::read::snapshot::queued_advice;
 use agent_handover::{
     Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
     plan_from_config,
@@ -80,7 +81,9 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         .quality_gate
         .is_none()
         .then(|| (ws.clone(), request.inputs.clone()));
-    let report = Engine::new(ws).start(request)?;
+    let report = Engine::new(ws.clone())
+        .start(request)
+        .map_err(|e| queued_advice(&ws, e))?;
     if let Some((ws, inputs)) = unchecked
         && let Some(note) = quality_note(&ws, &inputs, today)
     {
@@ -102,7 +105,10 @@ pub fn quality_note(
         .as_ref()
         .or(inputs.session_note.as_ref())?;
     let ctx = LintContext::for_workspace(ws);
-    let report = handoff::lint(&(agent_handover::memory::header(2, today) + text), &ctx);
+    let report = handoff::lint(
+        &(agent_handover::domain::memory::header(2, today) + text),
+        &ctx,
+    );
     (!report.findings.is_empty()).then(|| {
         format!(
             "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
@@ -201,9 +207,9 @@ fn text_arg(inline: &Option<String>, file: &Option<PathBuf>) -> Result<Option<St
                 .map_err(|e| Error::io("read", "stdin", e))?;
             Ok(Some(text))
         }
-        (None, Some(path)) => agent_handover::fsx::read_text_bounded(
+        (None, Some(path)) => agent_handover::base::fsx::read_text_bounded(
             path,
-            agent_handover::memory::MAX_MEMORY_FILE_BYTES,
+            agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES,
             "a handover is a briefing, not a dump: write a shorter note",
         )?
         .map(Some)

@@ -5,8 +5,8 @@
 mod render;
 
 use agent_handover::Result;
-use agent_handover::memory::diff::{Hunk, StateDiff};
-use agent_handover::memory::versions::{self, Source, Version};
+use agent_handover::domain::memory::diff::{Hunk, StateDiff};
+use agent_handover::domain::memory::versions::{self, Source, Version};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use agent_handover::Result;
-use agent_handover::sync::{self, SyncState};
+use agent_handover::engine::sync::{self, SyncState};
 use clap::Args;
 use serde_json::json;
 

@@ -2,7 +2,9 @@
 //! in `.agent-handover/tasks/<name>.json`.
 
 use agent_handover::Result;
-use agent_handover::task::{Notes, StepChange, StepStatus, TaskAction, TaskOutcome, TaskStore};
+use agent_handover::domain::task::{
+    Notes, StepChange, StepStatus, TaskAction, TaskOutcome, TaskStore,
+};
 use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde_json::json;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use agent_handover::registry::{self, Registry};
+use agent_handover::workspace::registry::{self, Registry};
 use agent_handover::{Error, Result};
 use clap::Subcommand;
 use serde_json::json;

@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 pub use super::identity::Owner;
 use super::probe::MetricsSample;
 use super::steps::StepSpec;
-use crate::error::{Error, Result};
-use crate::fsx;
-use crate::handoff::usefulness::Usefulness;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::domain::handoff::usefulness::Usefulness;
 
 /// The schema version we write.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -52,7 +52,7 @@ pub enum RunStatus {
 impl RunStatus {
     /// A past run's status in one word, as the history shows it: a run
     /// archived in progress was interrupted (the current run's word is its
-    /// [`crate::engine::RunState::word`]).
+    /// [`crate::read::RunState::word`]).
     pub fn past_word(self) -> &'static str {
         match self {
             RunStatus::None => "none",

@@ -29,8 +29,8 @@ use super::plan::RunRequest;
 use super::queue::{QueuedRun, RunQueue, StagedInputs, write_inputs};
 use super::step::{Inputs, StepContext, StepError, StepFn};
 use super::steps::StepSpec;
-use crate::error::{Error, Result};
-use crate::fsx;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
 use crate::workspace::Workspace;
 
 /// How long a resumer waits for the processes of a just-killed step to end
@@ -251,15 +251,14 @@ impl Engine {
         }
     }
 
-    /// The error for a run staged in the queue because of `source`, with
-    /// what to do next as the run state says it (read with the lock free).
+    /// The error for a run staged in the queue because of `source` (what
+    /// to do next is the run state's to say: [`crate::read::snapshot::queued_advice`]).
     fn queued(&self, run_id: String, inputs: std::path::PathBuf, source: Error) -> Error {
-        let next = super::snapshot::run_state(&self.ws).next_action();
         Error::Queued {
             run_id,
             inputs,
             source: Box::new(source),
-            next: next.sentence(),
+            next: None,
         }
     }
 
@@ -611,7 +610,7 @@ impl Engine {
         };
         let text = fsx::read_text_bounded(
             &path,
-            4 * crate::memory::MAX_MEMORY_FILE_BYTES,
+            4 * crate::domain::memory::MAX_MEMORY_FILE_BYTES,
             "move it aside",
         )?
         .ok_or_else(|| Error::Corrupt {
@@ -824,7 +823,7 @@ impl Engine {
         }
         cp.status = RunStatus::Completed;
         cp.finished_at = Some(iso_now());
-        cp.previous_handoff = crate::handoff::usefulness::judge_run(&self.ws, &run_id);
+        cp.previous_handoff = crate::domain::handoff::usefulness::judge_run(&self.ws, &run_id);
         cp.save(&self.ws.checkpoint)?;
         self.archive(&mut cp)?;
         Ok(RunReport {

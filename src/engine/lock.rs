@@ -10,8 +10,8 @@ use std::path::Path;
 use chrono::Utc;
 
 use super::identity::host_name;
-use crate::error::{Error, Result};
-use crate::fsx;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
 
 /// A held run lock; dropping it releases the lock (the file stays).
 #[derive(Debug)]

@@ -16,9 +16,9 @@ use super::plan::{compactable_months, compaction_request, retention_policy};
 use super::queue::RunQueue;
 use super::retention::{self, RetentionPlan};
 use super::steps::StepSpec;
-use crate::error::{Error, Result};
-use crate::memory::compact::{self, MonthReport};
-use crate::memory::month::YearMonth;
+use crate::base::error::{Error, Result};
+use crate::domain::memory::compact::{self, MonthReport};
+use crate::domain::memory::month::YearMonth;
 use crate::workspace::Workspace;
 
 /// What [`Engine::compact`] did.

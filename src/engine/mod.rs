@@ -16,27 +16,21 @@
 
 pub mod checkpoint;
 pub mod executor;
-pub mod history;
 pub mod identity;
 pub mod lock;
 pub mod maintenance;
-pub mod metrics;
 pub mod pause;
 pub mod plan;
 pub mod probe;
 pub mod process;
 pub mod queue;
 pub mod retention;
-pub mod rule_outcomes;
-pub mod run_state;
-pub mod snapshot;
 pub mod step;
 pub mod steps;
+pub mod sync;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
 pub use executor::{Engine, RunOrigin, RunReport};
 pub use plan::{QualityGate, RunOverrides, RunRequest, plan_from_config};
-pub use run_state::{Condition, NextAction, RunState, StateKind};
-pub use snapshot::{RunSnapshot, StepView, run_state};
 pub use step::{Inputs, Step, StepContext};
 pub use steps::{StepAction, StepSpec};

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-use crate::error::{Error, Result};
-use crate::fsx;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
 use crate::workspace::Workspace;
 
 const MAX_REASON_BYTES: u64 = 4096;

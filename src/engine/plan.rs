@@ -17,15 +17,15 @@ use super::steps::{
     CommandStep, CompactStep, CurrentStateStep, LearnStep, MetricsStep, PruneStep, PublishStep,
     SessionNoteStep, StepAction, StepSpec,
 };
-use crate::backend::BackendSpec;
-use crate::error::{Error, Result};
-use crate::fsx;
-use crate::handoff::{self, LintContext};
-use crate::knowledge::IndexCap;
-use crate::memory::compact;
-use crate::memory::month::YearMonth;
-use crate::memory::{self, MAX_MEMORY_FILE_BYTES};
-use crate::secrets;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::base::secrets;
+use crate::domain::backend::BackendSpec;
+use crate::domain::handoff::{self, LintContext};
+use crate::domain::knowledge::IndexCap;
+use crate::domain::memory::compact;
+use crate::domain::memory::month::YearMonth;
+use crate::domain::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
 
 /// Name of the built-in layer-1 step.

@@ -12,8 +12,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::process::{self, DEFAULT_COMMAND_TIMEOUT_SECS, Streams};
-use crate::config::MetricSection;
-use crate::fsx;
+use crate::base::fsx;
+use crate::workspace::config::MetricSection;
 
 /// Output of a probe's command kept for matching: its last 8 MiB.
 pub const MAX_OUTPUT_BYTES: usize = 8 * 1024 * 1024;
@@ -383,7 +383,7 @@ mod tests {
     use super::*;
 
     fn sections(toml_text: &str) -> Vec<MetricSection> {
-        toml::from_str::<crate::config::Config>(toml_text)
+        toml::from_str::<crate::workspace::config::Config>(toml_text)
             .unwrap()
             .metrics
     }

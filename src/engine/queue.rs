@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 use super::plan::RunRequest;
 use super::step::Inputs;
 use super::steps::StepSpec;
-use crate::error::{Error, Result};
-use crate::fsx;
-use crate::secrets;
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::base::secrets;
 use crate::workspace::Workspace;
 
 /// A run's staged inputs file (`runs/<run id>.inputs.json`).

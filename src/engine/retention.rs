@@ -17,10 +17,10 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::fsx;
-use crate::memory::MAX_MEMORY_FILE_BYTES;
-use crate::memory::history::{StateHistory, blob_id};
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
+use crate::domain::memory::history::{StateHistory, blob_id};
 use crate::workspace::Workspace;
 
 const INPUTS_SUFFIX: &str = ".inputs.json";

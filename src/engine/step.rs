@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::probe::MetricsSample;
-use crate::error::Result;
-pub use crate::outcome::{AfterCrash, StepError};
+use crate::base::error::Result;
+pub use crate::base::outcome::{AfterCrash, StepError};
 use crate::workspace::Workspace;
 
 /// The texts a run writes, staged beside the checkpoint.
@@ -99,9 +99,9 @@ impl<'a> StepContext<'a> {
     pub fn record_process_group(&self, pgid: u32) {
         let file = self.workspace.step_group_file(self.run_id, self.step);
         if let Some(dir) = file.parent()
-            && crate::fsx::create_dir_durable(dir).is_ok()
+            && crate::base::fsx::create_dir_durable(dir).is_ok()
         {
-            let _ = crate::fsx::write_atomic(&file, pgid.to_string().as_bytes());
+            let _ = crate::base::fsx::write_atomic(&file, pgid.to_string().as_bytes());
         }
     }
 

@@ -1,9 +1,9 @@
 //! The dashboard's actions, carried out by the engine library exactly as the
 //! CLI does them (same lock, same PAUSE rules). Runs off the UI thread.
 
+use agent_handover::agent::hooks::session;
+use agent_handover::domain::inbox::{Inbox, NewMessage};
 use agent_handover::engine::pause;
-use agent_handover::hooks::session;
-use agent_handover::inbox::{Inbox, NewMessage};
 use agent_handover::{Engine, Workspace};
 
 use super::model::Action;

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use agent_handover::engine::NextAction;
+use agent_handover::read::NextAction;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
@@ -62,7 +62,7 @@ pub enum Modal {
     /// One message whole, scrolled down `scroll` rows.
     Reader {
         /// The message.
-        message: Box<agent_handover::inbox::Message>,
+        message: Box<agent_handover::domain::inbox::Message>,
         /// First row shown.
         scroll: usize,
     },

@@ -51,7 +51,7 @@ pub async fn run(
     fleet.now = chrono::Utc::now();
     terminal.draw(|f| view::render(f, &fleet))?;
     frames.record()?;
-    agent_handover::failpoint::hit("dashboard-drawn");
+    agent_handover::base::failpoint::hit("dashboard-drawn");
 
     let (term_tx, mut term_rx) = unbounded_channel::<Event>();
     let (tx, mut rx) = unbounded_channel::<Msg>();

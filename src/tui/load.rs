@@ -4,21 +4,21 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use agent_handover::agent::hooks::session;
+use agent_handover::base::{fsx, secrets};
+use agent_handover::domain::handoff::context::newest_note;
+use agent_handover::domain::handoff::{LintContext, lint};
+use agent_handover::domain::inbox::HUMAN;
+use agent_handover::domain::inbox::Inbox;
+use agent_handover::domain::memory::diff::StateDiff;
+use agent_handover::domain::memory::versions::{Version, list_versions, read_version};
+use agent_handover::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
+use agent_handover::domain::task::TaskStore;
 use agent_handover::engine::Checkpoint;
-use agent_handover::engine::history::{latest_previous_handoff, load_runs, summarize};
-use agent_handover::engine::metrics::sessions;
-use agent_handover::engine::{RunSnapshot, StateKind};
-use agent_handover::handoff::context::newest_note;
-use agent_handover::handoff::{LintContext, lint};
-use agent_handover::hooks::session;
-use agent_handover::inbox::HUMAN;
-use agent_handover::inbox::Inbox;
-use agent_handover::memory::diff::StateDiff;
-use agent_handover::memory::versions::{Version, list_versions, read_version};
-use agent_handover::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
-use agent_handover::task::TaskStore;
+use agent_handover::read::history::{latest_previous_handoff, load_runs, summarize};
+use agent_handover::read::metrics::sessions;
+use agent_handover::read::{RunSnapshot, StateKind};
 use agent_handover::{Workspace, WorkspaceOptions};
-use agent_handover::{fsx, secrets};
 
 use super::fleet::{self, Health};
 use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
@@ -136,7 +136,7 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
 }
 
 /// One message whole (body redacted by the library), for the reader.
-pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::inbox::Message, String> {
+pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::domain::inbox::Message, String> {
     Inbox::new(ws).read(id).map_err(|e| e.to_string())
 }
 
@@ -248,8 +248,8 @@ pub fn fleet_score(dir: &Path) -> fleet::Score {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_handover::domain::inbox::NewMessage;
     use agent_handover::engine::pause;
-    use agent_handover::inbox::NewMessage;
 
     /// Issue 14, seen 9: the queue list said "shared 0/1" (read by someone)
     /// while the agent's list showed the message unread.

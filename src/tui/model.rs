@@ -6,15 +6,15 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_handover::engine::history::RunSummary;
-use agent_handover::engine::metrics::SessionMetrics;
-use agent_handover::engine::{RunSnapshot, StateKind};
-use agent_handover::handoff::LintReport;
-use agent_handover::handoff::usefulness::Usefulness;
-use agent_handover::inbox::{Message, MessageSummary, QueueSummary};
-use agent_handover::memory::diff::StateDiff;
-use agent_handover::memory::versions::Version;
-use agent_handover::task::Task;
+use agent_handover::domain::handoff::LintReport;
+use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::domain::inbox::{Message, MessageSummary, QueueSummary};
+use agent_handover::domain::memory::diff::StateDiff;
+use agent_handover::domain::memory::versions::Version;
+use agent_handover::domain::task::Task;
+use agent_handover::read::history::RunSummary;
+use agent_handover::read::metrics::SessionMetrics;
+use agent_handover::read::{RunSnapshot, StateKind};
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
 

@@ -3,8 +3,8 @@
 //! or reason, and the approaches not to retry. The run panel shows it under
 //! the handover's steps whenever a task is in progress.
 
-use agent_handover::secrets;
-use agent_handover::task::{StepStatus, Task, TaskStatus};
+use agent_handover::base::secrets;
+use agent_handover::domain::task::{StepStatus, Task, TaskStatus};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -108,7 +108,7 @@ mod tests {
     /// Task files written by another process are loaded and drawn as they are.
     #[test]
     fn a_task_on_disk_is_loaded_and_drawn() {
-        use agent_handover::task::{Notes, StepChange, StepStatus, TaskStore};
+        use agent_handover::domain::task::{Notes, StepChange, StepStatus, TaskStore};
         use agent_handover::{Workspace, WorkspaceOptions};
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::resolve(WorkspaceOptions {

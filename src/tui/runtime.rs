@@ -63,7 +63,7 @@ pub async fn run(
     app.update(Event::Tick(chrono::Utc::now()));
     terminal.draw(|f| view::render(f, &app))?;
     frames.record()?;
-    agent_handover::failpoint::hit("dashboard-drawn");
+    agent_handover::base::failpoint::hit("dashboard-drawn");
 
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());

@@ -11,7 +11,7 @@
 use std::any::Any;
 use std::fmt::Debug;
 
-use agent_handover::engine::RunSnapshot;
+use agent_handover::read::RunSnapshot;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 

@@ -10,9 +10,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use agent_handover::Workspace;
+use agent_handover::domain::inbox::{Inbox, NewMessage};
 use agent_handover::engine::checkpoint::{Checkpoint, RunStatus};
 use agent_handover::engine::pause::active_pause;
-use agent_handover::inbox::{Inbox, NewMessage};
 
 use super::{crash_during_tests, finish, spawn_run};
 

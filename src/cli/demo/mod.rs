@@ -128,13 +128,13 @@ fn create_workspace(dir: Option<&Path>) -> Result<Workspace> {
             .keep(),
     };
     let dir = std::fs::canonicalize(&dir).map_err(|e| Error::io("resolve", &dir, e))?;
-    agent_handover::fsx::write_atomic(&dir.join("handover.toml"), CONFIG.as_bytes())?;
+    agent_handover::base::fsx::write_atomic(&dir.join("handover.toml"), CONFIG.as_bytes())?;
     for (path, text) in PROJECT_FILES {
         let path = dir.join(path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
         }
-        agent_handover::fsx::write_atomic(&path, text.as_bytes())?;
+        agent_handover::base::fsx::write_atomic(&path, text.as_bytes())?;
     }
     Workspace::resolve(WorkspaceOptions {
         cwd: Some(dir.clone()),

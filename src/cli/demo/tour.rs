@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_handover::domain::memory::versions::list_versions;
 use agent_handover::engine::pause;
-use agent_handover::engine::{RunSnapshot, run_state};
-use agent_handover::memory::versions::list_versions;
+use agent_handover::read::{RunSnapshot, run_state};
 use agent_handover::{Engine, Error, Result, Workspace};
 
 use super::{crash_during_tests, finish, spawn_run};

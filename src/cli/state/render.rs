@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 
-use agent_handover::memory::diff::{DiffRow, Hunk, RowKind, Segment, StateDiff};
+use agent_handover::domain::memory::diff::{DiffRow, Hunk, RowKind, Segment, StateDiff};
 
 const RESET: &str = "\x1b[0m";
 const RED: &str = "\x1b[31m";

@@ -6,9 +6,9 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
-use crate::error::Result;
-use crate::memory::compact;
-use crate::memory::month::YearMonth;
+use crate::base::error::Result;
+use crate::domain::memory::compact;
+use crate::domain::memory::month::YearMonth;
 use crate::workspace::MemoryLayout;
 
 /// Fold layer-1 months into layer 3: every month before `before`, or only `month`.

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::super::step::{AfterCrash, Inputs, Step, StepContext, StepError, WrittenDir};
-use crate::knowledge::{IndexCap, Knowledge};
+use crate::domain::knowledge::{IndexCap, Knowledge};
 use crate::workspace::MemoryLayout;
 
 /// Learn the tagged findings and knowledge sections of the run's session

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// A step whose code is a closure; a process resuming the run must register it again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,8 +22,8 @@ mod session_note;
 use serde::{Deserialize, Serialize};
 
 use super::step::{Inputs, Step, WrittenDir};
-use crate::error::{Error, Result};
-use crate::outcome::AfterCrash;
+use crate::base::error::{Error, Result};
+use crate::base::outcome::AfterCrash;
 pub use command::CommandStep;
 pub use compact::CompactStep;
 pub use current_state::CurrentStateStep;

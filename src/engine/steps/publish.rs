@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::super::pause::ensure_not_paused;
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
-use crate::backend::BackendSpec;
-use crate::secrets;
+use crate::base::secrets;
+use crate::domain::backend::BackendSpec;
 
 /// Publish the memory through a backend; PAUSE is checked again right
 /// before anything leaves the machine, and a file holding a secret is

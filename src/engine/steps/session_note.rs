@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::super::step::{AfterCrash, Inputs, Step, StepContext, StepError, WrittenDir};
-use crate::memory::MemoryStore;
+use crate::domain::memory::MemoryStore;
 use crate::workspace::MemoryLayout;
 
 /// Write the run's session note as a layer-1 note (never overwriting one).

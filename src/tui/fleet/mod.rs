@@ -12,8 +12,8 @@ pub mod view;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use agent_handover::engine::StateKind;
-use agent_handover::handoff::usefulness::Usefulness;
+use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::read::StateKind;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
@@ -93,7 +93,7 @@ pub struct Row {
     /// Unread messages in the agents' queues and `shared`.
     pub unread: usize,
     /// Unread messages for the supervising human
-    /// ([`agent_handover::inbox::HUMAN`]).
+    /// ([`agent_handover::domain::inbox::HUMAN`]).
     pub for_human: usize,
     /// Whether a merge superseded text of the current state (drift).
     pub drift: bool,

@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use agent_handover::handoff::usefulness::Usefulness;
+use agent_handover::domain::handoff::usefulness::Usefulness;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;

@@ -2,7 +2,7 @@
 //! messages (its queue and `shared`), and a preview of the selected one.
 //! Its keys mark a message read and switch between the agents' queues.
 
-use agent_handover::inbox::{HUMAN, Message, MessageSummary, QueueSummary};
+use agent_handover::domain::inbox::{HUMAN, Message, MessageSummary, QueueSummary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -11,9 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
-use crate::tui::model::{
-    Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared,
-};
+use crate::tui::model::{Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared};
 use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
 use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel};
 
@@ -456,7 +454,7 @@ mod reader_tests {
             _ => panic!("no inbox"),
         };
         assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::ReadMessage(id)]);
-        let message = agent_handover::inbox::Message {
+        let message = agent_handover::domain::inbox::Message {
             summary,
             body: "x\n".repeat(100),
             reply_to: None,
@@ -469,7 +467,7 @@ mod reader_tests {
         assert_eq!(app.modal, None);
         // `r` in the reader answers the message read.
         app.update(code(KeyCode::Enter));
-        app.update(Event::MessageRead(Box::new(Ok(agent_handover::inbox::Message {
+        app.update(Event::MessageRead(Box::new(Ok(agent_handover::domain::inbox::Message {
             summary: match &app.shared.full.inbox {
                 Some(Ok(inbox)) => inbox.messages[0].clone(),
                 _ => unreachable!(),

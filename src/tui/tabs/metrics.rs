@@ -7,9 +7,7 @@
 //! Nobody knows whether up is good (tests passed) or bad (lint errors), so
 //! changes get the accent, never good/bad colours.
 
-use agent_handover::engine::metrics::{
-    SessionMetrics, difference, format_change, format_value, metric_names,
-};
+use agent_handover::read::metrics::{SessionMetrics, difference, format_change, format_value, metric_names};
 use chrono::{DateTime, FixedOffset};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

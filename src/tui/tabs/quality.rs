@@ -6,8 +6,8 @@
 //! findings, `e` opens `$EDITOR` at the selected finding's line; the file
 //! watcher re-scores it on save.
 
-use agent_handover::handoff::rules::SECRET;
-use agent_handover::handoff::{Finding, Severity};
+use agent_handover::domain::handoff::rules::SECRET;
+use agent_handover::domain::handoff::{Finding, Severity};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};

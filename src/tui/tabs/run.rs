@@ -5,7 +5,8 @@
 //! has selected.
 
 use agent_handover::{AfterCrash, RunStatus};
-use agent_handover::engine::{RunSnapshot, StepState};
+use agent_handover::read::RunSnapshot;
+use agent_handover::engine::StepState;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

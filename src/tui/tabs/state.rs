@@ -10,8 +10,8 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use agent_handover::memory::diff::{DiffRow, Eol, RowKind, StateDiff};
-use agent_handover::memory::versions::Version;
+use agent_handover::domain::memory::diff::{DiffRow, Eol, RowKind, StateDiff};
+use agent_handover::domain::memory::versions::Version;
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -1003,7 +1003,7 @@ mod tests {
         let mut app = fixtures::app((160, 48));
         let mut data = fixtures::full_data();
         if let Some(Ok(versions)) = &mut data.versions {
-            versions[2].drift = Some(agent_handover::memory::history::Drift {
+            versions[2].drift = Some(agent_handover::domain::memory::history::Drift {
                 at: fixtures::now(),
                 superseded: versions[2].id.clone(),
                 merged: versions[1].id.clone(),

@@ -1,7 +1,7 @@
 //! The timeline: past runs, newest first.
 
 use agent_handover::RunStatus;
-use agent_handover::engine::history::RunSummary;
+use agent_handover::read::history::RunSummary;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

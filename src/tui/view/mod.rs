@@ -2,7 +2,7 @@
 //! ([`super::tabs`]); this draws the frame around them (header, tab bar,
 //! footer, dialogs) and puts each tab in its place.
 
-use agent_handover::engine::NextAction;
+use agent_handover::read::NextAction;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -689,7 +689,7 @@ mod tests {
                 .map(|i| format!("line {i} of the report\n"))
                 .collect();
             app.modal = Some(Modal::Reader {
-                message: Box::new(agent_handover::inbox::Message {
+                message: Box::new(agent_handover::domain::inbox::Message {
                     summary,
                     body,
                     reply_to: Some("20261121T110000.000000000Z-codex-1a2b3c4d".into()),

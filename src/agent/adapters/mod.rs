@@ -1,0 +1,849 @@
+//! Installing agent-handover into an agent's project files: its
+//! instructions, its lifecycle hooks and its MCP registration.
+//!
+//! Each agent is one entry of [`table::ADAPTERS`]; an entry turns into a
+//! list of [`Part`]s (file edits). `install` plans every edit in memory
+//! before writing any, records what each file held before
+//! ([`record::InstallRecord`]), creates `handover.toml` when missing, and
+//! changes nothing when run again. `check` says whether each part is still
+//! in place; `remove` takes an agent's parts out and, when no other agent
+//! is left in a file, puts the file back byte for byte.
+
+pub mod block;
+pub mod json_hooks;
+pub mod part;
+pub mod record;
+pub mod table;
+pub mod yaml_read;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::agent::hooks::{HookEvent, HookProtocol, StartEnvelope};
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::workspace::{DEFAULT_CONFIG, Workspace};
+use block::Comment;
+use json_hooks::HookEntries;
+pub use part::Part;
+use record::InstallRecord;
+pub use table::ADAPTERS;
+
+const BOOTSTRAP: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/bootstrap.md"
+));
+const START_COMMAND: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/start-command.md"
+));
+const START_HOOK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/start-hook.md"
+));
+const END_HOOK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/end-hook.md"
+));
+const CURSOR_RULE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/cursor-rule.mdc"
+));
+const OPENCODE_PLUGIN: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/opencode-plugin.js"
+));
+const CLINE_HOOK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/adapters/cline-hook.sh"
+));
+/// Largest project file read.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// The MCP server's name in every agent's configuration.
+pub const MCP_SERVER_NAME: &str = "agent-handover";
+
+/// One agent's integration (see [`table`] for every entry and its sources).
+#[derive(Debug)]
+pub struct Adapter {
+    /// Its name on the command line, also its inbox name.
+    pub name: &'static str,
+    /// The agent's own name.
+    pub title: &'static str,
+    /// What it calls a unit of work: `session`, or `task` for Cline.
+    pub unit: &'static str,
+    /// Where it reads instructions.
+    pub instructions: Instructions,
+    /// How its hooks are configured; `None`: it has none.
+    pub hooks: Option<HookSetup>,
+    /// How its hooks speak.
+    pub protocol: HookProtocol,
+    /// Where it registers MCP servers; `None`: not per project.
+    pub mcp: Option<McpSetup>,
+}
+
+/// Where an agent reads its instructions.
+#[derive(Debug)]
+pub enum Instructions {
+    /// A marked block in a shared Markdown file.
+    Block {
+        /// The file.
+        path: &'static str,
+    },
+    /// `CLAUDE.md`, importing `AGENTS.md` (`@AGENTS.md`) when there is one.
+    ClaudeMd,
+    /// `.clinerules/00-agent-handover.md`, or `.clinerules` when that is one file.
+    ClineRules,
+    /// A rule file of its own with front matter (Cursor).
+    CursorRule {
+        /// The file.
+        path: &'static str,
+    },
+    /// A marked block in a conventions file listed in Aider's `read:`.
+    AiderConventions {
+        /// The conventions file.
+        path: &'static str,
+        /// The YAML config listing it.
+        config: &'static str,
+    },
+}
+
+/// How an agent's hooks are configured.
+#[derive(Debug)]
+pub enum HookSetup {
+    /// `{"hooks": {Event: [{matcher, hooks: [{type, command, timeout}]}]}}` in a
+    /// JSON settings file shared with the user.
+    NestedJson {
+        /// The settings file.
+        path: &'static str,
+        /// Our event, the agent's name for it, and its matcher.
+        events: &'static [(HookEvent, &'static str, Option<&'static str>)],
+        /// The unit of `timeout`.
+        timeout: Timeout,
+    },
+    /// `{"version": 1, "hooks": {event: [{<command_key>, timeout}]}}`.
+    FlatJson {
+        /// The hooks file.
+        path: &'static str,
+        /// Our event and the agent's name for it.
+        events: &'static [(HookEvent, &'static str)],
+        /// The key holding the shell command (`command`, `bash`).
+        command_key: &'static str,
+    },
+    /// An executable script per event, named after it.
+    Scripts {
+        /// The directory of scripts.
+        dir: &'static str,
+        /// Our event and the script's name.
+        events: &'static [(HookEvent, &'static str)],
+    },
+    /// A JavaScript plugin (OpenCode).
+    Plugin {
+        /// The plugin file.
+        path: &'static str,
+    },
+}
+
+/// The unit a hook's `timeout` is given in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timeout {
+    /// Seconds.
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+}
+
+/// Where an agent registers MCP servers.
+#[derive(Debug)]
+pub enum McpSetup {
+    /// `{"mcpServers": {name: entry}}` in a JSON file; `flavour` picks the
+    /// entry's shape (`stdio`, `plain`, `copilot`).
+    McpServers {
+        /// The file.
+        path: &'static str,
+        /// The entry's shape.
+        flavour: &'static str,
+    },
+    /// `[mcp_servers.<name>]` in Codex CLI's TOML config.
+    CodexToml {
+        /// The file.
+        path: &'static str,
+    },
+    /// `{"mcp": {name: {type: "local", command: [...]}}}` in `opencode.json`.
+    OpencodeJson {
+        /// The file.
+        path: &'static str,
+    },
+}
+
+/// The adapter named `name`.
+pub fn find(name: &str) -> Result<&'static Adapter> {
+    ADAPTERS.iter().find(|a| a.name == name).ok_or_else(|| {
+        let names: Vec<&str> = ADAPTERS.iter().map(|a| a.name).collect();
+        Error::config(
+            None,
+            format!("no agent {name:?}\n  fix: use one of {}", names.join(", ")),
+        )
+    })
+}
+
+/// How long a hook may take, in seconds, per event (a session end must be quick).
+fn timeout_secs(event: HookEvent) -> u64 {
+    match event {
+        HookEvent::SessionEnd => 10,
+        _ => 30,
+    }
+}
+
+/// The text an agent reads when agent-handover is not on `PATH`.
+fn missing_binary_brief(agent: &str) -> String {
+    format!(
+        "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it (`cargo install agent-handover`) or put it on PATH, then run `agent-handover brief --agent {agent}`.\n"
+    )
+}
+
+/// `text` as one single-quoted shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+impl Adapter {
+    /// What `install` does for this agent, in a few words (for help texts).
+    pub fn summary(&self) -> String {
+        let mut what = vec![match &self.instructions {
+            Instructions::Block { path } | Instructions::CursorRule { path } => path.to_string(),
+            Instructions::ClaudeMd => "CLAUDE.md".into(),
+            Instructions::ClineRules => ".clinerules/".into(),
+            Instructions::AiderConventions { path, config } => format!("{path} in {config}"),
+        }];
+        if self.hooks.is_some() {
+            what.push("hooks".into());
+        }
+        if self.mcp.is_some() {
+            what.push("MCP".into());
+        }
+        format!("{} ({})", self.title, what.join(", "))
+    }
+
+    /// The shell command a hook of `event` runs: agent-handover when it is on
+    /// `PATH`, else a brief saying it is missing (exit 0 either way).
+    pub fn hook_command(&self, event: HookEvent) -> String {
+        format!(
+            "command -v agent-handover >/dev/null 2>&1 && exec agent-handover hook {} --agent {} || printf '%s\\n' {}",
+            event.name(),
+            self.name,
+            shell_quote(self.fallback(event).trim_end())
+        )
+    }
+
+    /// What a hook prints when agent-handover cannot run at all.
+    fn fallback(&self, event: HookEvent) -> String {
+        match event {
+            HookEvent::SessionStart => self.protocol.start.wrap(&missing_binary_brief(self.name)),
+            _ => crate::agent::hooks::envelope::NOTHING.to_string(),
+        }
+    }
+
+    /// The bootstrap text of the agent's instructions block.
+    pub fn bootstrap(&self) -> String {
+        let (start, end) = match (&self.hooks, self.protocol.start) {
+            // Cline 4.x and Cursor may not inject the start context: say the command too.
+            (
+                Some(_),
+                StartEnvelope::ContextModification | StartEnvelope::AdditionalContextSnake,
+            )
+            | (None, _) => (START_COMMAND.to_string(), ""),
+            (Some(_), _) => (START_HOOK.to_string(), END_HOOK),
+        };
+        let end = if self.protocol.ask.is_some() { end } else { "" };
+        BOOTSTRAP
+            .replace("{start}", &start)
+            .replace("{end}", end)
+            .replace("{title}", self.title)
+            .replace("{unit}", self.unit)
+            .replace("{agent}", self.name)
+            .replace("\n\n\n", "\n\n")
+    }
+
+    /// Every edit this agent's install makes in `ws`.
+    pub fn parts(&self, ws: &Workspace) -> Vec<Part> {
+        let mut parts = vec![self.instructions_part(ws)];
+        if let Instructions::AiderConventions { path, config } = &self.instructions {
+            parts.push(Part::YamlRead {
+                path: config.to_string(),
+                file: path.to_string(),
+            });
+        }
+        parts.extend(self.hook_parts(ws));
+        parts.extend(self.mcp_part());
+        parts
+    }
+
+    fn instructions_part(&self, ws: &Workspace) -> Part {
+        let block = |path: &str, body: String| Part::Block {
+            path: path.to_string(),
+            comment: Comment::Html,
+            body,
+            also: None,
+        };
+        match &self.instructions {
+            Instructions::Block { path } | Instructions::AiderConventions { path, .. } => {
+                block(path, self.bootstrap())
+            }
+            Instructions::ClaudeMd => {
+                // An import of the user's own, outside our block, is enough.
+                let claude_md = std::fs::read_to_string(ws.claude_md()).unwrap_or_default();
+                let outside =
+                    block::remove(&claude_md, Comment::Html, self.name, Path::new("CLAUDE.md"))
+                        .ok()
+                        .flatten()
+                        .unwrap_or(claude_md);
+                let imported = outside.lines().any(|l| l.trim() == "@AGENTS.md");
+                let plain = self.bootstrap();
+                let importing = format!("@AGENTS.md\n\n{plain}");
+                let (body, also) = if ws.agents_md().exists() && !imported {
+                    (importing, plain)
+                } else {
+                    (plain, importing)
+                };
+                Part::Block {
+                    path: "CLAUDE.md".into(),
+                    comment: Comment::Html,
+                    body,
+                    also: Some(also),
+                }
+            }
+            Instructions::ClineRules => {
+                let rules = ws.cline_rules_file();
+                let rel = rules.strip_prefix(&ws.root).unwrap_or(&rules);
+                block(&rel.to_string_lossy(), self.bootstrap())
+            }
+            Instructions::CursorRule { path } => Part::Owned {
+                path: path.to_string(),
+                text: CURSOR_RULE.replace("{bootstrap}", self.bootstrap().trim_end()),
+                executable: false,
+            },
+        }
+    }
+
+    fn hook_parts(&self, ws: &Workspace) -> Vec<Part> {
+        let Some(hooks) = &self.hooks else {
+            return Vec::new();
+        };
+        match hooks {
+            HookSetup::NestedJson {
+                path,
+                events,
+                timeout,
+            } => {
+                let entries = events
+                    .iter()
+                    .map(|(event, name, matcher)| {
+                        let secs = timeout_secs(*event);
+                        let timeout = match timeout {
+                            Timeout::Seconds => secs,
+                            Timeout::Milliseconds => secs * 1000,
+                        };
+                        let hook = json!({
+                            "type": "command",
+                            "command": self.hook_command(*event),
+                            "timeout": timeout,
+                        });
+                        let group = match matcher {
+                            Some(m) => json!({"matcher": m, "hooks": [hook]}),
+                            None => json!({"hooks": [hook]}),
+                        };
+                        (*name, group)
+                    })
+                    .collect();
+                vec![Part::JsonHooks {
+                    path: path.to_string(),
+                    entries: HookEntries {
+                        required_top: vec![],
+                        events: entries,
+                    },
+                }]
+            }
+            HookSetup::FlatJson {
+                path,
+                events,
+                command_key,
+            } => {
+                let timeout_key = if *command_key == "bash" {
+                    "timeoutSec"
+                } else {
+                    "timeout"
+                };
+                let entries = events
+                    .iter()
+                    .map(|(event, name)| {
+                        let mut hook = serde_json::Map::new();
+                        hook.insert("type".into(), json!("command"));
+                        hook.insert(command_key.to_string(), json!(self.hook_command(*event)));
+                        hook.insert(timeout_key.into(), json!(timeout_secs(*event)));
+                        (*name, Value::Object(hook))
+                    })
+                    .collect();
+                vec![Part::JsonHooks {
+                    path: path.to_string(),
+                    entries: HookEntries {
+                        required_top: vec![("version", json!(1))],
+                        events: entries,
+                    },
+                }]
+            }
+            // Beside a single `.clinerules` file there is no hooks directory to write.
+            HookSetup::Scripts { dir, .. } if blocked_by_a_file(ws, dir) => Vec::new(),
+            HookSetup::Scripts { dir, events } => events
+                .iter()
+                .map(|(event, name)| Part::Owned {
+                    path: format!("{dir}/{name}"),
+                    text: CLINE_HOOK
+                        .replace("{hook}", name)
+                        .replace("{what}", self.script_purpose(*event))
+                        .replace("{event}", event.name())
+                        .replace("{fallback}", &shell_quote(self.fallback(*event).trim_end())),
+                    executable: true,
+                })
+                .collect(),
+            HookSetup::Plugin { path } => {
+                let missing = serde_json::to_string(&missing_binary_brief(self.name))
+                    .expect("a string serializes");
+                vec![Part::Owned {
+                    path: path.to_string(),
+                    text: OPENCODE_PLUGIN.replace("{missing}", &missing),
+                    executable: false,
+                }]
+            }
+        }
+    }
+
+    fn script_purpose(&self, event: HookEvent) -> &'static str {
+        match event {
+            HookEvent::SessionStart => "the session brief as context",
+            HookEvent::Stop => "a request to hand over",
+            HookEvent::PreCompact => "a draft handoff before the context is compacted",
+            HookEvent::SessionEnd => "a draft handoff when the task ends without one",
+        }
+    }
+
+    fn mcp_part(&self) -> Option<Part> {
+        let setup = self.mcp.as_ref()?;
+        Some(match setup {
+            McpSetup::McpServers { path, flavour } => {
+                let value = match *flavour {
+                    "stdio" => {
+                        json!({"type": "stdio", "command": "agent-handover", "args": ["mcp"]})
+                    }
+                    "copilot" => {
+                        json!({"type": "local", "command": "agent-handover", "args": ["mcp"], "tools": ["*"]})
+                    }
+                    _ => json!({"command": "agent-handover", "args": ["mcp"]}),
+                };
+                Part::JsonEntry {
+                    path: path.to_string(),
+                    parent: "mcpServers",
+                    key: MCP_SERVER_NAME,
+                    value,
+                }
+            }
+            McpSetup::CodexToml { path } => Part::Block {
+                path: path.to_string(),
+                comment: Comment::Hash,
+                also: None,
+                body: format!(
+                    "[mcp_servers.{MCP_SERVER_NAME}]\ncommand = \"agent-handover\"\nargs = [\"mcp\"]\n"
+                ),
+            },
+            McpSetup::OpencodeJson { path } => Part::JsonEntry {
+                path: path.to_string(),
+                parent: "mcp",
+                key: MCP_SERVER_NAME,
+                value: json!({"type": "local", "command": ["agent-handover", "mcp"], "enabled": true}),
+            },
+        })
+    }
+}
+
+/// Whether a file stands where a directory of `dir` would have to be.
+fn blocked_by_a_file(ws: &Workspace, dir: &str) -> bool {
+    ws.root
+        .join(dir)
+        .ancestors()
+        .take_while(|p| *p != ws.root)
+        .any(Path::is_file)
+}
+
+/// What installing (or removing) did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// It did not exist.
+    Created,
+    /// It was rewritten.
+    Updated,
+    /// It was already as wanted; not written.
+    Unchanged,
+    /// It was put back as it was before any install.
+    Restored,
+    /// It was deleted (install had created it).
+    Deleted,
+    /// It was edited since install and is left as it is.
+    Kept,
+}
+
+/// One file `install` looked after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// The file, relative to the project root.
+    pub path: PathBuf,
+    /// What happened to it.
+    pub change: Change,
+}
+
+/// Whether one file holds what `install` would put there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileCheck {
+    /// The file, relative to the project root.
+    pub path: PathBuf,
+    /// `installed`, `outdated` (ours but not the current text) or `missing`.
+    pub state: &'static str,
+}
+
+/// A file's planned text, not yet written.
+struct Planned {
+    rel: String,
+    abs: PathBuf,
+    old: Option<String>,
+    new: Option<String>,
+    executable: bool,
+}
+
+fn read(abs: &Path) -> Result<Option<String>> {
+    fsx::read_text_bounded(
+        abs,
+        MAX_FILE_BYTES,
+        "agent-handover edits only files under 1 MiB; add its part by hand (see `agent-handover install --help`)",
+    )
+}
+
+/// The parts grouped by file, in first-seen order.
+fn by_file(parts: Vec<Part>) -> Vec<(String, Vec<Part>)> {
+    let mut files: Vec<(String, Vec<Part>)> = Vec::new();
+    for part in parts {
+        match files.iter_mut().find(|(p, _)| p == part.path()) {
+            Some((_, list)) => list.push(part),
+            None => files.push((part.path().to_string(), vec![part])),
+        }
+    }
+    files
+}
+
+/// Install `adapter` in `ws`: idempotent; every file is read and checked
+/// before any is written, so a malformed one leaves them all untouched.
+pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
+    let mut planned = Vec::new();
+    for (rel, parts) in by_file(adapter.parts(ws)) {
+        let abs = ws.root.join(&rel);
+        let old = read(&abs)?;
+        let mut text = old.clone();
+        for part in &parts {
+            text = Some(part.plan(adapter.name, text.as_deref(), &abs)?);
+        }
+        planned.push(Planned {
+            rel,
+            abs,
+            old,
+            new: text,
+            executable: parts.iter().any(Part::executable),
+        });
+    }
+    let config = ws.root.join(DEFAULT_CONFIG);
+    let config_missing = ws.config_path.is_none() && !config.exists();
+    let mut record = InstallRecord::load(&ws.install_record())?;
+    let before = record.clone();
+    for p in &planned {
+        record.touch(&p.rel, adapter.name, p.old.as_deref());
+    }
+    // The handover.toml install created stays while any agent uses it.
+    if config_missing || record.files.contains_key(DEFAULT_CONFIG) {
+        record.touch(DEFAULT_CONFIG, adapter.name, None);
+    }
+    if record != before {
+        record.save(&ws.install_record())?;
+    }
+    let mut changes = Vec::new();
+    if config_missing {
+        fsx::write_atomic(
+            &config,
+            crate::workspace::config::starter(adapter.name).as_bytes(),
+        )?;
+        changes.push(FileChange {
+            path: DEFAULT_CONFIG.into(),
+            change: Change::Created,
+        });
+    }
+    for p in planned {
+        let new = p.new.unwrap_or_default();
+        let change = match &p.old {
+            Some(old) if *old == new => Change::Unchanged,
+            Some(_) => Change::Updated,
+            None => Change::Created,
+        };
+        if change != Change::Unchanged {
+            if let Some(dir) = p.abs.parent() {
+                fsx::create_dir_durable(dir)?;
+            }
+            fsx::write_atomic(&p.abs, new.as_bytes())?;
+        }
+        if p.executable {
+            make_executable(&p.abs)?;
+        }
+        changes.push(FileChange {
+            path: p.rel.into(),
+            change,
+        });
+    }
+    Ok(changes)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io("stat", path, e))?;
+    let mut perms = meta.permissions();
+    if perms.mode() & 0o111 != 0o111 {
+        perms.set_mode(perms.mode() | 0o755);
+        std::fs::set_permissions(path, perms).map_err(|e| Error::io("chmod", path, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// Whether each of `adapter`'s files holds what `install` would write now.
+pub fn check(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileCheck>> {
+    let record = InstallRecord::load(&ws.install_record())?;
+    let mut checks = Vec::new();
+    for (rel, parts) in by_file(adapter.parts(ws)) {
+        let abs = ws.root.join(&rel);
+        let text = read(&abs)?;
+        let state = match &text {
+            Some(t) if parts.iter().all(|p| p.holds(adapter.name, t)) => "installed",
+            Some(_) if record.has(&rel, adapter.name) => "outdated",
+            _ => "missing",
+        };
+        let state =
+            if state == "installed" && parts.iter().any(Part::executable) && !is_executable(&abs) {
+                "outdated"
+            } else {
+                state
+            };
+        checks.push(FileCheck {
+            path: rel.into(),
+            state,
+        });
+    }
+    Ok(checks)
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_path: &Path) -> bool {
+    true
+}
+
+/// Take `adapter`'s parts out of `ws`; a file no other agent is in any more
+/// goes back to its text before the first install (or is deleted if install
+/// created it), unless it was edited since, in which case only our parts go.
+pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
+    let mut record = InstallRecord::load(&ws.install_record())?;
+    let mut writes: Vec<(PathBuf, String, Option<String>, Change)> = Vec::new();
+    let mut files = by_file(adapter.parts(ws));
+    if record.files.contains_key(DEFAULT_CONFIG) {
+        files.push((DEFAULT_CONFIG.to_string(), Vec::new()));
+    }
+    for (rel, parts) in files {
+        let abs = ws.root.join(&rel);
+        let Some(current) = read(&abs)? else {
+            record.release(&rel, adapter.name);
+            continue;
+        };
+        let others = record
+            .files
+            .get(&rel)
+            .is_some_and(|f| f.agents.iter().any(|a| a != adapter.name));
+        let mut cleaned = current.clone();
+        for part in &parts {
+            // A shared entry (the MCP server in a file two agents read) stays
+            // while another agent is installed there.
+            if others && matches!(part, Part::JsonEntry { .. } | Part::YamlRead { .. }) {
+                continue;
+            }
+            if let Some(text) = part.unplan(adapter.name, &cleaned, &abs)? {
+                cleaned = text;
+            }
+        }
+        let recorded = record.has(&rel, adapter.name);
+        let (new, change) = match record.release(&rel, adapter.name) {
+            Some(before) => {
+                let original = before.clone().unwrap_or_default();
+                let same = if rel == DEFAULT_CONFIG {
+                    before.is_none() && is_starter(&cleaned)
+                } else {
+                    parts
+                        .first()
+                        .is_some_and(|p| p.same_content(&cleaned, &original))
+                };
+                match (same, before) {
+                    (true, Some(text)) => (Some(text), Change::Restored),
+                    (true, None) => (None, Change::Deleted),
+                    (false, _) if rel == DEFAULT_CONFIG => (Some(cleaned), Change::Kept),
+                    (false, _) => (Some(cleaned), Change::Updated),
+                }
+            }
+            None if !recorded && cleaned.trim().is_empty() => (None, Change::Deleted),
+            None => (Some(cleaned), Change::Updated),
+        };
+        let change = match (&new, change) {
+            (Some(text), Change::Updated | Change::Kept) if *text == current => {
+                if change == Change::Kept {
+                    Change::Kept
+                } else {
+                    Change::Unchanged
+                }
+            }
+            (_, c) => c,
+        };
+        writes.push((abs, rel, new, change));
+    }
+    record.save(&ws.install_record())?;
+    let mut changes = Vec::new();
+    for (abs, rel, new, change) in writes {
+        match (&new, change) {
+            (_, Change::Unchanged | Change::Kept) => {}
+            (Some(text), _) => fsx::write_atomic(&abs, text.as_bytes())?,
+            (None, _) => match std::fs::remove_file(&abs) {
+                Ok(()) => remove_empty_dirs(ws, &abs),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io("remove", &abs, e)),
+            },
+        }
+        changes.push(FileChange {
+            path: rel.into(),
+            change,
+        });
+    }
+    Ok(changes)
+}
+
+/// Whether `text` is a `handover.toml` exactly as `install` writes it, for any agent.
+fn is_starter(text: &str) -> bool {
+    ADAPTERS
+        .iter()
+        .any(|a| crate::workspace::config::starter(a.name) == text)
+}
+
+/// Remove the directories above `file` that install created and left empty.
+fn remove_empty_dirs(ws: &Workspace, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == ws.root || !d.starts_with(&ws.root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// The agents recorded as installed in `ws`, with the files each is in.
+pub fn installed(ws: &Workspace) -> Result<BTreeMap<String, Vec<String>>> {
+    let record = InstallRecord::load(&ws.install_record())?;
+    let mut agents: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (file, entry) in &record.files {
+        for agent in &entry.agents {
+            agents.entry(agent.clone()).or_default().push(file.clone());
+        }
+    }
+    Ok(agents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bootstraps_name_their_agent_and_the_handover_commands() {
+        for adapter in ADAPTERS {
+            let text = adapter.bootstrap();
+            assert!(
+                text.contains(&format!("agent-handover brief --agent {}", adapter.name)),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("agent-handover draft --agent {}", adapter.name)),
+                "{text}"
+            );
+            assert!(text.contains("agent-handover run --note-file"), "{text}");
+            for placeholder in ["{agent}", "{unit}", "{start}", "{end}", "{title}"] {
+                assert!(!text.contains(placeholder), "{text}");
+            }
+        }
+        assert!(find("cline").unwrap().bootstrap().contains("every task"));
+        assert!(
+            find("claude")
+                .unwrap()
+                .bootstrap()
+                .contains("session-start hook")
+        );
+        assert!(
+            find("aider")
+                .unwrap()
+                .bootstrap()
+                .contains("At the START of every session")
+        );
+        let err = find("Claude").unwrap_err().to_string();
+        assert!(
+            err.contains("claude, codex") || err.contains("use one of"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_safe() {
+        let mut names: Vec<&str> = ADAPTERS.iter().map(|a| a.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ADAPTERS.len());
+        for name in names {
+            crate::domain::inbox::check_agent(name).unwrap();
+        }
+    }
+
+    #[test]
+    fn hook_commands_fall_back_to_a_brief_in_the_agents_envelope() {
+        for adapter in ADAPTERS.iter().filter(|a| a.hooks.is_some()) {
+            let cmd = adapter.hook_command(HookEvent::SessionStart);
+            let out = std::process::Command::new("/bin/sh")
+                .args(["-c", &cmd])
+                .env("PATH", "/nonexistent")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}: {cmd}", adapter.name);
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            assert!(stdout.contains("not installed or not on PATH"), "{stdout}");
+            if adapter.protocol.start != StartEnvelope::Plain {
+                serde_json::from_str::<Value>(&stdout).unwrap();
+            }
+        }
+    }
+}

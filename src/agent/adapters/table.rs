@@ -1,0 +1,318 @@
+//! The agents `install` knows: one entry each. An entry says where the
+//! agent reads its instructions, how its hooks are configured and speak,
+//! and where it registers MCP servers, each with the documentation it
+//! follows. Adding an agent is adding an entry here (plus an asset in
+//! `assets/adapters/` when it needs a file of its own).
+
+use super::{Adapter, HookSetup, Instructions, McpSetup, Timeout};
+use crate::agent::hooks::{
+    AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope,
+};
+
+use HookEvent::{PreCompact, SessionEnd, SessionStart, Stop};
+
+/// Claude Code's hook and memory documentation caps hook output at
+/// 10,000 characters; the other agents document no smaller cap for the
+/// start context, so the same is used where none is documented.
+const TEN_THOUSAND: usize = 10_000;
+
+/// Every agent, in the order help texts list them.
+pub const ADAPTERS: &[Adapter] = &[
+    // Claude Code.
+    // - Memory: CLAUDE.md; it does not read AGENTS.md, and recommends a CLAUDE.md
+    //   importing it with `@AGENTS.md` (https://code.claude.com/docs/en/memory).
+    // - Hooks: .claude/settings.json, event -> [{matcher, hooks: [{type, command, timeout (s)}]}];
+    //   SessionStart (source startup|resume|clear|compact; plain stdout or
+    //   hookSpecificOutput.additionalContext, capped at 10,000 characters), Stop
+    //   ({"decision":"block","reason"}, stop_hook_active), PreCompact, SessionEnd;
+    //   $CLAUDE_PROJECT_DIR (https://code.claude.com/docs/en/hooks).
+    // - MCP: .mcp.json, {"mcpServers": {name: {type: "stdio", command, args}}}
+    //   (https://code.claude.com/docs/en/mcp).
+    Adapter {
+        name: "claude",
+        title: "Claude Code",
+        unit: "session",
+        instructions: Instructions::ClaudeMd,
+        hooks: Some(HookSetup::NestedJson {
+            path: ".claude/settings.json",
+            events: &[
+                (
+                    SessionStart,
+                    "SessionStart",
+                    Some("startup|resume|clear|compact"),
+                ),
+                (Stop, "Stop", None),
+                (PreCompact, "PreCompact", Some("manual|auto")),
+                (SessionEnd, "SessionEnd", None),
+            ],
+            timeout: Timeout::Seconds,
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::HookSpecificOutput,
+            start_cap_chars: TEN_THOUSAND,
+            ask: Some(AskEnvelope::DecisionBlock),
+            project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+            input: InputKeys::CLAUDE,
+        },
+        mcp: Some(McpSetup::McpServers {
+            path: ".mcp.json",
+            flavour: "stdio",
+        }),
+    },
+    // OpenAI Codex CLI.
+    // - Instructions: AGENTS.md, root to cwd (https://developers.openai.com/codex/guides/agents-md).
+    // - Hooks: .codex/hooks.json, the same nesting as Claude Code, timeout in seconds;
+    //   SessionStart (startup|resume|clear|compact; hookSpecificOutput.additionalContext;
+    //   over ~2,500 tokens it is spilled to a file), Stop (JSON only:
+    //   {"decision":"block","reason"} becomes the next prompt; stop_hook_active),
+    //   PreCompact, SessionEnd (openai/codex#33895; capped at 3 s); no project-dir
+    //   variable, hooks run in the session cwd (https://developers.openai.com/codex/hooks).
+    //   New hooks run once trusted in `/hooks`.
+    // - MCP: [mcp_servers.<name>] in .codex/config.toml (https://developers.openai.com/codex/mcp).
+    Adapter {
+        name: "codex",
+        title: "OpenAI Codex CLI",
+        unit: "session",
+        instructions: Instructions::Block { path: "AGENTS.md" },
+        hooks: Some(HookSetup::NestedJson {
+            path: ".codex/hooks.json",
+            events: &[
+                (
+                    SessionStart,
+                    "SessionStart",
+                    Some("startup|resume|clear|compact"),
+                ),
+                (Stop, "Stop", None),
+                (PreCompact, "PreCompact", None),
+                (SessionEnd, "SessionEnd", None),
+            ],
+            timeout: Timeout::Seconds,
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::HookSpecificOutput,
+            // 2,500 tokens at ~4 characters a token, less a margin.
+            start_cap_chars: 9_000,
+            ask: Some(AskEnvelope::DecisionBlock),
+            project_dir_env: None,
+            input: InputKeys::CLAUDE,
+        },
+        mcp: Some(McpSetup::CodexToml {
+            path: ".codex/config.toml",
+        }),
+    },
+    // OpenCode.
+    // - Instructions: AGENTS.md (https://opencode.ai/docs/rules).
+    // - Hooks: a plugin in .opencode/plugins/ subscribed to session.created,
+    //   session.idle, session.compacted and experimental.session.compacting; context
+    //   goes in with client.session.prompt({noReply: true}), a request to go on with a
+    //   plain prompt (https://opencode.ai/docs/plugins, https://opencode.ai/docs/sdk).
+    //   This is the V1 plugin API; OpenCode 2.x runs V1 plugins no more.
+    // - MCP: opencode.json, {"mcp": {name: {type: "local", command: [..], enabled}}}
+    //   (https://opencode.ai/docs/mcp-servers).
+    Adapter {
+        name: "opencode",
+        title: "OpenCode",
+        unit: "session",
+        instructions: Instructions::Block { path: "AGENTS.md" },
+        hooks: Some(HookSetup::Plugin {
+            path: ".opencode/plugins/agent-handover.js",
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::Plain,
+            start_cap_chars: TEN_THOUSAND,
+            ask: Some(AskEnvelope::DecisionBlock),
+            project_dir_env: None,
+            input: InputKeys::CLAUDE,
+        },
+        mcp: Some(McpSetup::OpencodeJson {
+            path: "opencode.json",
+        }),
+    },
+    // Cline.
+    // - Rules: every .md file in .clinerules/ (docs/customization/cline-rules.mdx in cline/cline).
+    // - Hooks: an executable per event in .clinerules/hooks/ named after it (TaskStart,
+    //   TaskResume, TaskComplete, PreCompact); JSON in on stdin (taskId, workspaceRoots),
+    //   {"cancel": false, "contextModification": "..."} out (50 KB cap); TaskComplete
+    //   cannot make the agent go on; 30 s timeout
+    //   (docs/customization/hooks.mdx in cline/cline, at 901d1b5c97). Cline 4.x does
+    //   not inject TaskStart's context any more, so the rules file carries the brief command.
+    // - MCP: no project-level file (global cline_mcp_settings.json only).
+    Adapter {
+        name: "cline",
+        title: "Cline",
+        unit: "task",
+        instructions: Instructions::ClineRules,
+        hooks: Some(HookSetup::Scripts {
+            dir: ".clinerules/hooks",
+            events: &[
+                (SessionStart, "TaskStart"),
+                (SessionStart, "TaskResume"),
+                (PreCompact, "PreCompact"),
+                (SessionEnd, "TaskComplete"),
+            ],
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::ContextModification,
+            start_cap_chars: TEN_THOUSAND,
+            ask: None,
+            project_dir_env: None,
+            input: InputKeys {
+                session_id: &["taskId"],
+                cwd: None,
+                roots: Some("workspaceRoots"),
+                source: None,
+                continued: Continued::Unmarked,
+            },
+        },
+        mcp: None,
+    },
+    // Gemini CLI.
+    // - Memory: GEMINI.md (docs/cli/gemini-md.md in google-gemini/gemini-cli).
+    // - Hooks: .gemini/settings.json, the Claude Code nesting with timeout in
+    //   milliseconds; SessionStart (startup|resume|clear; only JSON
+    //   hookSpecificOutput.additionalContext reaches the model), AfterAgent
+    //   ({"decision":"deny","reason"} is sent as a new prompt; stop_hook_active),
+    //   PreCompress (advisory), SessionEnd (not waited for); $GEMINI_PROJECT_DIR
+    //   (docs/hooks/reference.md and docs/hooks/index.md, at 5411f113).
+    // - MCP: "mcpServers" in .gemini/settings.json (docs/reference/configuration.md).
+    Adapter {
+        name: "gemini",
+        title: "Gemini CLI",
+        unit: "session",
+        instructions: Instructions::Block { path: "GEMINI.md" },
+        hooks: Some(HookSetup::NestedJson {
+            path: ".gemini/settings.json",
+            events: &[
+                (SessionStart, "SessionStart", None),
+                (Stop, "AfterAgent", None),
+                (PreCompact, "PreCompress", None),
+                (SessionEnd, "SessionEnd", None),
+            ],
+            timeout: Timeout::Milliseconds,
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::HookSpecificOutput,
+            start_cap_chars: TEN_THOUSAND,
+            ask: Some(AskEnvelope::DecisionDeny),
+            project_dir_env: Some("GEMINI_PROJECT_DIR"),
+            input: InputKeys::CLAUDE,
+        },
+        mcp: Some(McpSetup::McpServers {
+            path: ".gemini/settings.json",
+            flavour: "plain",
+        }),
+    },
+    // Cursor.
+    // - Rules: .cursor/rules/*.mdc with front matter (description, globs, alwaysApply)
+    //   (https://cursor.com/docs/context/rules).
+    // - Hooks: .cursor/hooks.json, {"version": 1, "hooks": {event: [{command, timeout (s)}]}};
+    //   sessionStart ({"additional_context"}; fire-and-forget, so the rule carries the
+    //   brief command too), stop ({"followup_message"} is submitted as the next user
+    //   message; loop_count), preCompact (observational), sessionEnd; stdin carries
+    //   conversation_id (session_id on sessionStart/sessionEnd) and workspace_roots; hooks
+    //   run from the project root, $CURSOR_PROJECT_DIR (https://cursor.com/docs/hooks).
+    // - MCP: .cursor/mcp.json, {"mcpServers": {...}} (https://cursor.com/docs/mcp).
+    Adapter {
+        name: "cursor",
+        title: "Cursor",
+        unit: "session",
+        instructions: Instructions::CursorRule {
+            path: ".cursor/rules/agent-handover.mdc",
+        },
+        hooks: Some(HookSetup::FlatJson {
+            path: ".cursor/hooks.json",
+            events: &[
+                (SessionStart, "sessionStart"),
+                (Stop, "stop"),
+                (PreCompact, "preCompact"),
+                (SessionEnd, "sessionEnd"),
+            ],
+            command_key: "command",
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::AdditionalContextSnake,
+            start_cap_chars: TEN_THOUSAND,
+            ask: Some(AskEnvelope::FollowupMessage),
+            project_dir_env: Some("CURSOR_PROJECT_DIR"),
+            input: InputKeys {
+                session_id: &["session_id", "conversation_id"],
+                cwd: None,
+                roots: Some("workspace_roots"),
+                source: None,
+                continued: Continued::Count("loop_count"),
+            },
+        },
+        mcp: Some(McpSetup::McpServers {
+            path: ".cursor/mcp.json",
+            flavour: "plain",
+        }),
+    },
+    // GitHub Copilot (CLI and cloud agent).
+    // - Instructions: .github/copilot-instructions.md
+    //   (docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions).
+    // - Hooks: .github/hooks/*.json, {"version": 1, "hooks": {event: [{type, bash, timeoutSec}]}};
+    //   sessionStart ({"additionalContext"} since CLI 1.0.11), agentStop
+    //   ({"decision":"block","reason"}; stop_hook_active), preCompact and sessionEnd
+    //   (notification only); stdin carries sessionId, cwd, source
+    //   (docs.github.com/en/copilot/reference/hooks-reference).
+    // - MCP: .github/mcp.json, {"mcpServers": {name: {type: "local", command, args, tools}}}
+    //   (docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers).
+    Adapter {
+        name: "copilot",
+        title: "GitHub Copilot",
+        unit: "session",
+        instructions: Instructions::Block {
+            path: ".github/copilot-instructions.md",
+        },
+        hooks: Some(HookSetup::FlatJson {
+            path: ".github/hooks/agent-handover.json",
+            events: &[
+                (SessionStart, "sessionStart"),
+                (Stop, "agentStop"),
+                (PreCompact, "preCompact"),
+                (SessionEnd, "sessionEnd"),
+            ],
+            command_key: "bash",
+        }),
+        protocol: HookProtocol {
+            start: StartEnvelope::AdditionalContext,
+            start_cap_chars: TEN_THOUSAND,
+            ask: Some(AskEnvelope::DecisionBlock),
+            project_dir_env: None,
+            input: InputKeys {
+                session_id: &["sessionId"],
+                cwd: Some("cwd"),
+                roots: None,
+                source: Some("source"),
+                continued: Continued::Flag("stop_hook_active"),
+            },
+        },
+        mcp: Some(McpSetup::McpServers {
+            path: ".github/mcp.json",
+            flavour: "copilot",
+        }),
+    },
+    // Aider.
+    // - Conventions: a file loaded read-only with `read:` in .aider.conf.yml, by
+    //   convention CONVENTIONS.md (aider/website/docs/usage/conventions.md,
+    //   docs/config/aider_conf.md in Aider-AI/aider).
+    // - No hooks and no MCP: the brief and the handover are run as the conventions say.
+    Adapter {
+        name: "aider",
+        title: "Aider",
+        unit: "session",
+        instructions: Instructions::AiderConventions {
+            path: "CONVENTIONS.md",
+            config: ".aider.conf.yml",
+        },
+        hooks: None,
+        protocol: HookProtocol {
+            start: StartEnvelope::Plain,
+            start_cap_chars: TEN_THOUSAND,
+            ask: None,
+            project_dir_env: None,
+            input: InputKeys::CLAUDE,
+        },
+        mcp: None,
+    },
+];

@@ -1,0 +1,446 @@
+//! What agent-handover does when an agent's lifecycle hook fires
+//! (`agent-handover hook <event> --agent <name>`):
+//!
+//! * **session start**: the brief, in the agent's envelope and under its
+//!   documented size cap; the session's start is recorded;
+//! * **stop** (the agent finished a turn and can be asked to go on): when
+//!   work happened since the last handover and none was written this
+//!   session, a draft is saved and the agent is asked, once per session, to
+//!   complete it and hand over; never when the agent says this stop was
+//!   already a continuation, never twice;
+//! * **pre-compact** and **session end** (the agent cannot be asked): a
+//!   mechanical draft is saved so nothing of the session is lost.
+//!
+//! A hook never fails: whatever goes wrong (no config, a broken one, an
+//! unreadable checkpoint) becomes a short brief saying what and how to fix
+//! it, and the process exits 0, so the agent always boots with a word why.
+//! The wire formats differ per agent ([`envelope`]); the input is read
+//! defensively ([`HookInput`]), because agents name the same fields
+//! differently and add new ones often.
+
+pub mod envelope;
+pub mod session;
+
+use std::path::PathBuf;
+
+use chrono::Utc;
+use serde_json::Value;
+
+use crate::domain::handoff::templates::TemplateKind;
+use crate::engine::identity::file_clock_now;
+use crate::engine::pause::active_pause;
+use crate::read::brief;
+use crate::read::draft::{self, DraftOptions};
+use crate::read::history::last_completed_at;
+use crate::workspace::Workspace;
+use crate::workspace::activity;
+pub use envelope::{AskEnvelope, StartEnvelope};
+use session::SessionRecord;
+
+/// A lifecycle event an agent reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// A session (or task) starts, resumes, is cleared or compacted.
+    SessionStart,
+    /// The agent finished a turn and would stop; it can be asked to go on.
+    Stop,
+    /// The conversation is about to be compacted.
+    PreCompact,
+    /// The session ends; the agent can no longer be asked.
+    SessionEnd,
+}
+
+impl HookEvent {
+    /// Every event, in the order help texts list them.
+    pub const ALL: [HookEvent; 4] = [
+        HookEvent::SessionStart,
+        HookEvent::Stop,
+        HookEvent::PreCompact,
+        HookEvent::SessionEnd,
+    ];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::Stop => "stop",
+            HookEvent::PreCompact => "pre-compact",
+            HookEvent::SessionEnd => "session-end",
+        }
+    }
+}
+
+/// How one agent's hooks talk: the envelopes and the size cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookProtocol {
+    /// How the session-start brief is wrapped.
+    pub start: StartEnvelope,
+    /// The most characters of context the agent takes at session start.
+    pub start_cap_chars: usize,
+    /// How the stop hook asks the agent to go on; `None`: it cannot.
+    pub ask: Option<AskEnvelope>,
+    /// The environment variable naming the project directory, if the agent sets one.
+    pub project_dir_env: Option<&'static str>,
+    /// The keys of the JSON it writes on a hook's stdin.
+    pub input: InputKeys,
+}
+
+/// The keys of the JSON an agent writes on a hook's stdin, as its
+/// documentation names them (cited beside its entry in `adapters/table.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputKeys {
+    /// The session's (or task's, or conversation's) id: the first key present.
+    pub session_id: &'static [&'static str],
+    /// The working directory.
+    pub cwd: Option<&'static str>,
+    /// An array of workspace roots, the first the working directory (when
+    /// there is no `cwd`).
+    pub roots: Option<&'static str>,
+    /// Why the session started.
+    pub source: Option<&'static str>,
+    /// How a stop that follows the hook's own request to go on is marked.
+    pub continued: Continued,
+}
+
+/// How an agent marks a stop that follows a stop hook's request to go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Continued {
+    /// A boolean key, true when continuing (`stop_hook_active`).
+    Flag(&'static str),
+    /// A counter key, above 0 when continuing (Cursor's `loop_count`).
+    Count(&'static str),
+    /// Not marked (the agent cannot be asked to go on).
+    Unmarked,
+}
+
+impl InputKeys {
+    /// Claude Code's keys, which Codex, Gemini CLI and our OpenCode plugin
+    /// write too: `session_id`, `cwd`, `source`, `stop_hook_active`.
+    pub const CLAUDE: InputKeys = InputKeys {
+        session_id: &["session_id"],
+        cwd: Some("cwd"),
+        roots: None,
+        source: Some("source"),
+        continued: Continued::Flag("stop_hook_active"),
+    };
+}
+
+/// What a hook's stdin said, read defensively.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookInput {
+    /// The agent's session (or task, or conversation) id.
+    pub session_id: Option<String>,
+    /// The directory the agent works in.
+    pub cwd: Option<PathBuf>,
+    /// Why the session started (`startup`, `resume`, `clear`, `compact`).
+    pub source: Option<String>,
+    /// Whether this stop already follows a request to go on
+    /// (`stop_hook_active`, a `loop_count` above 0).
+    pub continued: bool,
+}
+
+impl HookInput {
+    /// Read the JSON an agent wrote on the hook's stdin, under the agent's
+    /// `keys`; anything missing or malformed is simply absent.
+    pub fn parse(stdin: &str, keys: &InputKeys) -> Self {
+        let Ok(v) = serde_json::from_str::<Value>(stdin) else {
+            return HookInput::default();
+        };
+        let text = |key: &str| match &v[key] {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        let first_root = keys.roots.and_then(|k| v[k][0].as_str().map(PathBuf::from));
+        HookInput {
+            session_id: keys.session_id.iter().find_map(|k| text(k)),
+            cwd: keys.cwd.and_then(text).map(PathBuf::from).or(first_root),
+            source: keys.source.and_then(text),
+            continued: match keys.continued {
+                Continued::Flag(k) => v[k].as_bool() == Some(true),
+                Continued::Count(k) => v[k].as_u64().is_some_and(|n| n > 0),
+                Continued::Unmarked => false,
+            },
+        }
+    }
+}
+
+/// What a hook prints; its exit code is always 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookReply {
+    /// For the agent.
+    pub stdout: String,
+    /// For the human (logs).
+    pub stderr: String,
+}
+
+/// Answer `event` for `agent`, given the workspace (or why it could not be
+/// resolved) and the hook's input. Never fails.
+pub fn respond(
+    protocol: &HookProtocol,
+    agent: &str,
+    event: HookEvent,
+    input: &HookInput,
+    ws: std::result::Result<Workspace, crate::Error>,
+) -> HookReply {
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => return unavailable(protocol, event, &e.to_string()),
+    };
+    match event {
+        HookEvent::SessionStart => session_start(protocol, agent, input, &ws),
+        HookEvent::Stop => stop(protocol, agent, input, &ws),
+        HookEvent::PreCompact | HookEvent::SessionEnd => save_draft(agent, event, input, &ws),
+    }
+}
+
+/// The reply when the workspace cannot be read at all (a broken config).
+fn unavailable(protocol: &HookProtocol, event: HookEvent, error: &str) -> HookReply {
+    let text = format!(
+        "# agent-handover: no session brief\n\nagent-handover could not read this project's handover setup, so the memory of earlier sessions was not loaded.\n\n{error}\n\nFix that, then run `agent-handover brief` to read the brief. Do not hand over until it works.\n"
+    );
+    match event {
+        HookEvent::SessionStart => HookReply {
+            stdout: protocol
+                .start
+                .wrap(&fit_chars(&text, protocol.start_cap_chars)),
+            stderr: String::new(),
+        },
+        _ => HookReply {
+            stdout: envelope::NOTHING.to_string(),
+            stderr: format!("agent-handover: hook skipped: {error}\n"),
+        },
+    }
+}
+
+fn session_start(
+    protocol: &HookProtocol,
+    agent: &str,
+    input: &HookInput,
+    ws: &Workspace,
+) -> HookReply {
+    let mut stderr = String::new();
+    let record = SessionRecord {
+        agent: agent.to_string(),
+        session_id: input.session_id.clone(),
+        started_at: file_clock_now(),
+        source: input.source.clone(),
+        tmux_pane: std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty()),
+        asked_at: None,
+    };
+    // A resumed or compacted session keeps its start (and its "asked" mark).
+    let keep = session::load(ws, agent, input.session_id.as_deref())
+        .ok()
+        .flatten()
+        .is_some_and(|_| input.source.as_deref().is_some_and(|s| s != "startup"));
+    if !keep && let Err(e) = session::save(ws, &record) {
+        stderr.push_str(&format!("agent-handover: session not recorded: {e}\n"));
+    }
+    let text = brief_within(ws, agent, protocol.start_cap_chars);
+    HookReply {
+        stdout: protocol.start.wrap(&text),
+        stderr,
+    }
+}
+
+/// The brief of `agent` as Markdown in at most `cap` characters: the budget shrinks
+/// until it fits, and a last resort cuts it with a note.
+pub fn brief_within(ws: &Workspace, agent: &str, cap: usize) -> String {
+    // About 4 characters a token; leave a tenth for the estimate's error.
+    let mut tokens = brief::DEFAULT_MAX_TOKENS.min(cap * 9 / 40).max(1);
+    for _ in 0..6 {
+        match brief::brief(ws, agent, tokens) {
+            Ok(b) => {
+                let text = b.to_markdown();
+                if text.chars().count() <= cap {
+                    return text;
+                }
+                tokens = tokens * 3 / 4;
+            }
+            Err(e) => {
+                return fit_chars(
+                    &format!(
+                        "# agent-handover: no session brief\n\n{e}\n\nFix that, then run `agent-handover brief --agent {agent}`.\n"
+                    ),
+                    cap,
+                );
+            }
+        }
+    }
+    let text = brief::brief(ws, agent, tokens)
+        .map(|b| b.to_markdown())
+        .unwrap_or_default();
+    fit_chars(&text, cap)
+}
+
+/// `text` cut to at most `cap` characters, saying so when it was cut.
+pub fn fit_chars(text: &str, cap: usize) -> String {
+    if text.chars().count() <= cap {
+        return text.to_string();
+    }
+    let note =
+        "\n\n_(cut to fit the agent's context limit; run `agent-handover brief` for all of it)_\n";
+    let keep = cap.saturating_sub(note.chars().count());
+    let cut: String = text.chars().take(keep).collect();
+    cut + note
+}
+
+fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace) -> HookReply {
+    let Some(ask) = protocol.ask else {
+        return save_draft(agent, HookEvent::SessionEnd, input, ws);
+    };
+    if input.continued {
+        return quiet("this stop already follows a request to hand over");
+    }
+    if let Some(p) = active_pause(&ws.pause_files()) {
+        return quiet(&format!("paused by {}", p.file.display()));
+    }
+    let record = session::load(ws, agent, input.session_id.as_deref())
+        .ok()
+        .flatten();
+    if record.as_ref().is_some_and(|r| r.asked_at.is_some()) {
+        return quiet("already asked this session");
+    }
+    let started = record.as_ref().map(|r| r.started_at);
+    let last = last_completed_at(ws).ok().flatten();
+    if let (Some(last), Some(started)) = (last, started)
+        && last > started
+    {
+        return quiet("a handover was written this session");
+    }
+    let work = activity::since(ws, last.or(started));
+    if work.is_empty() {
+        return quiet("no work since the last handover");
+    }
+    let saved = match draft_text(ws, agent).and_then(|t| draft::save(ws, agent, "stop", &t)) {
+        Ok(saved) => saved,
+        Err(e) => return quiet(&format!("no draft saved: {e}")),
+    };
+    let mut marked = record.unwrap_or_else(|| SessionRecord {
+        agent: agent.to_string(),
+        session_id: input.session_id.clone(),
+        started_at: Utc::now(),
+        source: None,
+        tmux_pane: None,
+        asked_at: None,
+    });
+    marked.asked_at = Some(Utc::now());
+    if let Err(e) = session::save(ws, &marked) {
+        // Without the mark the agent could be asked again: do not ask at all.
+        return quiet(&format!("session not recorded, not asking: {e}"));
+    }
+    let path = saved.path.strip_prefix(&ws.root).unwrap_or(&saved.path);
+    let reason = format!(
+        "No handover was written this session, and work happened since the last one ({}). Before you stop, hand over:\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: agent-handover run --note-file {path}\n3. If it reports findings, fix what matters (agent-handover lint {path} shows them).\nIf this session did nothing worth handing over, say so and stop.",
+        work.describe(),
+        path = path.display()
+    );
+    HookReply {
+        stdout: ask.wrap(&reason),
+        stderr: String::new(),
+    }
+}
+
+fn quiet(why: &str) -> HookReply {
+    HookReply {
+        stdout: envelope::NOTHING.to_string(),
+        stderr: format!("agent-handover: not asking for a handover: {why}\n"),
+    }
+}
+
+/// Save a mechanical draft unless a handover was written this session.
+fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) -> HookReply {
+    let record = session::load(ws, agent, input.session_id.as_deref())
+        .ok()
+        .flatten();
+    let last = last_completed_at(ws).ok().flatten();
+    if let (Some(last), Some(r)) = (last, &record)
+        && last > r.started_at
+        && event == HookEvent::SessionEnd
+    {
+        return quiet("a handover was written this session");
+    }
+    match draft_text(ws, agent).and_then(|t| draft::save(ws, agent, event.name(), &t)) {
+        Ok(saved) => HookReply {
+            stdout: envelope::NOTHING.to_string(),
+            stderr: format!(
+                "agent-handover: draft saved to {}\n",
+                saved
+                    .path
+                    .strip_prefix(&ws.root)
+                    .unwrap_or(&saved.path)
+                    .display()
+            ),
+        },
+        Err(e) => HookReply {
+            stdout: envelope::NOTHING.to_string(),
+            stderr: format!("agent-handover: no draft saved: {e}\n"),
+        },
+    }
+}
+
+/// A draft without running the metric commands (a hook must be quick).
+fn draft_text(ws: &Workspace, agent: &str) -> crate::Result<String> {
+    let opts = DraftOptions {
+        work_type: TemplateKind::Code,
+        measure: false,
+        date: chrono::Local::now().date_naive(),
+    };
+    Ok(draft::draft(ws, agent, opts)?.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_is_read_under_each_agents_own_keys() {
+        let keys = |name: &str| crate::agent::adapters::find(name).unwrap().protocol.input;
+        let claude = HookInput::parse(
+            r#"{"session_id":"abc","cwd":"/p","hook_event_name":"Stop","stop_hook_active":true}"#,
+            &keys("claude"),
+        );
+        assert_eq!(claude.session_id.as_deref(), Some("abc"));
+        assert_eq!(claude.cwd, Some(PathBuf::from("/p")));
+        assert!(claude.continued);
+        let cursor = HookInput::parse(
+            r#"{"conversation_id":"c1","loop_count":1,"workspace_roots":["/c"],"status":"completed"}"#,
+            &keys("cursor"),
+        );
+        assert_eq!(cursor.session_id.as_deref(), Some("c1"));
+        assert_eq!(cursor.cwd, Some(PathBuf::from("/c")));
+        assert!(cursor.continued);
+        let cline = HookInput::parse(
+            r#"{"taskId":"t9","workspaceRoots":["/w"],"hookName":"TaskStart"}"#,
+            &keys("cline"),
+        );
+        assert_eq!(cline.session_id.as_deref(), Some("t9"));
+        assert_eq!(cline.cwd, Some(PathBuf::from("/w")));
+        let copilot = HookInput::parse(
+            r#"{"sessionId":"s2","cwd":"/g","source":"new","stop_hook_active":false}"#,
+            &keys("copilot"),
+        );
+        assert_eq!(
+            (copilot.session_id.as_deref(), copilot.source.as_deref()),
+            (Some("s2"), Some("new"))
+        );
+        // Another agent's key is not this agent's: Claude Code has no taskId.
+        assert_eq!(
+            HookInput::parse(r#"{"taskId":"t9"}"#, &keys("claude")).session_id,
+            None
+        );
+        assert_eq!(
+            HookInput::parse("not json", &keys("claude")),
+            HookInput::default()
+        );
+    }
+
+    #[test]
+    fn a_cut_text_stays_under_the_cap_and_says_so() {
+        let long = "é".repeat(20_000);
+        let cut = fit_chars(&long, 10_000);
+        assert!(cut.chars().count() <= 10_000);
+        assert!(cut.contains("cut to fit"));
+        assert_eq!(fit_chars("short", 10), "short");
+    }
+}

@@ -1,0 +1,11 @@
+//! The base layer, used by every other: the error type and exit codes,
+//! typed step outcomes, durable file writes, how our regular expressions
+//! compile, the one secret detector, and the crash points of the crash
+//! tests. Nothing here imports another layer.
+
+pub mod error;
+pub mod failpoint;
+pub mod fsx;
+pub mod outcome;
+pub mod patterns;
+pub mod secrets;

@@ -1,0 +1,706 @@
+//! Secrets in memory: precise patterns for common API keys, tokens and
+//! private keys, passwords written out in prose, in URLs and on command
+//! lines, and redaction. A handoff is published (often to git), so a pasted
+//! key there is a leak; nothing we print may repeat it.
+//!
+//! This is the one detector: `lint` reports what [`scan`] finds, the doors
+//! (a run's note, an inbox message, a git publish) refuse it with [`check`],
+//! and every view of memory shows [`redact`]ed text.
+//!
+//! Patterns are specific formats (an AWS key id is `AKIA` + 16 upper-case
+//! letters or digits), plus rules that need a secret-like name *and* a
+//! secret-like value, so prose about passwords, tokens or task-management
+//! does not match:
+//! * `NAME=value` with a secret-like name needs a 12+ character value with
+//!   letters and digits;
+//! * a password in prose (`the password is hunter2`, `password: X`,
+//!   `passwd=X`) needs a value of 4+ characters mixing letters and digits or
+//!   holding a symbol (`!@#%^&*+=?~|$`), or a quoted one; a path, a URL, a
+//!   code expression (`getpass()`, `os.environ[...]`) or a placeholder word
+//!   is not one;
+//! * `user:password@` in a URL, and `-u user:password` / `--user
+//!   user:password` on a command line (not `-u 1000:1000` or `-u app:app`,
+//!   which are users and groups).
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex, RegexSet};
+
+use crate::base::error::SecretFound;
+use crate::base::patterns::{ascii_boundaries, pattern};
+
+/// What replaces a secret in any output.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Characters of a refused line quoted (redacted) in a [`SecretFound`].
+const EXCERPT_CHARS: usize = 100;
+
+/// A secret found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    /// What it looks like ("AWS access key ID", ...).
+    pub kind: &'static str,
+    /// Its byte range in the text (what [`redact`] replaces).
+    pub range: Range<usize>,
+}
+
+impl SecretMatch {
+    /// Its 1-based line in `text` (the text it was found in).
+    pub fn line(&self, text: &str) -> usize {
+        text[..self.range.start].matches('\n').count() + 1
+    }
+}
+
+struct Pattern {
+    kind: &'static str,
+    regex: &'static str,
+    /// The secret's range in a match, or `None` when the match is not one.
+    secret: fn(&Captures<'_>) -> Option<Range<usize>>,
+}
+
+const fn exact(kind: &'static str, regex: &'static str) -> Pattern {
+    Pattern {
+        kind,
+        regex,
+        secret: whole,
+    }
+}
+
+/// The whole match is the secret.
+fn whole(caps: &Captures<'_>) -> Option<Range<usize>> {
+    caps.get(0).map(|m| m.range())
+}
+
+/// Group 1 is the secret.
+fn group1(caps: &Captures<'_>) -> Option<Range<usize>> {
+    caps.get(1).map(|m| m.range())
+}
+
+/// Group 1 is the secret if it looks random (see [`looks_random`]).
+fn random_group1(caps: &Captures<'_>) -> Option<Range<usize>> {
+    caps.get(1)
+        .filter(|m| looks_random(m.as_str()))
+        .map(|m| m.range())
+}
+
+/// A password in prose: group 1 quoted (any word but a placeholder), or
+/// group 2 bare, without the sentence's trailing punctuation, if it looks
+/// like a password (see [`looks_like_password`]).
+fn prose_password(caps: &Captures<'_>) -> Option<Range<usize>> {
+    if let Some(quoted) = caps.get(1) {
+        return Some(quoted.range());
+    }
+    let bare = caps.get(2)?;
+    let value = bare.as_str().trim_end_matches(['.', ',', ';', ':', ')']);
+    looks_like_password(value).then(|| bare.start()..bare.start() + value.len())
+}
+
+/// `-u user:password`: group 2, unless it is a `user:group` pair (numeric
+/// ids, or the same name twice).
+fn command_line_password(caps: &Captures<'_>) -> Option<Range<usize>> {
+    let (user, password) = (caps.get(1)?, caps.get(2)?);
+    let ids = password.as_str().chars().all(|c| c.is_ascii_digit());
+    (!ids && user.as_str() != password.as_str()).then(|| password.range())
+}
+
+const PATTERNS: &[Pattern] = &[
+    exact(
+        "private key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+    ),
+    exact(
+        "AWS access key ID",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+    ),
+    Pattern {
+        kind: "AWS secret access key",
+        regex: r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        secret: group1,
+    },
+    exact("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b"),
+    exact(
+        "GitHub fine-grained token",
+        r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b",
+    ),
+    exact("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    exact("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    exact(
+        "Slack webhook URL",
+        r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+    ),
+    exact(
+        "Stripe key",
+        r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,}\b",
+    ),
+    exact("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{32,}"),
+    exact(
+        "OpenAI API key",
+        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\bsk-[A-Za-z0-9]{48}\b",
+    ),
+    exact("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    exact("Hugging Face token", r"\bhf_[A-Za-z0-9]{34,}\b"),
+    exact("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    exact("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    exact(
+        "JSON web token",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    Pattern {
+        kind: "password in a URL",
+        regex: r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:([^\s/@]{3,})@",
+        secret: group1,
+    },
+    Pattern {
+        kind: "password on a command line",
+        regex: r#"(?:^|\s)(?:-u|--user)(?:\s+|=)["']?([^\s:"'`$<{]+):([^\s"'`]+)"#,
+        secret: command_line_password,
+    },
+    Pattern {
+        kind: "password",
+        // `password is X`, `password for the staging db: X`, `passwd=X`, `"password": "X"`.
+        regex: r#"(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
+        secret: prose_password,
+    },
+    Pattern {
+        kind: "secret assignment",
+        regex: r#"(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
+        secret: random_group1,
+    },
+];
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<Regex>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+    set: RegexSet::new(PATTERNS.iter().map(|p| ascii_boundaries(p.regex)))
+        .expect("valid secret patterns"),
+    each: PATTERNS.iter().map(|p| pattern(p.regex)).collect(),
+});
+
+/// Lower-case text that every pattern's match contains at least one of (a
+/// pattern added to [`PATTERNS`] adds its own here; a test checks each
+/// pattern's samples get through).
+const NEEDLES: &[&str] = &[
+    "private key",
+    "akia",
+    "asia",
+    "abia",
+    "acca",
+    "secret",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "hooks.slack.com",
+    "sk_",
+    "rk_",
+    "sk-",
+    "aiza",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "eyj",
+    "://",
+    "-u",
+    "pass",
+    "pwd",
+    "api",
+    "key",
+    "token",
+];
+
+/// Whether `text` could hold a secret at all: the patterns are only
+/// compiled (a few milliseconds, once per process) for a text that has one
+/// of their literal parts, so `status` on a checkpoint of paths stays fast.
+fn could_hold_secret(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    NEEDLES.iter().any(|n| lower.contains(n))
+}
+
+/// Every secret in `text`, in order, without overlaps.
+pub fn scan(text: &str) -> Vec<SecretMatch> {
+    if !could_hold_secret(text) {
+        return Vec::new();
+    }
+    let compiled = &*COMPILED;
+    let mut found: Vec<SecretMatch> = Vec::new();
+    for i in compiled.set.matches(text).iter() {
+        let pattern = &PATTERNS[i];
+        for caps in compiled.each[i].captures_iter(text) {
+            let Some(range) = (pattern.secret)(&caps) else {
+                continue;
+            };
+            if range.is_empty() || is_placeholder(&text[range.clone()]) {
+                continue;
+            }
+            found.push(SecretMatch {
+                kind: pattern.kind,
+                range,
+            });
+        }
+    }
+    found.sort_by_key(|m| (m.range.start, std::cmp::Reverse(m.range.end)));
+    let mut kept: Vec<SecretMatch> = Vec::with_capacity(found.len());
+    for m in found {
+        match kept.last_mut() {
+            Some(last) if m.range.start < last.range.end => {
+                last.range.end = last.range.end.max(m.range.end);
+            }
+            _ => kept.push(m),
+        }
+    }
+    kept
+}
+
+/// `text` with every secret replaced by [`REDACTED`] (borrowed when there is none).
+pub fn redact(text: &str) -> Cow<'_, str> {
+    replace_secrets(text, false)
+}
+
+/// `text` with every secret replaced by [`REDACTED`], keeping its lines: a
+/// secret spanning lines (a private key block) leaves as many line breaks,
+/// so line numbers (findings, an editor's `+N`) still point at the same
+/// lines. What the review view shows beside its findings.
+pub fn redact_keeping_lines(text: &str) -> Cow<'_, str> {
+    replace_secrets(text, true)
+}
+
+/// [`redact`], and with `keep_lines` each secret's line breaks kept after it.
+fn replace_secrets(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    let found = scan(text);
+    if found.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in found {
+        out.push_str(&text[last..m.range.start]);
+        out.push_str(REDACTED);
+        if keep_lines {
+            let breaks = text[m.range.clone()].matches('\n').count();
+            out.extend(std::iter::repeat_n('\n', breaks));
+        }
+        last = m.range.end;
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+/// Refuse `text` if it holds a secret: the error names `what` holds it, the
+/// kind and line of the first one, that line redacted, how many more there
+/// are, and `fix`. The policy of every door (a run's note, an inbox message,
+/// a file a publish would send) is this one function.
+pub fn check(what: &str, text: &str, fix: &str) -> Result<(), SecretFound> {
+    let found = scan(text);
+    let Some(first) = found.first() else {
+        return Ok(());
+    };
+    let line = first.line(text);
+    let redacted = redact(text);
+    let shown = redacted.lines().nth(line - 1).unwrap_or("").trim();
+    let mut excerpt: String = shown.chars().take(EXCERPT_CHARS).collect();
+    if excerpt.len() < shown.len() {
+        excerpt.push('…');
+    }
+    Err(SecretFound {
+        what: what.to_string(),
+        kind: first.kind,
+        line,
+        excerpt,
+        more: found.len() - 1,
+        fix: fix.to_string(),
+    })
+}
+
+/// A value for a secret-like name that looks like a real secret: letters and
+/// digits mixed, not a variable reference.
+fn looks_random(value: &str) -> bool {
+    value.chars().any(|c| c.is_ascii_alphabetic()) && value.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A bare word after "password is" / "password:" that is one: 4+
+/// characters, letters mixed with digits or a symbol; not a path, a URL or
+/// a code expression.
+fn looks_like_password(value: &str) -> bool {
+    const SYMBOLS: &[char] = &[
+        '!', '@', '#', '$', '%', '^', '&', '*', '+', '=', '?', '~', '|',
+    ];
+    const CODE: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];
+    let letters = value.chars().any(|c| c.is_alphabetic());
+    let digits = value.chars().any(|c| c.is_ascii_digit());
+    let symbols = value.contains(SYMBOLS);
+    value.chars().count() >= 4
+        && (letters && digits || (letters || digits) && symbols)
+        && !value.contains(CODE)
+        && !value.contains("://")
+        && !value.starts_with(['/', '.', '~'])
+}
+
+/// Words that stand for a secret rather than being one.
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "string",
+    "redacted",
+    "changeme",
+    "example",
+    "hidden",
+    "required",
+    "optional",
+    "none",
+    "null",
+    "empty",
+    "todo",
+    "tbd",
+    "1password",
+];
+
+/// `$VAR`, `${VAR}`, `<your-key>`, `***`, `xxxx`, `password`: documentation, not a secret.
+fn is_placeholder(value: &str) -> bool {
+    let mut chars = value.chars();
+    let first = chars.next().unwrap_or('*');
+    value.starts_with(['$', '<', '{', '%', '*'])
+        || value == REDACTED
+        || (matches!(first, 'x' | 'X' | '.' | '*') && chars.all(|c| c == first))
+        || PLACEHOLDER_WORDS
+            .iter()
+            .any(|w| value.eq_ignore_ascii_case(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacting_keeping_lines_keeps_every_line_where_it_was() {
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HcTq\nRrE5cyQvWpmVd6fLdZXEb+MiuR9ChbbVFX+p5N+g1W7BEL/RZUqhm7iiCL2YPXzX\n-----END RSA PRIVATE KEY-----";
+        let text = format!(
+            "line 1\ntoken ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 here\n{key}\nlast line\n"
+        );
+        let shown = redact_keeping_lines(&text);
+        assert_eq!(shown.lines().count(), text.lines().count(), "{shown}");
+        assert!(
+            !shown.contains("ghp_") && !shown.contains("MIIE"),
+            "{shown}"
+        );
+        assert_eq!(shown.lines().nth(1), Some("token [REDACTED] here"));
+        assert_eq!(shown.lines().last(), Some("last line"));
+        assert!(matches!(
+            redact_keeping_lines("clean"),
+            Cow::Borrowed("clean")
+        ));
+    }
+
+    // Fakes are assembled at run time so this source holds no token-shaped string.
+    fn fake(prefix: &str, body: &str) -> String {
+        format!("{prefix}{body}")
+    }
+
+    /// The kinds found in `text` and what each covers.
+    fn found(text: &str) -> Vec<(&'static str, &str)> {
+        scan(text)
+            .into_iter()
+            .map(|m| (m.kind, &text[m.range]))
+            .collect()
+    }
+
+    #[test]
+    fn finds_common_key_formats() {
+        let cases = [
+            (fake("AKIA", "ZDOC9IS0J8HT9LGM"), "AWS access key ID"),
+            (
+                fake("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"),
+                "GitHub token",
+            ),
+            (fake("sk_live_", "xgJTeKdNnFRIBXuDL7DxtpYl"), "Stripe key"),
+            (
+                fake("xoxb-", "319487574911-GAkWvj7FAc9QeWJKY40uvSwM"),
+                "Slack token",
+            ),
+            (
+                fake("AIza", "-6ilI8ihN5KXSc7Tvo-hBKqFYY-kv5ZJr3J"),
+                "Google API key",
+            ),
+            (
+                fake("sk-ant-", "api03-abcdefghijklmnopqrstuvwxyz012345"),
+                "Anthropic API key",
+            ),
+        ];
+        for (secret, kind) in cases {
+            let text = format!("the key is {secret} for now");
+            let found = scan(&text);
+            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(found[0].kind, kind);
+            assert_eq!(&text[found[0].range.clone()], secret);
+            assert_eq!(redact(&text), "the key is [REDACTED] for now");
+        }
+    }
+
+    #[test]
+    fn every_pattern_gets_past_the_prefilter_with_nothing_around_it() {
+        let samples = [
+            fake(
+                "-----BEGIN RSA ",
+                "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7\n-----END RSA PRIVATE KEY-----",
+            ),
+            fake("AKIA", "ZDOC9IS0J8HT9LGM"),
+            fake(
+                "aws_secret_access_key=",
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            ),
+            fake("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"),
+            fake("github_pat_", "11ABCDEFG0123456789_abcdefghijklmnop"),
+            fake("glpat-", "abcdefghij0123456789xyz"),
+            fake("xoxb-", "319487574911-GAkWvj7FAc9QeWJKY40uvSwM"),
+            fake("https://hooks.slack.com/services/", "T0001/B0002/XyZabc123"),
+            fake("sk_live_", "xgJTeKdNnFRIBXuDL7DxtpYl"),
+            fake("sk-ant-", "api03-abcdefghijklmnopqrstuvwxyz012345"),
+            fake("sk-proj-", "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"),
+            fake("AIza", "-6ilI8ihN5KXSc7Tvo-hBKqFYY-kv5ZJr3J"),
+            fake("hf_", "abcdefghijklmnopqrstuvwxyz01234567"),
+            fake("npm_", "abcdefghijklmnopqrstuvwxyz0123456789"),
+            fake(
+                "pypi-AgEIcHlwaS5vcmc",
+                "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnop",
+            ),
+            fake(
+                "eyJhbGciOiJIUzI1NiJ9.",
+                "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ),
+            fake("https://deploy:", "Sup3rS3cret@example.com/repo.git"),
+            fake("curl -u bob:", "Tr0ub4dor3x https://example.com"),
+            fake("PASSWORD is ", "hunter2x!"),
+            fake("TOKEN=", "abcDEF123456ghiJKL789"),
+        ];
+        for sample in samples {
+            assert!(could_hold_secret(&sample), "{sample}");
+            assert!(!scan(&sample).is_empty(), "found alone: {sample}");
+        }
+        assert!(!could_hold_secret(
+            "/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md"
+        ));
+    }
+
+    #[test]
+    fn private_key_blocks_are_redacted_whole() {
+        let begin = fake("-----BEGIN OPENSSH ", "PRIVATE KEY-----");
+        let end = fake("-----END OPENSSH ", "PRIVATE KEY-----");
+        let text = format!("before\n{begin}\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAABG5vbmU=\n{end}\nafter");
+        assert_eq!(redact(&text), "before\n[REDACTED]\nafter");
+        let unterminated = format!("{begin}\nb3BlbnNzaC1r");
+        assert_eq!(redact(&unterminated), "[REDACTED]");
+    }
+
+    #[test]
+    fn assignments_need_a_secret_like_value() {
+        let value = fake("s3cr3tV4lue", "Xy9Zq");
+        assert_eq!(
+            redact(&format!("DB_PASSWORD={value} in .env")),
+            "DB_PASSWORD=[REDACTED] in .env"
+        );
+        assert_eq!(
+            redact(&format!("postgres://app:{value}@db:5432/app")),
+            "postgres://app:[REDACTED]@db:5432/app"
+        );
+        for prose in [
+            "The password reset flow sends one email.",
+            "password: see the team vault",
+            "Set API_KEY=$OPENAI_API_KEY before running.",
+            "token: roughly 1500 of them",
+            "task-management board, risk-assessment doc",
+            "the secret sauce is the retry loop",
+            "password = correcthorsebatterystaple",
+            "postgres://app:${DB_PASS}@db/app",
+            "A token budget of 1,500 tokens.",
+        ] {
+            assert!(scan(prose).is_empty(), "{prose}");
+        }
+    }
+
+    #[test]
+    fn passwords_written_out_in_prose_are_found() {
+        let cases = [
+            ("The staging password is hunter2.", "hunter2"),
+            ("the password is hunter2", "hunter2"),
+            ("Password was Tr0ub4dor&3 until Monday", "Tr0ub4dor&3"),
+            ("password: s3cr3t!", "s3cr3t!"),
+            ("Admin password: letmein! (rotate it)", "letmein!"),
+            ("passwd=qwerty99", "qwerty99"),
+            ("DB_PASSWORD=hunter22", "hunter22"),
+            ("pwd = Winter2026", "Winter2026"),
+            (r#"{"password": "swordfish"}"#, "swordfish"),
+            ("password: `opensesame`", "opensesame"),
+            (
+                "the password for the staging db is pa55word, ok?",
+                "pa55word",
+            ),
+            ("The password is: Zebra#12", "Zebra#12"),
+            ("MYSQL_ROOT_PASSWORD: rootpw2026", "rootpw2026"),
+        ];
+        for (text, secret) in cases {
+            let found = found(text);
+            assert_eq!(found.len(), 1, "{text}: {found:?}");
+            assert_eq!(found[0].1, secret, "{text}");
+            assert!(!redact(text).contains(secret), "{text}");
+        }
+        assert_eq!(
+            redact("The staging password is hunter2."),
+            "The staging password is [REDACTED]."
+        );
+    }
+
+    #[test]
+    fn prose_about_passwords_is_not_a_password() {
+        for prose in [
+            "The password reset flow sends one email.",
+            "Fixed the password field: it lost focus on submit.",
+            "the password field is required",
+            "The password is stored in the vault.",
+            "The password is in 1Password under staging.",
+            "password: 1Password, item 'staging db'",
+            "Password is required (min 12 chars).",
+            "password: hashed with argon2id",
+            "the password is not logged any more",
+            "password = getpass()",
+            "password = os.environ['DB_PASSWORD']",
+            "password: process.env.DB_PASS",
+            "password: ${{ secrets.DB_PASSWORD }}",
+            "password: \"{{ vault_db_password }}\"",
+            "password: $PGPASSWORD",
+            "password: <your password>",
+            "password: ********",
+            "password: xxxx",
+            "\"password\": \"string\"",
+            "passwd: /etc/passwd",
+            "pwd: ~/src/app",
+            "password: https://vault.example.com/staging",
+            "Passwords must be 12+ characters.",
+            "password-protected zip, password hashing, passwordless login",
+            "the password isn't rotated yet",
+            "password is 8 chars minimum",
+            "the password for the admin account is unknown; ask ops",
+            "password: [REDACTED]",
+        ] {
+            assert!(scan(prose).is_empty(), "{prose}: {:?}", found(prose));
+        }
+    }
+
+    #[test]
+    fn credentials_in_urls_are_found() {
+        for (text, secret) in [
+            (
+                "clone https://deploy:gh0st-Rider@git.example.com/repo.git",
+                "gh0st-Rider",
+            ),
+            ("https://user:pass@host/path", "pass"),
+            ("redis://default:Xk29sLq@cache:6379", "Xk29sLq"),
+            ("amqp://guest:s3cret@rabbit//", "s3cret"),
+        ] {
+            assert_eq!(found(text), [("password in a URL", secret)], "{text}");
+        }
+        for text in [
+            "http://localhost:8080/path@v2",
+            "git@github.com:org/repo.git",
+            "ssh://git@host:22/repo",
+            "postgres://user:password@localhost/app (the .env.example)",
+            "https://user@host/only-a-user",
+            "postgres://app:${DB_PASS}@db/app",
+        ] {
+            assert!(scan(text).is_empty(), "{text}: {:?}", found(text));
+        }
+    }
+
+    #[test]
+    fn command_line_user_passwords_are_found() {
+        for (text, secret) in [
+            ("curl -u admin:hunter2 https://api.example.com", "hunter2"),
+            ("`curl -u ci:Tr0ub4dor https://x`", "Tr0ub4dor"),
+            ("curl --user deploy:s3cret! -X POST", "s3cret!"),
+            ("curl --user=bot:letmein https://x", "letmein"),
+            ("-u jenkins:0pen-sesame", "0pen-sesame"),
+            ("curl -u \"me:pw2\" x", "pw2"),
+        ] {
+            assert_eq!(
+                found(text),
+                [("password on a command line", secret)],
+                "{text}"
+            );
+        }
+        for text in [
+            "git push -u origin main",
+            "curl -u admin https://x (prompts for the password)",
+            "docker run -u 1000:1000 image",
+            "docker exec -u www-data:www-data app",
+            "curl -u $USER:$TOKEN https://x",
+            "curl -u \"$CREDS\" https://x",
+            "sort -u file.txt",
+            "gcc -undef -u:x",
+        ] {
+            assert!(scan(text).is_empty(), "{text}: {:?}", found(text));
+        }
+    }
+
+    #[test]
+    fn check_names_the_kind_and_line_and_never_the_secret() {
+        assert_eq!(check("the note", "all clear\n", "fix"), Ok(()));
+        let key = fake("AKIA", "ZDOC9IS0J8HT9LGM");
+        let text = format!("# Handoff\n\nDeploy with {key} then\nthe password is hunter2\n");
+        let err = check("the session note", &text, "remove it").unwrap_err();
+        assert_eq!(err.kind, "AWS access key ID");
+        assert_eq!(err.line, 3);
+        assert_eq!(err.excerpt, "Deploy with [REDACTED] then");
+        assert_eq!(err.more, 1);
+        let message = err.to_string();
+        assert!(
+            !message.contains(&key) && !message.contains("hunter2"),
+            "{message}"
+        );
+        assert!(
+            message.starts_with("the session note holds a secret (AWS access key ID) on line 3"),
+            "{message}"
+        );
+        // A private key's line is its first; the block is cut from the excerpt.
+        let pem = format!(
+            "a\nkey: {}\nMIIEvQIBADANBg\n{}\n",
+            fake("-----BEGIN RSA ", "PRIVATE KEY-----"),
+            fake("-----END RSA ", "PRIVATE KEY-----")
+        );
+        let err = check("f", &pem, "x").unwrap_err();
+        assert_eq!((err.kind, err.line), ("private key", 2));
+        assert_eq!(err.excerpt, "key: [REDACTED]");
+        let long = format!("{} the password is hunter2", "word ".repeat(40));
+        let err = check("f", &long, "x").unwrap_err();
+        assert!(err.excerpt.ends_with('…') && !err.excerpt.contains("hunter2"));
+    }
+
+    #[test]
+    fn overlapping_matches_merge() {
+        let value = fake("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY");
+        let text = format!("AWS_SECRET_ACCESS_KEY={value}");
+        // The AWS pattern and the generic assignment find the same value: one redaction.
+        assert_eq!(scan(&text).len(), 1);
+        assert_eq!(redact(&text), "AWS_SECRET_ACCESS_KEY=[REDACTED]");
+        // A long password is both a password and a secret assignment.
+        assert_eq!(
+            redact("DB_PASSWORD=hunter2hunter2hunter2"),
+            "DB_PASSWORD=[REDACTED]"
+        );
+    }
+
+    #[test]
+    fn redacting_twice_changes_nothing() {
+        let text = "the password is hunter2, curl -u a:b0b https://u:p4ss@h";
+        let once = redact(text).into_owned();
+        assert_eq!(redact(&once), once);
+        assert!(scan(&once).is_empty(), "{once}");
+    }
+}

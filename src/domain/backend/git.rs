@@ -1,0 +1,918 @@
+//! The `git` publish backend: local work on git2 (vendored libgit2, no
+//! network code), fetch and push through the `git` program.
+//!
+//! `publish` reconciles before it acts, so running it again after a crash
+//! anywhere inside it commits and pushes nothing twice:
+//! 1. stage the configured paths (and only those go into the commit: other
+//!    changes the user staged stay staged, uncommitted);
+//! 2. commit if the tree differs from HEAD's — otherwise "nothing to commit"
+//!    (e.g. our commit is already there), which is success;
+//! 3. push, through the user's `git` ([`super::git_cli`]); pushing what the
+//!    remote already has is a no-op. If the remote moved on, fetch and
+//!    integrate (fast-forward, or a merge when the memory files do not
+//!    conflict; nothing when the remote's commit is already ours), then push
+//!    again. A conflict fails the step with the exact commands to settle it;
+//!    both versions survive. A push the server refuses (a hook, a protected
+//!    branch) fails at once with the server's own words: no retry, no merge.
+//!
+//! A locked index (another git process) is retried with backoff and then
+//! reported; a lock file is never deleted.
+
+use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use git2::build::TreeUpdateBuilder;
+use git2::{
+    Commit, ErrorCode, FileMode, IndexAddOption, Repository, Signature, Tree, TreeWalkMode,
+    TreeWalkResult,
+};
+use serde::{Deserialize, Serialize};
+
+use super::git_cli::{self, Pushed};
+use super::git_error::{Conflict, GitError};
+use super::git_locks::{self, GitLock};
+use super::memory_merge::{self, MemoryPrefixes, Settled};
+use super::{Backend, BackendError, Leftover, Synced};
+use crate::base::fsx;
+use crate::base::outcome::{AfterCrash, StepError};
+use crate::domain::memory::history::StateHistory;
+use crate::domain::memory::state_merge::Side;
+use crate::domain::memory::versions::HANDOVER_AT;
+pub use crate::workspace::MemoryLocations;
+
+const INDEX_LOCK_RETRIES: [u64; 7] = [20, 40, 80, 160, 320, 640, 1280];
+
+/// A git publish target, as staged in a run's plan (absolute paths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitSpec {
+    /// A directory inside the repository.
+    pub repo_dir: PathBuf,
+    /// What to stage and commit.
+    pub paths: Vec<PathBuf>,
+    /// Whether to push after committing.
+    pub push: bool,
+    /// The branch HEAD must be on, and that is pushed.
+    pub branch: String,
+    /// The remote to push to.
+    pub remote: String,
+    /// Where the memory layers are, so that integrating the remote's
+    /// commits merges them by layer (absent in plans staged by 0.6.0 and
+    /// earlier: those merge by lines only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryLocations>,
+}
+
+impl MemoryLocations {
+    /// The folders relative to `repo`'s work tree, as index path prefixes.
+    fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, GitError> {
+        let workdir = repo
+            .workdir()
+            .and_then(|w| std::fs::canonicalize(w).ok())
+            .ok_or_else(|| GitError::Bare {
+                dir: repo.path().to_path_buf(),
+            })?;
+        let rel = |dir: &Path| -> String {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            match real.strip_prefix(&workdir) {
+                Ok(r) if r.as_os_str().is_empty() => String::new(),
+                Ok(r) => format!("{}/", r.to_string_lossy()),
+                // Outside the repository: nothing of it is in the index.
+                Err(_) => "\0outside/".into(),
+            }
+        };
+        Ok(MemoryPrefixes {
+            memory: rel(&self.memory_dir),
+            messages: rel(&self.messages_dir),
+        })
+    }
+}
+
+type Outcome = Result<String, GitError>;
+
+impl Backend for GitSpec {
+    fn after_crash(&self) -> AfterCrash {
+        AfterCrash::Reconcile // finds its own commit and push (module docs)
+    }
+
+    fn publish(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
+        self.commit_and_push(message, gate, admit)
+    }
+
+    fn shares(&self) -> bool {
+        true
+    }
+
+    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError> {
+        Ok(self.fetch_and_integrate(limit)?)
+    }
+
+    fn leftovers(&self) -> Vec<Leftover> {
+        let Ok(repo) = Repository::discover(&self.repo_dir) else {
+            return Vec::new();
+        };
+        let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let integrating = repo.path().join(INTEGRATING);
+        let interrupted = integrating.exists().then(|| Leftover {
+            kind: "integration_interrupted",
+            what: format!(
+                "bringing the remote in was interrupted ({} is there)",
+                integrating.display()
+            ),
+            fix: "`agent-handover sync` (or the next publish) finishes it".into(),
+            removable: None,
+        });
+        let locks = git_locks::find(repo.path(), &workdir)
+            .into_iter()
+            .map(|lock: GitLock| Leftover {
+                kind: "git_lock",
+                what: lock
+                    .describe()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                fix: format!(
+                    "rm '{}' once no git runs there, then `agent-handover resume`",
+                    lock.path.display()
+                ),
+                removable: lock.is_stale().then(|| lock.path.clone()),
+            });
+        interrupted.into_iter().chain(locks).collect()
+    }
+}
+
+impl GitSpec {
+    /// Stage, commit and push (see the module docs); returns a summary.
+    /// `admit` is asked about every file the commit would add or change
+    /// (its path in the repository and its text), before the index is
+    /// written; its error stops the publish with nothing staged.
+    /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
+    fn commit_and_push(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
+        let repo = self.open_repo()?;
+        let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
+        self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
+        let specs = self.pathspecs(&workdir)?;
+        let message = format!(
+            "{message}\n\n{HANDOVER_AT} {}",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+        );
+        let committed = commit_paths(&repo, &specs, &message, admit)?;
+        crate::base::failpoint::hit("publish-after-commit");
+        let committed = match committed {
+            Some(id) => format!("committed {}", short(id)),
+            None => "nothing to commit".to_string(),
+        };
+        if !self.push {
+            return Ok(format!("{committed}; not pushed (push = false)"));
+        }
+        gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
+        let pushed = self.push_integrating(&repo)?;
+        Ok(format!("{committed}; {pushed}"))
+    }
+
+    /// Bring the remote's memory in without handing over: fetch (giving up
+    /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
+    /// (fast-forward, or a merge by layer; nothing is pushed).
+    fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
+        let repo = self.open_repo()?;
+        self.check_branch(&repo)?;
+        self.finish_integration(&repo)?;
+        self.check_remote(&repo)?;
+        let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
+            Ok(()) => {}
+            Err(GitError::TimedOut { limit }) => {
+                return Ok(Synced::Offline(format!(
+                    "{}/{} did not answer within {} s",
+                    self.remote,
+                    self.branch,
+                    limit.as_secs_f32()
+                )));
+            }
+            Err(e) => return Err(e),
+        }
+        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
+        if repo.find_reference(&tracking).is_err() {
+            return Ok(Synced::Done(format!(
+                "{}/{} has no commits yet: nothing to bring in",
+                self.remote, self.branch
+            )));
+        }
+        self.integrate(&repo).map(Synced::Done)
+    }
+
+    fn open_repo(&self) -> Result<Repository, GitError> {
+        let repo = Repository::discover(&self.repo_dir).map_err(|e| GitError::NotARepository {
+            dir: self.repo_dir.clone(),
+            detail: e.message().to_string(),
+        })?;
+        if repo.workdir().is_none() {
+            return Err(GitError::Bare {
+                dir: self.repo_dir.clone(),
+            });
+        }
+        Ok(repo)
+    }
+
+    fn check_remote(&self, repo: &Repository) -> Result<(), GitError> {
+        repo.find_remote(&self.remote)
+            .map(drop)
+            .map_err(|_| GitError::NoRemote {
+                remote: self.remote.clone(),
+            })
+    }
+
+    fn check_branch(&self, repo: &Repository) -> Result<(), GitError> {
+        let head = repo
+            .find_reference("HEAD")
+            .map_err(|e| git_error(repo, &e))?;
+        let target = head.symbolic_target().ok().flatten().map(str::to_string);
+        let expected = format!("refs/heads/{}", self.branch);
+        match target {
+            Some(t) if t == expected => Ok(()),
+            Some(t) => Err(GitError::WrongBranch {
+                head: t.trim_start_matches("refs/heads/").to_string(),
+                branch: self.branch.clone(),
+            }),
+            None => Err(GitError::Detached {
+                branch: self.branch.clone(),
+            }),
+        }
+    }
+
+    /// The configured paths relative to the work tree (`""` = all of it).
+    fn pathspecs(&self, workdir: &Path) -> Result<Vec<String>, GitError> {
+        let real_workdir = std::fs::canonicalize(workdir).map_err(|e| GitError::WorkTree {
+            what: "resolve",
+            path: workdir.to_path_buf(),
+            error: e.to_string(),
+        })?;
+        self.paths
+            .iter()
+            .map(|p| {
+                let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                real.strip_prefix(&real_workdir)
+                    .map(|rel| rel.to_string_lossy().into_owned())
+                    .map_err(|_| GitError::PathOutside {
+                        path: p.clone(),
+                        repo: workdir.to_path_buf(),
+                    })
+            })
+            .collect()
+    }
+
+    fn push_integrating(&self, repo: &Repository) -> Outcome {
+        self.check_remote(repo)?;
+        let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let dest = format!("{}/{}", self.remote, self.branch);
+        let mut merged = None;
+        for _ in 0..3 {
+            match git_cli::push(&dir, &self.remote, &self.branch)? {
+                Pushed::Done => {
+                    return Ok(match merged {
+                        Some(how) => format!("{how}, pushed to {dest}"),
+                        None => format!("pushed to {dest}"),
+                    });
+                }
+                Pushed::Refused(words) => {
+                    return Err(GitError::PushRefused {
+                        remote: self.remote.clone(),
+                        branch: self.branch.clone(),
+                        words,
+                    });
+                }
+                Pushed::Failed(said) => {
+                    return Err(GitError::PushFailed {
+                        remote: self.remote.clone(),
+                        branch: self.branch.clone(),
+                        dir,
+                        said,
+                    });
+                }
+                Pushed::Behind => {
+                    git_cli::fetch(&dir, &self.remote, &self.branch)?;
+                    merged = Some(self.integrate(repo)?);
+                }
+            }
+        }
+        Err(GitError::KeptMoving {
+            remote: self.remote.clone(),
+            branch: self.branch.clone(),
+        })
+    }
+
+    /// Bring the remote's commits into our branch: fast-forward, or merge when
+    /// nothing conflicts. Returns what was done.
+    fn integrate(&self, repo: &Repository) -> Outcome {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
+        let theirs = repo
+            .find_reference(&tracking)
+            .and_then(|r| r.peel_to_commit())
+            .map_err(git)?;
+        let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
+            // Nothing here yet (a fresh clone of an empty branch): take theirs.
+            self.move_branch(repo, None, &theirs, "agent-handover: sync")?;
+            return Ok(format!(
+                "took {}/{} ({})",
+                self.remote,
+                self.branch,
+                short(theirs.id())
+            ));
+        };
+        if theirs.id() == ours.id()
+            || repo
+                .graph_descendant_of(ours.id(), theirs.id())
+                .map_err(git)?
+        {
+            // Nothing of theirs is missing here: no merge commit for nothing.
+            return Ok(format!(
+                "{}/{} is already contained",
+                self.remote, self.branch
+            ));
+        }
+        if repo
+            .graph_descendant_of(theirs.id(), ours.id())
+            .map_err(git)?
+        {
+            self.move_branch(repo, Some(&ours), &theirs, "agent-handover: fast-forward")?;
+            return Ok(format!(
+                "fast-forwarded to {}/{} ({})",
+                self.remote,
+                self.branch,
+                short(theirs.id())
+            ));
+        }
+        let mut index = repo.merge_commits(&ours, &theirs, None).map_err(git)?;
+        let settled = match &self.memory {
+            Some(mem) => {
+                let base = repo
+                    .merge_base(ours.id(), theirs.id())
+                    .ok()
+                    .and_then(|id| repo.find_commit(id).ok());
+                let prefixes = mem.prefixes(repo)?;
+                memory_merge::settle(repo, &mut index, &ours, &theirs, base.as_ref(), &prefixes)
+                    .map_err(git)?
+            }
+            None => Settled::default(),
+        };
+        if index.has_conflicts() {
+            let mut paths: Vec<String> = index
+                .conflicts()
+                .map_err(git)?
+                .filter_map(|c| c.ok())
+                .filter_map(|c| c.our.or(c.their))
+                .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+                .collect();
+            paths.dedup();
+            return Err(self.conflict(repo, paths, &ours, &theirs));
+        }
+        let tree = repo
+            .find_tree(index.write_tree_to(repo).map_err(git)?)
+            .map_err(git)?;
+        let sig = signature(repo);
+        let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
+        let merge = repo
+            .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
+            .map_err(git)?;
+        let merge_commit = repo.find_commit(merge).map_err(git)?;
+        self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
+        let drift = self.keep_drift(&settled)?;
+        Ok(format!(
+            "merged {}/{} ({}) as {}{}{drift}",
+            self.remote,
+            self.branch,
+            short(theirs.id()),
+            short(merge),
+            match settled.files.len() {
+                0 => String::new(),
+                n => format!(", {n} memory file(s) merged by layer"),
+            }
+        ))
+    }
+
+    /// Keep the text a section merge of current-state.md superseded (as a
+    /// version flagged as drift); returns what to add to the summary.
+    fn keep_drift(&self, settled: &Settled) -> Outcome {
+        let (Some(mem), Some(merged)) = (&self.memory, &settled.merged_state) else {
+            return Ok(String::new());
+        };
+        let history = StateHistory::new(mem.state_history_dir.clone());
+        let mut notes = Vec::new();
+        for (text, sections, side, written_at) in &settled.drift {
+            let from = match side {
+                Side::Ours => "this machine".to_string(),
+                Side::Theirs => format!("{}/{}", self.remote, self.branch),
+            };
+            let drift = history.record_drift(text, *written_at, merged, sections.clone(), &from)?;
+            notes.push(format!(
+                "; state drift: {} of {from} superseded (`{}`)",
+                sections.join(", "),
+                drift.diff_command()
+            ));
+        }
+        Ok(notes.concat())
+    }
+
+    /// Move the branch from `from` (none: unborn) to its descendant `to`.
+    /// The work tree is checked first (a file edited here that the move
+    /// would change stops it, nothing touched); then `to` is held by a ref
+    /// (so no `git gc` can take it) and the intent written (durable, in the
+    /// git folder); then the work tree and index are updated and the branch
+    /// moved. A crash anywhere in between is finished by
+    /// [`Self::finish_integration`] before the next publish or sync, so the
+    /// half-updated work tree is never committed as if it were ours.
+    fn move_branch(
+        &self,
+        repo: &Repository,
+        from: Option<&Commit<'_>>,
+        to: &Commit<'_>,
+        why: &str,
+    ) -> Result<(), GitError> {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
+        let update = WorkTreeUpdate::plan(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
+        if let Some(edited) = update.edited.first() {
+            return Err(GitError::EditedHere {
+                path: edited.clone(),
+                remote: self.remote.clone(),
+                branch: self.branch.clone(),
+            });
+        }
+        repo.reference(INTEGRATING_REF, to.id(), true, why)
+            .map_err(git)?;
+        let from_id = from.map_or(git2::Oid::ZERO_SHA1, Commit::id);
+        fsx::write_atomic(
+            &repo.path().join(INTEGRATING),
+            format!("{from_id} {}\n", to.id()).as_bytes(),
+        )?;
+        crate::base::failpoint::hit("integrate-after-intent");
+        update.apply(repo)?;
+        crate::base::failpoint::hit("integrate-after-work-tree");
+        self.land(repo, to.id(), why)
+    }
+
+    /// The last of a move: the branch to `to`, then the intent cleared.
+    fn land(&self, repo: &Repository, to: git2::Oid, why: &str) -> Result<(), GitError> {
+        repo.reference(&format!("refs/heads/{}", self.branch), to, true, why)
+            .map_err(|e| git_error(repo, &e))?;
+        clear_intent(repo)
+    }
+
+    /// Finish a [`Self::move_branch`] a crash interrupted. The branch still
+    /// at `from`: the files still at their old text are brought to the new
+    /// one (a file changed since, e.g. by the handover that follows, is
+    /// left as it is: a change on top of the merge), then the branch moves.
+    /// The branch already at `to`: only the intent is cleared. Nothing to
+    /// finish (no intent, or the branch moved elsewhere since) is fine.
+    fn finish_integration(&self, repo: &Repository) -> Result<(), GitError> {
+        let marker = repo.path().join(INTEGRATING);
+        let Ok(text) = std::fs::read_to_string(&marker) else {
+            return Ok(());
+        };
+        let why = "agent-handover: finish an interrupted integration";
+        let mut ids = text.split_whitespace().map(git2::Oid::from_str);
+        let head = repo.head().ok().and_then(|h| h.target());
+        let (from, to) = match (ids.next(), ids.next()) {
+            (Some(Ok(from)), Some(Ok(to))) => (from, to),
+            _ => (git2::Oid::ZERO_SHA1, git2::Oid::ZERO_SHA1),
+        };
+        let moving = head == Some(from) || (from.is_zero() && head.is_none());
+        let target = repo.find_commit(to);
+        let (true, Ok(target)) = (moving && !to.is_zero(), target) else {
+            // Landed already, or the branch moved elsewhere since.
+            return clear_intent(repo);
+        };
+        let git = |e: git2::Error| git_error(repo, &e);
+        let from_tree = (!from.is_zero())
+            .then(|| repo.find_commit(from).and_then(|c| c.tree()))
+            .transpose()
+            .map_err(git)?;
+        WorkTreeUpdate::plan(repo, from_tree.as_ref(), &target.tree().map_err(git)?)?
+            .apply(repo)?;
+        self.land(repo, to, why)
+    }
+
+    fn conflict(
+        &self,
+        repo: &Repository,
+        paths: Vec<String>,
+        ours: &Commit<'_>,
+        theirs: &Commit<'_>,
+    ) -> GitError {
+        GitError::Conflict(Box::new(Conflict {
+            remote: self.remote.clone(),
+            branch: self.branch.clone(),
+            files: paths,
+            ours: short(ours.id()),
+            theirs: short(theirs.id()),
+            dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
+        }))
+    }
+}
+
+/// Stage `specs` and commit them (only them) on HEAD if anything changed.
+/// Every file added or changed is shown to `admit` first; if it refuses
+/// one, the index on disk is left as it was and nothing is committed.
+fn commit_paths(
+    repo: &Repository,
+    specs: &[String],
+    message: &str,
+    admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+) -> Result<Option<git2::Oid>, StepError> {
+    let git = |e: git2::Error| git_error(repo, &e);
+    let mut index = with_index_lock_retry(repo, || {
+        let mut index = repo.index()?;
+        index.add_all(specs, IndexAddOption::DEFAULT, None)?;
+        index.update_all(specs, None)?;
+        Ok(index)
+    })?;
+    let in_scope = |p: &str| {
+        specs.iter().any(|s| {
+            s.is_empty()
+                || p == s
+                || p.strip_prefix(s.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
+    };
+    let parent = match repo.head() {
+        Ok(h) => Some(h.peel_to_commit().map_err(git)?),
+        Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => None,
+        Err(e) => return Err(git(e).into()),
+    };
+    let baseline = match &parent {
+        Some(c) => c.tree().map_err(git)?,
+        None => repo
+            .find_tree(
+                repo.treebuilder(None)
+                    .and_then(|b| b.write())
+                    .map_err(git)?,
+            )
+            .map_err(git)?,
+    };
+    let mut update = TreeUpdateBuilder::new();
+    let mut staged = HashSet::new();
+    for entry in index.iter() {
+        let path = String::from_utf8_lossy(&entry.path).into_owned();
+        if !in_scope(&path) {
+            continue;
+        }
+        if (entry.flags >> 12) & 0x3 != 0 {
+            return Err(GitError::Unresolved { path }.into());
+        }
+        let mode = file_mode(entry.mode);
+        let unchanged = baseline
+            .get_path(Path::new(&path))
+            .is_ok_and(|e| e.id() == entry.id);
+        if !unchanged && matches!(mode, FileMode::Blob | FileMode::BlobExecutable) {
+            let blob = repo.find_blob(entry.id).map_err(git)?;
+            admit(&path, &String::from_utf8_lossy(blob.content()))?;
+        }
+        update.upsert(path.as_str(), entry.id, mode);
+        staged.insert(path);
+    }
+    with_index_lock_retry(repo, || index.write())?;
+    index.read(false).map_err(git)?;
+    baseline
+        .walk(TreeWalkMode::PreOrder, |root, entry| {
+            let path = format!("{root}{}", entry.name().unwrap_or_default());
+            if entry.kind() != Some(git2::ObjectType::Tree)
+                && in_scope(&path)
+                && !staged.contains(&path)
+            {
+                update.remove(path.as_str());
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(git)?;
+    let tree_id = update.create_updated(repo, &baseline).map_err(git)?;
+    if parent.is_some() && tree_id == baseline.id() {
+        return Ok(None);
+    }
+    let tree = repo.find_tree(tree_id).map_err(git)?;
+    let sig = signature(repo);
+    let parents: Vec<&Commit<'_>> = parent.iter().collect();
+    Ok(repo
+        .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .map(Some)
+        .map_err(git)?)
+}
+
+fn file_mode(mode: u32) -> FileMode {
+    match mode {
+        0o100755 => FileMode::BlobExecutable,
+        0o120000 => FileMode::Link,
+        0o160000 => FileMode::Commit,
+        _ => FileMode::Blob,
+    }
+}
+
+/// The git folder's note of an integration in progress: `<from> <to>`.
+pub const INTEGRATING: &str = "agent-handover-integrate";
+/// The ref that holds an integration's target until it lands.
+const INTEGRATING_REF: &str = "refs/agent-handover/integrating";
+
+/// Remove the intent of an integration and the ref holding its target.
+fn clear_intent(repo: &Repository) -> Result<(), GitError> {
+    fsx::remove_files_durable(repo.path(), &[INTEGRATING])?;
+    if let Ok(mut held) = repo.find_reference(INTEGRATING_REF) {
+        held.delete().map_err(|e| git_error(repo, &e))?;
+    }
+    Ok(())
+}
+
+/// One file of a work-tree update: its path, and its new blob and mode
+/// (none: removed).
+struct FileChange {
+    path: PathBuf,
+    new: Option<(git2::Oid, FileMode)>,
+}
+
+/// The work tree and index brought from one tree to another, file by file,
+/// each file written atomically; the index keeps whatever else the user
+/// staged. Planned first, so a file edited here is found before anything is
+/// touched.
+struct WorkTreeUpdate {
+    /// Files still at their old text (or already at the new one).
+    changes: Vec<FileChange>,
+    /// Files holding neither text: edited here.
+    edited: Vec<PathBuf>,
+}
+
+impl WorkTreeUpdate {
+    fn plan(repo: &Repository, from: Option<&Tree<'_>>, to: &Tree<'_>) -> Result<Self, GitError> {
+        let git = |e: git2::Error| git_error(repo, &e);
+        let workdir = work_tree(repo)?;
+        let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
+        let mut update = WorkTreeUpdate {
+            changes: Vec::new(),
+            edited: Vec::new(),
+        };
+        for delta in diff.deltas() {
+            let (old, new) = (delta.old_file(), delta.new_file());
+            let Some(path) = new.path().or(old.path()).map(Path::to_path_buf) else {
+                continue;
+            };
+            if path.components().any(|c| {
+                matches!(c, std::path::Component::ParentDir)
+                    || c.as_os_str().eq_ignore_ascii_case(".git")
+            }) {
+                return Err(GitError::UnsafePath { path });
+            }
+            let on_disk = workdir.join(&path);
+            let current = on_disk_blob(&on_disk).map_err(git)?;
+            let known = |f: &git2::DiffFile<'_>| (!f.id().is_zero()).then(|| f.id());
+            let (old_id, new_id) = (known(&old), known(&new));
+            if current != old_id && current != new_id {
+                update.edited.push(on_disk);
+                continue;
+            }
+            update.changes.push(FileChange {
+                path,
+                new: new_id.map(|id| (id, new.mode())),
+            });
+        }
+        Ok(update)
+    }
+
+    fn apply(&self, repo: &Repository) -> Result<(), GitError> {
+        use std::os::unix::fs::PermissionsExt;
+        let workdir = work_tree(repo)?;
+        for change in &self.changes {
+            let on_disk = workdir.join(&change.path);
+            let fail = |what: &'static str, e: &dyn std::fmt::Display| GitError::WorkTree {
+                what,
+                path: on_disk.clone(),
+                error: e.to_string(),
+            };
+            if std::fs::symlink_metadata(&on_disk).is_ok_and(|m| m.file_type().is_symlink()) {
+                std::fs::remove_file(&on_disk).map_err(|e| fail("remove", &e))?;
+            }
+            match change.new {
+                Some((id, FileMode::Link)) => {
+                    let target = repo.find_blob(id).map_err(|e| git_error(repo, &e))?;
+                    let target = std::ffi::OsStr::from_bytes(target.content());
+                    let _ = std::fs::remove_file(&on_disk);
+                    if let Some(dir) = on_disk.parent() {
+                        fsx::create_dir_durable(dir)?;
+                    }
+                    std::os::unix::fs::symlink(target, &on_disk).map_err(|e| fail("link", &e))?;
+                }
+                Some((id, mode)) => {
+                    let blob = repo.find_blob(id).map_err(|e| git_error(repo, &e))?;
+                    fsx::write_atomic(&on_disk, blob.content())?;
+                    let bits = if mode == FileMode::BlobExecutable {
+                        0o755
+                    } else {
+                        0o644
+                    };
+                    std::fs::set_permissions(&on_disk, std::fs::Permissions::from_mode(bits))
+                        .map_err(|e| fail("set the mode of", &e))?;
+                }
+                None => match std::fs::remove_file(&on_disk) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(fail("remove", &e)),
+                },
+            }
+        }
+        with_index_lock_retry(repo, || {
+            let mut index = repo.index()?;
+            for change in &self.changes {
+                match change.new {
+                    Some(_) => index.add_path(&change.path)?,
+                    None => index.remove_path(&change.path)?,
+                }
+            }
+            index.write()
+        })
+    }
+}
+
+/// The blob id of what is at `path` in the work tree: a file's content, a
+/// link's target; `None` when nothing is there (a folder counts as neither
+/// side's text).
+fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
+    use std::os::unix::ffi::OsStrExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => git2::Oid::hash_file(git2::ObjectType::Blob, path).map(Some),
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(path).unwrap_or_default();
+            git2::Oid::hash_object(git2::ObjectType::Blob, target.as_os_str().as_bytes()).map(Some)
+        }
+        Ok(_) => Ok(Some(git2::Oid::ZERO_SHA1)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A git2 error in `repo`, typed ([`GitError::from_git2`]: a lock file it
+/// names is [`GitError::Locked`]).
+fn git_error(repo: &Repository, e: &git2::Error) -> GitError {
+    GitError::from_git2(e, repo.path(), repo.workdir().unwrap_or(repo.path()))
+}
+
+/// The work tree of `repo` (a bare one has none).
+fn work_tree(repo: &Repository) -> Result<PathBuf, GitError> {
+    repo.workdir()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| GitError::Bare {
+            dir: repo.path().to_path_buf(),
+        })
+}
+
+/// Run `op`, retrying with backoff while another git process holds the index lock.
+fn with_index_lock_retry<T>(
+    repo: &Repository,
+    mut op: impl FnMut() -> Result<T, git2::Error>,
+) -> Result<T, GitError> {
+    for delay in INDEX_LOCK_RETRIES {
+        match op() {
+            Err(e) if e.code() == ErrorCode::Locked => {
+                std::thread::sleep(Duration::from_millis(delay))
+            }
+            other => return other.map_err(|e| git_error(repo, &e)),
+        }
+    }
+    op().map_err(|e| git_error(repo, &e))
+}
+
+/// The commit identity from the repository's or user's git config, or a fallback.
+fn signature(repo: &Repository) -> Signature<'static> {
+    repo.signature()
+        .map(|s| s.to_owned())
+        .or_else(|_| Signature::now("agent-handover", "agent-handover@localhost"))
+        .expect("a fixed signature is valid")
+}
+
+fn short(id: git2::Oid) -> String {
+    id.to_string()[..7].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A work repo on `main` with a bare remote `origin`, and a spec for it.
+    fn repos() -> (tempfile::TempDir, GitSpec) {
+        let dir = tempfile::tempdir().unwrap();
+        let remote = Repository::init_bare(dir.path().join("remote.git")).unwrap();
+        drop(remote);
+        let work = dir.path().join("work");
+        let mut opts = git2::RepositoryInitOptions::new();
+        opts.initial_head("main");
+        let repo = Repository::init_opts(&work, &opts).unwrap();
+        let url = format!("file://{}", dir.path().join("remote.git").display());
+        repo.remote("origin", &url).unwrap();
+        std::fs::create_dir_all(work.join("memory")).unwrap();
+        std::fs::write(work.join("memory/note.md"), "n").unwrap();
+        let spec = GitSpec {
+            repo_dir: work.clone(),
+            paths: vec![work.join("memory")],
+            push: true,
+            branch: "main".into(),
+            remote: "origin".into(),
+            memory: None,
+        };
+        (dir, spec)
+    }
+
+    #[test]
+    fn the_gate_holds_the_push_but_not_the_commit() {
+        let (dir, spec) = repos();
+        let paused = StepError::Paused {
+            file: dir.path().join("PAUSE"),
+            reason: None,
+        };
+        let err = spec
+            .publish("m", &|| Err(paused.clone()), &admit_all)
+            .unwrap_err();
+        assert_eq!(err, paused, "a pause stays a pause, not a failure");
+        let err = spec
+            .publish("m", &|| Err(StepError::failed("gate broke")), &admit_all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("nothing to commit; not pushed: gate broke"),
+            "{err}"
+        );
+        let remote = Repository::open_bare(dir.path().join("remote.git")).unwrap();
+        assert!(
+            remote.find_reference("refs/heads/main").is_err(),
+            "nothing was pushed"
+        );
+        let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
+        assert_eq!(done, "nothing to commit; pushed to origin/main");
+        assert!(remote.find_reference("refs/heads/main").is_ok());
+    }
+
+    fn admit_all(_path: &str, _text: &str) -> Result<(), StepError> {
+        Ok(())
+    }
+
+    #[test]
+    fn a_refused_file_stages_and_commits_nothing() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        let work = &spec.repo_dir;
+        std::fs::write(work.join("memory/note.md"), "n2").unwrap();
+        std::fs::write(work.join("memory/new.md"), "new").unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        let err = spec
+            .publish("second", &|| Ok(()), &|path, text| {
+                asked.borrow_mut().push(format!("{path}={text}"));
+                Err(StepError::failed("refused"))
+            })
+            .unwrap_err();
+        assert_eq!(err, StepError::failed("refused"));
+        // Only files the commit would add or change are asked about.
+        assert_eq!(asked.into_inner(), ["memory/new.md=new"]);
+        let repo = Repository::open(work).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(head.summary().unwrap(), Some("first"));
+        let index = repo.index().unwrap();
+        assert!(
+            index.get_path(Path::new("memory/new.md"), 0).is_none(),
+            "the index on disk is untouched"
+        );
+        let asked = std::cell::RefCell::new(0);
+        spec.publish("second", &|| Ok(()), &|_, _| {
+            *asked.borrow_mut() += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(asked.into_inner(), 2, "new.md and the changed note.md");
+    }
+
+    #[test]
+    fn first_commit_on_an_unborn_branch_has_no_parent() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        let repo = Repository::open(&spec.repo_dir).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(head.summary().unwrap(), Some("first"));
+        assert!(
+            head.message().unwrap().contains("\n\nHandover-At: 20"),
+            "the trailer that orders handovers across machines"
+        );
+        assert_eq!(head.parent_count(), 0);
+        assert!(
+            head.tree()
+                .unwrap()
+                .get_path(Path::new("memory/note.md"))
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! Publish targets: where the `publish` step sends the memory.
+//!
+//! `null` keeps everything local (the files on disk are enough); `git`
+//! (0.5.1's default) commits the memory and pushes it ([`git`]).
+
+pub mod git;
+pub mod git_cli;
+pub mod git_error;
+pub mod git_locks;
+pub mod memory_merge;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::fsx;
+use crate::base::outcome::{AfterCrash, StepError};
+use crate::workspace::config::BackendSection;
+use git::{GitSpec, MemoryLocations};
+use git_error::GitError;
+
+/// A backend, as staged in a run's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BackendSpec {
+    /// Local only: publishing succeeds without doing anything.
+    Null,
+    /// Commit the configured paths and push them.
+    Git(GitSpec),
+}
+
+impl BackendSpec {
+    /// The backend a `[backend]` section describes, as 0.5.1 reads it:
+    /// `repo_dir` relative to the project root, `paths` relative to
+    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`.
+    pub fn from_config(
+        section: &BackendSection,
+        memory: MemoryLocations,
+        root: &Path,
+        no_push: bool,
+    ) -> Result<Self, String> {
+        let memory_root = memory.memory_dir.as_path();
+        match section.kind.as_deref().unwrap_or("git") {
+            "null" => Ok(BackendSpec::Null),
+            "git" => {
+                let repo_dir =
+                    fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
+                let paths = match &section.paths {
+                    Some(paths) if !paths.is_empty() => paths
+                        .iter()
+                        .map(|p| fsx::absolutize(&repo_dir, Path::new(p)))
+                        .collect(),
+                    _ => vec![memory_root.to_path_buf()],
+                };
+                Ok(BackendSpec::Git(GitSpec {
+                    repo_dir,
+                    paths,
+                    push: !no_push && section.push.unwrap_or(true),
+                    branch: section.branch.clone().unwrap_or_else(|| "main".into()),
+                    remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
+                    memory: Some(memory),
+                }))
+            }
+            other => Err(format!(
+                "unknown backend type: {other:?} (expected \"git\" or \"null\")"
+            )),
+        }
+    }
+
+    /// The backend behind this spec.
+    pub fn backend(&self) -> &dyn Backend {
+        match self {
+            BackendSpec::Null => &NullBackend,
+            BackendSpec::Git(spec) => spec,
+        }
+    }
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// Fetched and integrated: what was done.
+    Done(String),
+    /// The remote did not answer in time: nothing changed.
+    Offline(String),
+    /// The backend keeps the memory on this machine: nothing to sync (why).
+    Local(String),
+}
+
+/// Why a backend's network work failed: its own typed error (the words a
+/// user reads are made when it is shown).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The git backend's.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// Something a killed publish or sync left behind (a lock file, an
+/// interrupted integration), for `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    /// Its kind (`git_lock`, `integration_interrupted`, ...).
+    pub kind: &'static str,
+    /// What was found.
+    pub what: String,
+    /// What to do about it.
+    pub fix: String,
+    /// The file `doctor --fix` may remove, when that is safe.
+    pub removable: Option<PathBuf>,
+}
+
+impl From<GitError> for StepError {
+    fn from(e: GitError) -> Self {
+        StepError::failed(e.to_string())
+    }
+}
+
+/// A publish target. Adding one: implement this, add a variant to
+/// [`BackendSpec`] and its arm in [`BackendSpec::backend`] and
+/// [`BackendSpec::from_config`] (see ARCHITECTURE.md). `sync` and `doctor`
+/// reach it only through this trait.
+pub trait Backend {
+    /// How an interrupted publish is settled after a crash. Required, not
+    /// defaulted: a backend must say whether publishing again is safe.
+    fn after_crash(&self) -> AfterCrash;
+
+    /// Publish; returns a one-line summary of what was done. `gate` is
+    /// asked before anything leaves the machine (the PAUSE brake); its
+    /// error stops the publish as it is (a pause stays a pause). `admit` is
+    /// asked about every file the publish would send that the target does
+    /// not already hold (its path as the target names it, and its text)
+    /// before anything is recorded for sending; its error (a secret) stops
+    /// the publish as it is.
+    fn publish(
+        &self,
+        message: &str,
+        gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+    ) -> Result<String, StepError>;
+
+    /// Whether the memory is shared with other machines through it (so
+    /// `sync` has something to bring in, under the run lock).
+    fn shares(&self) -> bool;
+
+    /// Bring the other machines' memory in without handing over, giving
+    /// the remote `limit` to answer ([`Synced::Offline`] after that).
+    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError>;
+
+    /// What a killed publish or sync left behind, for `doctor`.
+    fn leftovers(&self) -> Vec<Leftover>;
+}
+
+/// Local only: publishing succeeds without doing anything.
+#[derive(Debug, Clone, Copy)]
+pub struct NullBackend;
+
+impl Backend for NullBackend {
+    fn after_crash(&self) -> AfterCrash {
+        AfterCrash::Rerun
+    }
+
+    fn publish(
+        &self,
+        _message: &str,
+        _gate: &dyn Fn() -> Result<(), StepError>,
+        _admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+    ) -> Result<String, StepError> {
+        Ok("null backend: nothing to publish".into())
+    }
+
+    fn shares(&self) -> bool {
+        false
+    }
+
+    fn sync(&self, _limit: Option<Duration>) -> Result<Synced, BackendError> {
+        Ok(Synced::Local(
+            "the null backend keeps the memory on this machine: nothing to sync".into(),
+        ))
+    }
+
+    fn leftovers(&self) -> Vec<Leftover> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mem(root: &str) -> MemoryLocations {
+        MemoryLocations {
+            memory_dir: Path::new(root).join("memory"),
+            messages_dir: Path::new(root).join("messages"),
+            state_history_dir: Path::new(root).join(".agent-handover/history/current-state"),
+        }
+    }
+
+    fn section(kind: Option<&str>) -> BackendSection {
+        BackendSection {
+            kind: kind.map(Into::into),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn unknown_backend_type_is_an_error() {
+        let err = BackendSpec::from_config(&section(Some("s3")), mem("."), Path::new("."), false)
+            .unwrap_err();
+        assert!(err.contains("unknown backend type: \"s3\""), "{err}");
+    }
+
+    #[test]
+    fn git_keys_mean_what_they_mean_in_0_5_1() {
+        let mut s = section(None);
+        s.paths = Some(vec!["notes".into()]);
+        s.repo_dir = Some("repo".into());
+        let memory = Path::new("/p/memory");
+        let Ok(BackendSpec::Git(g)) =
+            BackendSpec::from_config(&s, mem("/p"), Path::new("/p"), false)
+        else {
+            panic!("git is the default type")
+        };
+        assert_eq!(g.repo_dir, Path::new("/p/repo"));
+        assert_eq!(g.paths, [Path::new("/p/repo/notes")]);
+        assert!(g.push);
+        assert_eq!((g.branch.as_str(), g.remote.as_str()), ("main", "origin"));
+        s.paths = None;
+        s.push = Some(true);
+        let Ok(BackendSpec::Git(g)) =
+            BackendSpec::from_config(&s, mem("/p"), Path::new("/p"), true)
+        else {
+            panic!("git")
+        };
+        assert_eq!(g.paths, [memory]);
+        assert!(!g.push, "--no-push wins over the file");
+    }
+
+    #[test]
+    fn null_backend_publishes_nothing() {
+        let b = BackendSpec::from_config(&section(Some("null")), mem("."), Path::new("."), false)
+            .unwrap();
+        assert_eq!(b.backend().after_crash(), AfterCrash::Rerun);
+        assert!(
+            b.backend()
+                .publish("m", &|| Ok(()), &|_, _| Err("refused".into()))
+                .is_ok(),
+            "the null backend sends no file"
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! Shape rules: required sections present and non-empty (a missing one
+//! names the headings that were not recognised), failed approaches written
+//! down (a section, or inline "tried X -> failed because Y"), exactly one
+//! concrete next step.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{
+    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
+    SECTION_MISSING, SECTION_RECOMMENDED,
+};
+use crate::base::patterns::pattern;
+use crate::domain::handoff::document::{
+    HandoffDocument, Item, ItemShape, LineRole, Section, SectionKind,
+};
+use crate::domain::handoff::text::snippet;
+
+/// A next step shorter than this many words is too thin to act on, unless
+/// it names something concrete.
+const MIN_NEXT_STEP_WORDS: usize = 4;
+
+/// Something to start from: a code span, a path or file name, a number
+/// (line, issue), a `::` path, a call, or an identifier with `_`.
+static ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"`[^`]+`|\w/\w|\w\.[a-z]{1,5}\b|\d|::|\w\(\)|\w_\w"));
+/// Openings that say "more of the same" without saying what.
+static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
+    )
+});
+/// A next step written in the prose rather than under its own heading:
+/// "Next task is Phase 2", "Next session starts with `go m1-1-0`", "Start
+/// with mode sync", "<- you are here", "That is the natural next step".
+static NEXT_INLINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bnext (?:session|agent|step|task|action|thing)s?\b[^.\n]{0,30}?(?::|\bis\b|\bshould\b|\bstarts?\b|\bwill\b|\bmust\b)|\bstart (?:here|with)\b|you are here|\bnatural next step\b|\bfirst thing to do\b|nächster schritt|prochaine étape|siguiente paso|próximo passo|prossimo passo|次にやること|다음 단계|下一步|следующий шаг",
+    )
+});
+/// A "next step" that is no action at all: waiting for instructions,
+/// "ready for new tasks", "nothing left to do".
+static IDLE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\W*(?:await(?:ing)?\b|wait(?:ing)? (?:for|on) (?:further |new |more |the )?(?:instructions|tasks|direction|input|feedback|user|requests?)|ready for (?:new|next|further|more) (?:tasks|work|instructions|features|requests)|(?:no|nothing) (?:further|more|else)\b|(?:none|n/?a|tbd|nothing)\W*$|(?:the )?(?:project|everything|all) (?:is )?(?:complete|done)\b|stand ?by\b)",
+    )
+});
+/// Negative knowledge written inline: "tried X -> failed because Y", an item
+/// that starts with "Never" or "Do not", "rejected", "ruled out", a root
+/// cause found, "was really a", in the ten languages.
+static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\btried\b.{0,160}?(?:->|→|=>|\bbut\b|\bfail|\bdidn|\bdoes ?n|\bbecause\b)|\bdid(?:n'?t| not) work|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:never|do not|don'?t)\b|\b(?:rejected|abandoned|reverted|discarded|dead end|ruled out|regressed|no win|workaround)\b|\b(?:do not|don'?t|never)\s+(?:use|run|retry|revisit|re-?litigate|resume|add|call|rely|trust|start|merge|push|publish|delete|upgrade|downgrade)\b|\broot cause\b|\bwas (?:really|actually) (?:a|an|the)\b|nicht wiederholen|verworfen|funktionierte nicht|n'a pas (?:marché|fonctionné)|no funcionó|não funcionou|non ha funzionato|не сработал|失敗|うまくいかなかった|실패|失败",
+    )
+});
+
+pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    for (kind, points) in [
+        (SectionKind::NextStep, SECTION_MISSING.weight),
+        (SectionKind::Goal, MISSING_GOAL_POINTS),
+        (SectionKind::Done, MISSING_CONTEXT_POINTS),
+    ] {
+        let dated_entries = kind == SectionKind::Done
+            && doc
+                .sections
+                .iter()
+                .any(|s| s.level >= 2 && DATED_ENTRY.is_match(s.heading));
+        let inline_next = kind == SectionKind::NextStep
+            && doc
+                .current_prose()
+                .any(|l| l.role == LineRole::Text && NEXT_INLINE.is_match(l.text));
+        if !doc.has(kind) && !dated_entries && !inline_next {
+            out.push(SECTION_MISSING.scaled(
+                None,
+                points,
+                format!(
+                    "no \"{}\" section: add `## {}`{}",
+                    kind.heading(),
+                    kind.heading(),
+                    unrecognised(doc)
+                ),
+            ));
+        }
+    }
+    if !doc.has(SectionKind::FailedApproaches)
+        && !doc.current_prose().any(|l| {
+            matches!(l.role, LineRole::Text | LineRole::Heading(_)) && NEGATIVE.is_match(l.text)
+        })
+    {
+        out.push(FAILED_APPROACHES_MISSING.at(
+            None,
+            "nothing says what failed: add \"Failed approaches (DO NOT retry)\" with what was tried and why it failed, so the next session does not try it again (\"none\" if nothing failed)",
+        ));
+    }
+    for (i, section) in doc.sections.iter().enumerate().filter(|(_, s)| !s.past) {
+        let container = doc.sections.get(i + 1).is_some_and(|next| {
+            next.level > section.level && (next.level <= 6 || !next.items.is_empty())
+        });
+        if section.kind.is_some() && section.items.is_empty() && !container {
+            out.push(SECTION_EMPTY.at(
+                Some(section.line),
+                format!(
+                    "\"{}\" is empty: write what applies, or \"none\"",
+                    section.heading
+                ),
+            ));
+        }
+    }
+    for kind in SectionKind::ALL {
+        if !kind.is_required() && !doc.has(kind) {
+            out.push(SECTION_RECOMMENDED.at(
+                None,
+                format!(
+                    "no \"{}\" section: add one (\"none\" is an answer)",
+                    kind.heading()
+                ),
+            ));
+        }
+    }
+    check_next_step(doc, out);
+}
+
+/// Points for a missing done section (a missing next step costs the
+/// rule's full weight).
+const MISSING_CONTEXT_POINTS: u8 = 8;
+/// Points for a missing goal section: real handoffs that are useful often
+/// have none (the title, the status and the next step carry the goal), so
+/// it costs less than a missing record of what was done.
+const MISSING_GOAL_POINTS: u8 = 4;
+/// A heading that opens a dated entry of a session log ("2026-06-03 —
+/// Publish 0.1.2"): such entries record what was done.
+static DATED_ENTRY: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^\W*(?:\d{4}-\d{2}-\d{2}|session\s+\d+\b)"));
+/// How many unrecognised headings a missing-section message names.
+const UNRECOGNISED_SHOWN: usize = 4;
+
+/// ` (headings not recognised: "Where to start" (line 12), ...)`, or nothing.
+fn unrecognised(doc: &HandoffDocument<'_>) -> String {
+    let names: Vec<String> = doc
+        .unrecognised()
+        .take(UNRECOGNISED_SHOWN)
+        .map(|s| format!("\"{}\" (line {})", snippet(s.heading, 40), s.line))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (headings not recognised: {})", names.join(", "))
+    }
+}
+
+/// The next steps of the current next-step sections, and whether they are
+/// ordered (so the first is the one to do first).
+struct Steps {
+    /// Each step's line and text.
+    steps: Vec<(usize, String)>,
+    /// A numbered list, numbered sub-headings, or a heading that says the
+    /// order ("in dependency order", "Priorities").
+    ordered: bool,
+}
+
+/// A heading that says its steps are in order.
+static ORDER_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\border(?:ed)?\b|\bpriorit|\bsequen|\branked\b|reihenfolge|\bordre\b|\borden\b|\bordem\b|\bordine\b|順|순서|顺序|порядк|приоритет",
+    )
+});
+/// A sub-heading that numbers its step: "1. Mode sync", "Priority 2:",
+/// "Step 3", "Phase 2", "FIX-01".
+static NUMBERED_STEP: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^\W*(?:\d|(?:priority|step|phase|fix|p)[\s-]*\d)"));
+
+/// The steps a next-step section lists: one per sub-heading when it has
+/// sub-headings, one per bold-led paragraph when two or more group the
+/// details ("**Path A** ... **Path B** ..."), else one per list item (a
+/// lead-in such as "In dependency order:" is no step), else its items.
+fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
+    let said_in_order = ORDER_WORDS.is_match(section.heading);
+    let sub: Vec<(usize, String)> = doc.lines[section.body.clone()]
+        .iter()
+        .filter_map(|l| match l.role {
+            LineRole::Heading(level) if level > section.level => {
+                Some((l.number, l.text.trim_start_matches('#').trim().to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    if !sub.is_empty() {
+        return Steps {
+            ordered: said_in_order || sub.iter().all(|(_, t)| NUMBERED_STEP.is_match(t)),
+            steps: sub,
+        };
+    }
+    let pick = |keep: &dyn Fn(&Item) -> bool| -> Vec<(usize, String)> {
+        section
+            .items
+            .iter()
+            .filter(|i| keep(i))
+            .map(|i| (i.line, i.text.clone()))
+            .collect()
+    };
+    let bold_led = pick(&|i| i.shape == ItemShape::Paragraph && i.text.starts_with("**"));
+    if bold_led.len() >= 2 {
+        return Steps {
+            ordered: said_in_order,
+            steps: bold_led,
+        };
+    }
+    let listed = pick(&|i| matches!(i.shape, ItemShape::Bullet | ItemShape::Numbered));
+    if !listed.is_empty() {
+        return Steps {
+            ordered: said_in_order || section.items.iter().any(|i| i.shape == ItemShape::Numbered),
+            steps: listed,
+        };
+    }
+    Steps {
+        ordered: said_in_order,
+        steps: pick(&|_| true),
+    }
+}
+
+/// Every current next-step section's steps, in order: ordered when each
+/// section of more than one step is.
+fn next_steps(doc: &HandoffDocument<'_>) -> Steps {
+    let mut all = Steps {
+        steps: Vec::new(),
+        ordered: true,
+    };
+    for section in doc.sections_of(SectionKind::NextStep) {
+        let steps = steps_of(doc, section);
+        all.ordered &= steps.ordered || steps.steps.len() < 2;
+        all.steps.extend(steps.steps);
+    }
+    all
+}
+
+fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let Steps { steps, ordered } = next_steps(doc);
+    if steps.len() > 1
+        && let Some((line, idle)) = steps.iter().find(|(_, s)| IDLE.is_match(s.trim()))
+    {
+        out.push(NEXT_STEP_VAGUE.at(
+            Some(*line),
+            format!(
+                "\"{}\" is no next action: say what the next session should do first",
+                snippet(idle, 60)
+            ),
+        ));
+    }
+    let Some((first_line, first)) = steps.first() else {
+        return;
+    };
+    if (steps.len() == 1 || ordered) && is_vague(first) {
+        out.push(NEXT_STEP_VAGUE.at(
+            Some(*first_line),
+            format!(
+                "the next step \"{}\" is vague: name the file, function, command or error to start from",
+                snippet(first, 60)
+            ),
+        ));
+    }
+    // An ordered list names its first step as the next one; only a queue
+    // longer than a session's worth is too long. An unordered one leaves
+    // the choice to the next session: every step beyond the first costs.
+    let free = if ordered { ORDERED_QUEUE } else { 1 };
+    if steps.len() > free {
+        out.push(NEXT_STEP_NOT_SINGLE.scaled(
+            Some(*first_line),
+            u8::try_from(steps.len() - free)
+                .unwrap_or(u8::MAX)
+                .saturating_mul(NEXT_STEP_NOT_SINGLE.weight),
+            if ordered {
+                format!(
+                    "{} next steps in order: keep the first {ORDERED_QUEUE} and move the rest to \"{}\"",
+                    steps.len(),
+                    SectionKind::CanWait.heading()
+                )
+            } else {
+                format!(
+                    "{} next steps and no order: name the ONE next step (or number them in order) and move the rest to \"{}\"",
+                    steps.len(),
+                    SectionKind::CanWait.heading()
+                )
+            },
+        ));
+    }
+}
+
+/// Steps an ordered next-step list may hold before it is too long: the
+/// first is the next step, the rest the queue behind it.
+const ORDERED_QUEUE: usize = 5;
+
+fn is_vague(step: &str) -> bool {
+    let step = step.trim();
+    if ANCHOR.is_match(step) {
+        return false;
+    }
+    step.split_whitespace().count() < MIN_NEXT_STEP_WORDS
+        || GENERIC.is_match(step)
+        || IDLE.is_match(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules_fired(text: &str) -> Vec<&'static str> {
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        out.iter().map(|f| f.rule).collect()
+    }
+
+    const COMPLETE: &str = "## Goal\ng\n## Done\nd\n## Failed approaches\nf\n## Next step\nFix the off-by-one in `parse_header`\n## Not working\nn\n## Decisions\nd\n## Waiting on\nnone\n## Can wait\nc\n## Status\n3/9\n## Commands\n`cargo test`\n";
+
+    #[test]
+    fn a_complete_shape_fires_nothing() {
+        assert!(
+            rules_fired(COMPLETE).is_empty(),
+            "{:?}",
+            rules_fired(COMPLETE)
+        );
+    }
+
+    #[test]
+    fn missing_and_empty_sections() {
+        let fired = rules_fired("## Goal\n\n## Next step\nRun `cargo test` and fix what fails\n");
+        assert_eq!(
+            fired.iter().filter(|r| **r == "section-missing").count(),
+            1,
+            "{fired:?}"
+        );
+        assert!(fired.contains(&"failed-approaches-missing"));
+        assert!(fired.contains(&"section-empty"));
+        assert_eq!(
+            fired
+                .iter()
+                .filter(|r| **r == "section-recommended")
+                .count(),
+            6
+        );
+    }
+
+    #[test]
+    fn several_next_steps_fire_once() {
+        let text = COMPLETE.replace(
+            "Fix the off-by-one in `parse_header`",
+            "- one `a`\n- two `b`\n- three `c`",
+        );
+        let doc = HandoffDocument::parse(&text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, "next-step-not-single");
+        assert!(
+            out[0].message.starts_with("3 next steps"),
+            "{}",
+            out[0].message
+        );
+    }
+
+    #[test]
+    fn vague_next_steps() {
+        for vague in [
+            "Continue working on the API",
+            "finish up",
+            "Look into the flaky tests again",
+            "more tests",
+            "Ready for new tasks",
+            "Await further instructions or tasks from the user.",
+            "No further implementation needed - project is complete",
+        ] {
+            assert!(is_vague(vague), "{vague}");
+        }
+        for concrete in [
+            "Fix subscription webhook handler - map new field names in payments/webhooks/subscription.py line 45",
+            "Continue with `cargo test --test crash` until the seed 1234 passes",
+            "Ask Alice to review the schema change before merging it",
+            "Rename parse_header to read_header",
+        ] {
+            assert!(!is_vague(concrete), "{concrete}");
+        }
+    }
+
+    #[test]
+    fn a_next_step_written_in_the_prose_counts() {
+        // As real handoffs write it: a status line naming the next task.
+        let text = "# HANDOFF — voxel upgrade\n\n**Status at handoff (2026-06-13): phases 0-1 are complete. Next task is Phase 2: procedural plant models.**\n\n## Where things stand\n\n- Phase 1 shipped in `336959d`\n";
+        let fired = rules_fired(text);
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            !out.iter()
+                .any(|f| f.rule == "section-missing" && f.message.contains("Next step")),
+            "{fired:?}"
+        );
+        let without = text.replace("Next task is Phase 2: procedural plant models.", "");
+        let doc = HandoffDocument::parse(&without);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            out.iter()
+                .any(|f| f.rule == "section-missing" && f.message.contains("Next step"))
+        );
+    }
+
+    fn steps(text: &str) -> (Vec<String>, bool) {
+        let doc = HandoffDocument::parse(text);
+        let Steps { steps, ordered } = next_steps(&doc);
+        (steps.into_iter().map(|(_, t)| t).collect(), ordered)
+    }
+
+    #[test]
+    fn sub_headings_are_the_steps_and_their_details_are_not() {
+        // As real handoffs write priorities: each with its own commands.
+        let text = "## Next Session Priorities\n\n### Priority 1: Configure the agents\n\n**Steps:**\n```bash\ncurl -s localhost:8081\n```\n- validation-specialist\n- tool-creator\n\n### Priority 2: Test tool creation end-to-end\n\n1. Reset the system\n2. Watch the logs\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(
+            found,
+            [
+                "Priority 1: Configure the agents",
+                "Priority 2: Test tool creation end-to-end"
+            ]
+        );
+        assert!(ordered);
+    }
+
+    #[test]
+    fn bold_led_paragraphs_group_their_bullets() {
+        let text = "## Next steps\n\n**Path A: CI** (not blocked)\n- a workflow\n- baselines\n\n**Path B: data strategy**\n- four options\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(!ordered);
+    }
+
+    #[test]
+    fn a_lead_in_is_no_step_and_a_numbered_list_is_ordered() {
+        let text = "## Specific TODOs the next agent can pick up\n\nIn dependency order:\n\n1. **`just preflight`** on a quiet system\n2. Decide on the 3 footguns\n";
+        let (found, ordered) = steps(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(ordered);
+        let (found, ordered) = steps("## Next steps\n\n- one `a`\n- two `b`\n");
+        assert_eq!(found.len(), 2);
+        assert!(!ordered);
+        let (_, ordered) = steps("## Next steps (recommended order)\n\n- one `a`\n- two `b`\n");
+        assert!(ordered, "the heading says the order");
+    }
+
+    #[test]
+    fn the_first_of_an_ordered_list_must_be_concrete() {
+        let text = "## Next steps\n\n1. Continue working on the API\n2. Fix `parse_header` in `src/lib.rs`\n";
+        assert!(rules_fired(text).contains(&"next-step-vague"));
+        let text = "## Next steps\n\n- Continue working on the API\n- Fix `parse_header` in `src/lib.rs`\n";
+        assert!(
+            !rules_fired(text).contains(&"next-step-vague"),
+            "no order: no first step"
+        );
+    }
+
+    #[test]
+    fn a_generated_file_banner_is_no_negative_knowledge() {
+        let text = "> This file is auto-generated from the code. Do not edit manually.\n## Status\n3/9\n## Next step\nRun `cargo test`\n";
+        assert!(rules_fired(text).contains(&"failed-approaches-missing"));
+    }
+
+    #[test]
+    fn waiting_for_instructions_is_no_next_step() {
+        // A memory-bank file as real ones end: two chores and a wait.
+        let text = "## Next Steps\n\n- Update `progress.md` to reflect the current state.\n- Complete the initial Memory Bank population task.\n- Await further instructions or tasks from the user.\n";
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        assert!(
+            out.iter().any(|f| f.rule == "next-step-vague"),
+            "{:?}",
+            out.iter().map(|f| f.rule).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_root_cause_or_a_ruled_out_option_is_negative_knowledge() {
+        // Lines as real handoffs write what did not work, without a section.
+        for line in [
+            "- TP=2 ruled out: the weights would not fit in 96 GB per card",
+            "- Root cause: the cache lives in a node-local dir that snapshots never carry",
+            "- A past \"flaky test\" was really a tooling break in twine",
+            "- The MMA kernel regressed prefill by 11-18% on this rig",
+            "## 3. Root Cause Analysis & Key Technical Insights",
+            "- The pooler fails to raise its ulimit on CI. Workaround: start it with `--exclude supavisor`",
+            "2. Prefer the debugger for 1.1 — do not re-litigate phases 0-10",
+        ] {
+            let text = format!("## Status\n3/9\n{line}\n## Next step\nRun `cargo test`\n");
+            assert!(
+                !rules_fired(&text).contains(&"failed-approaches-missing"),
+                "{line}"
+            );
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Was the previous handoff useful? Judged by what happened in the session
+//! after it, when the next handover completes: was its next step acted on
+//! (a commit or a changed file names it, or the new handoff lists it as
+//! done), was one of its failed approaches tried again, were its waits
+//! resolved, did its numbers move. The engine keeps the outcome with the
+//! run (`history`, `lint --json` and the dashboard show it), so the lint
+//! rules' weights can be checked against what handoffs were worth.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use chrono::Timelike;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::document::{HandoffDocument, SectionKind};
+use super::text::{content_words, gist, proposes_again, snippet};
+use crate::base::patterns::pattern;
+use crate::domain::memory::history::StateHistory;
+use crate::workspace::Workspace;
+use crate::workspace::activity::{self, Activity};
+
+/// Points for a next step acted on (or off, when it was not).
+const ACTED_POINTS: i32 = 30;
+/// Points off for each failed approach tried again, at most twice.
+const RETRY_POINTS: i32 = 20;
+/// Points for the share of waits resolved.
+const WAITS_POINTS: i32 = 10;
+/// Points for numbers that moved (or off, when they did not).
+const NUMBERS_POINTS: i32 = 10;
+/// A step and an activity share at least this many content words...
+const MIN_SHARED_WORDS: usize = 2;
+/// ...and at least this share of the step's gist (percent) to match.
+const MIN_SHARED_PERCENT: usize = 30;
+
+/// A file name in a next step: `src/lib.rs`, `proration.py:88`.
+static FILE_NAME: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b"));
+/// A count: `30/90`, `97.2%`.
+static COUNT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%"));
+
+/// What the session after a handoff made of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usefulness {
+    /// 0-100: 50, plus or minus what the signals below say.
+    pub score: u8,
+    /// Its next step was acted on; `None` when it had none.
+    pub next_step_acted_on: Option<bool>,
+    /// Its failed approaches that were tried again (their gists).
+    pub failed_retried: Vec<String>,
+    /// How many of its waits are no longer waited on.
+    pub waits_resolved: usize,
+    /// How many waits it had.
+    pub waits: usize,
+    /// Its counts ("30/90", "41%") changed; `None` when it had none.
+    pub numbers_moved: Option<bool>,
+}
+
+impl Usefulness {
+    /// One line: `useful 80/100: next step acted on, 1 of 2 waits resolved`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        match self.next_step_acted_on {
+            Some(true) => parts.push("next step acted on".to_string()),
+            Some(false) => parts.push("next step not acted on".to_string()),
+            None => {}
+        }
+        if !self.failed_retried.is_empty() {
+            parts.push(format!(
+                "{} failed approach{} tried again",
+                self.failed_retried.len(),
+                if self.failed_retried.len() == 1 {
+                    ""
+                } else {
+                    "es"
+                }
+            ));
+        }
+        if self.waits > 0 {
+            parts.push(format!(
+                "{} of {} waits resolved",
+                self.waits_resolved, self.waits
+            ));
+        }
+        match self.numbers_moved {
+            Some(true) => parts.push("numbers moved".to_string()),
+            Some(false) => parts.push("numbers did not move".to_string()),
+            None => {}
+        }
+        format!("useful {}/100: {}", self.score, parts.join(", "))
+    }
+}
+
+/// Judge `previous` (the handoff the session started from) by `current`
+/// (the handoff it ended with) and `activity` (the commits and changed
+/// files since `previous` was written).
+pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness {
+    let before = HandoffDocument::parse(previous);
+    let after = HandoffDocument::parse(current);
+    let done: Vec<HashSet<String>> = after
+        .items_of(SectionKind::Done)
+        .chain(
+            after
+                .sections
+                .iter()
+                .filter(|s| !s.past)
+                .flat_map(|s| s.items.iter())
+                .filter(|i| i.checked == Some(true)),
+        )
+        .map(|i| content_words(&i.text))
+        .collect();
+    let commits: Vec<HashSet<String>> = activity
+        .commits
+        .iter()
+        .map(|c| content_words(&c.summary))
+        .collect();
+    let steps: Vec<&str> = before
+        .items_of(SectionKind::NextStep)
+        .map(|i| i.text.as_str())
+        .collect();
+    let next_step_acted_on = (!steps.is_empty()).then(|| {
+        steps.iter().any(|step| {
+            let words = content_words(gist(step));
+            let names_changed = FILE_NAME.find_iter(step).any(|m| {
+                let name = m.as_str().trim_end_matches(['.', ':']);
+                let file = name.rsplit('/').next().unwrap_or(name);
+                activity
+                    .changed_files
+                    .iter()
+                    .any(|f| f.path.rsplit('/').next() == Some(file))
+                    || activity.commits.iter().any(|c| c.summary.contains(file))
+            });
+            names_changed || done.iter().chain(&commits).any(|w| shares(&words, w))
+        })
+    });
+    let later: Vec<HashSet<String>> = after
+        .items_of(SectionKind::NextStep)
+        .map(|i| content_words(&i.text))
+        .chain(done.iter().cloned())
+        .chain(commits.iter().cloned())
+        .collect();
+    let failed_retried: Vec<String> = before
+        .items_of(SectionKind::FailedApproaches)
+        .filter(|f| later.iter().any(|w| proposes_again(&f.text, w)))
+        .map(|f| snippet(gist(&f.text), 60))
+        .collect();
+    let waits: Vec<&str> = before
+        .items_of(SectionKind::WaitingOn)
+        .map(|i| i.text.as_str())
+        .filter(|t| !is_nobody(t))
+        .collect();
+    let still: Vec<HashSet<String>> = after
+        .items_of(SectionKind::WaitingOn)
+        .map(|i| content_words(&i.text))
+        .collect();
+    let waits_resolved = waits
+        .iter()
+        .filter(|w| !still.iter().any(|s| shares(&content_words(gist(w)), s)))
+        .count();
+    let counts = |doc: &HandoffDocument<'_>| -> Vec<String> {
+        let status: Vec<&str> = doc
+            .items_of(SectionKind::Status)
+            .map(|i| i.text.as_str())
+            .collect();
+        let text = if status.is_empty() {
+            doc.text.to_string()
+        } else {
+            status.join("\n")
+        };
+        COUNT
+            .find_iter(&text)
+            .map(|m| m.as_str().replace(' ', ""))
+            .collect()
+    };
+    let (old, new) = (counts(&before), counts(&after));
+    let numbers_moved = (!old.is_empty()).then(|| old != new);
+    let mut score = 50;
+    score += match next_step_acted_on {
+        Some(true) => ACTED_POINTS,
+        Some(false) => -ACTED_POINTS,
+        None => 0,
+    };
+    score -= RETRY_POINTS * failed_retried.len().min(2) as i32;
+    if !waits.is_empty() {
+        score += WAITS_POINTS * waits_resolved as i32 / waits.len() as i32;
+    }
+    score += match numbers_moved {
+        Some(true) => NUMBERS_POINTS,
+        Some(false) => -NUMBERS_POINTS,
+        None => 0,
+    };
+    Usefulness {
+        score: score.clamp(0, 100) as u8,
+        next_step_acted_on,
+        failed_retried,
+        waits_resolved,
+        waits: waits.len(),
+        numbers_moved,
+    }
+}
+
+/// How useful the handoff run `run_id` started from was: the version of the
+/// current state before the one this run wrote, judged by this run's
+/// version and the work done since the older one was written. `None` when
+/// the run wrote no new current state or there was none before it; best
+/// effort (an unreadable version is no judgement).
+pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
+    let history = StateHistory::new(ws.state_history_dir());
+    let versions = history.list().ok()?;
+    let at = versions.iter().position(|v| v.label == run_id)?;
+    let previous = versions.get(at + 1)?;
+    let current = history.read(&versions[at]).ok()?;
+    let before = history.read(previous).ok()?;
+    // Commit times have whole seconds: a commit in the second the older
+    // version was written counts as after it.
+    let since = previous.at.with_nanosecond(0).unwrap_or(previous.at);
+    Some(assess(&before, &current, &activity::since(ws, Some(since))))
+}
+
+/// Whether two sets of content words say the same thing: at least
+/// [`MIN_SHARED_WORDS`] shared, and [`MIN_SHARED_PERCENT`] of `step`.
+fn shares(step: &HashSet<String>, other: &HashSet<String>) -> bool {
+    let shared = step.iter().filter(|w| other.contains(*w)).count();
+    shared >= MIN_SHARED_WORDS && shared * 100 >= step.len() * MIN_SHARED_PERCENT
+}
+
+/// "Nobody", "none": not a wait.
+fn is_nobody(text: &str) -> bool {
+    let t = text.trim().trim_end_matches('.').to_lowercase();
+    matches!(t.as_str(), "nobody" | "none" | "no one" | "nothing" | "n/a")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::activity::{ChangedFile, Commit};
+
+    const PREVIOUS: &str = "# Handoff 2026-11-20\n## Status\n- 30/90 tests pass\n## Failed approaches\n- Switching to Decimal everywhere -> 40 unrelated tests broke\n## Next step\nMove the `round()` call in `billing/proration.py:88` after the tax split.\n## Waiting on\n- Priya for read access to the Kafka topic\n- Legal on the withdrawal wording\n";
+
+    fn commit(summary: &str) -> Commit {
+        Commit {
+            id: "0123456789".into(),
+            summary: summary.into(),
+            time: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_handoff_acted_on_scores_high() {
+        let activity = Activity {
+            commits: vec![commit("billing: round after the tax split")],
+            changed_files: vec![ChangedFile {
+                path: "billing/proration.py".into(),
+                change: "modified",
+            }],
+            git: true,
+            ..Activity::default()
+        };
+        let current = "# Handoff 2026-11-21\n## Status\n- 41/90 tests pass\n## Done\n- Rounding moved after the tax split\n## Waiting on\n- Legal on the withdrawal wording\n";
+        let u = assess(PREVIOUS, current, &activity);
+        assert_eq!(u.next_step_acted_on, Some(true));
+        assert!(u.failed_retried.is_empty());
+        assert_eq!((u.waits_resolved, u.waits), (1, 2));
+        assert_eq!(u.numbers_moved, Some(true));
+        assert_eq!(u.score, 95);
+        assert_eq!(
+            u.describe(),
+            "useful 95/100: next step acted on, 1 of 2 waits resolved, numbers moved"
+        );
+    }
+
+    #[test]
+    fn a_handoff_ignored_and_a_failure_retried_scores_low() {
+        let activity = Activity {
+            commits: vec![commit("Switch to Decimal everywhere in billing")],
+            ..Activity::default()
+        };
+        let current = "# Handoff 2026-11-21\n## Status\n- 30/90 tests pass\n## Done\n- Switched to Decimal everywhere\n## Waiting on\n- Priya for read access to the Kafka topic\n- Legal on the withdrawal wording\n";
+        let u = assess(PREVIOUS, current, &activity);
+        assert_eq!(u.next_step_acted_on, Some(false));
+        assert_eq!(u.failed_retried, ["Switching to Decimal everywhere"]);
+        assert_eq!(u.waits_resolved, 0);
+        assert_eq!(u.numbers_moved, Some(false));
+        assert_eq!(u.score, 0);
+    }
+
+    #[test]
+    fn nothing_to_judge_is_neutral() {
+        let u = assess("# notes\n", "# notes\n", &Activity::default());
+        assert_eq!(u.next_step_acted_on, None);
+        assert_eq!(u.numbers_moved, None);
+        assert_eq!(u.score, 50);
+    }
+}

@@ -1,0 +1,287 @@
+//! Every version of `current-state.md`, kept as plain files named
+//! `<UTC time>--<label>--<blob>.md` ([`StateHistoryLayout`]; label: the run
+//! that wrote it, or `external` for a version found on disk; blob: the first
+//! 16 hex digits of the content's git blob id, so a snapshot and the same
+//! version in git are recognised as one). A version is stored once, keyed by
+//! that id, so retrying a write never duplicates it.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
+
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::workspace::{StateHistoryLayout, StateVersionName};
+
+/// Label of a version that agent-handover did not write itself.
+pub const EXTERNAL_LABEL: &str = "external";
+/// Label of a version a merge of two machines' memory made or superseded.
+pub const DRIFT_LABEL: &str = "merge";
+
+/// One stored version of current-state.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateVersion {
+    /// The snapshot file.
+    pub path: PathBuf,
+    /// When it was written (or last modified, for `external`).
+    pub at: DateTime<Utc>,
+    /// The run that wrote it, or `external`.
+    pub label: String,
+    /// First 16 hex digits of its git blob id ([`blob_id`]).
+    pub hash: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// When a text counts as kept already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The newest version holds it.
+    AsNewest,
+    /// Any version holds it.
+    Anywhere,
+}
+
+/// The history folder of current-state.md.
+#[derive(Debug, Clone)]
+pub struct StateHistory {
+    layout: StateHistoryLayout,
+}
+
+impl StateHistory {
+    /// A history kept in `dir` (created on first save).
+    pub fn new(dir: PathBuf) -> Self {
+        StateHistory {
+            layout: StateHistoryLayout { dir },
+        }
+    }
+
+    /// Store `content` unless the newest version already holds it; returns
+    /// the new file, or `None` when it was already kept. A text written
+    /// again after others (a revert) is kept again, so versions stay in the
+    /// order they were written.
+    pub fn save(
+        &self,
+        content: &str,
+        label: &str,
+        at: Option<DateTime<Utc>>,
+    ) -> Result<Option<PathBuf>> {
+        self.save_unless(Kept::AsNewest, content, label, at)
+    }
+
+    /// Store `content` unless it is `kept` already.
+    pub fn save_unless(
+        &self,
+        kept: Kept,
+        content: &str,
+        label: &str,
+        at: Option<DateTime<Utc>>,
+    ) -> Result<Option<PathBuf>> {
+        let hash = blob_id(content)[..16].to_string();
+        let versions = self.list()?;
+        let already = match kept {
+            Kept::AsNewest => versions.first().is_some_and(|v| v.hash == hash),
+            Kept::Anywhere => versions.iter().any(|v| v.hash == hash),
+        };
+        if already {
+            return Ok(None);
+        }
+        let path = self.layout.version_file(&StateVersionName {
+            at: at.unwrap_or_else(Utc::now),
+            label: label.to_string(),
+            hash,
+        });
+        fsx::create_new(&path, content.as_bytes())?;
+        Ok(Some(path))
+    }
+
+    /// Keep `superseded` (the losing side's whole file, written at
+    /// `written_at`) and `merged` (now) as versions, and record the drift,
+    /// all durably.
+    pub fn record_drift(
+        &self,
+        superseded: &str,
+        written_at: DateTime<Utc>,
+        merged: &str,
+        sections: Vec<String>,
+        from: &str,
+    ) -> Result<Drift> {
+        // A record made again after a crash adds no version.
+        self.save_unless(Kept::Anywhere, superseded, DRIFT_LABEL, Some(written_at))?;
+        self.save_unless(Kept::Anywhere, merged, DRIFT_LABEL, None)?;
+        let drift = Drift {
+            at: Utc::now(),
+            superseded: blob_id(superseded)[..16].to_string(),
+            merged: blob_id(merged)[..16].to_string(),
+            sections,
+            from: from.to_string(),
+        };
+        // Named by the two versions: recording the same merge again (after
+        // a crash) replaces the record instead of adding a second one.
+        let name = format!("{}--{}.json", drift.superseded, drift.merged);
+        let json = serde_json::to_vec_pretty(&drift).expect("a drift record serializes");
+        fsx::write_atomic(&self.layout.drift_dir().join(name), &json)?;
+        Ok(drift)
+    }
+
+    /// Every recorded drift, newest first (unreadable records are skipped:
+    /// they only flag versions, which are kept either way).
+    pub fn drifts(&self) -> Vec<Drift> {
+        let Ok(entries) = std::fs::read_dir(self.layout.drift_dir()) else {
+            return Vec::new();
+        };
+        let mut drifts: Vec<Drift> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .filter_map(|t| serde_json::from_str(&t).ok())
+            .collect();
+        drifts.sort_by_key(|d| std::cmp::Reverse(d.at));
+        drifts
+    }
+
+    /// All versions, newest first.
+    pub fn list(&self) -> Result<Vec<StateVersion>> {
+        let dir = &self.layout.dir;
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("list", dir, e)),
+        };
+        let mut versions: Vec<StateVersion> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let StateVersionName { at, label, hash } =
+                    StateHistoryLayout::parse_version_name(&name)?;
+                let size = e.metadata().ok()?.len();
+                Some(StateVersion {
+                    path: e.path(),
+                    at,
+                    label,
+                    hash,
+                    size,
+                })
+            })
+            .collect();
+        versions.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.path.cmp(&a.path)));
+        Ok(versions)
+    }
+
+    /// The text of one version.
+    pub fn read(&self, version: &StateVersion) -> Result<String> {
+        fsx::read_text_bounded(
+            &version.path,
+            super::MAX_MEMORY_FILE_BYTES,
+            "move the oversized snapshot aside",
+        )?
+        .ok_or_else(|| Error::io("read", &version.path, std::io::ErrorKind::NotFound.into()))
+    }
+}
+
+/// State drift: a merge of two machines' memory in which both had changed
+/// the same sections of current-state.md; the later text was kept and the
+/// other side's file is kept as a version (its id is [`Drift::superseded`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Drift {
+    /// When the merge happened.
+    pub at: DateTime<Utc>,
+    /// The superseded version (first 16 hex digits of its blob id).
+    pub superseded: String,
+    /// The merged version that replaced it.
+    pub merged: String,
+    /// The sections whose text was superseded (their heading lines).
+    pub sections: Vec<String>,
+    /// Where the superseded text came from (`this machine`, `origin/main`).
+    pub from: String,
+}
+
+impl Drift {
+    /// The command that shows what was superseded.
+    pub fn diff_command(&self) -> String {
+        format!(
+            "agent-handover state diff {} {}",
+            self.superseded, self.merged
+        )
+    }
+}
+
+/// The git blob id of `content` (40 hex digits): SHA-1 of `blob <len>\0<content>`.
+pub fn blob_id(content: &str) -> String {
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {}\0", content.len()).as_bytes());
+    hasher.update(content.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_skips_the_text_already_newest_and_keeps_a_revert_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        assert!(h.list().unwrap().is_empty());
+        assert!(h.save("a", "run-1", None).unwrap().is_some());
+        assert!(h.save("a", "run-2", None).unwrap().is_none());
+        assert!(h.save("b", "run-2", None).unwrap().is_some());
+        let v = h.list().unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].label, "run-2");
+        assert_eq!(h.read(&v[1]).unwrap(), "a");
+        assert_eq!(v[1].size, 1);
+        // Back to "a": a version of its own, newest, not folded into run-1's.
+        assert!(h.save("a", "run-3", None).unwrap().is_some());
+        let labels: Vec<String> = h.list().unwrap().into_iter().map(|v| v.label).collect();
+        assert_eq!(labels, ["run-3", "run-2", "run-1"]);
+    }
+
+    #[test]
+    fn a_drift_recorded_again_adds_no_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        h.save("ours", "run-1", None).unwrap();
+        for _ in 0..2 {
+            h.record_drift(
+                "ours",
+                Utc::now(),
+                "merged",
+                vec!["# S".into()],
+                "origin/main",
+            )
+            .unwrap();
+        }
+        assert_eq!(h.list().unwrap().len(), 2);
+        assert_eq!(h.drifts().len(), 1);
+    }
+
+    #[test]
+    fn blob_id_matches_git() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(
+            blob_id("hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        assert_eq!(blob_id(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+    }
+
+    #[test]
+    fn unrelated_files_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+        std::fs::write(dir.path().join(".tmp--x--y.md"), "x").unwrap();
+        assert!(
+            StateHistory::new(dir.path().into())
+                .list()
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

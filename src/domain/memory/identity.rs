@@ -1,0 +1,193 @@
+//! The identity layer: `identity.md` in the memory tree, the slow-changing
+//! part of memory (behavioural policies, long-term goals, core parameters),
+//! kept apart from the volatile current state because mixing the two causes
+//! bugs: volatile status in identity makes it grow stale, standing policy
+//! in current-state.md is overwritten by the next handover.
+//!
+//! A handover never writes it: only `agent-handover identity` (or a hand
+//! edit) does. Every version is kept, like current-state.md's, in
+//! `.agent-handover/history/identity/`; a hand edit is saved there before
+//! the next command replaces it. `brief` loads it within its budget.
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use super::history::{StateHistory, StateVersion};
+use super::{read_memory_file, replace_versioned};
+use crate::base::error::Result;
+use crate::base::fsx;
+use crate::workspace::MemoryLayout;
+
+/// The text a new identity file starts from.
+pub const TEMPLATE: &str = "\
+# Identity
+
+Slow-changing: policies, goals, parameters. Changed with `agent-handover identity`, never by a handover.
+
+## Policies
+
+## Goals
+
+## Parameters
+";
+
+/// The identity file of a memory tree and its versions.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    root: PathBuf,
+    path: PathBuf,
+    history: StateHistory,
+}
+
+impl Identity {
+    /// The identity of the memory tree `layout`, its versions kept in `history_dir`.
+    pub fn new(layout: &MemoryLayout, history_dir: PathBuf) -> Self {
+        Identity {
+            root: layout.root.clone(),
+            path: layout.identity(),
+            history: StateHistory::new(history_dir),
+        }
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its text without the header line; `None` when there is no file.
+    pub fn read(&self) -> Result<Option<String>> {
+        Ok(read_memory_file(&self.path)?.map(|t| without_header(&t).to_string()))
+    }
+
+    /// Every kept version, newest first.
+    pub fn versions(&self) -> Result<Vec<StateVersion>> {
+        self.history.list()
+    }
+
+    /// Replace the text (dated `date`, the version labelled `label`),
+    /// keeping the previous one; writing the same text writes nothing.
+    pub fn write(&self, text: &str, date: NaiveDate, label: &str) -> Result<PathBuf> {
+        let body = format!(
+            "<!-- agent-handover | identity | {} -->\n{}",
+            date.format("%Y-%m-%d"),
+            text
+        );
+        fsx::create_dir_durable(&self.root)?;
+        replace_versioned(&self.path, &self.history, &body, label)?;
+        Ok(self.path.clone())
+    }
+
+    /// Replace the body of section `## <section>` (case-insensitive; added
+    /// at the end when missing) with `body`; returns the new text.
+    pub fn set_section(
+        &self,
+        section: &str,
+        body: &str,
+        date: NaiveDate,
+        label: &str,
+    ) -> Result<String> {
+        let text = self.read()?.unwrap_or_else(|| TEMPLATE.to_string());
+        let new = with_section(&text, section, body);
+        self.write(&new, date, label)?;
+        Ok(new)
+    }
+}
+
+/// `text` with the body of `## <section>` replaced by `body`.
+fn with_section(text: &str, section: &str, body: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let is_heading = |l: &str| l.starts_with("## ");
+    let start = lines
+        .iter()
+        .position(|l| is_heading(l) && l[3..].trim().eq_ignore_ascii_case(section.trim()));
+    let body = body.trim();
+    let mut out = String::with_capacity(text.len() + body.len());
+    let mut push = |l: &str| {
+        out.push_str(l);
+        out.push('\n');
+    };
+    match start {
+        Some(at) => {
+            let end = lines[at + 1..]
+                .iter()
+                .position(|l| is_heading(l) || l.starts_with("# "))
+                .map_or(lines.len(), |n| at + 1 + n);
+            lines[..=at].iter().for_each(|l| push(l));
+            push("");
+            body.lines().for_each(&mut push);
+            if end < lines.len() {
+                push("");
+            }
+            lines[end..].iter().for_each(|l| push(l));
+        }
+        None => {
+            lines.iter().for_each(|l| push(l));
+            push("");
+            push(&format!("## {}", section.trim()));
+            push("");
+            body.lines().for_each(&mut push);
+        }
+    }
+    out
+}
+
+fn without_header(text: &str) -> &str {
+    match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("<!-- agent-handover |") => rest,
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+    }
+
+    #[test]
+    fn set_replaces_one_section_and_keeps_every_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Identity::new(
+            &MemoryLayout::at(&dir.path().join("memory")),
+            dir.path().join("h"),
+        );
+        assert_eq!(id.read().unwrap(), None);
+        let text = id
+            .set_section(
+                "policies",
+                "- Never push to main without tests",
+                day(),
+                "identity",
+            )
+            .unwrap();
+        assert!(
+            text.contains("## Policies\n\n- Never push to main without tests\n\n## Goals"),
+            "{text}"
+        );
+        // A hand edit is kept as a version before the next change.
+        let on_disk = std::fs::read_to_string(id.path()).unwrap();
+        std::fs::write(id.path(), on_disk.replace("main", "trunk")).unwrap();
+        let text = id
+            .set_section("Owners", "- ops team", day(), "identity")
+            .unwrap();
+        assert!(
+            text.contains("trunk") && text.ends_with("## Owners\n\n- ops team\n"),
+            "{text}"
+        );
+        let labels: Vec<String> = id
+            .versions()
+            .unwrap()
+            .into_iter()
+            .map(|v| v.label)
+            .collect();
+        assert_eq!(labels, ["identity", "external", "identity"]);
+        assert!(
+            std::fs::read_to_string(id.path())
+                .unwrap()
+                .starts_with("<!-- agent-handover | identity | 2026-11-23 -->\n# Identity")
+        );
+    }
+}

@@ -1,0 +1,715 @@
+//! Task state: one JSON file per multi-step task in `.agent-handover/tasks/`,
+//! read at a step's start and updated after it, so the plan survives context
+//! resets and another process can pick it up.
+//!
+//! ```json
+//! {"schema_version": 1, "task": "migrate-stripe-v3", "status": "in_progress",
+//!  "plan": [{"step": "schema migration", "status": "done", "output": "payments/migrate_v3.py"},
+//!           {"step": "webhook handlers", "status": "in_progress", "blocker": "subscription event format"},
+//!           {"step": "retry logic", "status": "blocked", "reason": "idempotency key changes"},
+//!           {"step": "integration tests", "status": "pending"}],
+//!  "findings": ["v3 renames subscription.id -> subscription_id"],
+//!  "failed_approaches": ["v2 compatibility mode - deprecated"],
+//!  "created_at": "…", "updated_at": "…"}
+//! ```
+//!
+//! Every change is a read-modify-write under `tasks/.lock` (never deleted),
+//! written atomically and durably; keys we do not know are kept. A file that
+//! does not parse is an [`Error::Corrupt`] naming it and the fix, and is
+//! never overwritten. The *active* task is the most recently updated one
+//! not done.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::base::secrets;
+
+/// The task file schema this binary writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+/// Largest task file read.
+pub const MAX_TASK_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Where a task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Being worked on.
+    InProgress,
+    /// Finished.
+    Done,
+}
+
+/// Where a step of a task's plan stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (maybe with a `blocker`).
+    InProgress,
+    /// Cannot go on (its `reason` says why).
+    Blocked,
+    /// Finished (its `output` says what it produced).
+    Done,
+}
+
+/// One step of a task's plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    /// What the step is.
+    pub step: String,
+    /// Where it stands.
+    pub status: StepStatus,
+    /// What it produced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// What is in its way while it is in progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocker: Option<String>,
+    /// Why it is blocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Keys written by someone else, kept as they were.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A multi-step task, as its file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// The file schema.
+    pub schema_version: u32,
+    /// The task's name (its file stem).
+    pub task: String,
+    /// Where it stands.
+    pub status: TaskStatus,
+    /// The steps, in order.
+    pub plan: Vec<PlanStep>,
+    /// What was learned along the way.
+    #[serde(default)]
+    pub findings: Vec<String>,
+    /// What was tried and failed: not to be retried.
+    #[serde(default)]
+    pub failed_approaches: Vec<String>,
+    /// When it was started.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+    /// Keys written by someone else, kept as they were.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Task {
+    /// The step to work on: the first in progress, else the first pending.
+    pub fn next_step(&self) -> Option<&PlanStep> {
+        self.plan
+            .iter()
+            .find(|s| s.status == StepStatus::InProgress)
+            .or_else(|| self.plan.iter().find(|s| s.status == StepStatus::Pending))
+    }
+
+    /// What stands in the way: blocked steps with their reasons, and the
+    /// blockers of steps in progress.
+    pub fn blockers(&self) -> Vec<String> {
+        self.plan
+            .iter()
+            .filter_map(|s| match (s.status, &s.reason, &s.blocker) {
+                (StepStatus::Blocked, reason, _) => Some(format!(
+                    "{} (blocked{})",
+                    s.step,
+                    reason
+                        .as_deref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default()
+                )),
+                (StepStatus::InProgress, _, Some(b)) => Some(format!("{}: {b}", s.step)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many steps are done, of how many.
+    pub fn progress(&self) -> (usize, usize) {
+        let done = self
+            .plan
+            .iter()
+            .filter(|s| s.status == StepStatus::Done)
+            .count();
+        (done, self.plan.len())
+    }
+
+    /// The index of the step `which` names: its 1-based number or its text.
+    fn step_index(&self, which: &str) -> Option<usize> {
+        if let Ok(n) = which.parse::<usize>()
+            && (1..=self.plan.len()).contains(&n)
+        {
+            return Some(n - 1);
+        }
+        self.plan.iter().position(|s| s.step == which)
+    }
+}
+
+/// A change to one step (`task step`, `task block`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StepChange {
+    /// The new status (`None`: in progress).
+    pub status: Option<StepStatus>,
+    /// What it produced.
+    pub output: Option<String>,
+    /// What is in its way (in progress).
+    pub blocker: Option<String>,
+    /// Why it is blocked.
+    pub reason: Option<String>,
+}
+
+/// What to add to the task with a change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// Findings to add.
+    pub findings: Vec<String>,
+    /// Failed approaches to add.
+    pub failed_approaches: Vec<String>,
+}
+
+/// The task files of one project.
+#[derive(Debug, Clone)]
+pub struct TaskStore {
+    dir: PathBuf,
+}
+
+impl TaskStore {
+    /// The tasks kept in `dir` (`.agent-handover/tasks/`).
+    pub fn new(dir: PathBuf) -> Self {
+        TaskStore { dir }
+    }
+
+    /// The file of task `name`.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.json"))
+    }
+
+    /// Every task, most recently updated first.
+    pub fn list(&self) -> Result<Vec<Task>> {
+        let mut tasks = Vec::new();
+        for name in self.names()? {
+            tasks.push(self.load(&name)?);
+        }
+        tasks.sort_by_key(|t| std::cmp::Reverse(t.updated_at));
+        Ok(tasks)
+    }
+
+    /// The active task: the most recently updated one not done.
+    pub fn active(&self) -> Result<Option<Task>> {
+        Ok(self
+            .list()?
+            .into_iter()
+            .find(|t| t.status != TaskStatus::Done))
+    }
+
+    /// Read task `name`.
+    pub fn load(&self, name: &str) -> Result<Task> {
+        check_task_name(name)?;
+        let path = self.file(name);
+        let Some(text) = fsx::read_text_bounded(
+            &path,
+            MAX_TASK_FILE_BYTES,
+            "a task file is a plan, not a log: move it aside and start the task again",
+        )?
+        else {
+            return Err(Error::UnknownTask {
+                name: name.to_string(),
+                dir: self.dir.clone(),
+                known: self.names()?.join(", "),
+            });
+        };
+        parse(&path, &text)
+    }
+
+    /// Start task `name` with `steps` (all pending, the first in progress).
+    /// Never replaces an existing task.
+    pub fn start(
+        &self,
+        name: &str,
+        steps: &[String],
+        notes: Notes,
+        now: DateTime<Utc>,
+    ) -> Result<Task> {
+        check_task_name(name)?;
+        let mut plan: Vec<PlanStep> = steps
+            .iter()
+            .map(|s| PlanStep {
+                step: s.clone(),
+                status: StepStatus::Pending,
+                output: None,
+                blocker: None,
+                reason: None,
+                extra: Default::default(),
+            })
+            .collect();
+        if let Some(first) = plan.first_mut() {
+            first.status = StepStatus::InProgress;
+        }
+        let task = Task {
+            schema_version: SCHEMA_VERSION,
+            task: name.to_string(),
+            status: TaskStatus::InProgress,
+            plan,
+            findings: notes.findings,
+            failed_approaches: notes.failed_approaches,
+            created_at: now,
+            updated_at: now,
+            extra: Default::default(),
+        };
+        fsx::create_dir_durable(&self.dir)?;
+        let path = self.file(name);
+        if !fsx::create_new(&path, &to_json(&task))? {
+            return Err(Error::TaskExists {
+                name: name.to_string(),
+                path,
+            });
+        }
+        Ok(task)
+    }
+
+    /// Change step `which` (its number or text; a new text adds a step) of
+    /// task `name`, and add `notes`.
+    pub fn step(
+        &self,
+        name: &str,
+        which: &str,
+        change: StepChange,
+        notes: Notes,
+        now: DateTime<Utc>,
+    ) -> Result<Task> {
+        self.update(name, now, |task| {
+            let i = match task.step_index(which) {
+                Some(i) => i,
+                None => {
+                    task.plan.push(PlanStep {
+                        step: which.to_string(),
+                        status: StepStatus::Pending,
+                        output: None,
+                        blocker: None,
+                        reason: None,
+                        extra: Default::default(),
+                    });
+                    task.plan.len() - 1
+                }
+            };
+            let step = &mut task.plan[i];
+            step.status = change.status.unwrap_or(StepStatus::InProgress);
+            if change.output.is_some() {
+                step.output = change.output;
+            }
+            step.blocker = change.blocker;
+            step.reason = change.reason;
+            if step.status == StepStatus::Done
+                && !task.plan.iter().any(|s| s.status == StepStatus::InProgress)
+                && let Some(next) = task
+                    .plan
+                    .iter_mut()
+                    .find(|s| s.status == StepStatus::Pending)
+            {
+                next.status = StepStatus::InProgress;
+            }
+            if task.status == TaskStatus::Done && change.status != Some(StepStatus::Done) {
+                task.status = TaskStatus::InProgress;
+            }
+            add_notes(task, notes);
+        })
+    }
+
+    /// Mark task `name` done (its steps keep their statuses), adding `notes`.
+    pub fn done(&self, name: &str, notes: Notes, now: DateTime<Utc>) -> Result<Task> {
+        self.update(name, now, |task| {
+            task.status = TaskStatus::Done;
+            add_notes(task, notes);
+        })
+    }
+
+    /// Read, change and write task `name` under the tasks lock.
+    fn update(
+        &self,
+        name: &str,
+        now: DateTime<Utc>,
+        change: impl FnOnce(&mut Task),
+    ) -> Result<Task> {
+        check_task_name(name)?;
+        fsx::create_dir_durable(&self.dir)?;
+        let lock_path = self.dir.join(".lock");
+        let _lock = fsx::lock_exclusive(&lock_path)?;
+        let mut task = self.load(name)?;
+        change(&mut task);
+        task.updated_at = now.max(task.updated_at);
+        fsx::write_atomic(&self.file(name), &to_json(&task))?;
+        Ok(task)
+    }
+
+    /// The names of the task files.
+    fn names(&self) -> Result<Vec<String>> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("read", &self.dir, e)),
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let stem = name.strip_suffix(".json")?;
+                (!stem.starts_with('.')).then(|| stem.to_string())
+            })
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+}
+
+fn add_notes(task: &mut Task, notes: Notes) {
+    for f in notes.findings {
+        if !task.findings.contains(&f) {
+            task.findings.push(f);
+        }
+    }
+    for f in notes.failed_approaches {
+        if !task.failed_approaches.contains(&f) {
+            task.failed_approaches.push(f);
+        }
+    }
+}
+
+/// One action on the task state files: what `agent-handover task` and the
+/// MCP `task` tool both do, through [`TaskStore::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskAction {
+    /// Start task `name` with its plan (the first step in progress).
+    Start {
+        /// The task.
+        name: String,
+        /// Its steps, in order.
+        steps: Vec<String>,
+    },
+    /// Change one step (in progress, done, back to pending, blocked).
+    Step {
+        /// The task.
+        name: String,
+        /// The step: its number (1 = first) or its text.
+        step: String,
+        /// The change.
+        change: StepChange,
+    },
+    /// Mark the task done.
+    Done {
+        /// The task.
+        name: String,
+    },
+    /// Show a task (`None`: the active one).
+    Show {
+        /// The task.
+        name: Option<String>,
+    },
+    /// Every task.
+    List,
+}
+
+/// What a [`TaskAction`] did or found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOutcome {
+    /// The task as changed.
+    Changed(Task),
+    /// The task shown (`None`: no active task).
+    Shown(Option<Task>),
+    /// Every task, most recently updated first.
+    Listed(Vec<Task>),
+}
+
+impl TaskStore {
+    /// Do `action`, adding `notes` to the task it changes.
+    pub fn apply(
+        &self,
+        action: TaskAction,
+        notes: Notes,
+        now: DateTime<Utc>,
+    ) -> Result<TaskOutcome> {
+        Ok(match action {
+            TaskAction::Start { name, steps } => {
+                TaskOutcome::Changed(self.start(&name, &steps, notes, now)?)
+            }
+            TaskAction::Step { name, step, change } => {
+                TaskOutcome::Changed(self.step(&name, &step, change, notes, now)?)
+            }
+            TaskAction::Done { name } => TaskOutcome::Changed(self.done(&name, notes, now)?),
+            TaskAction::Show { name: Some(name) } => TaskOutcome::Shown(Some(self.load(&name)?)),
+            TaskAction::Show { name: None } => TaskOutcome::Shown(self.active()?),
+            TaskAction::List => TaskOutcome::Listed(self.list()?),
+        })
+    }
+}
+
+impl TaskOutcome {
+    /// The outcome as text, as the CLI and the MCP tool answer it (secrets
+    /// redacted).
+    pub fn text(&self) -> String {
+        const BEGIN: &str = "`agent-handover task start NAME --step ...` begins one";
+        match self {
+            TaskOutcome::Changed(task) | TaskOutcome::Shown(Some(task)) => task.text(),
+            TaskOutcome::Shown(None) => format!("no active task: {BEGIN}\n"),
+            TaskOutcome::Listed(tasks) if tasks.is_empty() => format!("no tasks: {BEGIN}\n"),
+            TaskOutcome::Listed(tasks) => tasks
+                .iter()
+                .map(|t| {
+                    let next = t
+                        .next_step()
+                        .map(|s| format!(" · next: {}", secrets::redact(&s.step)))
+                        .unwrap_or_default();
+                    format!("{}{next}\n", t.headline())
+                })
+                .collect(),
+        }
+    }
+}
+
+impl TaskStatus {
+    /// Its word in text.
+    pub fn word(self) -> &'static str {
+        match self {
+            TaskStatus::InProgress => "in progress",
+            TaskStatus::Done => "done",
+        }
+    }
+}
+
+impl Task {
+    /// Its first line: name, status and progress.
+    pub fn headline(&self) -> String {
+        let (done, all) = self.progress();
+        format!(
+            "task {} · {} · {done}/{all} steps done",
+            self.task,
+            self.status.word()
+        )
+    }
+
+    /// The task as text: its plan with a mark per step, then its notes
+    /// (secrets redacted).
+    pub fn text(&self) -> String {
+        let mut out = format!("{}\n", self.headline());
+        for (i, s) in self.plan.iter().enumerate() {
+            let mark = match s.status {
+                StepStatus::Done => "[x]",
+                StepStatus::InProgress => "[>]",
+                StepStatus::Blocked => "[!]",
+                StepStatus::Pending => "[ ]",
+            };
+            let mut detail = String::new();
+            for (label, value) in [
+                ("output", &s.output),
+                ("blocker", &s.blocker),
+                ("reason", &s.reason),
+            ] {
+                if let Some(v) = value {
+                    detail.push_str(&format!(" · {label}: {}", secrets::redact(v)));
+                }
+            }
+            out.push_str(&format!(
+                "  {mark} {}. {}{detail}\n",
+                i + 1,
+                secrets::redact(&s.step)
+            ));
+        }
+        for (title, items) in [
+            ("findings", &self.findings),
+            ("failed approaches (do not retry)", &self.failed_approaches),
+        ] {
+            if !items.is_empty() {
+                out.push_str(&format!("{title}:\n"));
+                for item in items {
+                    out.push_str(&format!("  - {}\n", secrets::redact(item)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Check a task name: letters, digits, `-`, `_`, `.` (it names a file).
+pub fn check_task_name(name: &str) -> Result<&str> {
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Err(Error::UnsafeName {
+            what: "task name",
+            name: name.to_string(),
+            why: if bad.is_whitespace() {
+                "a task name has no spaces: use `-` (e.g. migrate-stripe-v3)"
+            } else {
+                "a task name is letters, digits, `-`, `_` and `.` only"
+            },
+        });
+    }
+    fsx::check_name("task name", name)
+}
+
+fn to_json(task: &Task) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(task).expect("a task serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+fn parse(path: &Path, text: &str) -> Result<Task> {
+    let corrupt = |detail: String| Error::Corrupt {
+        path: path.into(),
+        detail,
+        fix: format!(
+            "it was left untouched; repair the JSON by hand, or move it aside (mv '{0}' '{0}.broken') and start the task again",
+            path.display()
+        ),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| corrupt(format!("not JSON: {e}")))?;
+    if let Some(found) = value.get("schema_version").and_then(|v| v.as_u64())
+        && found > u64::from(SCHEMA_VERSION)
+    {
+        return Err(Error::FutureVersion {
+            path: path.into(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    serde_json::from_value(value).map_err(|e| corrupt(format!("not a task: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_action_serves_every_face_and_a_usage_error_exits_64() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TaskStore::new(dir.path().to_path_buf());
+        let now = Utc::now();
+        let start = TaskAction::Start {
+            name: "t".into(),
+            steps: vec!["a".into(), "b".into()],
+        };
+        let TaskOutcome::Changed(task) = store.apply(start, Notes::default(), now).unwrap() else {
+            panic!("start changes the task");
+        };
+        assert_eq!(task.plan[0].status, StepStatus::InProgress);
+        let back = TaskAction::Step {
+            name: "t".into(),
+            step: "1".into(),
+            change: StepChange {
+                status: Some(StepStatus::Pending),
+                ..Default::default()
+            },
+        };
+        let outcome = store.apply(back, Notes::default(), now).unwrap();
+        assert!(outcome.text().contains("[ ] 1. a"), "{}", outcome.text());
+        let listed = store
+            .apply(TaskAction::List, Notes::default(), now)
+            .unwrap();
+        assert_eq!(
+            listed.text(),
+            "task t · in progress · 0/2 steps done · next: a\n"
+        );
+        let none = TaskStore::new(dir.path().join("none"));
+        let shown = none.apply(TaskAction::Show { name: None }, Notes::default(), now);
+        assert!(shown.unwrap().text().starts_with("no active task"));
+        let usage = Error::Usage {
+            what: "x".into(),
+            fix: "y".into(),
+        };
+        assert_eq!(usage.kind().exit_code, crate::base::error::exit_code::USAGE);
+    }
+
+    fn now() -> DateTime<Utc> {
+        Utc::now()
+    }
+
+    #[test]
+    fn a_task_moves_through_its_steps_and_keeps_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TaskStore::new(dir.path().join("tasks"));
+        let steps: Vec<String> = ["schema", "webhooks", "tests"].map(String::from).to_vec();
+        let t = store
+            .start("stripe-v3", &steps, Notes::default(), now())
+            .unwrap();
+        assert_eq!(t.next_step().unwrap().step, "schema");
+        let err = store
+            .start("stripe-v3", &steps, Notes::default(), now())
+            .unwrap_err();
+        assert!(matches!(err, Error::TaskExists { .. }), "{err}");
+
+        let done = StepChange {
+            status: Some(StepStatus::Done),
+            output: Some("migrate.py".into()),
+            ..Default::default()
+        };
+        let t = store
+            .step("stripe-v3", "1", done, Notes::default(), now())
+            .unwrap();
+        assert_eq!(t.next_step().unwrap().step, "webhooks");
+        assert_eq!(t.plan[1].status, StepStatus::InProgress);
+        let blocked = StepChange {
+            status: Some(StepStatus::Blocked),
+            reason: Some("idempotency keys".into()),
+            ..Default::default()
+        };
+        let notes = Notes {
+            failed_approaches: vec!["v2 compatibility mode".into()],
+            ..Default::default()
+        };
+        let t = store
+            .step("stripe-v3", "webhooks", blocked, notes, now())
+            .unwrap();
+        assert_eq!(t.blockers(), ["webhooks (blocked: idempotency keys)"]);
+        assert_eq!(t.next_step().unwrap().step, "tests");
+
+        // Someone else's key survives our writes.
+        let path = store.file("stripe-v3");
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        v["owner"] = "claude".into();
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        let t = store.done("stripe-v3", Notes::default(), now()).unwrap();
+        assert_eq!(t.status, TaskStatus::Done);
+        assert_eq!(t.extra["owner"], "claude");
+        assert!(store.active().unwrap().is_none());
+        assert_eq!(t.progress(), (1, 3));
+    }
+
+    #[test]
+    fn a_corrupt_task_file_is_named_and_left_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TaskStore::new(dir.path().join("tasks"));
+        store
+            .start("t", &["a".into()], Notes::default(), now())
+            .unwrap();
+        std::fs::write(store.file("t"), "{\"task\": ").unwrap();
+        let err = store
+            .step("t", "a", StepChange::default(), Notes::default(), now())
+            .unwrap_err();
+        assert_eq!(err.kind().exit_code, 3, "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("t.json") && msg.contains("left untouched"),
+            "{msg}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(store.file("t")).unwrap(),
+            "{\"task\": "
+        );
+        assert!(store.list().is_err());
+        let err = store.load("nope").unwrap_err();
+        assert!(matches!(err, Error::UnknownTask { .. }), "{err}");
+        assert!(check_task_name("my task").is_err());
+        assert!(check_task_name("../x").is_err());
+    }
+}

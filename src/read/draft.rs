@@ -1,0 +1,404 @@
+//! A pre-filled handoff: the template for the kind of work, with what can be
+//! measured already written in (commits and changed files since the last
+//! handover, the configured metrics, the previous handoff's next step and
+//! failed approaches, unread mail), and the judgement sections left as
+//! `TODO:` for the agent. The agent completes it and hands over with
+//! `agent-handover run --note-file <draft>`.
+//!
+//! Hooks save drafts under `.agent-handover/drafts/` before a compaction and
+//! at a session end where the agent cannot be asked, so nothing of a session
+//! is lost even when no handover is written; the brief points at the newest
+//! one that no handover has superseded.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+
+use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::base::secrets;
+use crate::domain::handoff::document::{HandoffDocument, SectionKind};
+use crate::domain::handoff::templates::TemplateKind;
+use crate::domain::inbox::{Inbox, MessageSummary};
+use crate::domain::memory::MemoryStore;
+use crate::engine::probe::{MetricsSample, probes_from_config, run_probes};
+use crate::read::history::last_completed_at;
+use crate::workspace::Workspace;
+use crate::workspace::activity::{self, Activity};
+
+/// Most unread messages listed.
+const MAX_MESSAGES: usize = 5;
+/// Most carried-over failed approaches.
+const MAX_CARRIED: usize = 8;
+/// Drafts kept in `.agent-handover/drafts/`; older ones are removed.
+pub const KEEP_DRAFTS: usize = 20;
+
+/// What to draft.
+#[derive(Debug, Clone, Copy)]
+pub struct DraftOptions {
+    /// The template's kind of work.
+    pub work_type: TemplateKind,
+    /// Run the configured `[[metric]]` commands now (they may be slow: a test suite).
+    pub measure: bool,
+    /// The handoff's date.
+    pub date: NaiveDate,
+}
+
+/// A drafted handoff and the facts it was built from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Draft {
+    /// The agent it is for.
+    pub agent: String,
+    /// The template used.
+    pub work_type: TemplateKind,
+    /// What was done since the last handover.
+    pub activity: Activity,
+    /// The numbers measured now (`measure`), if any probe is configured.
+    pub metrics: Option<MetricsSample>,
+    /// Why the metrics could not be measured, if they could not.
+    pub metrics_error: Option<String>,
+    /// The previous handoff's next step(s).
+    pub previous_next_step: Vec<String>,
+    /// The previous handoff's failed approaches, carried over.
+    pub previous_failed_approaches: Vec<String>,
+    /// The agent's unread messages, newest first.
+    pub unread: Vec<MessageSummary>,
+    /// The handoff text to complete.
+    pub text: String,
+}
+
+/// Draft a handoff for `agent` in `ws`.
+pub fn draft(ws: &Workspace, agent: &str, opts: DraftOptions) -> Result<Draft> {
+    let since = last_completed_at(ws).ok().flatten();
+    let activity = activity::since(ws, since);
+    let (metrics, metrics_error) = if opts.measure {
+        measure(ws)
+    } else {
+        (None, None)
+    };
+    // Carried over redacted: a secret in the current state must not ride into the next note.
+    let previous = MemoryStore::new(ws.memory.clone(), ws.state_history_dir())
+        .read_current_state()
+        .ok()
+        .flatten()
+        .map(|text| secrets::redact(&text).into_owned())
+        .unwrap_or_default();
+    let doc = HandoffDocument::parse(&previous);
+    let items = |kind| -> Vec<String> {
+        doc.items_of(kind)
+            .map(|i| i.text.clone())
+            .filter(|t| !is_placeholder(t))
+            .take(MAX_CARRIED)
+            .collect()
+    };
+    let unread = Inbox::new(ws)
+        .page(Some(agent), true, MAX_MESSAGES)
+        .map(|p| p.messages)
+        .unwrap_or_default();
+    let mut draft = Draft {
+        agent: agent.to_string(),
+        work_type: opts.work_type,
+        activity,
+        metrics,
+        metrics_error,
+        previous_next_step: items(SectionKind::NextStep),
+        previous_failed_approaches: items(SectionKind::FailedApproaches),
+        unread,
+        text: String::new(),
+    };
+    draft.text = render(&draft, opts.date);
+    Ok(draft)
+}
+
+/// A line the templates leave for the agent.
+fn is_placeholder(text: &str) -> bool {
+    text.trim_start_matches(['-', '*', ' ']).starts_with("TODO")
+}
+
+/// Run the configured metric probes now.
+fn measure(ws: &Workspace) -> (Option<MetricsSample>, Option<String>) {
+    let probes = match probes_from_config(&ws.config.metrics) {
+        Ok(probes) if probes.is_empty() => return (None, None),
+        Ok(probes) => probes,
+        Err(e) => return (None, Some(e)),
+    };
+    match run_probes(&probes, &ws.root, &[]) {
+        Ok(sample) => (Some(sample), None),
+        Err((error, sample)) => (Some(sample), Some(error)),
+    }
+}
+
+/// The template with the measured facts written under their sections.
+fn render(d: &Draft, date: NaiveDate) -> String {
+    let template = d.work_type.render(date);
+    let mut out = String::with_capacity(template.len() * 2);
+    for line in template.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with("# ") {
+            out.push_str(&format!(
+                "\n<!-- Drafted by `agent-handover draft` for {}: the measured facts are filled in. Replace every TODO with what only you know, then hand over with `agent-handover run --note-file <this file>`. -->\n",
+                d.agent
+            ));
+            continue;
+        }
+        let Some(kind) = line.strip_prefix("## ").and_then(SectionKind::classify) else {
+            continue;
+        };
+        for fact in facts(d, kind) {
+            out.push_str(&fact);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The measured lines for a section of `kind`.
+fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
+    let mut lines = Vec::new();
+    match kind {
+        SectionKind::Status => {
+            if let Some(sample) = &d.metrics {
+                lines.push(format!("- Measured at hand-over: {}", sample.describe()));
+            }
+            if let Some(e) = &d.metrics_error {
+                lines.push(format!("- Metrics could not be measured: {e}"));
+            }
+        }
+        SectionKind::Done => {
+            let since = d
+                .activity
+                .since
+                .map(|t| {
+                    format!(
+                        "since the last handover ({})",
+                        t.format("%Y-%m-%d %H:%M UTC")
+                    )
+                })
+                .unwrap_or_else(|| "(no handover yet)".into());
+            if !d.activity.commits.is_empty() {
+                lines.push(format!("- Commits {since}:"));
+                for c in &d.activity.commits {
+                    lines.push(format!("  - `{}` {}", c.id, c.summary));
+                }
+            }
+            if !d.activity.changed_files.is_empty() {
+                let files: Vec<String> = d
+                    .activity
+                    .changed_files
+                    .iter()
+                    .map(|f| format!("`{}` ({})", f.path, f.change))
+                    .collect();
+                lines.push(format!("- Changed, not committed: {}", files.join(", ")));
+            }
+            if d.activity.truncated {
+                lines.push("- (more commits or files than listed)".into());
+            }
+        }
+        SectionKind::FailedApproaches => {
+            for item in &d.previous_failed_approaches {
+                lines.push(format!("- {item} (from the previous handoff)"));
+            }
+        }
+        SectionKind::NextStep => {
+            for item in &d.previous_next_step {
+                lines.push(format!(
+                    "<!-- The previous handoff's next step: {item}. If it is done, list it under Done. -->"
+                ));
+            }
+        }
+        SectionKind::WaitingOn => {
+            for m in &d.unread {
+                lines.push(format!(
+                    "- Unread message from {}: {} (`agent-handover inbox read {}`)",
+                    m.from, m.subject, m.id
+                ));
+            }
+        }
+        _ => {}
+    }
+    lines
+}
+
+/// A draft saved on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SavedDraft {
+    /// The file.
+    pub path: PathBuf,
+    /// When it was saved.
+    pub saved_at: DateTime<Utc>,
+    /// What saved it: `pre-compact`, `session-end`, `stop`, `manual`.
+    pub trigger: String,
+}
+
+/// Save `text` as a draft of `agent` made by `trigger`, durably, and keep
+/// only the newest [`KEEP_DRAFTS`].
+pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<SavedDraft> {
+    fsx::check_name("agent", agent)?;
+    fsx::check_name("draft trigger", trigger)?;
+    let dir = ws.drafts_dir();
+    fsx::create_dir_durable(&dir)?;
+    let saved_at = Utc::now();
+    let stamp = saved_at.format("%Y%m%dT%H%M%S%.6fZ");
+    let path = dir.join(format!("{stamp}-{agent}-{trigger}.md"));
+    fsx::write_atomic(&path, text.as_bytes())?;
+    prune(&dir);
+    Ok(SavedDraft {
+        path,
+        saved_at,
+        trigger: trigger.to_string(),
+    })
+}
+
+/// The newest saved draft made after the last completed handover, if any.
+pub fn pending(ws: &Workspace) -> Result<Option<SavedDraft>> {
+    let Some(newest) = list(&ws.drafts_dir())?.pop() else {
+        return Ok(None);
+    };
+    let handed_over = last_completed_at(ws)?;
+    Ok(Some(newest).filter(|d| handed_over.is_none_or(|h| d.saved_at > h)))
+}
+
+/// The drafts in `dir`, oldest first.
+fn list(dir: &Path) -> Result<Vec<SavedDraft>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("list", dir, e)),
+    };
+    let mut drafts: Vec<SavedDraft> = entries
+        .flatten()
+        .filter_map(|e| parse_name(&e.path()))
+        .collect();
+    drafts.sort_by(|a, b| a.saved_at.cmp(&b.saved_at).then(a.path.cmp(&b.path)));
+    Ok(drafts)
+}
+
+/// `<stamp>-<agent>-<trigger>.md` back into its parts.
+fn parse_name(path: &Path) -> Option<SavedDraft> {
+    let name = path.file_name()?.to_str()?.strip_suffix(".md")?;
+    let (stamp, rest) = name.split_once('-')?;
+    let saved_at = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.fZ")
+        .ok()?
+        .and_utc();
+    // Agent names may hold hyphens, and so do the triggers: match the known ones.
+    let trigger = ["pre-compact", "session-end", "stop", "manual"]
+        .into_iter()
+        .find(|t| rest.ends_with(&format!("-{t}")))
+        .unwrap_or_else(|| rest.rsplit_once('-').map_or(rest, |(_, t)| t));
+    Some(SavedDraft {
+        path: path.to_path_buf(),
+        saved_at,
+        trigger: trigger.to_string(),
+    })
+}
+
+/// Remove all but the newest [`KEEP_DRAFTS`] drafts (best effort).
+fn prune(dir: &Path) {
+    if let Ok(drafts) = list(dir) {
+        let excess = drafts.len().saturating_sub(KEEP_DRAFTS);
+        for old in &drafts[..excess] {
+            let _ = std::fs::remove_file(&old.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::handoff::{LintContext, lint};
+
+    fn workspace(dir: &Path) -> Workspace {
+        Workspace::in_dir(dir)
+    }
+
+    fn day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+    }
+
+    #[test]
+    fn carries_over_the_previous_handoff_and_leaves_judgement_to_the_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let state = ws.memory.current_state();
+        std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+        std::fs::write(
+            &state,
+            "# Handoff\n\n## Next step\nWire the parser into `lint`.\n\n## Failed approaches\n- Regex headings -> broke on setext\n- Basic auth, curl -u ci:hunter2 -> 401\n",
+        )
+        .unwrap();
+        let opts = DraftOptions {
+            work_type: TemplateKind::Code,
+            measure: false,
+            date: day(),
+        };
+        let d = draft(&ws, "claude", opts).unwrap();
+        assert_eq!(d.previous_next_step, ["Wire the parser into `lint`."]);
+        assert!(
+            d.text
+                .contains("- Regex headings -> broke on setext (from the previous handoff)"),
+            "{}",
+            d.text
+        );
+        assert!(
+            d.text
+                .contains("previous handoff's next step: Wire the parser")
+        );
+        assert!(d.text.contains("TODO"), "judgement is left to the agent");
+        assert!(
+            d.text.contains("curl -u ci:[REDACTED]") && !d.text.contains("hunter2"),
+            "a secret is not carried over: {}",
+            d.text
+        );
+        let doc = HandoffDocument::parse(&d.text);
+        for kind in SectionKind::ALL {
+            assert!(doc.has(kind), "{kind:?} missing from the draft");
+        }
+        let report = lint(&d.text, &LintContext::for_workspace(&ws));
+        assert!(
+            report.score < 100,
+            "an unfinished draft is not a finished handoff"
+        );
+    }
+
+    #[test]
+    fn measures_the_configured_metrics_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("handover.toml"),
+            "[[metric]]\nname = \"tests\"\nargv = [\"sh\", \"-c\", \"echo '7 passed; 1 failed'\"]\n[[metric.value]]\nname = \"passed\"\npattern = '(\\d+) passed'\n[[metric.value]]\nname = \"failed\"\npattern = '(\\d+) failed'\n",
+        )
+        .unwrap();
+        let ws = workspace(dir.path());
+        let opts = DraftOptions {
+            work_type: TemplateKind::Tests,
+            measure: true,
+            date: day(),
+        };
+        let d = draft(&ws, "codex", opts).unwrap();
+        assert!(
+            d.text
+                .contains("- Measured at hand-over: passed=7 failed=1"),
+            "{}",
+            d.text
+        );
+    }
+
+    #[test]
+    fn saved_drafts_are_pending_until_a_handover_and_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        assert_eq!(pending(&ws).unwrap(), None);
+        let first = save(&ws, "claude", "pre-compact", "draft one\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&first.path).unwrap(), "draft one\n");
+        let got = pending(&ws).unwrap().unwrap();
+        assert_eq!(got.path, first.path);
+        assert_eq!(got.trigger, "pre-compact");
+        for i in 0..KEEP_DRAFTS + 3 {
+            save(&ws, "claude", "session-end", &format!("{i}\n")).unwrap();
+        }
+        assert_eq!(list(&ws.drafts_dir()).unwrap().len(), KEEP_DRAFTS);
+        assert!(save(&ws, "../x", "stop", "").is_err());
+    }
+}

@@ -1,0 +1,814 @@
+//! The one place that knows where every file lives.
+//!
+//! A [`Workspace`] is resolved once, from the working directory, the config
+//! file and the flags; everyone else asks it for paths instead of joining
+//! strings: the state files, the memory layers ([`MemoryLayout`]), the
+//! current-state history ([`StateHistoryLayout`]), the message queues and
+//! their read marks ([`MessagesLayout`]) and the files each agent reads its
+//! bootstrap from. Relative paths in the config resolve against the working
+//! directory, as in agent-handover 0.5.1.
+
+pub mod activity;
+pub mod config;
+pub mod month;
+pub mod registry;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+use crate::base::error::Result;
+use crate::base::fsx;
+use crate::workspace::config::{Config, expand_tilde};
+use month::YearMonth;
+
+/// Default checkpoint path, relative to the working directory.
+pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
+/// The project's state folder, relative to its root.
+pub const STATE_DIR: &str = ".agent-handover";
+/// Config file picked up from the working directory when `--config` is absent.
+pub const DEFAULT_CONFIG: &str = "handover.toml";
+/// Default memory directory.
+pub const DEFAULT_MEMORY_DIR: &str = "memory";
+/// Default layer-1 tag.
+pub const DEFAULT_TAG: &str = "general";
+
+/// How to resolve a workspace.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceOptions {
+    /// Working directory (the project root); defaults to the process's.
+    pub cwd: Option<PathBuf>,
+    /// Explicit config file; otherwise `handover.toml` in `cwd` if present.
+    pub config: Option<PathBuf>,
+    /// Explicit checkpoint (flag or `$AGENT_HANDOVER_CHECKPOINT`); beats the config.
+    pub checkpoint: Option<PathBuf>,
+    /// Home directory for `~` and the global PAUSE file; defaults to `$HOME`.
+    pub home: Option<PathBuf>,
+}
+
+/// Every path of one project, resolved.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The project root (absolute).
+    pub root: PathBuf,
+    /// The config file read, if any.
+    pub config_path: Option<PathBuf>,
+    /// The parsed config (defaults when there is no file).
+    pub config: Config,
+    /// Warnings from reading the config.
+    pub warnings: Vec<String>,
+    /// The checkpoint file.
+    pub checkpoint: PathBuf,
+    /// Layout of the Markdown memory store.
+    pub memory: MemoryLayout,
+    /// Layout of the message queues between agents.
+    pub messages: MessagesLayout,
+    /// The layer-1 tag.
+    pub tag: String,
+    /// The project's PAUSE file (configured, or `PAUSE` in the state folder).
+    pub project_pause_file: PathBuf,
+    /// The global PAUSE file, `~/.agent_handover/PAUSE`, when a home is known.
+    pub global_pause_file: Option<PathBuf>,
+    /// The project's state folder, `.agent-handover/`, wherever the checkpoint is.
+    state_dir: PathBuf,
+}
+
+impl Workspace {
+    /// A workspace at `dir` with no config, its HOME inside it too (unit tests).
+    #[cfg(test)]
+    pub(crate) fn in_dir(dir: &Path) -> Self {
+        Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.into()),
+            home: Some(dir.into()),
+            ..Default::default()
+        })
+        .expect("a workspace without a config resolves")
+    }
+
+    /// Resolve a workspace from options, reading the config file if there is one.
+    pub fn resolve(opts: WorkspaceOptions) -> Result<Self> {
+        let cwd = match opts.cwd {
+            Some(c) => c,
+            None => std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e))?,
+        };
+        let root = fsx::absolutize(Path::new("/"), &cwd);
+        let home = opts
+            .home
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let config_path = match opts.config {
+            Some(p) => Some(fsx::absolutize(&root, &p)),
+            None => Some(root.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
+        };
+        let (config, warnings) = match &config_path {
+            Some(p) => Config::load(p)?,
+            None => (Config::default(), Vec::new()),
+        };
+        let h = &config.handover;
+        // A path from the config: `~` expanded, inside the project unless allowed.
+        let configured = |key: &str, raw: &str| -> Result<PathBuf> {
+            let path = fsx::normalize(&fsx::absolutize(&root, &expand_tilde(raw, home.as_deref())));
+            if !h.allow_outside && !path.starts_with(&root) {
+                return Err(crate::Error::config(
+                    config_path.as_deref(),
+                    format!(
+                        "[handover].{key} = {raw:?} is outside the project ({})\n  fix: use a path inside it, or set [handover].allow_outside = true if you mean it",
+                        root.display()
+                    ),
+                ));
+            }
+            Ok(path)
+        };
+        let checkpoint = match (opts.checkpoint, &h.checkpoint) {
+            // Given on the command line or in the environment: the user's explicit choice.
+            (Some(explicit), _) => fsx::absolutize(
+                &root,
+                &expand_tilde(&explicit.to_string_lossy(), home.as_deref()),
+            ),
+            (None, Some(raw)) => configured("checkpoint", raw)?,
+            (None, None) => root.join(DEFAULT_CHECKPOINT),
+        };
+        let memory_root = configured(
+            "memory_dir",
+            h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR),
+        )?;
+        if memory_root == root {
+            return Err(crate::Error::config(
+                config_path.as_deref(),
+                "[handover].memory_dir is the project root itself\n  fix: give the memory a folder of its own, e.g. memory_dir = \"memory\"",
+            ));
+        }
+        let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
+        // The state folders stay in the project whatever checkpoint is used.
+        let state_dir = root.join(STATE_DIR);
+        let project_pause_file = match &h.pause_file {
+            Some(raw) => configured("pause_file", raw)?,
+            None => state_dir.join("PAUSE"),
+        };
+        let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));
+        let messages = MessagesLayout {
+            root: root.join("messages"),
+        };
+        Ok(Workspace {
+            root,
+            config_path,
+            config,
+            warnings,
+            checkpoint,
+            memory: MemoryLayout { root: memory_root },
+            messages,
+            tag,
+            project_pause_file,
+            global_pause_file,
+            state_dir,
+        })
+    }
+
+    /// The project's state folder, `.agent-handover/`: run archive, history,
+    /// drafts, sessions; the checkpoint too unless another one is given.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// The advisory lock file held by whoever executes a run (never deleted):
+    /// `run.lock` in the state folder for the checkpoint kept there, else
+    /// `<checkpoint>.lock` beside the checkpoint, so that every process
+    /// executing one checkpoint takes the same lock.
+    pub fn lock_file(&self) -> PathBuf {
+        if self.checkpoint.parent() == Some(self.state_dir.as_path()) {
+            self.state_dir.join("run.lock")
+        } else {
+            let mut name = self.checkpoint.as_os_str().to_owned();
+            name.push(".lock");
+            PathBuf::from(name)
+        }
+    }
+
+    /// Directory of staged run inputs and final run records.
+    pub fn runs_dir(&self) -> PathBuf {
+        self.state_dir().join("runs")
+    }
+
+    /// The memory's folders, for the git backend's merge by layer.
+    pub fn memory_locations(&self) -> MemoryLocations {
+        MemoryLocations {
+            memory_dir: self.memory.root.clone(),
+            messages_dir: self.messages.root.clone(),
+            state_history_dir: self.state_history_dir(),
+        }
+    }
+
+    /// Handovers staged behind a stuck one, waiting their turn: `queue/`
+    /// in the state folder ([`crate::engine::queue`]).
+    pub fn queue_dir(&self) -> PathBuf {
+        self.state_dir().join("queue")
+    }
+
+    /// The staged inputs (note texts) of a run.
+    pub fn run_inputs_file(&self, run_id: &str) -> PathBuf {
+        self.runs_dir().join(format!("{run_id}.inputs.json"))
+    }
+
+    /// The final record (checkpoint copy) of a finished or abandoned run.
+    pub fn run_record_file(&self, run_id: &str) -> PathBuf {
+        self.runs_dir().join(format!("{run_id}.record.json"))
+    }
+
+    /// Every version of `current-state.md` ever written, kept locally (not published).
+    pub fn state_history_dir(&self) -> PathBuf {
+        self.state_dir().join("history").join("current-state")
+    }
+
+    /// The process group a step's command runs in, while it runs:
+    /// `groups/<run_id>.<step>` beside the checkpoint.
+    pub fn step_group_file(&self, run_id: &str, step: &str) -> PathBuf {
+        self.state_dir()
+            .join("groups")
+            .join(format!("{run_id}.{step}"))
+    }
+
+    /// Where a step's command writes one of its output `stream`s
+    /// (`stdout`, `stderr`) while it runs: `output/<run_id>.<step>.<stream>`
+    /// beside the checkpoint. Left only by a handover killed mid-step.
+    pub fn step_output_file(&self, run_id: &str, step: &str, stream: &str) -> PathBuf {
+        self.state_dir()
+            .join("output")
+            .join(format!("{run_id}.{step}.{stream}"))
+    }
+
+    /// Every version of `identity.md`, kept like current-state.md's.
+    pub fn identity_history_dir(&self) -> PathBuf {
+        self.state_dir().join("history").join("identity")
+    }
+
+    /// The lock `learn` and `knowledge forget` hold while they change the
+    /// memory index: `knowledge.lock` in the state folder (never deleted).
+    pub fn knowledge_lock(&self) -> PathBuf {
+        self.state_dir().join("knowledge.lock")
+    }
+
+    /// Multi-step task state, one JSON file per task: `tasks/` in the state folder.
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.state_dir().join("tasks")
+    }
+
+    /// Drafted handoffs the hooks saved, `drafts/` beside the checkpoint.
+    pub fn drafts_dir(&self) -> PathBuf {
+        self.state_dir().join("drafts")
+    }
+
+    /// Per-session records of the agents' hooks, `sessions/` beside the checkpoint.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.state_dir().join("sessions")
+    }
+
+    /// What `install` changed, to check and undo it: `install.json` beside the checkpoint.
+    pub fn install_record(&self) -> PathBuf {
+        self.state_dir().join("install.json")
+    }
+
+    /// The root of the inter-agent message queues, `messages/` ([`MessagesLayout`]).
+    pub fn messages_dir(&self) -> PathBuf {
+        self.messages.root.clone()
+    }
+
+    /// `AGENTS.md`, where Codex CLI and OpenCode read their bootstrap.
+    pub fn agents_md(&self) -> PathBuf {
+        self.root.join("AGENTS.md")
+    }
+
+    /// `CLAUDE.md`, where Claude Code reads its bootstrap.
+    pub fn claude_md(&self) -> PathBuf {
+        self.root.join("CLAUDE.md")
+    }
+
+    /// `.claude/settings.json`, Claude Code's project settings (its hooks).
+    pub fn claude_settings(&self) -> PathBuf {
+        self.root.join(".claude").join("settings.json")
+    }
+
+    /// Where Cline's bootstrap goes: `.clinerules/00-agent-handover.md`, or
+    /// `.clinerules` itself when that is a single file (Cline reads that form too).
+    pub fn cline_rules_file(&self) -> PathBuf {
+        let rules = self.root.join(".clinerules");
+        if rules.is_file() {
+            rules
+        } else {
+            rules.join("00-agent-handover.md")
+        }
+    }
+
+    /// Every PAUSE file that stops automation, project first, without duplicates.
+    pub fn pause_files(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.project_pause_file.clone()];
+        if let Some(g) = &self.global_pause_file
+            && *g != self.project_pause_file
+        {
+            files.push(g.clone());
+        }
+        files
+    }
+}
+
+/// The memory's folders (absolute), for a merge by layer.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MemoryLocations {
+    /// The memory root (`memory/`).
+    pub memory_dir: PathBuf,
+    /// The message queues (`messages/`).
+    pub messages_dir: PathBuf,
+    /// This machine's current-state history, where superseded text is kept.
+    pub state_history_dir: PathBuf,
+}
+
+/// Where the three memory layers and the current-state history live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryLayout {
+    /// The memory root (`memory/` by default).
+    pub root: PathBuf,
+}
+
+impl MemoryLayout {
+    /// The layout of the memory tree rooted at `root`.
+    pub fn at(root: &Path) -> Self {
+        MemoryLayout {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// `layer1/`, holding one folder of session notes per month.
+    pub fn layer1_dir(&self) -> PathBuf {
+        self.root.join("layer1")
+    }
+
+    /// `layer1/YYYY-MM/`, the folder of session notes of a month (or of a date's month).
+    pub fn layer1_month_dir(&self, month: impl Into<YearMonth>) -> PathBuf {
+        self.layer1_dir().join(month.into().to_string())
+    }
+
+    /// `layer1/YYYY-MM/<tag>-<date>.md` for `n == 1`, `<tag>-<date>-<n>.md` after.
+    pub fn layer1_note(&self, tag: &str, date: NaiveDate, n: u32) -> PathBuf {
+        let day = date.format("%Y-%m-%d");
+        let name = if n <= 1 {
+            format!("{tag}-{day}.md")
+        } else {
+            format!("{tag}-{day}-{n}.md")
+        };
+        self.layer1_month_dir(date).join(name)
+    }
+
+    /// `layer2/current-state.md`.
+    pub fn current_state(&self) -> PathBuf {
+        self.root.join("layer2").join("current-state.md")
+    }
+
+    /// `layer3/YYYY-MM-<tag>-archive.md`.
+    pub fn layer3_archive(&self, month: YearMonth, tag: &str) -> PathBuf {
+        self.layer3_dir().join(format!("{month}-{tag}-archive.md"))
+    }
+
+    /// `layer3/`, holding the monthly archives.
+    pub fn layer3_dir(&self) -> PathBuf {
+        self.root.join("layer3")
+    }
+
+    /// `MEMORY.md`, the memory index: one line per permanent fact, within its cap.
+    pub fn memory_index(&self) -> PathBuf {
+        self.root.join("MEMORY.md")
+    }
+
+    /// `knowledge/`, the index's detail files: one per topic, and the forgotten record.
+    pub fn knowledge_dir(&self) -> PathBuf {
+        self.root.join("knowledge")
+    }
+
+    /// `knowledge/<topic>.md`, every fact of one topic (`decisions`, `gotchas`, ...).
+    pub fn knowledge_topic(&self, topic: &str) -> PathBuf {
+        self.knowledge_dir().join(format!("{topic}.md"))
+    }
+
+    /// `knowledge/forgotten.md`, the facts taken out with `knowledge forget`.
+    pub fn knowledge_forgotten(&self) -> PathBuf {
+        self.knowledge_dir().join("forgotten.md")
+    }
+
+    /// `.gitattributes` at the memory root: the index and the detail files
+    /// merge line by line (`merge=union`) when git has no better driver.
+    pub fn gitattributes(&self) -> PathBuf {
+        self.root.join(".gitattributes")
+    }
+
+    /// `identity.md`, the slow-changing layer: policies and long-term goals.
+    pub fn identity(&self) -> PathBuf {
+        self.root.join("identity.md")
+    }
+}
+
+/// The folder of current-state.md's versions ([`Workspace::state_history_dir`]),
+/// one file per version: `<UTC time>--<label>--<blob>.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateHistoryLayout {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+/// What the name of a version's file in the history says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateVersionName {
+    /// When the version was written.
+    pub at: DateTime<Utc>,
+    /// The run that wrote it, or `external`.
+    pub label: String,
+    /// The start of its content's git blob id.
+    pub hash: String,
+}
+
+/// The time in a version's file name, to the microsecond.
+const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
+
+impl StateHistoryLayout {
+    /// The records of merges that superseded text of current-state.md
+    /// (state drift), beside the versions: `current-state-drift/`.
+    pub fn drift_dir(&self) -> PathBuf {
+        self.dir.with_file_name("current-state-drift")
+    }
+
+    /// The file of the version `name` describes.
+    pub fn version_file(&self, name: &StateVersionName) -> PathBuf {
+        let StateVersionName { at, label, hash } = name;
+        self.dir.join(format!(
+            "{}--{label}--{hash}.md",
+            at.format(VERSION_TIME_FORMAT)
+        ))
+    }
+
+    /// Read a file name of the folder; `None` for anything that is not a version.
+    pub fn parse_version_name(file_name: &str) -> Option<StateVersionName> {
+        let stem = file_name.strip_suffix(".md")?;
+        let (time, rest) = stem.split_once("--")?;
+        let (label, hash) = rest.rsplit_once("--")?;
+        let at = NaiveDateTime::parse_from_str(time, VERSION_TIME_FORMAT)
+            .ok()?
+            .and_utc();
+        Some(StateVersionName {
+            at,
+            label: label.to_string(),
+            hash: hash.to_string(),
+        })
+    }
+}
+
+/// A queue's folder under `messages/`, as the layout names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueDir<'a> {
+    /// `for_<agent>/`: one agent's inbox.
+    Inbox(&'a str),
+    /// `shared/`: read by every agent.
+    Shared,
+}
+
+/// Where the message queues between agents and their read marks live:
+/// `messages/for_<agent>/`, `messages/shared/`, `messages/.read/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagesLayout {
+    /// The messages root (`messages/`).
+    pub root: PathBuf,
+}
+
+/// The prefix of an inbox folder's name.
+const INBOX_PREFIX: &str = "for_";
+/// The shared queue's folder name.
+const SHARED_DIR: &str = "shared";
+/// How the name of a read-marks file ends.
+const READ_MARKS_SUFFIX: &str = ".json";
+
+impl MessagesLayout {
+    /// The folder of a queue (agent names are the caller's to check).
+    pub fn queue_dir(&self, queue: QueueDir<'_>) -> PathBuf {
+        match queue {
+            QueueDir::Inbox(agent) => self.root.join(format!("{INBOX_PREFIX}{agent}")),
+            QueueDir::Shared => self.root.join(SHARED_DIR),
+        }
+    }
+
+    /// The queue a folder name under `messages/` stands for, if any (the
+    /// agent name it holds is unchecked).
+    pub fn queue_of_dir_name(name: &str) -> Option<QueueDir<'_>> {
+        if name == SHARED_DIR {
+            return Some(QueueDir::Shared);
+        }
+        name.strip_prefix(INBOX_PREFIX).map(QueueDir::Inbox)
+    }
+
+    /// `.read/`, every agent's read marks.
+    pub fn read_marks_dir(&self) -> PathBuf {
+        self.root.join(".read")
+    }
+
+    /// `.read/<agent>.json`, the messages `agent` has read.
+    pub fn read_marks_file(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir()
+            .join(format!("{agent}{READ_MARKS_SUFFIX}"))
+    }
+
+    /// `.read/<agent>.lock`, held while `agent`'s marks are replaced (never deleted).
+    pub fn read_marks_lock(&self, agent: &str) -> PathBuf {
+        self.read_marks_dir().join(format!("{agent}.lock"))
+    }
+
+    /// The agent whose read marks a file name in [`read_marks_dir`](Self::read_marks_dir)
+    /// holds, if it is a marks file (the name is unchecked).
+    pub fn read_marks_owner(file_name: &str) -> Option<&str> {
+        file_name.strip_suffix(READ_MARKS_SUFFIX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(dir: &Path) -> WorkspaceOptions {
+        WorkspaceOptions {
+            cwd: Some(dir.to_path_buf()),
+            home: Some(dir.join("home")),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn defaults_without_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(
+            ws.checkpoint,
+            dir.path().join(".agent-handover/checkpoint.json")
+        );
+        assert_eq!(ws.lock_file(), dir.path().join(".agent-handover/run.lock"));
+        assert_eq!(
+            ws.memory.current_state(),
+            dir.path().join("memory/layer2/current-state.md")
+        );
+        assert_eq!(ws.tag, "general");
+        assert_eq!(
+            ws.pause_files(),
+            [
+                dir.path().join(".agent-handover/PAUSE"),
+                dir.path().join("home/.agent_handover/PAUSE")
+            ]
+        );
+    }
+
+    #[test]
+    fn flag_beats_config_which_beats_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("handover.toml"),
+            "[handover]\ncheckpoint = \"cfg/cp.json\"\npause_file = \"~/P\"\nmemory_dir = \"m\"\n",
+        )
+        .unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.checkpoint, dir.path().join("cfg/cp.json"));
+        assert_eq!(ws.project_pause_file, dir.path().join("home/P"));
+        assert_eq!(ws.memory.root, dir.path().join("m"));
+        let ws = Workspace::resolve(WorkspaceOptions {
+            checkpoint: Some("flag.json".into()),
+            ..opts(dir.path())
+        })
+        .unwrap();
+        assert_eq!(ws.checkpoint, dir.path().join("flag.json"));
+    }
+
+    #[test]
+    fn layer_paths_match_0_5_1() {
+        let m = MemoryLayout { root: "/m".into() };
+        let d = NaiveDate::from_ymd_opt(2026, 3, 9).unwrap();
+        assert_eq!(
+            m.layer1_note("codex", d, 1),
+            PathBuf::from("/m/layer1/2026-03/codex-2026-03-09.md")
+        );
+        assert_eq!(
+            m.layer1_note("codex", d, 3),
+            PathBuf::from("/m/layer1/2026-03/codex-2026-03-09-3.md")
+        );
+        assert_eq!(
+            m.layer3_archive(YearMonth::of(d), "codex"),
+            PathBuf::from("/m/layer3/2026-03-codex-archive.md")
+        );
+        assert_eq!(
+            m.layer1_month_dir(YearMonth::of(d).minus(3)),
+            PathBuf::from("/m/layer1/2025-12")
+        );
+    }
+
+    #[test]
+    fn message_paths_and_their_names_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        let m = &ws.messages;
+        assert_eq!(ws.messages_dir(), dir.path().join("messages"));
+        let inbox = m.queue_dir(QueueDir::Inbox("codex"));
+        assert_eq!(inbox, dir.path().join("messages/for_codex"));
+        assert_eq!(
+            m.queue_dir(QueueDir::Shared),
+            dir.path().join("messages/shared")
+        );
+        for q in [QueueDir::Inbox("codex"), QueueDir::Shared] {
+            let dir = m.queue_dir(q);
+            let name = dir.file_name().unwrap().to_str().unwrap();
+            assert_eq!(MessagesLayout::queue_of_dir_name(name), Some(q));
+        }
+        for junk in [".read", "other", "For_codex"] {
+            assert_eq!(MessagesLayout::queue_of_dir_name(junk), None, "{junk}");
+        }
+        assert_eq!(
+            m.read_marks_file("codex"),
+            dir.path().join("messages/.read/codex.json")
+        );
+        assert_eq!(
+            m.read_marks_lock("codex"),
+            dir.path().join("messages/.read/codex.lock")
+        );
+        let marks = m.read_marks_file("codex");
+        let name = marks.file_name().unwrap().to_str().unwrap();
+        assert_eq!(MessagesLayout::read_marks_owner(name), Some("codex"));
+        assert_eq!(MessagesLayout::read_marks_owner("codex.lock"), None);
+    }
+
+    #[test]
+    fn state_version_names_round_trip() {
+        let h = StateHistoryLayout { dir: "/h".into() };
+        let name = StateVersionName {
+            at: DateTime::from_timestamp(1_780_000_000, 123_456_000).unwrap(),
+            label: "20260521-100000-ab--cd".into(),
+            hash: "0123456789abcdef".into(),
+        };
+        let file = h.version_file(&name);
+        assert_eq!(
+            file,
+            PathBuf::from(
+                "/h/20260528T202640.123456Z--20260521-100000-ab--cd--0123456789abcdef.md"
+            )
+        );
+        let file_name = file.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            StateHistoryLayout::parse_version_name(file_name),
+            Some(name)
+        );
+        for junk in ["notes.txt", "x--y--z.md", ".tmp--x--y.md"] {
+            assert_eq!(StateHistoryLayout::parse_version_name(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn agent_bootstrap_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::resolve(opts(dir.path())).unwrap();
+        assert_eq!(ws.agents_md(), dir.path().join("AGENTS.md"));
+        assert_eq!(ws.claude_md(), dir.path().join("CLAUDE.md"));
+        assert_eq!(
+            ws.claude_settings(),
+            dir.path().join(".claude/settings.json")
+        );
+        let in_folder = dir.path().join(".clinerules/00-agent-handover.md");
+        assert_eq!(ws.cline_rules_file(), in_folder);
+        std::fs::write(dir.path().join(".clinerules"), "my rules").unwrap();
+        assert_eq!(ws.cline_rules_file(), dir.path().join(".clinerules"));
+    }
+
+    /// The config loader (`Config::load` / `Config::parse`, reached through
+    /// `Workspace::resolve` as every command reaches it) on random input.
+    mod config_props {
+        use super::*;
+        use crate::Error;
+        use proptest::prelude::*;
+
+        /// One line of a TOML-ish config: a table header, a key with a value
+        /// of a right or wrong type, or garbage.
+        fn line() -> impl Strategy<Value = String> {
+            let table = prop::sample::select(vec![
+                "handover",
+                "note",
+                "backend",
+                "command",
+                "dashboard",
+                "dashboard.keys",
+                "dashboard.colors",
+                "compaction",
+                "retention",
+                "metric",
+                "metric.value",
+                "x",
+            ]);
+            let key = prop_oneof![
+                prop::sample::select(vec![
+                    "memory_dir",
+                    "tag",
+                    "checkpoint",
+                    "pause_file",
+                    "steps",
+                    "min_score",
+                    "session",
+                    "current_state",
+                    "type",
+                    "repo_dir",
+                    "paths",
+                    "push",
+                    "branch",
+                    "remote",
+                    "message",
+                    "name",
+                    "argv",
+                    "idempotent",
+                    "timeout_secs",
+                    "required",
+                    "pattern",
+                    "combine",
+                    "keep_months",
+                    "auto",
+                    "state_versions",
+                    "runs",
+                    "quit",
+                ])
+                .prop_map(String::from),
+                "[a-z_.\"-]{1,10}",
+            ];
+            let scalar = prop_oneof![
+                "\"[a-z ./~$-]{0,12}\"",
+                "'[^'\n]{0,12}'",
+                "-?[0-9]{1,22}",
+                "[0-9]\\.[0-9]{1,3}",
+                prop::sample::select(vec!["true", "false", "nan", "inf"]).prop_map(String::from),
+                "[0-9]{4}-[0-9]{2}-[0-9]{2}",
+            ];
+            let value = prop_oneof![
+                scalar.clone(),
+                prop::collection::vec(scalar.clone(), 0..4)
+                    .prop_map(|v| format!("[{}]", v.join(", "))),
+                (key.clone(), scalar).prop_map(|(k, v)| format!("{{ {k} = {v} }}")),
+                "[^\n]{0,12}",
+            ];
+            prop_oneof![
+                table.clone().prop_map(|t| format!("[{t}]")),
+                table.prop_map(|t| format!("[[{t}]]")),
+                (key, value).prop_map(|(k, v)| format!("{k} = {v}")),
+                "[^\n]{0,20}",
+            ]
+        }
+
+        /// A rejection is a config error or an unreadable file, naming the file.
+        fn rejected_well(err: &Error, path: &Path) -> Result<(), TestCaseError> {
+            prop_assert!(
+                matches!(
+                    err,
+                    Error::Config { path: Some(_), .. } | Error::Corrupt { .. }
+                ),
+                "{err:?}"
+            );
+            let shown = err.to_string();
+            prop_assert!(shown.contains(&path.display().to_string()), "{shown}");
+            Ok(())
+        }
+
+        fn resolve_with(dir: &Path, config: &[u8]) -> (PathBuf, crate::Result<Workspace>) {
+            let path = dir.join("handover.toml");
+            std::fs::write(&path, config).unwrap();
+            let ws = Workspace::resolve(WorkspaceOptions {
+                config: Some(path.clone()),
+                ..opts(dir)
+            });
+            (path, ws)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn toml_ish_configs_load_or_are_refused_naming_the_file(
+                lines in prop::collection::vec(line(), 0..16)
+            ) {
+                let text = lines.join("\n");
+                let dir = tempfile::tempdir().unwrap();
+                let (path, ws) = resolve_with(dir.path(), text.as_bytes());
+                if let Err(e) = &ws {
+                    rejected_well(e, &path)?;
+                }
+                // The same text parsed directly gives the same verdict.
+                let parsed = Config::parse(&text, Some(&path));
+                prop_assert_eq!(parsed.is_ok(), ws.is_ok());
+                if let Err(e) = parsed {
+                    rejected_well(&e, &path)?;
+                }
+            }
+
+            #[test]
+            fn random_bytes_as_a_config_are_refused_naming_the_file(
+                bytes in prop::collection::vec(any::<u8>(), 0..400)
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let (path, ws) = resolve_with(dir.path(), &bytes);
+                if let Err(e) = &ws {
+                    rejected_well(e, &path)?;
+                }
+            }
+        }
+    }
+}
