@@ -5,9 +5,7 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use agent_handover::base::fsx;
-use agent_handover::domain::inbox::{
-    Inbox, MAX_MESSAGE_BYTES, Message, MessageSummary, NewMessage,
-};
+use agent_handover::domain::inbox::{Inbox, MAX_MESSAGE_BYTES, Message, NewMessage};
 use agent_handover::{Error, Result, Workspace};
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -173,7 +171,7 @@ fn list(args: &ListArgs, out: Output) -> Result<u8> {
     out.emit(&page, || {
         let mut text = String::new();
         for m in &page.messages {
-            text += &line(m);
+            text += &m.line();
         }
         let more = page.total - page.messages.len();
         if more > 0 {
@@ -189,23 +187,6 @@ fn list(args: &ListArgs, out: Output) -> Result<u8> {
         print!("{text}");
     });
     Ok(exit::OK)
-}
-
-/// One message in a listing: `*` unread, date, sender -> recipient, subject, id.
-pub fn line(m: &MessageSummary) -> String {
-    let mut line = format!(
-        "{} {}  {} -> {}  {}  [{}]",
-        if m.read { ' ' } else { '*' },
-        m.created.format("%Y-%m-%d %H:%M"),
-        m.from,
-        m.to,
-        m.subject,
-        m.id
-    );
-    for f in &m.flags {
-        let _ = write!(line, " ({})", f.describe());
-    }
-    line + "\n"
 }
 
 fn read(target: &Target, id: &str, out: Output) -> Result<u8> {

@@ -33,15 +33,6 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
     }
 }
 
-/// What `check` says of the run: its state, then what to do about it.
-pub fn verdict(state: &RunState) -> String {
-    let next = state.next_action();
-    match next {
-        NextAction::Nothing => state.describe(),
-        next => format!("{}\n  next: {}", state.describe(), next.sentence()),
-    }
-}
-
 /// `status`: 0.5.1's exact lines, then details with `--verbose`.
 pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
     let ws = target.workspace()?;

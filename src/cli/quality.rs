@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
 use agent_handover::domain::handoff::{self, LintContext, LintReport, TemplateKind};
-use agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES;
 use agent_handover::read::history::latest_previous_handoff;
 use agent_handover::read::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
 use agent_handover::{Error, Result, Workspace};
@@ -81,7 +80,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         previous_handoff: latest_previous_handoff(&ws),
     };
     out.emit(&shown, || {
-        print!("{}", lint_text(&shown.file, &report));
+        print!("{}", report.text(&shown.file));
         if let Some(u) = &shown.previous_handoff {
             println!("previous handoff: {}", u.describe());
         }
@@ -138,51 +137,16 @@ fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// What `lint` prints: the score, then one line per finding.
-pub fn lint_text(file: &str, report: &LintReport) -> String {
-    let mut text = format!(
-        "{file}: score {}/100 (about {} tokens, {} sections)\n",
-        report.score,
-        report.tokens,
-        report.sections.len()
-    );
-    for f in &report.findings {
-        if f.points > 0 {
-            text += &format!("  {f} (-{})\n", f.points);
-        } else {
-            text += &format!("  {f}\n");
-        }
-    }
-    if report.findings.is_empty() {
-        text += "  no findings\n";
-    }
-    text
-}
-
 /// The handoff to lint: FILE, stdin (`-`), or the current state.
-pub fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
-    let fix = "a handoff is a briefing, not a dump: write a shorter one";
-    match file {
-        Some(p) if p == Path::new("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::io("read", "stdin", e))?;
-            Ok(("-".into(), text))
-        }
-        Some(p) => {
-            let text = agent_handover::base::fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
-                .ok_or_else(|| Error::io("read", p, std::io::ErrorKind::NotFound.into()))?;
-            Ok((p.display().to_string(), text))
-        }
-        None => {
-            let p = ws.memory.current_state();
-            let text =
-                agent_handover::base::fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
-                    .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
-            Ok((p.display().to_string(), text))
-        }
+fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
+    if file != Some(Path::new("-")) {
+        return handoff::load(ws, file);
     }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io("read", "stdin", e))?;
+    Ok(("-".into(), text))
 }
 
 /// `template [KIND]`: print a handoff template dated today, or list the kinds.

@@ -3,12 +3,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_handover::domain::handoff::{self, LintContext};
-use agent_handover::engine::RunOrigin;
+use agent_handover::domain::handoff;
 use agent_handover::read::snapshot::queued_advice;
 use agent_handover::{
-    Engine, Error, Result, RunOverrides, RunReport, RunStatus, Workspace, WorkspaceOptions,
-    plan_from_config,
+    Engine, Error, Result, RunOverrides, Workspace, WorkspaceOptions, plan_from_config,
 };
 use clap::Args;
 
@@ -85,115 +83,27 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         .start(request)
         .map_err(|e| queued_advice(&ws, e))?;
     if let Some((ws, inputs)) = unchecked
-        && let Some(note) = quality_note(&ws, &inputs, today)
+        && let Some(text) = inputs.current_state.or(inputs.session_note)
+        && let Some(note) = handoff::quality_note(&ws, &text, today)
     {
         eprintln!("{note}");
     }
-    out.emit(&report, || print!("{}", run_text(&report)));
+    out.emit(&report, || print!("{}", report.run_text()));
     Ok(exit::OK)
-}
-
-/// What the handoff lacks, linted on the way (`None`: no findings); only a
-/// configured `min_score` refuses one, so `run` just says it on stderr.
-pub fn quality_note(
-    ws: &Workspace,
-    inputs: &agent_handover::Inputs,
-    today: chrono::NaiveDate,
-) -> Option<String> {
-    let text = inputs
-        .current_state
-        .as_ref()
-        .or(inputs.session_note.as_ref())?;
-    let ctx = LintContext::for_workspace(ws);
-    let report = handoff::lint(
-        &(agent_handover::domain::memory::header(2, today) + text),
-        &ctx,
-    );
-    (!report.findings.is_empty()).then(|| {
-        format!(
-            "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
-            report.score,
-            report.summary(3)
-        )
-    })
-}
-
-/// What `run` prints: each run the call executed, oldest first, named by
-/// why it ran (an interrupted one finished first, the new handover, the
-/// ones queued behind it).
-pub fn run_text(report: &RunReport) -> String {
-    report_lines(report, |r| {
-        format!("handover steps executed: {}\n", joined(&r.executed))
-    })
-}
-
-/// One line per run of `report`'s chain; `requested` words the run the call
-/// asked for.
-fn report_lines(report: &RunReport, requested: impl Fn(&RunReport) -> String) -> String {
-    let id = |r: &RunReport| r.run_id.clone().unwrap_or_else(|| "?".into());
-    let mut text = String::new();
-    for (i, r) in report.chain().into_iter().enumerate() {
-        text += &match r.origin {
-            RunOrigin::Requested => requested(r),
-            RunOrigin::Interrupted => format!(
-                "finished interrupted handover {}: {}\n",
-                id(r),
-                joined(&r.executed)
-            ),
-            RunOrigin::Queued if i == 0 => {
-                format!("ran queued handover {}: {}\n", id(r), joined(&r.executed))
-            }
-            RunOrigin::Queued => format!(
-                "then ran handover {}, queued behind it: {}\n",
-                id(r),
-                joined(&r.executed)
-            ),
-        };
-    }
-    text
 }
 
 /// `resume`: finish the interrupted handover.
 pub fn resume(target: &Target, out: Output) -> Result<u8> {
     let report = Engine::new(target.workspace()?).resume()?;
-    out.emit(&report, || print_report("resumed", &report));
+    out.emit(&report, || print!("{}", report.resume_text("resumed")));
     Ok(exit::OK)
 }
 
 /// `retry STEP`: run one failed or interrupted step again, then continue.
 pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
     let report = Engine::new(target.workspace()?).retry(step)?;
-    out.emit(&report, || print_report("retried", &report));
+    out.emit(&report, || print!("{}", report.resume_text("retried")));
     Ok(exit::OK)
-}
-
-fn print_report(verb: &str, report: &RunReport) {
-    if report.executed.is_empty()
-        && report.finished_previous.is_none()
-        && report.status != RunStatus::InProgress
-    {
-        println!(
-            "nothing to resume (last handover: {})",
-            report.status.as_str()
-        );
-    } else {
-        print!(
-            "{}",
-            report_lines(report, |r| format!(
-                "{verb} handover {}: steps executed: {}\n",
-                r.run_id.as_deref().unwrap_or("?"),
-                joined(&r.executed)
-            ))
-        );
-    }
-}
-
-fn joined(steps: &[String]) -> String {
-    if steps.is_empty() {
-        "(none)".into()
-    } else {
-        steps.join(", ")
-    }
 }
 
 /// A text given inline or as a file (`-` = stdin).

@@ -19,7 +19,6 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::Utc;
-use serde::Serialize;
 
 use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepRecord, StepState};
 use super::identity::{Owner, iso_now, new_run_id, who};
@@ -27,6 +26,7 @@ use super::lock::RunLock;
 use super::pause::ensure_not_paused;
 use super::plan::RunRequest;
 use super::queue::{QueuedRun, RunQueue, StagedInputs, write_inputs};
+use super::report::{RunOrigin, RunReport};
 use super::step::{Inputs, StepContext, StepError, StepFn};
 use super::steps::StepSpec;
 use crate::base::error::{Error, Result};
@@ -36,59 +36,6 @@ use crate::workspace::Workspace;
 /// How long a resumer waits for the processes of a just-killed step to end
 /// before refusing to start it again.
 const GROUP_EXIT_GRACE: Duration = Duration::from_secs(2);
-
-/// The outcome of an execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RunReport {
-    /// The run executed (or found).
-    pub run_id: Option<String>,
-    /// Its status afterwards.
-    pub status: RunStatus,
-    /// Steps executed by this call, in order.
-    pub executed: Vec<String>,
-    /// Why this call executed the run.
-    pub origin: RunOrigin,
-    /// The run executed before this one by the same call (an interrupted
-    /// one finished first, or the run a queued one waited behind).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub finished_previous: Option<Box<RunReport>>,
-}
-
-/// Why a call executed a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunOrigin {
-    /// The run the call asked for (`run`'s new handover, the run `resume`
-    /// or `retry` finishes).
-    #[default]
-    Requested,
-    /// An earlier run left unfinished, finished before the requested one.
-    Interrupted,
-    /// A run staged in the queue, executed in its turn.
-    Queued,
-}
-
-impl RunReport {
-    /// The runs this call executed, oldest first.
-    pub fn chain(&self) -> Vec<&RunReport> {
-        let mut chain = vec![self];
-        while let Some(earlier) = &chain[chain.len() - 1].finished_previous {
-            chain.push(earlier);
-        }
-        chain.reverse();
-        chain
-    }
-
-    /// Mark the report of run `run_id` in the chain as the requested one.
-    fn mark_requested(&mut self, run_id: &str) {
-        if self.run_id.as_deref() == Some(run_id) {
-            self.origin = RunOrigin::Requested;
-        }
-        if let Some(earlier) = &mut self.finished_previous {
-            earlier.mark_requested(run_id);
-        }
-    }
-}
 
 /// Put `first` at the start of `report`'s chain of finished runs.
 fn chain_first(report: &mut RunReport, first: RunReport) {

@@ -9,11 +9,12 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::checkpoint::{Checkpoint, RunStatus};
-use super::executor::{Engine, RunReport};
+use super::executor::Engine;
 use super::identity::new_run_id;
 use super::pause::ensure_not_paused;
 use super::plan::{compactable_months, compaction_request, retention_policy};
 use super::queue::RunQueue;
+use super::report::RunReport;
 use super::retention::{self, RetentionPlan};
 use super::steps::StepSpec;
 use crate::base::error::{Error, Result};

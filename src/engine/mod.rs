@@ -24,13 +24,15 @@ pub mod plan;
 pub mod probe;
 pub mod process;
 pub mod queue;
+pub mod report;
 pub mod retention;
 pub mod step;
 pub mod steps;
 pub mod sync;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
-pub use executor::{Engine, RunOrigin, RunReport};
+pub use executor::Engine;
 pub use plan::{QualityGate, RunOverrides, RunRequest, plan_from_config};
+pub use report::{RunOrigin, RunReport};
 pub use step::{Inputs, Step, StepContext};
 pub use steps::{StepAction, StepSpec};

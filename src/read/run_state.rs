@@ -542,6 +542,15 @@ impl RunState {
         }
     }
 
+    /// What `check` would say of the run, as the MCP `brief` puts it: the
+    /// state, then what to do about it (when something is to be done).
+    pub fn verdict(&self) -> String {
+        match self.next_action() {
+            NextAction::Nothing => self.describe(),
+            next => format!("{}\n  next: {}", self.describe(), next.sentence()),
+        }
+    }
+
     /// The state in a sentence: what happened, without the advice.
     pub fn describe(&self) -> String {
         let run = self

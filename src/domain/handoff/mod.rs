@@ -37,6 +37,7 @@ pub mod vocabulary;
 pub use crate::base::secrets;
 
 use std::cmp::Reverse;
+use std::path::Path;
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -47,6 +48,9 @@ pub use rules::{Finding, Severity};
 pub use templates::TemplateKind;
 
 use crate::base::error::{Error, Result};
+use crate::base::fsx;
+use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
+use crate::workspace::Workspace;
 
 /// How many findings a refusal from [`gate`] lists.
 pub const GATE_FINDINGS_SHOWN: usize = 5;
@@ -91,6 +95,28 @@ impl LintReport {
         self.score >= min_score
     }
 
+    /// The report as `lint` prints it for `file`: the score, then each
+    /// finding with the points it cost.
+    pub fn text(&self, file: &str) -> String {
+        let mut text = format!(
+            "{file}: score {}/100 (about {} tokens, {} sections)\n",
+            self.score,
+            self.tokens,
+            self.sections.len()
+        );
+        for f in &self.findings {
+            if f.points > 0 {
+                text += &format!("  {f} (-{})\n", f.points);
+            } else {
+                text += &format!("  {f}\n");
+            }
+        }
+        if self.findings.is_empty() {
+            text += "  no findings\n";
+        }
+        text
+    }
+
     /// The `n` most severe findings, one per line, and how many more there are.
     pub fn summary(&self, n: usize) -> String {
         let mut lines: Vec<String> = self
@@ -104,6 +130,40 @@ impl LintReport {
         }
         lines.join("\n")
     }
+}
+
+/// The handoff to lint: the file at `file`, or the workspace's current
+/// state; returns its name as shown and its text.
+pub fn load(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
+    let fix = "a handoff is a briefing, not a dump: write a shorter one";
+    match file {
+        Some(p) => {
+            let text = fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
+                .ok_or_else(|| Error::io("read", p, std::io::ErrorKind::NotFound.into()))?;
+            Ok((p.display().to_string(), text))
+        }
+        None => {
+            let p = ws.memory.current_state();
+            let text = fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
+                .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
+            Ok((p.display().to_string(), text))
+        }
+    }
+}
+
+/// What a handoff handed over as `text` lacks, linted on the way as the
+/// current state it becomes (`None`: no findings). Only a configured
+/// `min_score` refuses one, so `run` and the MCP `handover` just say it.
+pub fn quality_note(ws: &Workspace, text: &str, today: NaiveDate) -> Option<String> {
+    let ctx = LintContext::for_workspace(ws);
+    let report = lint(&(crate::domain::memory::header(2, today) + text), &ctx);
+    (!report.findings.is_empty()).then(|| {
+        format!(
+            "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
+            report.score,
+            report.summary(3)
+        )
+    })
 }
 
 /// Lint and score a handoff. Pure: the same text and context give the same report.

@@ -97,6 +97,26 @@ pub struct MessageSummary {
     pub flags: Vec<MessageFlag>,
 }
 
+impl MessageSummary {
+    /// One line as `inbox list` and the MCP `inbox_list` show it: `*` when
+    /// unread, time, sender, addressee, subject, id and any flags.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "{} {}  {} -> {}  {}  [{}]",
+            if self.read { ' ' } else { '*' },
+            self.created.format("%Y-%m-%d %H:%M"),
+            self.from,
+            self.to,
+            self.subject,
+            self.id
+        );
+        for f in &self.flags {
+            line += &format!(" ({})", f.describe());
+        }
+        line + "\n"
+    }
+}
+
 /// Something unusual about a message file; it is listed all the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,0 +1,430 @@
+//! The MCP server (feature `mcp`) on stdin/stdout (newline-delimited
+//! JSON-RPC), giving an agent `check` + `brief`, `draft`, `handover`,
+//! `inbox_send`, `inbox_list`, `lint`, `task` (the task state files) and
+//! `knowledge` (search the memory index). Each tool calls the same library
+//! functions as the command of the same name and answers with that
+//! command's text; an error is a tool error whose text carries the fix,
+//! never the end of the server. `agent-handover mcp` runs [`serve`].
+
+use std::sync::Arc;
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+use crate::base::error::{Error, Result};
+use crate::base::secrets;
+use crate::domain::handoff::{self, LintContext, TemplateKind};
+use crate::domain::inbox::{Inbox, NewMessage};
+use crate::domain::knowledge::Knowledge;
+use crate::domain::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
+use crate::engine::checkpoint::Checkpoint;
+use crate::engine::{Engine, RunOverrides, plan_from_config};
+use crate::read::brief::DEFAULT_MAX_TOKENS;
+use crate::read::draft::DraftOptions;
+use crate::read::snapshot::queued_advice;
+use crate::read::{Condition, run_state};
+use crate::workspace::Workspace;
+
+#[derive(Deserialize, JsonSchema)]
+struct BriefArgs {
+    agent: Option<String>,
+    max_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct DraftArgs {
+    agent: Option<String>,
+    /// code, tests, docs, code-quality, infrastructure or planning.
+    work_type: Option<String>,
+    /// Run the [[metric]] commands (slow).
+    #[serde(default)]
+    measure: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct HandoverArgs {
+    /// The completed handoff Markdown (e.g. a draft with its TODOs done).
+    note: String,
+    /// Default: the note.
+    current_state: Option<String>,
+    #[serde(default)]
+    no_push: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SendArgs {
+    from: String,
+    /// An agent, or `shared`.
+    to: String,
+    subject: String,
+    body: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ListArgs {
+    agent: String,
+    #[serde(default)]
+    unread_only: bool,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum TaskActionName {
+    Start,
+    Step,
+    Block,
+    Done,
+    Show,
+    List,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TaskArgs {
+    action: TaskActionName,
+    /// The task (show: default the active one).
+    name: Option<String>,
+    /// start: the plan's steps.
+    #[serde(default)]
+    steps: Vec<String>,
+    /// step/block: its number (1 = first) or text.
+    step: Option<String>,
+    /// step: it is finished.
+    #[serde(default)]
+    done: bool,
+    /// step: back to pending.
+    #[serde(default)]
+    pending: bool,
+    output: Option<String>,
+    /// step: what is in its way.
+    blocker: Option<String>,
+    /// block: why.
+    reason: Option<String>,
+    #[serde(default)]
+    findings: Vec<String>,
+    /// Approaches that failed (do not retry).
+    #[serde(default)]
+    failed: Vec<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct KnowledgeArgs {
+    /// Words every fact shown must hold; none: the index.
+    query: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct LintArgs {
+    /// Default: the current state.
+    text: Option<String>,
+}
+
+impl TaskArgs {
+    /// The arguments as the library's [`TaskAction`]; a missing or
+    /// contradictory argument is a usage error (exit 64's kind).
+    fn action(&self) -> Result<TaskAction> {
+        let name = || {
+            self.name.clone().ok_or_else(|| Error::Usage {
+                what: "this action needs the task's `name`".into(),
+                fix: "pass `name`".into(),
+            })
+        };
+        let step = || {
+            self.step.clone().ok_or_else(|| Error::Usage {
+                what: "this action needs the `step`".into(),
+                fix: "pass `step`: its number (1 = first) or its text".into(),
+            })
+        };
+        let conflict = |what: &str| Error::Usage {
+            what: format!("{what} cannot go together"),
+            fix: "pass one of them".into(),
+        };
+        Ok(match self.action {
+            TaskActionName::Start => TaskAction::Start {
+                name: name()?,
+                steps: self.steps.clone(),
+            },
+            TaskActionName::Step => {
+                if self.done && self.pending {
+                    return Err(conflict("`done` and `pending`"));
+                }
+                if self.blocker.is_some() && (self.done || self.pending) {
+                    return Err(conflict("`blocker` and `done` or `pending`"));
+                }
+                let status = if self.done {
+                    StepStatus::Done
+                } else if self.pending {
+                    StepStatus::Pending
+                } else {
+                    StepStatus::InProgress
+                };
+                TaskAction::Step {
+                    name: name()?,
+                    step: step()?,
+                    change: StepChange {
+                        status: Some(status),
+                        output: self.output.clone(),
+                        blocker: self.blocker.clone(),
+                        reason: None,
+                    },
+                }
+            }
+            TaskActionName::Block => TaskAction::Step {
+                name: name()?,
+                step: step()?,
+                change: StepChange {
+                    status: Some(StepStatus::Blocked),
+                    reason: Some(self.reason.clone().ok_or_else(|| Error::Usage {
+                        what: "`block` needs the `reason`".into(),
+                        fix: "pass `reason`: why the step cannot go on".into(),
+                    })?),
+                    ..Default::default()
+                },
+            },
+            TaskActionName::Done => TaskAction::Done { name: name()? },
+            TaskActionName::Show => TaskAction::Show {
+                name: self.name.clone(),
+            },
+            TaskActionName::List => TaskAction::List,
+        })
+    }
+}
+
+/// The server: one workspace, resolved at start.
+struct Server {
+    ws: Arc<Workspace>,
+    /// `$AGENT_HANDOVER_AGENT`, else `[handover].tag`: the agent when a call names none.
+    agent: String,
+    tool_router: ToolRouter<Self>,
+}
+
+/// What a tool answers: its text, or the error (with its fix) as a tool error.
+type Answer = std::result::Result<String, String>;
+
+impl Server {
+    /// Run `f` off the async thread (steps and metrics may take a while).
+    async fn call(&self, f: impl FnOnce(&Workspace) -> Result<String> + Send + 'static) -> Answer {
+        let ws = Arc::clone(&self.ws);
+        match tokio::task::spawn_blocking(move || f(&ws)).await {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(e)) => Err(format!("error: {e}")),
+            Err(e) => Err(format!("error: {e}")),
+        }
+    }
+
+    fn agent(&self, agent: Option<String>) -> String {
+        agent.unwrap_or_else(|| self.agent.clone())
+    }
+}
+
+#[tool_router]
+impl Server {
+    #[tool(
+        description = "Session start: the check verdict (0 none, 1 interrupted, 2 completed) and the brief (recovery, messages, current state, next step)."
+    )]
+    async fn brief(&self, Parameters(a): Parameters<BriefArgs>) -> Answer {
+        let agent = self.agent(a.agent);
+        self.call(move |ws| {
+            let state = run_state(ws);
+            if let Condition::Unreadable { .. } = state.condition {
+                // The file and the fix, as `check` says them.
+                Checkpoint::load(&ws.checkpoint)?;
+            }
+            let code = state.check_code();
+            let verdict = state.verdict();
+            let brief =
+                crate::read::brief::brief(ws, &agent, a.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))?;
+            Ok(format!(
+                "check: {code} ({verdict})\n\n{}",
+                brief.to_markdown()
+            ))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "A pre-filled handoff (commits, changed files, carried-over items): complete its TODOs, then pass it to handover."
+    )]
+    async fn draft(&self, Parameters(a): Parameters<DraftArgs>) -> Answer {
+        let agent = self.agent(a.agent);
+        self.call(move |ws| {
+            let work_type = match a.work_type {
+                Some(name) => name.parse().map_err(|e| Error::config(None, e))?,
+                None => TemplateKind::Code,
+            };
+            let opts = DraftOptions {
+                work_type,
+                measure: a.measure,
+                date: chrono::Local::now().date_naive(),
+            };
+            Ok(crate::read::draft::draft(ws, &agent, opts)?.text)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Session end: write the session note and current state and publish them, as `agent-handover run --note`."
+    )]
+    async fn handover(&self, Parameters(a): Parameters<HandoverArgs>) -> Answer {
+        self.call(move |ws| {
+            let overrides = RunOverrides {
+                note: Some(a.note),
+                current_state: a.current_state,
+                no_push: a.no_push,
+                min_score: None,
+                allow_empty: false,
+                // Only a human lets a secret through (`run --allow-secret`), never an agent.
+                allow_secret: false,
+            };
+            let today = chrono::Local::now().date_naive();
+            let request = plan_from_config(ws, &overrides, today)?;
+            let lint_after = request.quality_gate.is_none().then(|| {
+                let inputs = &request.inputs;
+                inputs.current_state.clone().or(inputs.session_note.clone())
+            });
+            let report = Engine::new(ws.clone())
+                .start(request)
+                .map_err(|e| queued_advice(ws, e))?;
+            let quality = lint_after
+                .flatten()
+                .and_then(|text| handoff::quality_note(ws, &text, today))
+                .map(|q| q + "\n")
+                .unwrap_or_default();
+            Ok(report.run_text() + &quality)
+        })
+        .await
+    }
+
+    #[tool(description = "Send a message to an agent's inbox.")]
+    async fn inbox_send(&self, Parameters(a): Parameters<SendArgs>) -> Answer {
+        self.call(move |ws| {
+            let sent = Inbox::new(ws).send(&NewMessage {
+                from: a.from,
+                to: a.to,
+                subject: Some(a.subject),
+                body: a.body,
+                reply_to: None,
+                // Only a human lets a secret through (`inbox send --allow-secret`).
+                allow_secret: false,
+                allow_empty: false,
+            })?;
+            Ok(format!("sent {} to {}\n", sent.id, sent.queue))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "An agent's messages (its inbox and shared), newest first; * marks unread."
+    )]
+    async fn inbox_list(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
+        self.call(move |ws| {
+            let page = Inbox::new(ws).page(Some(&a.agent), a.unread_only, 50)?;
+            let mut text: String = page.messages.iter().map(|m| m.line()).collect();
+            match page.total - page.messages.len() {
+                0 if page.total == 0 => text += "no messages\n",
+                0 => {}
+                more => text += &format!("... {more} older\n"),
+            }
+            Ok(text)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Multi-step task state: start (name, steps), step (name, step, done? | pending? | blocker?, output?), block (name, step, reason), done, show, list."
+    )]
+    async fn task(&self, Parameters(a): Parameters<TaskArgs>) -> Answer {
+        self.call(move |ws| {
+            let notes = Notes {
+                findings: a.findings.clone(),
+                failed_approaches: a.failed.clone(),
+            };
+            let action = a.action()?;
+            let store = TaskStore::new(ws.tasks_dir());
+            Ok(store.apply(action, notes, chrono::Utc::now())?.text())
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Facts learned from past handovers: the memory index, or the facts holding every word of `query`."
+    )]
+    async fn knowledge(&self, Parameters(a): Parameters<KnowledgeArgs>) -> Answer {
+        self.call(move |ws| {
+            let k = Knowledge::new(ws.memory.clone());
+            let Some(query) = a.query else {
+                let index = k
+                    .read_index()?
+                    .unwrap_or_else(|| "no facts learned yet\n".into());
+                return Ok(secrets::redact(&index).into_owned());
+            };
+            let set = k.load()?;
+            let hits = set.search(&query);
+            if hits.is_empty() {
+                return Ok(format!("no fact holds {query:?}\n"));
+            }
+            Ok(hits
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} [{}] {}\n",
+                        f.id,
+                        f.kind.topic(),
+                        secrets::redact(&f.text)
+                    )
+                })
+                .collect())
+        })
+        .await
+    }
+
+    #[tool(description = "Score a handoff 0-100 and list its findings.")]
+    async fn lint(&self, Parameters(a): Parameters<LintArgs>) -> Answer {
+        self.call(move |ws| {
+            let (file, text) = match a.text {
+                Some(text) => ("handoff".into(), text),
+                None => handoff::load(ws, None)?,
+            };
+            let report = handoff::lint(&text, &LintContext::for_workspace(ws));
+            Ok(report.text(&file))
+        })
+        .await
+    }
+}
+
+#[tool_handler(
+    router = self.tool_router,
+    name = "agent-handover",
+    instructions = "Call brief at session start; at session end, draft, complete it, then handover."
+)]
+impl ServerHandler for Server {}
+
+/// Serve the tools for workspace `ws` on stdin/stdout until the client
+/// closes stdin; `agent` is the agent a call names none for.
+pub fn serve(ws: Workspace, agent: String) -> Result<()> {
+    let server = Server {
+        ws: Arc::new(ws),
+        agent,
+        tool_router: Server::tool_router(),
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        Error::io(
+            "serve MCP on",
+            "stdio",
+            std::io::Error::other(e.to_string()),
+        )
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(&e))?;
+    runtime.block_on(async {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| failed(&e))?;
+        running.waiting().await.map_err(|e| failed(&e))?;
+        Ok(())
+    })
+}
