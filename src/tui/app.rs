@@ -711,14 +711,7 @@ mod tests {
     fn resume_only_when_interrupted_and_only_once() {
         let mut app = fixtures::app((100, 30));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
-        assert!(
-            app.shared
-                .snapshot()
-                .unwrap()
-                .state
-                .next_action()
-                .is_resume()
-        );
+        assert!(fixtures::advises_resume(&app));
         assert_eq!(app.update(key('r')), vec![Effect::Act(Action::Resume)]);
         assert_eq!(app.busy.as_deref(), Some("resuming the handover"));
         assert_eq!(

@@ -77,6 +77,13 @@ fn step(name: &str, kind: &'static str, state: StepState, attempts: u32) -> Step
     }
 }
 
+/// Whether the run state `app` shows advises `resume` (what `r` does).
+pub fn advises_resume(app: &App) -> bool {
+    app.shared
+        .snapshot()
+        .is_some_and(|s| s.state.next_action().is_resume())
+}
+
 /// A run killed while its `tests` step ran.
 pub fn interrupted_run() -> RunSnapshot {
     let mut tests = step("tests", "command", StepState::Interrupted, 2);

@@ -560,15 +560,7 @@ mod tests {
         let screen = draw(&app);
         assert!(screen.contains("QUEUED: 1 waiting"), "{screen}");
         assert!(!screen.contains("RESUME NEEDED"), "{screen}");
-        assert!(
-            app.shared
-                .snapshot()
-                .unwrap()
-                .state
-                .next_action()
-                .is_resume(),
-            "`r` resumes the queue"
-        );
+        assert!(fixtures::advises_resume(&app), "`r` resumes the queue");
     }
 
     /// Issue 14, build 6: at 40×12 the essentials stay visible on every
