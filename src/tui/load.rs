@@ -1,28 +1,23 @@
 //! Reading what the dashboard shows, through the engine library (it never
 //! reads or writes the workspace's files by itself). Runs off the UI thread.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use agent_handover::agent::hooks::session;
+use agent_handover::Workspace;
 use agent_handover::base::{fsx, secrets};
 use agent_handover::domain::handoff::context::newest_note;
 use agent_handover::domain::handoff::{LintContext, lint};
-use agent_handover::domain::inbox::HUMAN;
 use agent_handover::domain::inbox::Inbox;
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::versions::{Version, list_versions, read_version};
 use agent_handover::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::domain::task::TaskStore;
 use agent_handover::engine::Checkpoint;
+use agent_handover::read::RunSnapshot;
 use agent_handover::read::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::read::metrics::sessions;
-use agent_handover::read::{RunSnapshot, StateKind};
-use agent_handover::{Workspace, WorkspaceOptions};
 
-use super::fleet::{self, Health};
 use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
-use super::watch;
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -147,109 +142,11 @@ pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDif
     Ok(Arc::new(StateDiff::new(old, new)))
 }
 
-/// One row of the fleet: what the list shows of the workspace at `dir`,
-/// read cheaply (the checkpoint, PAUSE, the queue and the drift record;
-/// with `details`, also the inbox's counts, the newest session record and
-/// a few `stat`s). The first frame shows the states alone, as the
-/// single-workspace dashboard's shows the run snapshot alone.
-pub fn fleet_row(dir: &Path, details: bool) -> fleet::Row {
-    let mut row = fleet::Row::loading(dir.to_path_buf());
-    // A missing or unreadable workspace has nothing more to read.
-    row.details = true;
-    if !dir.is_dir() {
-        row.health = Health::Missing;
-        return row;
-    }
-    let ws = match Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.to_path_buf()),
-        ..Default::default()
-    }) {
-        Ok(ws) => ws,
-        Err(e) => {
-            row.health = Health::Unreadable;
-            row.error = Some(e.to_string());
-            return row;
-        }
-    };
-    row.notify = ws.config.dashboard.notify.clone();
-    match RunSnapshot::load(&ws) {
-        Ok(snap) => {
-            row.run = snap.state.own_kind();
-            row.paused = snap.paused.is_some();
-            row.drift = snap.drift.is_some();
-            row.health = match snap.state.kind() {
-                StateKind::Running => Health::Running,
-                StateKind::Paused => Health::Paused,
-                StateKind::Interrupted => Health::Interrupted,
-                StateKind::Failed => Health::Failed,
-                StateKind::Queued => Health::Queued,
-                StateKind::Completed => Health::Completed,
-                StateKind::Abandoned => Health::Abandoned,
-                StateKind::Unreadable => Health::Unreadable,
-                StateKind::None => Health::Never,
-            };
-        }
-        Err(e) => {
-            row.health = Health::Unreadable;
-            row.error = Some(e.to_string());
-        }
-    }
-    if !details {
-        row.details = false;
-        return row;
-    }
-    row.activity = watch::fingerprint(&ws)
-        .iter()
-        .flatten()
-        .map(|(t, _)| *t)
-        .max()
-        .map(chrono::DateTime::<chrono::Utc>::from);
-    row.score_stamp = watch::score_stamp(&ws);
-    row.agent = session::newest(&ws, |_| true).map(|r| r.agent);
-    match Inbox::new(&ws).queues() {
-        Ok(queues) => {
-            for q in queues {
-                if q.agent == HUMAN {
-                    row.for_human = q.unread;
-                } else {
-                    row.unread += q.unread;
-                }
-            }
-        }
-        Err(e) => {
-            row.error.get_or_insert(e.to_string());
-        }
-    }
-    row
-}
-
-/// The slower part of a fleet row: the current state's score (linted as
-/// `lint` does, with its context) and the newest judgement of how useful
-/// the previous handoff was.
-pub fn fleet_score(dir: &Path) -> fleet::Score {
-    let Ok(ws) = Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.to_path_buf()),
-        ..Default::default()
-    }) else {
-        return fleet::Score::default();
-    };
-    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    let score = store
-        .read_current_state()
-        .ok()
-        .flatten()
-        .map(|text| lint(&text, &LintContext::for_workspace(&ws)).score);
-    fleet::Score {
-        score,
-        outcome: latest_previous_handoff(&ws),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_handover::WorkspaceOptions;
     use agent_handover::domain::inbox::NewMessage;
-    use agent_handover::engine::pause;
 
     /// Issue 14, seen 9: the queue list said "shared 0/1" (read by someone)
     /// while the agent's list showed the message unread.
@@ -289,38 +186,5 @@ mod tests {
         let data = super::inbox(&ws, Some("claude")).unwrap();
         let shared_row = data.queues.iter().find(|q| q.agent == "shared").unwrap();
         assert_eq!(shared_row.unread, 0);
-    }
-
-    #[test]
-    fn a_fleet_row_reads_the_state_first_then_the_mail_for_the_human() {
-        let dir = tempfile::tempdir().unwrap();
-        let gone = fleet_row(&dir.path().join("gone"), true);
-        assert_eq!((gone.health, gone.details), (Health::Missing, true));
-
-        let ws = Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.path().into()),
-            home: Some(dir.path().join("home")),
-            ..Default::default()
-        })
-        .unwrap();
-        let fresh = fleet_row(dir.path(), false);
-        assert_eq!((fresh.health, fresh.details), (Health::Never, false));
-        pause::pause(&ws, false, Some("lunch")).unwrap();
-        for to in [HUMAN, HUMAN, "claude"] {
-            let message = NewMessage {
-                from: "codex".into(),
-                to: to.into(),
-                subject: None,
-                body: "look".into(),
-                reply_to: None,
-                allow_secret: false,
-                allow_empty: false,
-            };
-            Inbox::new(&ws).send(&message).unwrap();
-        }
-        let row = fleet_row(dir.path(), true);
-        assert_eq!(row.health, Health::Paused);
-        assert!(row.paused && row.details && row.activity.is_some());
-        assert_eq!((row.for_human, row.unread), (2, 1));
     }
 }

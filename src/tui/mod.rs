@@ -22,7 +22,6 @@ pub mod command;
 #[cfg(test)]
 pub mod fixtures;
 pub mod fleet;
-pub mod fleet_runtime;
 pub mod keys;
 pub mod layout;
 pub mod load;
@@ -84,7 +83,7 @@ pub fn run_fleet(dirs: Vec<std::path::PathBuf>, opts: runtime::LoopOptions) -> R
     let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
     let (theme, _) = Theme::new(theme::no_color_requested(), &Default::default());
     let fleet = fleet::Fleet::new(dirs, theme, (w, h), chrono::Utc::now());
-    in_terminal(|mut terminal| async move { fleet_runtime::run(&mut terminal, fleet, opts).await })
+    in_terminal(|mut terminal| async move { fleet::runtime::run(&mut terminal, fleet, opts).await })
 }
 
 fn need_a_terminal() -> Result<(), String> {

@@ -5,8 +5,10 @@
 //!
 //! This module is the pure part: the rows, the selection, the update
 //! function and the attention rule ([`alerts`]); [`view`] draws it;
-//! `tui::fleet_runtime` is its event loop.
+//! [`load`] reads a row, [`runtime`] is its event loop.
 
+pub mod load;
+pub mod runtime;
 pub mod view;
 
 use std::path::PathBuf;

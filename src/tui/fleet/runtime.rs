@@ -15,10 +15,10 @@ use agent_handover::{Workspace, WorkspaceOptions};
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::fleet::{Alert, Fleet, FleetEffect, Row, Score, view};
-use super::model::Event;
-use super::runtime::{self, CLOCK_EVERY, Exit, FrameLog, Input, LoopOptions, RECONCILE_EVERY};
-use super::{actions, load, watch};
+use super::{Alert, Fleet, FleetEffect, Row, Score, load, view};
+use crate::tui::model::Event;
+use crate::tui::runtime::{self, CLOCK_EVERY, Exit, FrameLog, Input, LoopOptions, RECONCILE_EVERY};
+use crate::tui::{actions, watch};
 
 /// What the fleet's background work reports.
 #[derive(Debug)]
@@ -115,7 +115,7 @@ pub async fn run(
                             continue;
                         }
                     };
-                    let mut app = super::new_app(&ws, fleet.size);
+                    let mut app = crate::tui::new_app(&ws, fleet.size);
                     app.in_fleet = true;
                     let exit = runtime::run(terminal, ws, app, opts.clone(), &input).await?;
                     if exit == Exit::Quit {
@@ -188,7 +188,7 @@ fn read_states(dirs: &[PathBuf]) -> Vec<Row> {
                 s.spawn(move || {
                     chunk
                         .iter()
-                        .map(|d| load::fleet_row(d, false))
+                        .map(|d| load::row(d, false))
                         .collect::<Vec<_>>()
                 })
             })
@@ -301,7 +301,7 @@ impl Loader {
             self.rows_in_flight += 1;
             let (dir, tx) = (self.dirs[i].clone(), tx.clone());
             tokio::task::spawn_blocking(move || {
-                let _ = tx.send(Msg::Row(i, Box::new(load::fleet_row(&dir, true))));
+                let _ = tx.send(Msg::Row(i, Box::new(load::row(&dir, true))));
             });
         }
     }
@@ -343,7 +343,7 @@ impl Loader {
         self.scoring = true;
         let tx = tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Score(i, load::fleet_score(&dir)));
+            let _ = tx.send(Msg::Score(i, load::score(&dir)));
         });
     }
 }
