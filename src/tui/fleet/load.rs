@@ -7,8 +7,8 @@ use std::path::Path;
 use agent_handover::agent::hooks::session;
 use agent_handover::domain::handoff::{LintContext, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
+use agent_handover::read::RunSnapshot;
 use agent_handover::read::history::latest_previous_handoff;
-use agent_handover::read::{RunSnapshot, StateKind};
 use agent_handover::{MemoryStore, Workspace, WorkspaceOptions};
 
 use super::{Health, Row, Score};
@@ -44,17 +44,7 @@ pub fn row(dir: &Path, details: bool) -> Row {
             row.run = snap.state.own_kind();
             row.paused = snap.paused.is_some();
             row.drift = snap.drift.is_some();
-            row.health = match snap.state.kind() {
-                StateKind::Running => Health::Running,
-                StateKind::Paused => Health::Paused,
-                StateKind::Interrupted => Health::Interrupted,
-                StateKind::Failed => Health::Failed,
-                StateKind::Queued => Health::Queued,
-                StateKind::Completed => Health::Completed,
-                StateKind::Abandoned => Health::Abandoned,
-                StateKind::Unreadable => Health::Unreadable,
-                StateKind::None => Health::Never,
-            };
+            row.health = Health::Run(snap.state.kind());
         }
         Err(e) => {
             row.health = Health::Unreadable;
@@ -117,6 +107,7 @@ mod tests {
     use super::*;
     use agent_handover::domain::inbox::NewMessage;
     use agent_handover::engine::pause;
+    use agent_handover::read::StateKind;
 
     #[test]
     fn a_fleet_row_reads_the_state_first_then_the_mail_for_the_human() {
@@ -131,7 +122,10 @@ mod tests {
         })
         .unwrap();
         let fresh = row(dir.path(), false);
-        assert_eq!((fresh.health, fresh.details), (Health::Never, false));
+        assert_eq!(
+            (fresh.health, fresh.details),
+            (Health::Run(StateKind::None), false)
+        );
         pause::pause(&ws, false, Some("lunch")).unwrap();
         for to in [HUMAN, HUMAN, "claude"] {
             let message = NewMessage {
@@ -146,7 +140,7 @@ mod tests {
             Inbox::new(&ws).send(&message).unwrap();
         }
         let row = row(dir.path(), true);
-        assert_eq!(row.health, Health::Paused);
+        assert_eq!(row.health, Health::Run(StateKind::Paused));
         assert!(row.paused && row.details && row.activity.is_some());
         assert_eq!((row.for_human, row.unread), (2, 1));
     }

@@ -22,57 +22,40 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use super::tab::ListFilter;
 use super::theme::Theme;
 
-/// A workspace's health in one word, as its row shows it.
+/// A workspace's health, as its row shows it: its run state (the
+/// library's [`StateKind`], PAUSE included), or why there is none to show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Health {
     /// Not read yet.
     Loading,
     /// Its directory is gone.
     Missing,
-    /// Its config or checkpoint cannot be read (see the row's error).
+    /// Its config cannot be read (see the row's error).
     Unreadable,
-    /// A handover runs.
-    Running,
-    /// A PAUSE file stops its automation.
-    Paused,
-    /// A handover stopped with steps left (resume needed).
-    Interrupted,
-    /// A step failed (resume or retry after fixing it).
-    Failed,
-    /// Handovers wait behind a stuck or busy one.
-    Queued,
-    /// The last handover completed.
-    Completed,
-    /// The last handover was abandoned.
-    Abandoned,
-    /// No handover ever ran.
-    Never,
+    /// Its run state.
+    Run(StateKind),
 }
 
 impl Health {
-    /// Its word.
+    /// Its word (a workspace where no handover ever ran: "never").
     pub fn word(self) -> &'static str {
         match self {
             Health::Loading => "…",
             Health::Missing => "missing",
             Health::Unreadable => "unreadable",
-            Health::Running => "running",
-            Health::Paused => "paused",
-            Health::Interrupted => "interrupted",
-            Health::Failed => "failed",
-            Health::Queued => "queued",
-            Health::Completed => "completed",
-            Health::Abandoned => "abandoned",
-            Health::Never => "never",
+            Health::Run(StateKind::None) => "never",
+            Health::Run(kind) => kind.word(),
         }
     }
 
-    /// Whether a human should look (drawn as an alert).
+    /// Whether a human should look (drawn as an alert, counted in NEED YOU):
+    /// the run state's [`StateKind::needs_attention`], or a broken config.
     pub fn needs_human(self) -> bool {
-        matches!(
-            self,
-            Health::Interrupted | Health::Failed | Health::Unreadable | Health::Paused
-        )
+        match self {
+            Health::Run(kind) => kind.needs_attention(),
+            Health::Unreadable => true,
+            Health::Loading | Health::Missing => false,
+        }
     }
 }
 
@@ -343,7 +326,7 @@ impl Fleet {
         self.rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.health == Health::Running)
+            .filter(|(_, r)| r.health == Health::Run(StateKind::Running))
             .map(|(i, _)| FleetEffect::Reload(i))
             .collect()
     }

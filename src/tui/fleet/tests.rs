@@ -14,13 +14,11 @@ fn row(name: &str, health: Health) -> Row {
     let mut r = Row::loading(PathBuf::from(format!("/home/dev/src/{name}")));
     r.health = health;
     r.run = match health {
-        Health::Running => StateKind::Running,
-        Health::Interrupted => StateKind::Interrupted,
-        Health::Failed => StateKind::Failed,
-        Health::Completed | Health::Paused => StateKind::Completed,
+        Health::Run(StateKind::Paused) => StateKind::Completed,
+        Health::Run(kind) => kind,
         _ => StateKind::None,
     };
-    r.paused = health == Health::Paused;
+    r.paused = health == Health::Run(StateKind::Paused);
     r.agent = Some("claude".into());
     r.details = true;
     r.activity = Some(now() - chrono::TimeDelta::minutes(3));
@@ -30,12 +28,15 @@ fn row(name: &str, health: Health) -> Row {
 /// Six workspaces in every state, as the snapshots show them.
 fn fleet(size: (u16, u16)) -> Fleet {
     let names = [
-        ("parser", Health::Running),
-        ("billing-service", Health::Interrupted),
-        ("docs", Health::Paused),
-        ("infra", Health::Completed),
-        ("mobile-app-with-a-long-name", Health::Failed),
-        ("scratch", Health::Never),
+        ("parser", Health::Run(StateKind::Running)),
+        ("billing-service", Health::Run(StateKind::Interrupted)),
+        ("docs", Health::Run(StateKind::Paused)),
+        ("infra", Health::Run(StateKind::Completed)),
+        (
+            "mobile-app-with-a-long-name",
+            Health::Run(StateKind::Failed),
+        ),
+        ("scratch", Health::Run(StateKind::None)),
         ("old-prototype", Health::Missing),
     ];
     let dirs = names
@@ -153,7 +154,7 @@ fn alerts_ring_on_transitions_only() {
     // Running -> interrupted rings once.
     let mut next = f.rows[0].clone();
     next.run = StateKind::Interrupted;
-    next.health = Health::Interrupted;
+    next.health = Health::Run(StateKind::Interrupted);
     let rung = f.row_loaded(0, next.clone());
     assert!(
         matches!(&rung[..], [FleetEffect::Alert(a)] if a.event == "interrupted" && a.row == 0),
@@ -180,11 +181,11 @@ fn alerts_ring_on_transitions_only() {
 #[test]
 fn mail_already_there_when_first_counted_does_not_ring() {
     let mut f = Fleet::new(vec!["/w".into()], Theme::monochrome(), (60, 20), now());
-    let mut state_only = row("w", Health::Completed);
+    let mut state_only = row("w", Health::Run(StateKind::Completed));
     state_only.details = false;
     f.row_loaded(0, state_only);
     assert!(draw(&f).contains("…"), "mail not counted yet");
-    let mut counted = row("w", Health::Completed);
+    let mut counted = row("w", Health::Run(StateKind::Completed));
     counted.for_human = 4;
     assert!(f.row_loaded(0, counted.clone()).is_empty());
     counted.for_human = 5;
@@ -194,7 +195,7 @@ fn mail_already_there_when_first_counted_does_not_ring() {
 #[test]
 fn the_first_reading_and_the_row_just_left_raise_nothing() {
     let mut f = Fleet::new(vec!["/w".into()], Theme::monochrome(), (60, 20), now());
-    let mut r = row("w", Health::Interrupted);
+    let mut r = row("w", Health::Run(StateKind::Interrupted));
     r.paused = true;
     r.for_human = 3;
     assert!(f.row_loaded(0, r.clone()).is_empty(), "first reading");

@@ -3,6 +3,7 @@
 //! footer with the keys, and the help over it. Pure: a frame from a
 //! [`Fleet`].
 
+use agent_handover::read::StateKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -125,11 +126,14 @@ fn columns() -> Vec<Column> {
 fn health_style(f: &Fleet, h: Health) -> Style {
     let t = &f.theme;
     match h {
-        Health::Running | Health::Queued => t.warn,
-        Health::Paused => t.paused,
-        Health::Interrupted | Health::Failed | Health::Unreadable => t.alert,
-        Health::Completed => t.ok,
-        Health::Loading | Health::Missing | Health::Abandoned | Health::Never => t.muted,
+        Health::Run(StateKind::Running | StateKind::Queued) => t.warn,
+        Health::Run(StateKind::Paused) => t.paused,
+        Health::Run(StateKind::Interrupted | StateKind::Failed | StateKind::Unreadable)
+        | Health::Unreadable => t.alert,
+        Health::Run(StateKind::Completed) => t.ok,
+        Health::Loading | Health::Missing | Health::Run(StateKind::Abandoned | StateKind::None) => {
+            t.muted
+        }
     }
 }
 
