@@ -305,3 +305,62 @@ fn the_checks_catch_made_up_violations() {
         "an item re-exported by the layer is its root"
     );
 }
+
+/// The file stems of `dir`'s Rust files, `mod.rs` left out.
+fn stems(dir: &str) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            let stem = path.file_stem()?.to_string_lossy().into_owned();
+            (path.extension().is_some_and(|x| x == "rs") && stem != "mod").then_some(stem)
+        })
+        .collect()
+}
+
+/// The recipes in ARCHITECTURE.md count registration places; the registries
+/// that list every instance are held to the files here (the dashboard's
+/// tabs in `src/tui/tabs/mod.rs`, the MCP tools in `tests/mcp.rs`).
+#[test]
+fn registries_match_their_files() {
+    // A step kind: one file in src/engine/steps/, one entry in `step_kinds!`.
+    let kinds: BTreeSet<String> = agent_handover::engine::steps::KNOWN_KINDS
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(kinds, stems("src/engine/steps"));
+
+    // An adapter: one entry in ADAPTERS, which the agents' tests cover whole.
+    let adapters: Vec<&str> = agent_handover::agent::adapters::ADAPTERS
+        .iter()
+        .map(|a| a.name)
+        .collect();
+    let tests = std::fs::read_to_string("tests/agents.rs").unwrap();
+    let listed = tests
+        .split("const AGENTS: [&str; ")
+        .nth(1)
+        .and_then(|rest| rest.split("];").next())
+        .unwrap();
+    let listed: Vec<&str> = Regex::new(r#""([a-z]+)""#)
+        .unwrap()
+        .captures_iter(listed)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert_eq!(adapters, listed, "tests/agents.rs covers every adapter");
+
+    // A backend: one `impl Backend for`, one arm in `BackendSpec::backend()`.
+    let mut files = Vec::new();
+    rust_files(Path::new("src/domain/backend"), &mut files);
+    let impls: usize = files
+        .iter()
+        .map(|f| code(f).matches("impl Backend for ").count())
+        .sum();
+    let module = code(Path::new("src/domain/backend/mod.rs"));
+    let dispatch = module
+        .split("pub fn backend(&self) -> &dyn Backend {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n    }\n").next())
+        .unwrap();
+    assert_eq!(impls, dispatch.matches("BackendSpec::").count());
+    assert_eq!(impls, 2, "null and git");
+}

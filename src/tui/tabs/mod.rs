@@ -29,3 +29,28 @@ registry! {
     timeline => TimelineTab,
     metrics => MetricsTab,
 }
+
+#[cfg(test)]
+mod tests {
+    /// A tab is one file here and one line in `registry!` (ARCHITECTURE.md):
+    /// every file is a registered tab, titled after it.
+    #[test]
+    fn every_tab_file_is_registered() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tui/tabs");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|stem| stem != "mod")
+            .collect();
+        files.sort();
+        let mut registered: Vec<String> = super::all()
+            .on_bar()
+            .iter()
+            .map(|id| id.title().to_lowercase())
+            .collect();
+        registered.sort();
+        assert_eq!(files, registered);
+    }
+}
