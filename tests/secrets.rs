@@ -504,3 +504,167 @@ fn secrets_already_on_disk_are_redacted_wherever_memory_is_shown() {
         }
     }
 }
+
+/// The remote's branch and whether any of `raw` is in its history (file
+/// names, messages, authors and contents).
+fn remote_holds(door: &Door, raw: &str) -> (String, bool) {
+    let remote = door.remote.as_ref().unwrap().path();
+    let log = git(
+        remote,
+        &[
+            "log",
+            "--all",
+            "-p",
+            "--format=%H %an <%ae> %s%n%b",
+            "--name-only",
+        ],
+    );
+    (git(remote, &["rev-parse", "main"]), log.contains(raw))
+}
+
+/// Issue 26, items 1 to 3: a secret in the config's tag or commit message,
+/// in a file's name, in a UTF-16 file, or in a compressed file, never
+/// reaches the remote: the tag and message are refused at the `run` door
+/// (exit 8, nothing written), the rest at the publish door (nothing
+/// committed or pushed); each comes through once taken out.
+#[test]
+fn a_secret_in_a_name_a_message_an_encoding_or_an_archive_never_reaches_the_remote() {
+    let token = format!("{}{}", "ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+
+    // 1 and 2: the config's tag, then its commit message.
+    for (from, to, what) in [
+        (
+            "tag = \"t\"",
+            format!("tag = \"{token}\""),
+            "[handover].tag",
+        ),
+        (
+            "message = \"handover\"",
+            format!("message = \"handover {key}\""),
+            "[backend].message",
+        ),
+    ] {
+        let mut door = Door::with_git("");
+        let published = remote_holds(&door, "x").0;
+        let config = std::fs::read_to_string(door.path("handover.toml")).unwrap();
+        std::fs::write(door.path("handover.toml"), config.replace(from, &to)).unwrap();
+        let o = door.run(&["run", "--note", "a clean note"]);
+        assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{}", stderr(&o));
+        assert!(!stderr(&o).contains(&token) && !stderr(&o).contains(&key));
+        assert!(!door.path("memory").exists(), "nothing was written");
+        let raw = if what.contains("tag") { &token } else { &key };
+        assert_eq!(remote_holds(&door, raw), (published, false));
+    }
+
+    // 3: a file name, a UTF-16 file, a gzip file under memory/.
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(
+            format!("deploy key {key}\n")
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let gzip = vec![0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x4b, 0x04, 0];
+    for (file, bytes, code, says) in [
+        (
+            format!("memory/{key}.md"),
+            b"notes".to_vec(),
+            SECRET_FOUND,
+            "the file name",
+        ),
+        (
+            "memory/keys.txt".to_string(),
+            utf16,
+            SECRET_FOUND,
+            "memory/keys.txt holds a secret",
+        ),
+        ("memory/old.tar.gz".to_string(), gzip, 1, "gzip-compressed"),
+    ] {
+        let mut door = Door::with_git("");
+        let o = door.run(&["run", "--note", "first session"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let published = remote_holds(&door, "x").0;
+        std::fs::write(door.path(&file), &bytes).unwrap();
+        let o = door.run(&["run", "--note", "second session"]);
+        assert_eq!(o.status.code(), Some(code), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{file}: {}", stderr(&o));
+        assert!(!stderr(&o).contains(&key), "{}", stderr(&o));
+        assert_eq!(
+            remote_holds(&door, &key),
+            (published.clone(), false),
+            "{file}"
+        );
+        assert_eq!(door.project.check(), 1, "the handover waits, its note safe");
+        // Taken out, the same handover finishes and publishes.
+        std::fs::remove_file(door.path(&file)).unwrap();
+        let o = door.run(&["resume"]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        assert_ne!(remote_holds(&door, &key).0, published);
+        assert!(!remote_holds(&door, &key).1);
+    }
+}
+
+/// Issue 26, item 4: a sender's name holding a token is refused at the
+/// inbox (it was caught only at publish), and task texts are refused before
+/// they are stored (they were stored raw): exit 8, nothing written.
+#[test]
+fn names_and_task_texts_are_doors_too() {
+    let token = format!("{}{}", "ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    let mut door = Door::new(&config(""));
+    let o = door.run(&[
+        "inbox",
+        "send",
+        "--to",
+        "codex",
+        "--from",
+        &token,
+        "--subject",
+        "hi",
+        "--body",
+        "hello",
+    ]);
+    assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the sender's name"), "{}", stderr(&o));
+    assert!(!door.path("messages").exists(), "nothing sent");
+
+    let o = door.run(&[
+        "task", "start", "deploy", "--step", "push", "--step", "verify",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = std::fs::read(door.path(".agent-handover/tasks/deploy.json")).unwrap();
+    for args in [
+        vec![
+            "task",
+            "step",
+            "deploy",
+            "1",
+            "--done",
+            "--output",
+            key.as_str(),
+        ],
+        vec!["task", "block", "deploy", "2", "--reason", key.as_str()],
+        vec!["task", "done", "deploy", "--finding", key.as_str()],
+    ] {
+        let o = door.run(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(SECRET_FOUND),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            std::fs::read(door.path(".agent-handover/tasks/deploy.json")).unwrap(),
+            before,
+            "{args:?}: nothing written"
+        );
+    }
+    door.assert_never_leaked(&Secret {
+        kind: "GitHub token",
+        text: String::new(),
+        raw: vec![token, key],
+    });
+}

@@ -78,6 +78,12 @@ fn group1(caps: &Captures<'_>) -> Option<Range<usize>> {
     caps.get(1).map(|m| m.range())
 }
 
+/// The first group that took part in the match is the secret (patterns
+/// with one alternative per form).
+fn any_group(caps: &Captures<'_>) -> Option<Range<usize>> {
+    caps.iter().skip(1).flatten().next().map(|m| m.range())
+}
+
 /// Group 1 is the secret if it looks random (see [`looks_random`]).
 fn random_group1(caps: &Captures<'_>) -> Option<Range<usize>> {
     caps.get(1)
@@ -149,8 +155,28 @@ const PATTERNS: &[Pattern] = &[
     ),
     Pattern {
         kind: "password in a URL",
-        regex: r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:([^\s/@]{3,})@",
+        // `scheme://user:pw@host`, and `redis://:pw@host` (no user).
+        regex: r"\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]{2,})@",
         secret: group1,
+    },
+    Pattern {
+        kind: "Azure storage account key",
+        regex: r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})",
+        secret: group1,
+    },
+    exact("Django secret key", r#"\bdjango-insecure-[^\s'"`]{20,}"#),
+    Pattern {
+        kind: "authorization header",
+        // `Authorization: Bearer <token>`, `Authorization: Basic <base64>`.
+        regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
+        secret: random_group1,
+    },
+    Pattern {
+        kind: "password on a command line",
+        // mysql/mariadb `-pSECRET` (a bare `-p` prompts for it), `sshpass -p X`,
+        // `docker login -p X`, any `--password=X` / `--password X`.
+        regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)([^\s'"`$<{-][^\s'"`]{2,}))"#,
+        secret: any_group,
     },
     Pattern {
         kind: "password on a command line",
@@ -160,12 +186,12 @@ const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: "password",
         // `password is X`, `password for the staging db: X`, `passwd=X`, `"password": "X"`.
-        regex: r#"(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
+        regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
         secret: prose_password,
     },
     Pattern {
         kind: "secret assignment",
-        regex: r#"(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
+        regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
         secret: random_group1,
     },
 ];
@@ -212,6 +238,12 @@ const NEEDLES: &[&str] = &[
     "-u",
     "pass",
     "pwd",
+    "accountkey",
+    "django-insecure",
+    "authorization",
+    "mysql",
+    "mariadb",
+    "docker",
     "api",
     "key",
     "token",
@@ -318,6 +350,100 @@ pub fn check(what: &str, text: &str, fix: &str) -> Result<(), SecretFound> {
         more: found.len() - 1,
         fix: fix.to_string(),
     })
+}
+
+/// A file's bytes as the detector reads them (see [`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decoded<'a> {
+    /// Its text: UTF-8 as it is, UTF-16 and UTF-32 (with a byte-order mark,
+    /// or UTF-16 without one) decoded, anything else read lossily.
+    Text(Cow<'a, str>),
+    /// A compressed file (its format): its content cannot be read here.
+    Compressed(&'static str),
+}
+
+/// Decode `bytes` for [`check`]: a secret in a UTF-16 file is a secret too,
+/// and a compressed file cannot be looked into.
+pub fn decode(bytes: &[u8]) -> Decoded<'_> {
+    const COMPRESSED: &[(&[u8], &str)] = &[
+        (&[0x1f, 0x8b], "gzip"),
+        (b"PK\x03\x04", "zip"),
+        (b"BZh", "bzip2"),
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "xz"),
+        (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
+        (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z"),
+    ];
+    if let Some((_, format)) = COMPRESSED
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+    {
+        return Decoded::Compressed(format);
+    }
+    let units16 = |le: bool, skip: usize| -> String {
+        let units: Vec<u16> = bytes[skip..]
+            .chunks_exact(2)
+            .map(|c| {
+                if le {
+                    u16::from_le_bytes([c[0], c[1]])
+                } else {
+                    u16::from_be_bytes([c[0], c[1]])
+                }
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    let units32 = |le: bool| -> String {
+        bytes[4..]
+            .chunks_exact(4)
+            .map(|c| {
+                let n = if le {
+                    u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                } else {
+                    u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+                };
+                char::from_u32(n).unwrap_or('\u{fffd}')
+            })
+            .collect()
+    };
+    if bytes.starts_with(&[0xff, 0xfe, 0, 0]) {
+        return Decoded::Text(Cow::Owned(units32(true)));
+    }
+    if bytes.starts_with(&[0, 0, 0xfe, 0xff]) {
+        return Decoded::Text(Cow::Owned(units32(false)));
+    }
+    if bytes.starts_with(&[0xff, 0xfe]) {
+        return Decoded::Text(Cow::Owned(units16(true, 2)));
+    }
+    if bytes.starts_with(&[0xfe, 0xff]) {
+        return Decoded::Text(Cow::Owned(units16(false, 2)));
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        // Valid UTF-8 may still be UTF-16 without a mark (ASCII text with a
+        // zero byte beside each character).
+        if !text.contains('\0') {
+            return Decoded::Text(Cow::Borrowed(text));
+        }
+    }
+    // UTF-16 without a mark: a zero byte at most even (big-endian) or odd
+    // (little-endian) places.
+    let pairs = bytes.len() / 2;
+    if pairs >= 2 {
+        let zero_at = |parity: usize| {
+            bytes
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .filter(|b| **b == 0)
+                .count()
+        };
+        if zero_at(1) * 10 >= pairs * 6 {
+            return Decoded::Text(Cow::Owned(units16(true, 0)));
+        }
+        if zero_at(0) * 10 >= pairs * 6 {
+            return Decoded::Text(Cow::Owned(units16(false, 0)));
+        }
+    }
+    Decoded::Text(String::from_utf8_lossy(bytes))
 }
 
 /// A value for a secret-like name that looks like a real secret: letters and
@@ -480,6 +606,15 @@ mod tests {
             fake("curl -u bob:", "Tr0ub4dor3x https://example.com"),
             fake("PASSWORD is ", "hunter2x!"),
             fake("TOKEN=", "abcDEF123456ghiJKL789"),
+            fake(
+                "AccountKey=",
+                "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3A=",
+            ),
+            fake("django-insecure-", "k8#x2!m9@qz7v$w4p0n3b6c1d5"),
+            fake("Authorization: Bearer ", "eyJ0eXAiOi4a7b9c2d1e0f"),
+            fake("mysql -uroot -p", "S3cr3tPw"),
+            fake("sshpass -p ", "hunter2x ssh host"),
+            fake("docker login -u bob -p ", "Tr0ub4dor3x"),
         ];
         for sample in samples {
             assert!(could_hold_secret(&sample), "{sample}");
@@ -487,6 +622,97 @@ mod tests {
         }
         assert!(!could_hold_secret(
             "/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md"
+        ));
+    }
+
+    /// Issue 26, item 4: the forms that passed the doors and were pushed.
+    #[test]
+    fn finds_the_forms_that_were_pushed_and_spares_their_look_alikes() {
+        let pushed = [
+            (fake("export PGPASSWORD=", "Xk9#mQ2vLp8z"), "Xk9#mQ2vLp8z"),
+            (fake("redis://:", "s3cr3tpw@cache:6379/0"), "s3cr3tpw"),
+            (
+                fake("SECRET_KEY = 'django-insecure-", "k8x2m9qz7vw4p0n3b6c1d5'"),
+                "",
+            ),
+            (
+                fake(
+                    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=",
+                    "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3A=;",
+                ),
+                "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3A=",
+            ),
+            (
+                fake(
+                    "curl -H 'Authorization: Bearer ",
+                    "4f9a8b7c6d5e4f3a2b1c' api",
+                ),
+                "4f9a8b7c6d5e4f3a2b1c",
+            ),
+            (fake("mysql -h db -u app -p", "Pa55word9 app"), "Pa55word9"),
+            (fake("sshpass -p ", "Hunter2x ssh deploy@host"), "Hunter2x"),
+            (
+                fake("docker login registry.io -u bot -p ", "Tr0ub4dor3x"),
+                "Tr0ub4dor3x",
+            ),
+            (fake("psql --password=", "Q7w8e9r0t"), "Q7w8e9r0t"),
+        ];
+        for (text, secret) in &pushed {
+            let hits = scan(text);
+            assert!(!hits.is_empty(), "missed: {text}");
+            if !secret.is_empty() {
+                assert!(
+                    hits.iter().any(|m| &text[m.range.clone()] == *secret),
+                    "{text}: {:?}",
+                    found(text)
+                );
+            }
+            assert!(!redact(text).contains(secret) || secret.is_empty());
+        }
+        let spared = [
+            "mysql -u root -p mydb",
+            "mysql -h db -P 3306 -u app -p",
+            "docker login --password-stdin registry.io",
+            "sshpass -f ~/.pass ssh host",
+            "psql --password",
+            "Authorization: Bearer $TOKEN",
+            "Authorization: Bearer <token>",
+            "redis://cache:6379/0",
+            "https://host:8443/path",
+            "SECRET_KEY = os.environ['SECRET_KEY']",
+            "AccountKey=<your-key>",
+            "git commit -m 'fix password reset' -p",
+        ];
+        for text in spared {
+            assert!(scan(text).is_empty(), "{text}: {:?}", found(text));
+        }
+    }
+
+    /// Issue 26, item 3: a key in a UTF-16 file (with or without a mark)
+    /// is found; a compressed file is said to be one.
+    #[test]
+    fn decodes_utf16_and_utf32_and_knows_a_compressed_file() {
+        let text = fake("key = ", &fake("AKIA", "ZDOC9IS0J8HT9LGM"));
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let mut le_bom = vec![0xff, 0xfe];
+        le_bom.extend(&le);
+        let mut be_bom = vec![0xfe, 0xff];
+        be_bom.extend(&be);
+        let mut utf32 = vec![0xff, 0xfe, 0, 0];
+        utf32.extend(text.chars().flat_map(|c| (c as u32).to_le_bytes()));
+        for bytes in [le, be, le_bom, be_bom, utf32] {
+            let Decoded::Text(decoded) = decode(&bytes) else {
+                panic!("not text");
+            };
+            assert_eq!(decoded, text.as_str());
+            assert!(!scan(&decoded).is_empty());
+        }
+        assert_eq!(decode(&[0x1f, 0x8b, 8, 0]), Decoded::Compressed("gzip"));
+        assert_eq!(decode(b"PK\x03\x04rest"), Decoded::Compressed("zip"));
+        assert!(matches!(
+            decode(b"plain"),
+            Decoded::Text(Cow::Borrowed("plain"))
         ));
     }
 

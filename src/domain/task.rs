@@ -429,13 +429,16 @@ pub enum TaskOutcome {
 }
 
 impl TaskStore {
-    /// Do `action`, adding `notes` to the task it changes.
+    /// Do `action`, adding `notes` to the task it changes. A text holding a
+    /// secret is refused first ([`secrets::check`]), nothing written: task
+    /// files are read into every brief.
     pub fn apply(
         &self,
         action: TaskAction,
         notes: Notes,
         now: DateTime<Utc>,
     ) -> Result<TaskOutcome> {
+        refuse_secrets(&action, &notes)?;
         Ok(match action {
             TaskAction::Start { name, steps } => {
                 TaskOutcome::Changed(self.start(&name, &steps, notes, now)?)
@@ -449,6 +452,44 @@ impl TaskStore {
             TaskAction::List => TaskOutcome::Listed(self.list()?),
         })
     }
+}
+
+/// Refuse `action` and `notes` when a text of theirs holds a secret.
+fn refuse_secrets(action: &TaskAction, notes: &Notes) -> Result<()> {
+    const FIX: &str = "nothing was written; a task is read into every brief and handoff, so keep the secret in a secret manager or an environment variable and name that (rotate it if it was real)";
+    let mut texts: Vec<(&str, &str)> = Vec::new();
+    match action {
+        TaskAction::Start { name, steps } => {
+            texts.push(("the task's name", name));
+            texts.extend(steps.iter().map(|s| ("a step of the plan", s.as_str())));
+        }
+        TaskAction::Step { name, step, change } => {
+            texts.push(("the task's name", name));
+            texts.push(("the step", step));
+            for (what, value) in [
+                ("the step's output", &change.output),
+                ("the step's blocker", &change.blocker),
+                ("the step's reason", &change.reason),
+            ] {
+                if let Some(v) = value {
+                    texts.push((what, v));
+                }
+            }
+        }
+        TaskAction::Done { name } => texts.push(("the task's name", name)),
+        TaskAction::Show { .. } | TaskAction::List => {}
+    }
+    texts.extend(notes.findings.iter().map(|f| ("a finding", f.as_str())));
+    texts.extend(
+        notes
+            .failed_approaches
+            .iter()
+            .map(|f| ("a failed approach", f.as_str())),
+    );
+    for (what, text) in texts {
+        secrets::check(what, text, FIX)?;
+    }
+    Ok(())
 }
 
 impl TaskOutcome {

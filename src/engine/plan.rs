@@ -210,9 +210,22 @@ impl RunRequest {
         for (key, text) in &inputs.extra {
             secrets::check(&format!("the staged input {key:?}"), text, REFUSED_RUN_FIX)?;
         }
+        // Config values that reach git: the tag names the note's file, the
+        // message is the commit's.
+        for step in &self.plan {
+            let (what, text) = match &step.action {
+                StepAction::SessionNote(s) => ("[handover].tag in the config", &s.tag),
+                StepAction::Publish(p) => ("[backend].message in the config", &p.message),
+                _ => continue,
+            };
+            secrets::check(what, text, REFUSED_CONFIG_FIX)?;
+        }
         Ok(())
     }
 }
+
+/// What a run refused for a secret in its config says to do.
+const REFUSED_CONFIG_FIX: &str = "nothing was written; the tag names every note file and the message is every commit's, and both are published: take the secret out of handover.toml (rotate it if it was real) and run again";
 
 /// What a run refused for a secret says to do.
 const REFUSED_RUN_FIX: &str = "nothing was written; handovers are published, so take the secret out (keep it in a secret manager or an environment variable and name that), rotate it if it was real, and run again; or pass --allow-secret if it is not a secret";

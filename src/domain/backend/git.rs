@@ -35,8 +35,8 @@ use super::git_error::{Conflict, GitError};
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Backend, BackendError, Leftover, Synced};
-use crate::base::fsx;
 use crate::base::outcome::{AfterCrash, StepError};
+use crate::base::{fsx, secrets};
 use crate::domain::memory::history::StateHistory;
 use crate::domain::memory::state_merge::Side;
 use crate::domain::memory::versions::HANDOVER_AT;
@@ -100,7 +100,7 @@ impl Backend for GitSpec {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         self.commit_and_push(message, gate, admit)
     }
@@ -158,13 +158,19 @@ impl GitSpec {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         let repo = self.open_repo()?;
         let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
         self.check_branch(&repo)?;
         self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
+        admit("the commit message ([backend].message)", message.as_bytes())?;
+        let author = signature(&repo);
+        admit(
+            "the commit author (git config user.name and user.email)",
+            &[author.name_bytes(), b" <", author.email_bytes(), b">"].concat(),
+        )?;
         let message = format!(
             "{message}\n\n{HANDOVER_AT} {}",
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
@@ -531,7 +537,7 @@ fn commit_paths(
     repo: &Repository,
     specs: &[String],
     message: &str,
-    admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+    admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
 ) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| git_error(repo, &e);
     let mut index = with_index_lock_retry(repo, || {
@@ -577,9 +583,14 @@ fn commit_paths(
         let unchanged = baseline
             .get_path(Path::new(&path))
             .is_ok_and(|e| e.id() == entry.id);
+        if !unchanged {
+            // Its name goes with it, whatever it is (a file, a link).
+            let name = format!("the file name {}", secrets::redact(&path));
+            admit(&name, path.as_bytes())?;
+        }
         if !unchanged && matches!(mode, FileMode::Blob | FileMode::BlobExecutable) {
             let blob = repo.find_blob(entry.id).map_err(git)?;
-            admit(&path, &String::from_utf8_lossy(blob.content()))?;
+            admit(&secrets::redact(&path), blob.content())?;
         }
         update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
@@ -858,7 +869,7 @@ mod tests {
         assert!(remote.find_reference("refs/heads/main").is_ok());
     }
 
-    fn admit_all(_path: &str, _text: &str) -> Result<(), StepError> {
+    fn admit_all(_path: &str, _bytes: &[u8]) -> Result<(), StepError> {
         Ok(())
     }
 
@@ -871,14 +882,27 @@ mod tests {
         std::fs::write(work.join("memory/new.md"), "new").unwrap();
         let asked = std::cell::RefCell::new(Vec::new());
         let err = spec
-            .publish("second", &|| Ok(()), &|path, text| {
-                asked.borrow_mut().push(format!("{path}={text}"));
-                Err(StepError::failed("refused"))
+            .publish("second", &|| Ok(()), &|what, bytes| {
+                asked.borrow_mut().push(what.to_string());
+                match what {
+                    "memory/new.md" if bytes == b"new" => Err(StepError::failed("refused")),
+                    _ => Ok(()),
+                }
             })
             .unwrap_err();
         assert_eq!(err, StepError::failed("refused"));
-        // Only files the commit would add or change are asked about.
-        assert_eq!(asked.into_inner(), ["memory/new.md=new"]);
+        // Everything that would leave is asked about, before anything is
+        // staged: the message, the author, then each added or changed file's
+        // name and content (in index order: new.md comes first).
+        assert_eq!(
+            asked.into_inner(),
+            [
+                "the commit message ([backend].message)",
+                "the commit author (git config user.name and user.email)",
+                "the file name memory/new.md",
+                "memory/new.md",
+            ]
+        );
         let repo = Repository::open(work).unwrap();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
         assert_eq!(head.summary().unwrap(), Some("first"));
@@ -893,7 +917,11 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        assert_eq!(asked.into_inner(), 2, "new.md and the changed note.md");
+        assert_eq!(
+            asked.into_inner(),
+            6,
+            "the message, the author, and the names and texts of new.md and the changed note.md"
+        );
     }
 
     #[test]

@@ -129,15 +129,16 @@ pub trait Backend {
     /// Publish; returns a one-line summary of what was done. `gate` is
     /// asked before anything leaves the machine (the PAUSE brake); its
     /// error stops the publish as it is (a pause stays a pause). `admit` is
-    /// asked about every file the publish would send that the target does
-    /// not already hold (its path as the target names it, and its text)
-    /// before anything is recorded for sending; its error (a secret) stops
-    /// the publish as it is.
+    /// asked about every byte the publish would send, each named for a
+    /// person (secrets redacted from the name): the message, the author,
+    /// and, for every file the target does not already hold, its name and
+    /// its content; before anything is recorded for sending. Its error (a
+    /// secret) stops the publish as it is.
     fn publish(
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
     ) -> Result<String, StepError>;
 
     /// Whether the memory is shared with other machines through it (so
@@ -165,7 +166,7 @@ impl Backend for NullBackend {
         &self,
         _message: &str,
         _gate: &dyn Fn() -> Result<(), StepError>,
-        _admit: &dyn Fn(&str, &str) -> Result<(), StepError>,
+        _admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
     ) -> Result<String, StepError> {
         Ok("null backend: nothing to publish".into())
     }

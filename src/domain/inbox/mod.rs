@@ -222,10 +222,15 @@ impl Inbox {
     ///
     /// Refused when a name is unsafe, the reply-to id names no message,
     /// the message is over [`MAX_MESSAGE_BYTES`], or its subject or body
-    /// holds a secret ([`secrets::check`]) and it does not allow them;
+    /// holds a secret ([`secrets::check`]) and it does not allow them (a
+    /// sender's or recipient's name holding one always is);
     /// nothing is written then. The summary returned is redacted, like a
     /// listed one.
     pub fn send(&self, new: &NewMessage) -> Result<MessageSummary> {
+        // Names are never secrets, whatever the message allows: they name
+        // files and headers that are published.
+        secrets::check("the sender's name (--from)", &new.from, REFUSED_NAME_FIX)?;
+        secrets::check("the recipient's name (--to)", &new.to, REFUSED_NAME_FIX)?;
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
         let no_subject = new.subject.as_deref().is_none_or(|s| s.trim().is_empty());
@@ -455,6 +460,9 @@ fn deliver(
     ))
 }
 /// What a message refused for a secret says to do.
+/// What a message refused for a secret in a name says to do.
+const REFUSED_NAME_FIX: &str = "nothing was sent; an agent's name names its queue's folder and every message's header, which are published: use the agent's name (e.g. claude, codex)";
+
 const REFUSED_MESSAGE_FIX: &str = "nothing was sent; message files are read by every agent and often committed, so take the secret out (share it through a secret manager and name the entry), rotate it if it was real, and send again; or pass --allow-secret if it is not a secret";
 
 fn names(queues: &[Queue]) -> String {

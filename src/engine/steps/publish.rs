@@ -8,8 +8,10 @@ use crate::base::secrets;
 use crate::domain::backend::BackendSpec;
 
 /// Publish the memory through a backend; PAUSE is checked again right
-/// before anything leaves the machine, and a file holding a secret is
-/// refused unless the run allows them (`--allow-secret`).
+/// before anything leaves the machine, and everything that would leave (the
+/// message, the author, each file's name and content, UTF-16/32 decoded) is
+/// refused if it holds a secret, as a compressed file is, unless the run
+/// allows them (`--allow-secret`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublishStep {
     /// Where to.
@@ -31,11 +33,18 @@ impl Step for PublishStep {
         let pause_files = ctx.workspace.pause_files();
         let gate = || ensure_not_paused(&pause_files).map_err(StepError::from);
         let allow_secret = ctx.allow_secret;
-        let admit = |path: &str, text: &str| {
+        let admit = |what: &str, bytes: &[u8]| {
             if allow_secret {
                 return Ok(());
             }
-            secrets::check(path, text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
+            match secrets::decode(bytes) {
+                secrets::Decoded::Text(text) => {
+                    secrets::check(what, &text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
+                }
+                secrets::Decoded::Compressed(format) => Err(StepError::failed(format!(
+                    "{what} is a {format}-compressed file: what it holds cannot be checked for secrets, so nothing was committed or pushed\n  fix: keep it out of the published paths ([backend].paths), or, if it holds no secret, `agent-handover run --allow-secret` with the same note publishes it"
+                ))),
+            }
         };
         self.backend
             .backend()
