@@ -34,7 +34,7 @@ use super::git_cli::{self, Pushed};
 use super::git_error::{Conflict, GitError};
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
-use super::{Backend, BackendError, Leftover, Synced};
+use super::{Admit, Backend, BackendError, Leftover, Synced};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
 use crate::domain::memory::history::StateHistory;
@@ -100,7 +100,7 @@ impl Backend for GitSpec {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
+        admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         self.commit_and_push(message, gate, admit)
     }
@@ -158,7 +158,7 @@ impl GitSpec {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
+        admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         let repo = self.open_repo()?;
         let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
@@ -537,7 +537,7 @@ fn commit_paths(
     repo: &Repository,
     specs: &[String],
     message: &str,
-    admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
+    admit: &Admit<'_>,
 ) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| git_error(repo, &e);
     let mut index = with_index_lock_retry(repo, || {

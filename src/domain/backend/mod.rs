@@ -117,6 +117,10 @@ impl From<GitError> for StepError {
     }
 }
 
+/// What a publish asks before anything leaves: `admit(what, bytes)`, where
+/// `what` names the bytes for a person (see [`Backend::publish`]).
+pub type Admit<'a> = dyn Fn(&str, &[u8]) -> Result<(), StepError> + 'a;
+
 /// A publish target. Adding one: implement this, add a variant to
 /// [`BackendSpec`] and its arm in [`BackendSpec::backend`] and
 /// [`BackendSpec::from_config`] (see ARCHITECTURE.md). `sync` and `doctor`
@@ -138,7 +142,7 @@ pub trait Backend {
         &self,
         message: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
-        admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
+        admit: &Admit<'_>,
     ) -> Result<String, StepError>;
 
     /// Whether the memory is shared with other machines through it (so
@@ -166,7 +170,7 @@ impl Backend for NullBackend {
         &self,
         _message: &str,
         _gate: &dyn Fn() -> Result<(), StepError>,
-        _admit: &dyn Fn(&str, &[u8]) -> Result<(), StepError>,
+        _admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         Ok("null backend: nothing to publish".into())
     }
