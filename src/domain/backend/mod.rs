@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::fsx;
 use crate::base::outcome::{AfterCrash, StepError};
+use crate::base::{fsx, secrets};
 use crate::workspace::config::BackendSection;
 use git::{GitSpec, MemoryLocations};
 use git_error::GitError;
@@ -120,6 +120,24 @@ impl From<GitError> for StepError {
 /// What a publish asks before anything leaves: `admit(what, bytes)`, where
 /// `what` names the bytes for a person (see [`Backend::publish`]).
 pub type Admit<'a> = dyn Fn(&str, &[u8]) -> Result<(), StepError> + 'a;
+
+/// The publish door: `bytes` (named `what`) may leave the machine unless
+/// they hold a secret ([`secrets::check`], UTF-16/32 decoded) or cannot be
+/// checked (a compressed file). What a run's publish asks of everything a
+/// backend would send, unless the run allows secrets.
+pub fn admit(what: &str, bytes: &[u8]) -> Result<(), StepError> {
+    match secrets::decode(bytes) {
+        secrets::Decoded::Text(text) => {
+            secrets::check(what, &text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
+        }
+        secrets::Decoded::Compressed(format) => Err(StepError::failed(format!(
+            "{what} is a {format}-compressed file: what it holds cannot be checked for secrets, so nothing was committed or pushed\n  fix: keep it out of the published paths ([backend].paths), or, if it holds no secret, `agent-handover run --allow-secret` with the same note publishes it"
+        ))),
+    }
+}
+
+/// What a publish refused for a secret says to do.
+const REFUSED_PUBLISH_FIX: &str = "nothing was committed or pushed; take the secret out of the file (rotate it if it was real), then `agent-handover resume`; or, if it is not a secret, `agent-handover run --allow-secret` with the same note publishes it";
 
 /// A publish target. Adding one: implement this, add a variant to
 /// [`BackendSpec`] and its arm in [`BackendSpec::backend`] and

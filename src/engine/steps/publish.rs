@@ -4,8 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::pause::ensure_not_paused;
 use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
-use crate::base::secrets;
-use crate::domain::backend::BackendSpec;
+use crate::domain::backend::{self, BackendSpec};
 
 /// Publish the memory through a backend; PAUSE is checked again right
 /// before anything leaves the machine, and everything that would leave (the
@@ -37,14 +36,7 @@ impl Step for PublishStep {
             if allow_secret {
                 return Ok(());
             }
-            match secrets::decode(bytes) {
-                secrets::Decoded::Text(text) => {
-                    secrets::check(what, &text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
-                }
-                secrets::Decoded::Compressed(format) => Err(StepError::failed(format!(
-                    "{what} is a {format}-compressed file: what it holds cannot be checked for secrets, so nothing was committed or pushed\n  fix: keep it out of the published paths ([backend].paths), or, if it holds no secret, `agent-handover run --allow-secret` with the same note publishes it"
-                ))),
-            }
+            backend::admit(what, bytes)
         };
         self.backend
             .backend()
@@ -52,6 +44,3 @@ impl Step for PublishStep {
             .map(Some)
     }
 }
-
-/// What a publish refused for a secret says to do.
-const REFUSED_PUBLISH_FIX: &str = "nothing was committed or pushed; take the secret out of the file (rotate it if it was real), then `agent-handover resume`; or, if it is not a secret, `agent-handover run --allow-secret` with the same note publishes it";
