@@ -137,6 +137,13 @@ fn follow(case: &Case, b: &mut Built, mut st: Value) {
         let args: Vec<String> = match next["action"].as_str().unwrap() {
             "nothing" => {
                 assert_ne!(p.check(), 1, "{case:?}: nothing to do, yet check says 1");
+                if case.queued {
+                    let notes = p.notes();
+                    assert!(
+                        notes.iter().any(|(_, n)| n.contains("queued note")),
+                        "{case:?}: the queued handover's note was written: {notes:?}"
+                    );
+                }
                 return;
             }
             "run" | "unpause" => command_args(next["command"].as_str().unwrap()),
@@ -231,4 +238,63 @@ fn left_by_0_5_1_with_every_step_done_is_completed_everywhere() {
 #[test]
 fn staged_by_a_newer_version() {
     agree_and_follow(Base::Newer);
+}
+
+/// A run agent-handover 0.5.1 left `in_progress` with every step done is
+/// completed: a new handover is a new run, every step executed (it was
+/// adopted, its steps marked done, and its note never written).
+#[test]
+fn a_new_handover_after_a_finished_0_5_1_run_runs_every_step() {
+    let case = Case {
+        base: Base::LegacyAllDone,
+        owner: common::run_states::Owner::Dead,
+        lock_held: false,
+        queued: false,
+        paused: false,
+    };
+    let built = build(&case);
+    let p = &built.project;
+    std::fs::write(p.path("go"), "").unwrap();
+    let o = p.handover("a new session");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "handover steps executed: session_note, learn, current_state, gate, publish\n"
+    );
+    assert!(p.notes().iter().any(|(_, n)| n.ends_with("a new session")));
+    assert_eq!(p.check(), 2);
+}
+
+/// A damaged queue entry is unreadable to every face: `check` exits 3
+/// naming the file (it said 1 while `status` said completed), and the
+/// advice is to repair it, not `resume` (which fails on it).
+#[test]
+fn a_damaged_queue_entry_is_unreadable_everywhere() {
+    let case = Case {
+        base: Base::Completed,
+        owner: common::run_states::Owner::Dead,
+        lock_held: false,
+        queued: false,
+        paused: false,
+    };
+    let built = build(&case);
+    let p = &built.project;
+    std::fs::create_dir_all(p.path(".agent-handover/queue")).unwrap();
+    std::fs::write(
+        p.path(".agent-handover/queue/20261126-000000-beef.json"),
+        "{",
+    )
+    .unwrap();
+    let o = p.run(&["check"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        stderr(&o).contains("20261126-000000-beef.json"),
+        "{}",
+        stderr(&o)
+    );
+    let st = state(p);
+    assert_eq!(st["word"], "unreadable");
+    assert_eq!(st["next"]["action"], "repair");
+    let brief = json(&p.run(&["brief", "--json"]));
+    assert_eq!(brief["recovery"]["run"], st);
 }

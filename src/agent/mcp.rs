@@ -20,6 +20,7 @@ use crate::domain::inbox::{Inbox, NewMessage};
 use crate::domain::knowledge::Knowledge;
 use crate::domain::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
 use crate::engine::checkpoint::Checkpoint;
+use crate::engine::queue::RunQueue;
 use crate::engine::{Engine, RunOverrides, plan_from_config};
 use crate::read::brief::DEFAULT_MAX_TOKENS;
 use crate::read::draft::DraftOptions;
@@ -230,6 +231,7 @@ impl Server {
             if let Condition::Unreadable { .. } = state.condition {
                 // The file and the fix, as `check` says them.
                 Checkpoint::load(&ws.checkpoint)?;
+                RunQueue::of(ws).list()?;
             }
             let code = state.check_code();
             let verdict = state.verdict();

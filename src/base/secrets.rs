@@ -78,10 +78,16 @@ fn group1(caps: &Captures<'_>) -> Option<Range<usize>> {
     caps.get(1).map(|m| m.range())
 }
 
-/// The first group that took part in the match is the secret (patterns
-/// with one alternative per form).
-fn any_group(caps: &Captures<'_>) -> Option<Range<usize>> {
-    caps.iter().skip(1).flatten().next().map(|m| m.range())
+/// The first group that took part in the match (one alternative per
+/// form), if it looks like a password ([`looks_like_password`]): "the
+/// --password flag is deprecated" names no password.
+fn flag_password(caps: &Captures<'_>) -> Option<Range<usize>> {
+    caps.iter()
+        .skip(1)
+        .flatten()
+        .next()
+        .filter(|m| looks_like_password(m.as_str()))
+        .map(|m| m.range())
 }
 
 /// Group 1 is the secret if it looks random (see [`looks_random`]).
@@ -167,16 +173,22 @@ const PATTERNS: &[Pattern] = &[
     exact("Django secret key", r#"\bdjango-insecure-[^\s'"`]{20,}"#),
     Pattern {
         kind: "authorization header",
-        // `Authorization: Bearer <token>`, `Authorization: Basic <base64>`.
-        regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
+        // `Authorization: Bearer <token>` (or `Token`).
+        regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
         secret: random_group1,
+    },
+    Pattern {
+        kind: "authorization header",
+        // `Authorization: Basic <base64 of user:password>`.
+        regex: r#"(?i)\bauthorization["']?\s*:\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})"#,
+        secret: group1,
     },
     Pattern {
         kind: "password on a command line",
         // mysql/mariadb `-pSECRET` (a bare `-p` prompts for it), `sshpass -p X`,
         // `docker login -p X`, any `--password=X` / `--password X`.
-        regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)([^\s'"`$<{-][^\s'"`]{2,}))"#,
-        secret: any_group,
+        regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p['"]?([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*['"]?([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+['"]?([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)['"]?([^\s'"`$<{-][^\s'"`]{2,}))"#,
+        secret: flag_password,
     },
     Pattern {
         kind: "password on a command line",
@@ -368,7 +380,7 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     const COMPRESSED: &[(&[u8], &str)] = &[
         (&[0x1f, 0x8b], "gzip"),
         (b"PK\x03\x04", "zip"),
-        (b"BZh", "bzip2"),
+        (b"BZh91AY&SY", "bzip2"),
         (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "xz"),
         (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
         (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z"),
@@ -424,8 +436,11 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
             return Decoded::Text(Cow::Borrowed(text));
         }
     }
-    // UTF-16 without a mark: a zero byte at most even (big-endian) or odd
-    // (little-endian) places.
+    // UTF-16 without a mark: a zero byte at most odd (little-endian) or
+    // even (big-endian) places, and few at the others. A binary file with
+    // long runs of zeros (a tar, an image) can look like that too, so its
+    // bytes are read both ways.
+    let lossy = String::from_utf8_lossy(bytes);
     let pairs = bytes.len() / 2;
     if pairs >= 2 {
         let zero_at = |parity: usize| {
@@ -436,14 +451,14 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
                 .filter(|b| **b == 0)
                 .count()
         };
-        if zero_at(1) * 10 >= pairs * 6 {
-            return Decoded::Text(Cow::Owned(units16(true, 0)));
-        }
-        if zero_at(0) * 10 >= pairs * 6 {
-            return Decoded::Text(Cow::Owned(units16(false, 0)));
+        let (odd, even) = (zero_at(1), zero_at(0));
+        let le = odd * 10 >= pairs * 6 && even * 10 <= pairs;
+        let be = even * 10 >= pairs * 6 && odd * 10 <= pairs;
+        if le || be {
+            return Decoded::Text(Cow::Owned(format!("{}\n{lossy}", units16(le, 0))));
         }
     }
-    Decoded::Text(String::from_utf8_lossy(bytes))
+    Decoded::Text(lossy)
 }
 
 /// A value for a secret-like name that looks like a real secret: letters and
@@ -656,6 +671,11 @@ mod tests {
                 "Tr0ub4dor3x",
             ),
             (fake("psql --password=", "Q7w8e9r0t"), "Q7w8e9r0t"),
+            (fake("mysql -u app -p'", "S3cr3tPw' db"), "S3cr3tPw"),
+            (
+                fake("Authorization: Basic ", "dXNlcjpwYXNzd29yZA=="),
+                "dXNlcjpwYXNzd29yZA==",
+            ),
         ];
         for (text, secret) in &pushed {
             let hits = scan(text);
@@ -675,6 +695,9 @@ mod tests {
             "docker login --password-stdin registry.io",
             "sshpass -f ~/.pass ssh host",
             "psql --password",
+            "the --password flag is deprecated",
+            "sshpass -p is insecure, use -f",
+            "docker login without -p prompts for it",
             "Authorization: Bearer $TOKEN",
             "Authorization: Bearer <token>",
             "redis://cache:6379/0",
@@ -705,11 +728,22 @@ mod tests {
             let Decoded::Text(decoded) = decode(&bytes) else {
                 panic!("not text");
             };
-            assert_eq!(decoded, text.as_str());
+            // Without a mark, the bytes are read both ways: the text first.
+            assert!(decoded.starts_with(text.as_str()), "{decoded:?}");
             assert!(!scan(&decoded).is_empty());
         }
         assert_eq!(decode(&[0x1f, 0x8b, 8, 0]), Decoded::Compressed("gzip"));
         assert_eq!(decode(b"PK\x03\x04rest"), Decoded::Compressed("zip"));
+        assert!(matches!(decode(b"BZh is a prefix"), Decoded::Text(_)));
+        // A binary file with long runs of zeros is read both ways: an ASCII
+        // key inside it is still found.
+        let mut tar = vec![0u8; 512];
+        tar.extend(format!(".env\n{text}\n").as_bytes());
+        tar.extend(vec![0u8; 1024]);
+        let Decoded::Text(read) = decode(&tar) else {
+            panic!("not text");
+        };
+        assert!(!scan(&read).is_empty(), "the key in the tar");
         assert!(matches!(
             decode(b"plain"),
             Decoded::Text(Cow::Borrowed("plain"))

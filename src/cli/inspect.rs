@@ -1,6 +1,7 @@
 //! Read-only commands: `check`, `status`, `history`.
 
 use agent_handover::base::outcome::AfterCrash;
+use agent_handover::engine::queue::RunQueue;
 use agent_handover::engine::{Checkpoint, StepState};
 use agent_handover::read::history::{RunSummary, list_runs};
 use agent_handover::read::{Condition, NextAction, RunSnapshot, RunState, run_state};
@@ -28,7 +29,12 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
         RunState {
             condition: Condition::Unreadable { .. },
             ..
-        } => Checkpoint::load(&ws.checkpoint).map(|_| exit::FAILED),
+        } => {
+            // The file and the fix: the checkpoint's, or a queue entry's.
+            Checkpoint::load(&ws.checkpoint)?;
+            RunQueue::of(&ws).list()?;
+            Ok(exit::UNREADABLE)
+        }
         state => Ok(state.check_code()),
     }
 }

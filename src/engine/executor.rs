@@ -144,9 +144,11 @@ impl Engine {
             Ok(held) => held,
             Err(stop) => {
                 let (run_id, inputs) = self.enqueue(&request)?;
-                // The lock's holder drains the queue before it lets go, and
-                // looks again after: either it sees this entry, or the lock
-                // is free by now and this call runs the queue itself.
+                // A holder that runs handovers drains the queue before it
+                // lets go and looks again after, until it is empty: either it
+                // sees this entry, or the lock is free by now and this call
+                // runs the queue itself. (Another holder, such as `sync`,
+                // does not: the advice then says to `resume` once it is done.)
                 if matches!(stop, Error::Busy { .. })
                     && let Ok((lock, cp)) = self.lock()
                 {
@@ -210,21 +212,28 @@ impl Engine {
     }
 
     /// After the lock was let go: a run queued in the moment between the
-    /// last look at the queue and the release is run now (unless PAUSE is
-    /// on, or another process took the lock: that one runs it).
-    fn drain_leftovers(&mut self, report: RunReport) -> Result<RunReport> {
-        if RunQueue::of(&self.ws).is_empty() || ensure_not_paused(&self.ws.pause_files()).is_err() {
-            return Ok(report);
+    /// last look at the queue and the release is run now, and so on until
+    /// the queue is empty after a release (unless PAUSE is on, or another
+    /// process took the lock: that one looks after it the same way, or its
+    /// caller is told to `resume`).
+    fn drain_leftovers(&mut self, mut report: RunReport) -> Result<RunReport> {
+        loop {
+            if RunQueue::of(&self.ws).is_empty()
+                || ensure_not_paused(&self.ws.pause_files()).is_err()
+            {
+                return Ok(report);
+            }
+            let Ok((lock, cp)) = self.lock() else {
+                return Ok(report);
+            };
+            if RunQueue::of(&self.ws).is_empty() {
+                return Ok(report);
+            }
+            let mut after = self.drain(cp, RunOrigin::Interrupted)?;
+            drop(lock);
+            chain_first(&mut after, report);
+            report = after;
         }
-        let Ok((_lock, cp)) = self.lock() else {
-            return Ok(report);
-        };
-        if RunQueue::of(&self.ws).is_empty() {
-            return Ok(report);
-        }
-        let mut after = self.drain(cp, RunOrigin::Interrupted)?;
-        chain_first(&mut after, report);
-        Ok(after)
     }
 
     /// Stage `request` in the queue (or find it there, asked again);
@@ -301,7 +310,6 @@ impl Engine {
         match last {
             Some(report) => Ok(report),
             None => {
-                let cp = self.close_finished_legacy(cp)?;
                 self.refuse_legacy(&cp)?;
                 Ok(RunReport {
                     run_id: cp.run_id,
@@ -314,11 +322,13 @@ impl Engine {
         }
     }
 
-    /// The checkpoint of queued run `queued`, taking the place of `cp` (a
-    /// 0.5.1 run in progress is adopted: the steps it did stay done).
+    /// The checkpoint of queued run `queued`, taking the place of `cp`. A
+    /// 0.5.1 run left in progress is superseded, not adopted: the queued run
+    /// was staged with its own note, so it runs every step (its current
+    /// state and publish cover the old run's pending ones; the old run's
+    /// note was written when its step was done).
     fn promote(&self, queued: QueuedRun, cp: &Checkpoint) -> Result<Checkpoint> {
-        let adopt = cp.status == RunStatus::InProgress && cp.is_legacy();
-        let mut next = Checkpoint {
+        Ok(Checkpoint {
             status: RunStatus::InProgress,
             started_at: Some(iso_now()),
             run_id: Some(queued.run_id),
@@ -331,26 +341,13 @@ impl Engine {
             allow_secret: queued.allow_secret,
             extra: cp.extra.clone(),
             ..Checkpoint::default()
-        };
-        if adopt {
-            next.started_at = cp.started_at.clone().or(next.started_at);
-            for (name, record) in next.step_records.iter_mut() {
-                if cp
-                    .step_records
-                    .get(name)
-                    .is_some_and(|r| r.state == StepState::Done)
-                {
-                    record.state = StepState::Done;
-                }
-            }
-        }
-        Ok(next)
+        })
     }
 
     /// Take the run lock and read the checkpoint under it.
     pub(crate) fn lock(&self) -> Result<(RunLock, Checkpoint)> {
         let lock = RunLock::acquire(&self.ws.lock_file())?;
-        let cp = Checkpoint::load(&self.ws.checkpoint)?;
+        let cp = self.close_finished_legacy(Checkpoint::load(&self.ws.checkpoint)?)?;
         Ok((lock, cp))
     }
 
@@ -481,7 +478,8 @@ impl Engine {
 
     /// A 0.5.1 run that did every step but was never marked completed (a
     /// crash before the last write): 0.5.1 and `check` call it completed,
-    /// so it is closed as such (with the lock held).
+    /// so it is closed as such, with the lock held, before anything reads
+    /// it as a run to adopt ([`Engine::lock`]).
     fn close_finished_legacy(&self, mut cp: Checkpoint) -> Result<Checkpoint> {
         if cp.status == RunStatus::InProgress && cp.is_legacy() && cp.pending_steps().is_empty() {
             cp.status = RunStatus::Completed;

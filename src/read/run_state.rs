@@ -98,6 +98,9 @@ pub enum Condition {
         pgid: u32,
         /// The group's live processes.
         pids: Vec<u32>,
+        /// What the run is once they have ended (interrupted, needing a
+        /// decision, ...): what to do then.
+        after: Box<Condition>,
     },
     /// Stopped in a step that may already have taken effect: a human
     /// decides between `retry` and `abandon`.
@@ -485,15 +488,28 @@ impl RunState {
                     }
                 ),
             },
-            Condition::Lingering { step, pgid, pids } => NextAction::Wait {
-                why: format!(
-                    "processes of the interrupted step {step} still run (pid {}, process group {pgid}): wait for them to end, or end them (`kill -TERM -{pgid}`), then `{RESUME}`",
-                    pids.iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
+            Condition::Lingering {
+                step,
+                pgid,
+                pids,
+                after,
+            } => {
+                let then = RunState {
+                    condition: (**after).clone(),
+                    pause: None,
+                    ..self.clone()
+                };
+                NextAction::Wait {
+                    why: format!(
+                        "processes of the interrupted step {step} still run (pid {}, process group {pgid}): wait for them to end, or end them (`kill -TERM -{pgid}`); then {}",
+                        pids.iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        then.next_action().sentence()
+                    ),
+                }
+            }
             Condition::Interrupted { .. } | Condition::Failed { .. } => NextAction::Run {
                 command: RESUME.into(),
             },
@@ -501,6 +517,11 @@ impl RunState {
                 step: steps.first().cloned().unwrap_or_default(),
             },
             Condition::Newer { step, .. } => NextAction::Upgrade { step: step.clone() },
+            // A handover queued behind it supersedes it (its own note, every
+            // step): the newer one runs, not the 0.5.x note handed over again.
+            Condition::Legacy { .. } if !self.queued.is_empty() => NextAction::Run {
+                command: RESUME.into(),
+            },
             Condition::Legacy { .. } => {
                 let command = match self.config.as_deref() {
                     Some(config) => format!("agent-handover run --config {}", shell_word(config)),
@@ -669,13 +690,20 @@ fn condition(f: &Facts<'_>) -> Condition {
 
 /// A run stopped with steps left, nobody executing it.
 fn in_progress(f: &Facts<'_>, pending: Vec<String>) -> Condition {
-    if let Some((step, pgid, pids)) = &f.lingering {
-        return Condition::Lingering {
+    let stopped = stopped(f, pending);
+    match &f.lingering {
+        Some((step, pgid, pids)) => Condition::Lingering {
             step: step.clone(),
             pgid: *pgid,
             pids: pids.clone(),
-        };
+            after: Box::new(stopped),
+        },
+        None => stopped,
     }
+}
+
+/// What a stopped run waits for, its processes aside.
+fn stopped(f: &Facts<'_>, pending: Vec<String>) -> Condition {
     if let Some((step, kind)) = &f.newer {
         return Condition::Newer {
             step: step.clone(),
@@ -721,5 +749,84 @@ fn shell_word(path: &std::path::Path) -> String {
         text
     } else {
         format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts<'a>(steps: Vec<StepFacts<'a>>, lingering: bool) -> Facts<'a> {
+        Facts {
+            status: RunStatus::InProgress,
+            run_id: Some("r1"),
+            legacy: false,
+            steps,
+            newer: None,
+            finished_at: None,
+            abandoned: None,
+            lock_holder: None,
+            queued: Vec::new(),
+            pause: None,
+            lingering: lingering.then(|| ("deploy".to_string(), 42, vec![43])),
+            config: None,
+            config_has_note: false,
+        }
+    }
+
+    fn step(name: &str, state: StepState, needs_human: bool) -> StepFacts<'_> {
+        StepFacts {
+            name,
+            state,
+            needs_human,
+            last_error: None,
+            owner_pid: None,
+            started_at: None,
+        }
+    }
+
+    /// The processes of a killed step still run: wait, then what the run
+    /// needs once they end (a decision here: `resume` would exit 6).
+    #[test]
+    fn lingering_processes_say_wait_then_what_comes_after() {
+        let undecided = || vec![step("deploy", StepState::Interrupted, true)];
+        let state = RunState::decide(facts(undecided(), true));
+        assert_eq!(state.word(), "interrupted");
+        let NextAction::Wait { why } = state.next_action() else {
+            panic!("{:?}", state.next_action());
+        };
+        assert!(why.contains("kill -TERM -42"), "{why}");
+        assert!(why.contains("agent-handover retry deploy"), "{why}");
+        assert!(!why.contains("agent-handover resume"), "{why}");
+        let ended = RunState::decide(facts(undecided(), false));
+        assert_eq!(
+            ended.next_action(),
+            NextAction::Decide {
+                step: "deploy".into()
+            }
+        );
+        let safe = RunState::decide(facts(
+            vec![step("deploy", StepState::Interrupted, false)],
+            true,
+        ));
+        assert!(safe.next_action().sentence().contains(RESUME));
+    }
+
+    /// Every step done but the status not written: completed, whoever
+    /// holds the lock; PAUSE makes it paused, with nothing to unpause for.
+    #[test]
+    fn every_step_done_is_completed_and_pause_alone_asks_nothing() {
+        let mut f = facts(vec![step("a", StepState::Done, false)], false);
+        f.lock_holder = Some("pid 7 on h since t");
+        f.pause = Some(PauseInfo {
+            file: "PAUSE".into(),
+            reason: None,
+            by: None,
+            global: false,
+        });
+        let state = RunState::decide(f);
+        assert!(matches!(state.condition, Condition::Completed { .. }));
+        assert_eq!((state.word(), state.check_code()), ("paused", 2));
+        assert_eq!(state.next_action(), NextAction::Nothing);
     }
 }

@@ -154,7 +154,7 @@ impl RunSnapshot {
             lock_was_free,
             &lock_holder,
             paused.clone(),
-            queued.iter().map(|q| q.run_id.clone()).collect(),
+            RunQueue::of(ws).ids(),
         );
         RunSnapshot {
             checkpoint: ws.checkpoint.clone(),
@@ -310,6 +310,13 @@ fn decide(
     pause: Option<PauseInfo>,
     queued: Vec<String>,
 ) -> RunState {
+    // A damaged queue entry: its run would be lost silently if any face
+    // counted past it (`resume` names the file too).
+    if !queued.is_empty()
+        && let Err(e) = RunQueue::of(ws).list()
+    {
+        return RunState::unreadable(e.to_string(), pause, queued);
+    }
     let steps: Vec<StepFacts<'_>> = cp
         .step_records
         .iter()

@@ -453,7 +453,9 @@ impl GitSpec {
         let update = WorkTreeUpdate::plan(repo, from_tree.as_ref(), &to.tree().map_err(git)?)?;
         if let Some(edited) = update.edited.first() {
             return Err(GitError::EditedHere {
-                path: edited.clone(),
+                path: secrets::redact(&edited.to_string_lossy())
+                    .into_owned()
+                    .into(),
                 remote: self.remote.clone(),
                 branch: self.branch.clone(),
             });
@@ -522,7 +524,10 @@ impl GitSpec {
         GitError::Conflict(Box::new(Conflict {
             remote: self.remote.clone(),
             branch: self.branch.clone(),
-            files: paths,
+            files: paths
+                .iter()
+                .map(|p| secrets::redact(p).into_owned())
+                .collect(),
             ours: short(ours.id()),
             theirs: short(theirs.id()),
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
@@ -577,7 +582,10 @@ fn commit_paths(
             continue;
         }
         if (entry.flags >> 12) & 0x3 != 0 {
-            return Err(GitError::Unresolved { path }.into());
+            return Err(GitError::Unresolved {
+                path: secrets::redact(&path).into_owned(),
+            }
+            .into());
         }
         let mode = file_mode(entry.mode);
         let unchanged = baseline
