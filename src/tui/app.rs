@@ -9,76 +9,30 @@ use std::path::PathBuf;
 
 use agent_handover::read::NextAction;
 use chrono::{DateTime, Utc};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::command::{Command, TabId};
+use super::dialog::{Dialog, Env, Next};
+use super::dialogs::compose::Compose;
+use super::dialogs::confirm::Confirm;
+use super::dialogs::filter::Filter;
+use super::dialogs::help::Help;
+use super::dialogs::log::Log;
+use super::dialogs::reader::Reader;
+use super::dialogs::reason::{Purpose, Reason};
 use super::keys::KeyMap;
 use super::layout::{Areas, is_wide};
-use super::model::{
-    Action, Draft, DraftField, Effect, Event, FullData, LoadRequest, Shared, WatchMode,
-};
+use super::model::{Action, Draft, Effect, Event, FullData, LoadRequest, Shared, WatchMode};
 use super::tab::{Reply, Tab, Tabs};
 use super::tabs;
 use super::theme::Theme;
-
-/// The inner width of a dialog on a screen `columns` wide.
-pub fn dialog_inner_width(columns: u16) -> usize {
-    usize::from(columns.saturating_sub(4).min(84)).saturating_sub(2)
-}
 
 /// How long a status message stays in the footer (it stays in the log, `L`).
 pub const TOAST_FOR: chrono::TimeDelta = chrono::TimeDelta::seconds(4);
 /// How many messages the log keeps.
 pub const LOG_LIMIT: usize = 500;
-/// Longest field of a message written in the dashboard, in bytes (a body
-/// longer than this belongs in a file: `inbox send --body-file`).
-const MAX_DRAFT: usize = 64 * 1024;
 /// Messages written but not sent that the dashboard keeps to reopen.
 const UNSENT_KEPT: usize = 20;
-
-/// A dialog over the view.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Modal {
-    /// The key help, scrolled down `scroll` rows.
-    Help {
-        /// First row shown.
-        scroll: usize,
-    },
-    /// The message log, scrolled down `scroll` rows.
-    Log {
-        /// First row shown.
-        scroll: usize,
-    },
-    /// Confirm abandoning, with an optional reason being typed.
-    ConfirmAbandon {
-        /// Reason typed so far.
-        reason: String,
-    },
-    /// Pausing: an optional reason being typed.
-    PauseReason {
-        /// Reason typed so far.
-        reason: String,
-    },
-    /// One message whole, scrolled down `scroll` rows.
-    Reader {
-        /// The message.
-        message: Box<agent_handover::domain::inbox::Message>,
-        /// First row shown.
-        scroll: usize,
-    },
-    /// Confirm an action that may repeat or lose work (retrying a step that
-    /// is not idempotent): Enter does it, Esc cancels.
-    Confirm(Action),
-    /// The `/` filter of the selected tab's list being typed (it applies as
-    /// it is typed): Enter keeps it, Esc clears it.
-    Filter {
-        /// Typed so far.
-        text: String,
-    },
-    /// A message being written: Tab moves between fields, ctrl-s sends,
-    /// Esc closes it (kept: `c` reopens it).
-    Compose(Box<Draft>),
-}
 
 /// The whole state of the dashboard.
 #[derive(Debug)]
@@ -104,7 +58,7 @@ pub struct App {
     /// Every message of this session, oldest first (at most [`LOG_LIMIT`]).
     pub log: Vec<(DateTime<Utc>, String, bool)>,
     /// The open dialog.
-    pub modal: Option<Modal>,
+    pub modal: Option<Box<dyn Dialog>>,
     /// Messages written but not sent (closed, or refused by the engine),
     /// oldest first: `c` in the inbox reopens the newest new message, `C`
     /// the reply to the same message, so no typed text is lost.
@@ -247,12 +201,7 @@ impl App {
             }
             Event::MessageRead(result) => {
                 match *result {
-                    Ok(message) => {
-                        self.modal = Some(Modal::Reader {
-                            message: Box::new(message),
-                            scroll: 0,
-                        })
-                    }
+                    Ok(message) => self.modal = Some(Box::new(Reader::new(message))),
                     Err(e) => self.say(format!("inbox: {e}"), true),
                 }
                 Vec::new()
@@ -289,8 +238,15 @@ impl App {
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if let Some(modal) = self.modal.take() {
-            return self.on_modal_key(modal, key);
+        if let Some(mut dialog) = self.modal.take() {
+            let env = Env {
+                shared: &self.shared,
+                keys: &self.keys,
+                log: &self.log,
+                busy: self.busy.as_deref(),
+            };
+            let next = dialog.key(&key, &env);
+            return self.after_dialog(dialog, next);
         }
         match self.keys.command_for(&key, self.selected) {
             Some(command) => self.on_command(command),
@@ -298,96 +254,39 @@ impl App {
         }
     }
 
-    fn on_modal_key(&mut self, modal: Modal, key: KeyEvent) -> Vec<Effect> {
-        let typed = |reason: &mut String| match key.code {
-            KeyCode::Char(c) if !c.is_control() && reason.len() < 200 => {
-                reason.push(c);
-                true
-            }
-            KeyCode::Backspace => {
-                reason.pop();
-                true
-            }
-            _ => false,
-        };
-        let reason_of = |r: String| Some(r.trim().to_string()).filter(|r| !r.is_empty());
-        match modal {
-            Modal::Help { scroll } => {
-                let rows = self.help_rows();
-                if let Some(scroll) = self.scrolled(scroll, rows, &key) {
-                    self.modal = Some(Modal::Help { scroll });
-                }
-                Vec::new() // any other key closes it
-            }
-            Modal::Reader { message, scroll } => {
-                let rows = super::tabs::inbox::reader_rows(
-                    &message,
-                    dialog_inner_width(self.shared.size.0),
-                )
-                .len();
-                if key.code == KeyCode::Char('r') {
-                    let draft = super::tabs::inbox::answer(&message.summary);
-                    return self.apply(Reply::Compose(Box::new(draft)));
-                }
-                match self.scrolled(scroll, rows, &key) {
-                    Some(scroll) => self.modal = Some(Modal::Reader { message, scroll }),
-                    None if matches!(
-                        key.code,
-                        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter
-                    ) => {}
-                    None => self.modal = Some(Modal::Reader { message, scroll }),
-                }
+    /// Do what the open dialog asked after a key.
+    fn after_dialog(&mut self, dialog: Box<dyn Dialog>, next: Next) -> Vec<Effect> {
+        match next {
+            Next::Stay => {
+                self.modal = Some(dialog);
                 Vec::new()
             }
-            Modal::Log { scroll } => {
-                let rows = self.log.len();
-                match self.scrolled(scroll, rows, &key) {
-                    Some(scroll) => self.modal = Some(Modal::Log { scroll }),
-                    None if matches!(key.code, KeyCode::Esc | KeyCode::Char('q' | 'L')) => {}
-                    None => self.modal = Some(Modal::Log { scroll }),
-                }
+            Next::Close => Vec::new(),
+            Next::Act(action) => self.act(action),
+            Next::Reply(reply) => self.apply(reply),
+            Next::Filter(text) => {
+                self.set_filter(&text);
+                self.modal = Some(dialog);
                 Vec::new()
             }
-            Modal::ConfirmAbandon { mut reason } => match key.code {
-                KeyCode::Enter => self.act(Action::Abandon(reason_of(reason))),
-                KeyCode::Esc => Vec::new(),
-                _ => {
-                    typed(&mut reason);
-                    self.modal = Some(Modal::ConfirmAbandon { reason });
-                    Vec::new()
-                }
-            },
-            Modal::Confirm(action) => match key.code {
-                KeyCode::Enter => self.act(action),
-                KeyCode::Esc => Vec::new(),
-                _ => {
-                    self.modal = Some(Modal::Confirm(action));
-                    Vec::new()
-                }
-            },
-            Modal::Compose(draft) => self.on_compose_key(draft, key),
-            Modal::Filter { mut text } => {
-                match key.code {
-                    KeyCode::Enter => {}
-                    KeyCode::Esc => self.set_filter(""),
-                    _ => {
-                        if typed(&mut text) {
-                            self.set_filter(&text);
-                        }
-                        self.modal = Some(Modal::Filter { text });
-                    }
-                }
+            Next::ClearFilter => {
+                self.set_filter("");
                 Vec::new()
             }
-            Modal::PauseReason { mut reason } => match key.code {
-                KeyCode::Enter => self.act(Action::Pause(reason_of(reason))),
-                KeyCode::Esc => Vec::new(),
-                _ => {
-                    typed(&mut reason);
-                    self.modal = Some(Modal::PauseReason { reason });
-                    Vec::new()
-                }
-            },
+            Next::Send(draft) => {
+                self.sending = Some(draft.clone());
+                self.act(Action::Send(draft))
+            }
+            Next::KeepUnsent(draft) => {
+                self.keep_unsent(*draft);
+                self.say("not sent; c (or C for a reply) reopens the message", false);
+                Vec::new()
+            }
+            Next::Say(text) => {
+                self.say(text, true);
+                self.modal = Some(dialog);
+                Vec::new()
+            }
         }
     }
 
@@ -409,68 +308,6 @@ impl App {
         self.unsent.push(draft);
     }
 
-    /// A key in the message being written.
-    fn on_compose_key(&mut self, mut draft: Box<Draft>, key: KeyEvent) -> Vec<Effect> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            // Another action runs: the message stays open, nothing is lost.
-            KeyCode::Char('s') if ctrl && self.busy.is_some() => {
-                let busy = self.busy.clone().unwrap_or_default();
-                self.say(format!("busy: {busy}; ctrl-s again when it is done"), true);
-            }
-            KeyCode::Char('s') if ctrl => {
-                self.sending = Some(draft.clone());
-                return self.act(Action::Send(draft));
-            }
-            KeyCode::Esc => {
-                if !draft.is_blank() {
-                    self.keep_unsent(*draft);
-                    self.say("not sent; c (or C for a reply) reopens the message", false);
-                }
-                return Vec::new();
-            }
-            KeyCode::Tab => draft.next_field(true),
-            KeyCode::BackTab => draft.next_field(false),
-            KeyCode::Enter if draft.field == DraftField::Body => draft.body.push('\n'),
-            KeyCode::Enter => draft.next_field(true),
-            KeyCode::Backspace => {
-                draft.field_mut().pop();
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() && draft.field_mut().len() < MAX_DRAFT => {
-                draft.field_mut().push(c);
-            }
-            _ => {}
-        }
-        self.modal = Some(Modal::Compose(draft));
-        Vec::new()
-    }
-
-    /// How many rows the help takes in its dialog.
-    fn help_rows(&self) -> usize {
-        super::keys::help_rows(&self.keys, dialog_inner_width(self.shared.size.0)).len()
-    }
-
-    /// Where a scrolling key moves a dialog of `rows` rows scrolled to
-    /// `scroll` (`None`: not a scrolling key).
-    fn scrolled(&self, scroll: usize, rows: usize, key: &KeyEvent) -> Option<usize> {
-        let page = usize::from(self.shared.size.1.saturating_sub(4)).max(1);
-        let last = rows.saturating_sub(page);
-        let ctrl = key
-            .modifiers
-            .contains(crossterm::event::KeyModifiers::CONTROL);
-        Some(match key.code {
-            KeyCode::Char('j') | KeyCode::Down => (scroll + 1).min(last),
-            KeyCode::Char('k') | KeyCode::Up => scroll.saturating_sub(1),
-            KeyCode::Char('d') if ctrl => (scroll + page).min(last),
-            KeyCode::PageDown => (scroll + page).min(last),
-            KeyCode::Char('u') if ctrl => scroll.saturating_sub(page),
-            KeyCode::PageUp => scroll.saturating_sub(page),
-            KeyCode::Char('g') | KeyCode::Home => 0,
-            KeyCode::Char('G') | KeyCode::End => last,
-            _ => return None,
-        })
-    }
-
     fn act(&mut self, action: Action) -> Vec<Effect> {
         if let Some(busy) = self.busy.clone() {
             self.say(format!("busy: {busy}"), true);
@@ -490,7 +327,7 @@ impl App {
                 vec![Effect::Quit]
             }
             Command::Help => {
-                self.modal = Some(Modal::Help { scroll: 0 });
+                self.modal = Some(Box::new(Help::default()));
                 Vec::new()
             }
             Command::Copy => match self.tabs.get(self.selected).copy_text(&self.shared) {
@@ -508,9 +345,9 @@ impl App {
                 let tab = self.tabs.get_mut(self.selected);
                 match tab.filter_mut() {
                     Some(filter) => {
-                        self.modal = Some(Modal::Filter {
+                        self.modal = Some(Box::new(Filter {
                             text: filter.text().to_string(),
-                        });
+                        }));
                     }
                     None => self.say("this tab has no list to filter", false),
                 }
@@ -518,9 +355,9 @@ impl App {
             }
             Command::Log => {
                 let page = usize::from(self.shared.size.1.saturating_sub(4)).max(1);
-                self.modal = Some(Modal::Log {
+                self.modal = Some(Box::new(Log {
                     scroll: self.log.len().saturating_sub(page),
-                });
+                }));
                 Vec::new()
             }
             Command::NextTab | Command::PrevTab => {
@@ -551,12 +388,10 @@ impl App {
                 if self.shared.snapshot().is_some_and(|s| s.paused.is_some()) {
                     // Releasing the brake lets every agent's automation run
                     // again (maybe a brake someone else pulled): ask first.
-                    self.modal = Some(Modal::Confirm(Action::Unpause));
+                    self.modal = Some(Box::new(Confirm::new(Action::Unpause)));
                     Vec::new()
                 } else {
-                    self.modal = Some(Modal::PauseReason {
-                        reason: String::new(),
-                    });
+                    self.modal = Some(Box::new(Reason::new(Purpose::Pause)));
                     Vec::new()
                 }
             }
@@ -589,9 +424,7 @@ impl App {
                     .snapshot()
                     .is_some_and(|s| s.state.in_progress())
                 {
-                    self.modal = Some(Modal::ConfirmAbandon {
-                        reason: String::new(),
-                    });
+                    self.modal = Some(Box::new(Reason::new(Purpose::Abandon)));
                 } else {
                     self.say("nothing to abandon", false);
                 }
@@ -646,7 +479,7 @@ impl App {
             Reply::Effects(effects) => effects,
             Reply::Act(action) => self.act(action),
             Reply::Confirm(action) => {
-                self.modal = Some(Modal::Confirm(action));
+                self.modal = Some(Box::new(Confirm::new(action)));
                 Vec::new()
             }
             Reply::Compose(draft) => {
@@ -660,7 +493,7 @@ impl App {
                     Some(at) => Box::new(self.unsent.remove(at)),
                     None => draft,
                 };
-                self.modal = Some(Modal::Compose(draft));
+                self.modal = Some(Box::new(Compose::new(draft)));
                 Vec::new()
             }
             Reply::Note(text) => {
@@ -704,8 +537,9 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::fixtures::{self, code, key};
+    use crate::tui::fixtures::{self, code, key, open};
     use crate::tui::tabs::{inbox, metrics, run, timeline};
+    use crossterm::event::KeyCode;
 
     #[test]
     fn resume_only_when_interrupted_and_only_once() {
@@ -758,9 +592,9 @@ mod tests {
         assert_eq!(app.log.len(), 1);
         assert_eq!(app.log[0].1, "nothing to resume");
         app.update(key('L'));
-        assert!(matches!(app.modal, Some(Modal::Log { .. })));
+        assert!(open::<Log>(&app).is_some());
         app.update(code(KeyCode::Esc));
-        assert_eq!(app.modal, None);
+        assert!(app.modal.is_none());
     }
 
     #[test]
@@ -768,15 +602,18 @@ mod tests {
         let mut app = fixtures::app((60, 20));
         app.update(key('?'));
         app.update(key('G'));
-        let Some(Modal::Help { scroll }) = app.modal.clone() else {
-            panic!("help closed by G");
-        };
+        let scroll = open::<Help>(&app).expect("help closed by G").scroll;
         assert!(scroll > 0);
-        assert_eq!(scroll, app.help_rows() - 16, "the last page of 16 rows");
+        let rows = crate::tui::keys::help_rows(
+            &app.keys,
+            crate::tui::dialog::inner_width(app.shared.size.0),
+        )
+        .len();
+        assert_eq!(scroll, rows - 16, "the last page of 16 rows");
         app.update(key('k'));
-        assert_eq!(app.modal, Some(Modal::Help { scroll: scroll - 1 }));
+        assert_eq!(open::<Help>(&app), Some(&Help { scroll: scroll - 1 }));
         app.update(key('x'));
-        assert_eq!(app.modal, None);
+        assert!(app.modal.is_none());
     }
 
     #[test]
@@ -794,12 +631,7 @@ mod tests {
         let mut app = fixtures::app((60, 20));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
         assert!(app.update(key('a')).is_empty());
-        assert_eq!(
-            app.modal,
-            Some(Modal::ConfirmAbandon {
-                reason: String::new()
-            })
-        );
+        assert_eq!(open::<Reason>(&app), Some(&Reason::new(Purpose::Abandon)));
         for c in "stale".chars() {
             app.update(key(c));
         }
@@ -811,7 +643,7 @@ mod tests {
         app.busy = None;
         app.update(key('a'));
         assert!(app.update(code(KeyCode::Esc)).is_empty());
-        assert_eq!(app.modal, None);
+        assert!(app.modal.is_none());
     }
 
     #[test]
@@ -819,7 +651,10 @@ mod tests {
         let mut app = fixtures::app((100, 30));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
         app.update(key('p'));
-        assert!(matches!(app.modal, Some(Modal::PauseReason { .. })));
+        assert_eq!(
+            open::<Reason>(&app).map(|r| r.purpose),
+            Some(Purpose::Pause)
+        );
         assert_eq!(
             app.update(code(KeyCode::Enter)),
             vec![Effect::Act(Action::Pause(None))]
@@ -829,7 +664,7 @@ mod tests {
             fixtures::completed_run(),
         )))));
         assert!(app.update(key('p')).is_empty(), "unpausing asks first");
-        assert_eq!(app.modal, Some(Modal::Confirm(Action::Unpause)));
+        assert_eq!(open::<Confirm>(&app), Some(&Confirm::new(Action::Unpause)));
         assert_eq!(
             app.update(code(KeyCode::Enter)),
             vec![Effect::Act(Action::Unpause)]

@@ -77,6 +77,11 @@ fn step(name: &str, kind: &'static str, state: StepState, attempts: u32) -> Step
     }
 }
 
+/// The open dialog, if it is a `T`.
+pub fn open<T: crate::tui::dialog::Dialog>(app: &App) -> Option<&T> {
+    app.modal.as_deref().and_then(|d| d.downcast::<T>())
+}
+
 /// Whether the run state `app` shows advises `resume` (what `r` does).
 pub fn advises_resume(app: &App) -> bool {
     app.shared

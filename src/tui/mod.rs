@@ -19,6 +19,8 @@
 pub mod actions;
 pub mod app;
 pub mod command;
+pub mod dialog;
+pub mod dialogs;
 #[cfg(test)]
 pub mod fixtures;
 pub mod fleet;

@@ -441,7 +441,9 @@ fn message_preview(
 
 #[cfg(test)]
 mod reader_tests {
-    use crate::tui::app::Modal;
+    use crate::tui::dialogs::compose::Compose;
+    use crate::tui::dialogs::reader::Reader;
+    use crate::tui::fixtures::open;
     use crate::tui::fixtures::{self, code};
     use crate::tui::model::{Effect, Event};
     use crossterm::event::KeyCode;
@@ -460,11 +462,11 @@ mod reader_tests {
             reply_to: None,
         };
         app.update(Event::MessageRead(Box::new(Ok(message))));
-        assert!(matches!(app.modal, Some(Modal::Reader { scroll: 0, .. })));
+        assert_eq!(open::<Reader>(&app).map(|r| r.scroll), Some(0));
         app.update(crate::tui::fixtures::key('G'));
-        assert!(matches!(app.modal, Some(Modal::Reader { scroll, .. }) if scroll > 50));
+        assert!(open::<Reader>(&app).is_some_and(|r| r.scroll > 50));
         app.update(code(KeyCode::Esc));
-        assert_eq!(app.modal, None);
+        assert!(app.modal.is_none());
         // `r` in the reader answers the message read.
         app.update(code(KeyCode::Enter));
         app.update(Event::MessageRead(Box::new(Ok(agent_handover::domain::inbox::Message {
@@ -477,7 +479,7 @@ mod reader_tests {
         }))));
         app.update(crate::tui::fixtures::key('r'));
         assert!(
-            matches!(&app.modal, Some(Modal::Compose(d)) if d.to == "reviewer" && d.reply_to.is_some()),
+            open::<Compose>(&app).is_some_and(|c| c.draft.to == "reviewer" && c.draft.reply_to.is_some()),
             "{:?}",
             app.modal
         );
@@ -574,7 +576,7 @@ mod tests {
         // While another action runs, ctrl-s keeps the message open.
         app.busy = Some("resuming the handover".into());
         assert!(app.update(ctrl_s()).is_empty());
-        assert!(matches!(app.modal, Some(crate::tui::app::Modal::Compose(_))));
+        assert!(fixtures::open::<crate::tui::dialogs::compose::Compose>(&app).is_some());
     }
 
     /// Esc keeps what was typed; a reply (`C`) answers the selected message.
@@ -588,7 +590,9 @@ mod tests {
         assert!(app.modal.is_none());
         assert_eq!(app.unsent.len(), 1, "kept");
         app.update(key('C'));
-        let Some(crate::tui::app::Modal::Compose(reply)) = &app.modal else {
+        let Some(reply) = fixtures::open::<crate::tui::dialogs::compose::Compose>(&app)
+            .map(|c| c.draft.clone())
+        else {
             panic!("C opens a reply");
         };
         assert_eq!(reply.to, "reviewer");
@@ -609,14 +613,14 @@ mod tests {
         assert_eq!(app.unsent.len(), 2);
         app.update(key('c'));
         assert!(
-            matches!(&app.modal, Some(crate::tui::app::Modal::Compose(d)) if d.body == "half a thought" || d.subject == "half a thought"),
+            fixtures::open::<crate::tui::dialogs::compose::Compose>(&app).is_some_and(|c| c.draft.body == "half a thought" || c.draft.subject == "half a thought"),
             "{:?}",
             app.modal
         );
         app.update(fixtures::code(crossterm::event::KeyCode::Esc));
         app.update(key('C'));
         assert!(
-            matches!(&app.modal, Some(crate::tui::app::Modal::Compose(d)) if d.body == "on it"),
+            fixtures::open::<crate::tui::dialogs::compose::Compose>(&app).is_some_and(|c| c.draft.body == "on it"),
             "{:?}",
             app.modal
         );

@@ -309,7 +309,8 @@ fn marker(state: StepState, shared: &Shared) -> (&'static str, Style) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::app::Modal;
+    use crate::tui::dialogs::confirm::Confirm;
+    use crate::tui::fixtures::open;
     use crate::tui::fixtures::{self, code, key};
     use crossterm::event::KeyCode;
     use crate::tui::model::{Effect, Event};
@@ -336,9 +337,9 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         assert!(app.update(key('R')).is_empty(), "nothing runs yet");
         let retry = Action::Retry("tests".into());
-        assert_eq!(app.modal, Some(Modal::Confirm(retry.clone())));
+        assert_eq!(open::<Confirm>(&app), Some(&Confirm::new(retry.clone())));
         assert!(app.update(code(KeyCode::Esc)).is_empty());
-        assert_eq!(app.modal, None);
+        assert!(app.modal.is_none());
         app.update(key('R'));
         assert_eq!(
             app.update(code(KeyCode::Enter)),

@@ -9,10 +9,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::app::{App, Modal, dialog_inner_width};
-use super::keys::help_rows;
+use super::app::App;
+use super::dialog::{Dialog, Env, Scroll, View};
 use super::layout::{Areas, tab_label};
-use super::model::{Action, Draft, DraftField, WatchMode};
+use super::model::WatchMode;
 use super::widgets::{fit, panel};
 
 /// Draw the whole dashboard.
@@ -32,13 +32,15 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     app.tabs
         .get(app.selected)
         .render(frame, areas.body, &app.shared, true);
-    match &app.modal {
-        // The filter is typed in the footer, over the list it narrows.
-        Some(Modal::Filter { text }) => filter_prompt(frame, areas.footer, app, text),
-        Some(modal) => {
-            footer(frame, areas.footer, app);
-            dialog(frame, area, app, modal);
-        }
+    match app.modal.as_deref() {
+        // A prompt (the filter) is typed in the footer, over the list it narrows.
+        Some(dialog) => match dialog.prompt() {
+            Some(text) => filter_prompt(frame, areas.footer, app, text),
+            None => {
+                footer(frame, areas.footer, app);
+                draw_dialog(frame, area, app, dialog);
+            }
+        },
         None => footer(frame, areas.footer, app),
     }
 }
@@ -190,265 +192,23 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// A dialog body asking for an optional reason (its Enter/Esc line is [`choices`]).
-fn reason_prompt(app: &App, intro: String, reason: &str) -> Vec<Line<'static>> {
-    let t = &app.shared.theme;
-    vec![
-        Line::raw(intro),
-        Line::raw(""),
-        Line::from(vec![
-            Span::raw("Reason (optional): "),
-            Span::styled(format!("{reason}_"), t.accent),
-        ]),
-    ]
-}
-
-/// A dialog's last line: Enter `confirm`s, Esc `cancel`s. Drawn on the
-/// dialog's last row whatever the body's length, so it is never cut.
-fn choices(app: &App, confirm: &str, cancel: &str) -> Line<'static> {
-    let t = &app.shared.theme;
-    Line::from(vec![
-        Span::styled(" Enter ", t.button),
-        Span::raw(format!(" {confirm}   ")),
-        Span::styled(" Esc ", t.button),
-        Span::raw(format!(" {cancel}")),
-    ])
-}
-
-/// The fields of a message being written, the one typed into marked and
-/// ending in a cursor.
-fn compose_body(app: &App, draft: &Draft) -> Vec<Line<'static>> {
-    let t = &app.shared.theme;
-    let mut lines = Vec::new();
-    if let Some(answers) = &draft.reply_to {
-        lines.push(Line::styled(format!("answers: {answers}"), t.muted));
-    }
-    for field in DraftField::ALL {
-        let active = field == draft.field;
-        let (mark, label_style) = if active {
-            ("▸", t.accent)
-        } else {
-            (" ", t.muted)
-        };
-        let text = match field {
-            DraftField::To => &draft.to,
-            DraftField::From => &draft.from,
-            DraftField::Subject => &draft.subject,
-            DraftField::Body => &draft.body,
-        };
-        let label = Span::styled(format!("{mark}{:<8} ", field.label()), label_style);
-        let cursor = || Span::styled("▏", t.accent);
-        if field == DraftField::Body {
-            lines.push(Line::from(label));
-            let mut body: Vec<Line<'static>> = text
-                .split('\n')
-                .map(|l| Line::raw(format!("  {l}")))
-                .collect();
-            if active && let Some(last) = body.last_mut() {
-                last.push_span(cursor());
-            }
-            lines.extend(body);
-        } else {
-            let mut spans = vec![label, Span::raw(text.clone())];
-            if active {
-                spans.push(cursor());
-            }
-            lines.push(Line::from(spans));
-        }
-    }
-    lines
-}
-
-/// What retrying `name` may repeat: the step, how a crash is settled, when
-/// its last attempt started, and what that attempt left (error, output).
-fn retry_body(app: &App, name: &str) -> Vec<Line<'static>> {
-    let t = &app.shared.theme;
-    let shared = &app.shared;
-    let Some(step) = shared
-        .snapshot()
-        .and_then(|s| s.steps.iter().find(|s| s.name == name))
-    else {
-        return vec![Line::raw(format!("Run step {name} again."))];
+/// The open dialog, in a box in the middle of `area`: its body, scrolled,
+/// and its choices on the last row.
+fn draw_dialog(frame: &mut Frame<'_>, area: Rect, app: &App, dialog: &dyn Dialog) {
+    let env = Env {
+        shared: &app.shared,
+        keys: &app.keys,
+        log: &app.log,
+        busy: app.busy.as_deref(),
     };
-    let kind = step.kind.clone().unwrap_or_else(|| "0.5.x step".into());
-    let mut lines = vec![Line::styled(
-        format!(
-            "{name} ({kind}) is not idempotent: running it again may repeat what its last attempt already did."
-        ),
-        t.warn,
-    )];
-    let when = step
-        .started_at
-        .map(|at| format!(", started {} ago", super::widgets::ago(shared, at)))
-        .unwrap_or_default();
-    lines.push(Line::raw(format!(
-        "Attempt {}: {}{when}.",
-        step.attempts,
-        step.state.as_str()
-    )));
-    lines.push(Line::raw(
-        "Check its effects first (files, commits, messages it may have sent).",
-    ));
-    let root = format!("{}/", shared.workspace.display());
-    let left = [
-        step.last_error.as_ref().map(|e| ("error", e)),
-        step.output.as_ref().map(|o| ("output", o)),
-    ];
-    let mut any = false;
-    for (label, text) in left.into_iter().flatten() {
-        any = true;
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(format!("Its last {label}:"), t.accent));
-        for l in text.replace(&root, "").lines().take(8) {
-            lines.push(Line::styled(format!("  {l}"), t.muted));
-        }
-    }
-    if !any {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            "Its last attempt recorded no output (it was stopped before finishing).",
-            t.muted,
-        ));
-    }
-    lines
-}
-
-fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
-    let t = &app.shared.theme;
-    let (title, lines, actions): (String, Vec<Line<'_>>, Option<Line<'_>>) = match modal {
-        Modal::Filter { .. } => return,
-        Modal::Help { .. } => {
-            let lines = help_rows(&app.keys, dialog_inner_width(area.width))
-                .into_iter()
-                .map(|(keys, text)| {
-                    Line::from(vec![
-                        Span::styled(format!("{keys:16}  "), t.accent),
-                        Span::raw(text),
-                    ])
-                })
-                .collect();
-            (
-                " Keys — j/k g/G scroll · other keys close ".into(),
-                lines,
-                None,
-            )
-        }
-        Modal::Reader { message, .. } => {
-            let rows =
-                crate::tui::tabs::inbox::reader_rows(message, dialog_inner_width(area.width));
-            let header = rows.iter().position(String::is_empty).unwrap_or(0);
-            let lines = rows
-                .into_iter()
-                .enumerate()
-                .map(|(i, row)| {
-                    if i < header {
-                        Line::styled(row, t.muted)
-                    } else {
-                        Line::raw(row)
-                    }
-                })
-                .collect();
-            (
-                format!(
-                    " {} — j/k scroll · r reply · Esc closes ",
-                    fit(&message.summary.subject, 40)
-                ),
-                lines,
-                None,
-            )
-        }
-        Modal::Log { .. } => {
-            let lines: Vec<Line<'_>> = if app.log.is_empty() {
-                vec![Line::styled("No messages yet.", t.muted)]
-            } else {
-                app.log
-                    .iter()
-                    .map(|(at, text, error)| {
-                        let style = if *error { t.error } else { Style::new() };
-                        Line::from(vec![
-                            Span::styled(format!("{} ", at.format("%H:%M:%S")), t.muted),
-                            Span::styled(text.clone(), style),
-                        ])
-                    })
-                    .collect()
-            };
-            (
-                format!(" Messages ({}) — j/k scroll · Esc closes ", app.log.len()),
-                lines,
-                None,
-            )
-        }
-        Modal::ConfirmAbandon { reason } => {
-            let run = app
-                .shared
-                .snapshot()
-                .and_then(|s| s.run_id.clone())
-                .unwrap_or_default();
-            let intro = format!("Abandon run {run}? Its record and every file it wrote are kept.");
-            (
-                " Abandon the handover? ".into(),
-                reason_prompt(app, intro, reason),
-                Some(choices(app, "abandon", "keep it")),
-            )
-        }
-        Modal::Compose(draft) => (
-            if draft.reply_to.is_some() {
-                " Reply ".into()
-            } else {
-                " New message ".into()
-            },
-            compose_body(app, draft),
-            Some(Line::from(vec![
-                Span::styled(" ctrl-s ", t.button),
-                Span::raw(" send   "),
-                Span::styled(" Tab ", t.button),
-                Span::raw(" next field   "),
-                Span::styled(" Esc ", t.button),
-                Span::raw(" close (kept)"),
-            ])),
-        ),
-        Modal::PauseReason { reason } => {
-            let intro = "Nothing runs until you unpause; handovers stay resumable.".to_string();
-            (
-                " Pause all automation ".into(),
-                reason_prompt(app, intro, reason),
-                Some(choices(app, "pause", "cancel")),
-            )
-        }
-        Modal::Confirm(action) => match action {
-            Action::Retry(step) => (
-                format!(" Retry {step}? "),
-                retry_body(app, step),
-                Some(choices(app, "retry it", "cancel")),
-            ),
-            Action::Unpause => {
-                let pause = app.shared.snapshot().and_then(|s| s.paused.as_ref());
-                let mut lines = vec![Line::raw(
-                    "Automation runs again: handovers may start, resume and publish.",
-                )];
-                if let Some(p) = pause {
-                    let root = format!("{}/", app.shared.workspace.display());
-                    let file = p.file.display().to_string().replace(&root, "");
-                    lines.push(Line::raw(format!(
-                        "Paused by {file}{}",
-                        p.reason
-                            .as_ref()
-                            .map(|r| format!(": {r}"))
-                            .unwrap_or_default()
-                    )));
-                }
-                (
-                    " Unpause? ".to_string(),
-                    lines,
-                    Some(choices(app, "unpause", "keep paused")),
-                )
-            }
-            other => (
-                format!(" {}? ", other.label()),
-                Vec::new(),
-                Some(choices(app, "go on", "cancel")),
-            ),
-        },
+    let Some(View {
+        title,
+        lines,
+        choices: actions,
+        scroll,
+    }) = dialog.view(&env, area.width)
+    else {
+        return;
     };
     // The body, a blank line, then the choices on the last row.
     let extra = if actions.is_some() { 2 } else { 0 };
@@ -479,14 +239,12 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
         height: inner.height.saturating_sub(extra),
         ..inner
     };
-    // Scrollable dialogs: never past the last page.
-    let scroll = match modal {
-        Modal::Help { scroll } | Modal::Log { scroll } | Modal::Reader { scroll, .. } => {
-            (*scroll).min(body_rows.saturating_sub(usize::from(body.height)))
-        }
-        // The end of a long body, where the typing is.
-        Modal::Compose(_) => body_rows.saturating_sub(usize::from(body.height)),
-        _ => 0,
+    // Never past the last page.
+    let last_page = body_rows.saturating_sub(usize::from(body.height));
+    let scroll = match scroll {
+        Scroll::Top => 0,
+        Scroll::At(row) => row.min(last_page),
+        Scroll::End => last_page,
     };
     frame.render_widget(
         Paragraph::new(lines)
@@ -506,7 +264,10 @@ fn dialog(frame: &mut Frame<'_>, area: Rect, app: &App, modal: &Modal) {
 
 #[cfg(test)]
 mod tests {
-    use crate::tui::app::Modal;
+    use crate::tui::dialogs::confirm::Confirm;
+    use crate::tui::dialogs::help::Help;
+    use crate::tui::dialogs::reader::Reader;
+    use crate::tui::dialogs::reason::{Purpose, Reason};
     use crate::tui::fixtures::{self, draw};
     use crate::tui::layout::is_wide;
     use crate::tui::model::Event;
@@ -595,16 +356,15 @@ mod tests {
     #[test]
     fn snapshot_dialogs() {
         let mut app = fixtures::loaded((100, 30));
-        app.modal = Some(Modal::ConfirmAbandon {
+        app.modal = Some(Box::new(Reason {
+            purpose: Purpose::Abandon,
             reason: "superseded".into(),
-        });
+        }));
         insta::assert_snapshot!("confirm_abandon_100x30", draw(&app));
-        app.modal = Some(Modal::Help { scroll: 0 });
+        app.modal = Some(Box::new(Help::default()));
         insta::assert_snapshot!("help_100x30", draw(&app));
         let mut app = fixtures::loaded((60, 20));
-        app.modal = Some(Modal::PauseReason {
-            reason: String::new(),
-        });
+        app.modal = Some(Box::new(Reason::new(Purpose::Pause)));
         insta::assert_snapshot!("pause_reason_60x20", draw(&app));
     }
 
@@ -657,7 +417,7 @@ mod tests {
             app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
                 fixtures::interrupted_run(),
             )))));
-            app.modal = Some(Modal::Confirm(crate::tui::model::Action::Unpause));
+            app.modal = Some(Box::new(Confirm::new(crate::tui::model::Action::Unpause)));
             let screen = draw(&app);
             assert!(
                 screen.contains("Unpause?") && screen.contains("Enter"),
@@ -680,14 +440,13 @@ mod tests {
             let body: String = (1..=40)
                 .map(|i| format!("line {i} of the report\n"))
                 .collect();
-            app.modal = Some(Modal::Reader {
-                message: Box::new(agent_handover::domain::inbox::Message {
+            app.modal = Some(Box::new(Reader::new(
+                agent_handover::domain::inbox::Message {
                     summary,
                     body,
                     reply_to: Some("20261121T110000.000000000Z-codex-1a2b3c4d".into()),
-                }),
-                scroll: 0,
-            });
+                },
+            )));
             let screen = draw(&app);
             assert!(
                 screen.contains("id:") && screen.contains("line 1 of"),
@@ -711,9 +470,9 @@ mod tests {
             snap.steps[2].output = Some("copied 3 of 7 files\nsent mail to ops".into());
             app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
             app.selected = run::ID;
-            app.modal = Some(Modal::Confirm(crate::tui::model::Action::Retry(
+            app.modal = Some(Box::new(Confirm::new(crate::tui::model::Action::Retry(
                 "tests".into(),
-            )));
+            ))));
             let screen = draw(&app);
             assert!(
                 screen.contains("Retry tests?")

@@ -1,0 +1,51 @@
+//! `L`: the session's status messages, scrolled; Esc, q or L closes it.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, scrolled};
+
+/// The message log, scrolled down `scroll` rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Log {
+    /// First row shown.
+    pub scroll: usize,
+}
+
+impl Dialog for Log {
+    fn key(&mut self, key: &KeyEvent, env: &Env<'_>) -> Next {
+        match scrolled(self.scroll, env.log.len(), key, env.shared.size.1) {
+            Some(scroll) => {
+                self.scroll = scroll;
+                Next::Stay
+            }
+            None if matches!(key.code, KeyCode::Esc | KeyCode::Char('q' | 'L')) => Next::Close,
+            None => Next::Stay,
+        }
+    }
+
+    fn view<'a>(&'a self, env: &Env<'a>, _width: u16) -> Option<View<'a>> {
+        let t = &env.shared.theme;
+        let lines: Vec<Line<'_>> = if env.log.is_empty() {
+            vec![Line::styled("No messages yet.", t.muted)]
+        } else {
+            env.log
+                .iter()
+                .map(|(at, text, error)| {
+                    let style = if *error { t.error } else { Style::new() };
+                    Line::from(vec![
+                        Span::styled(format!("{} ", at.format("%H:%M:%S")), t.muted),
+                        Span::styled(text.clone(), style),
+                    ])
+                })
+                .collect()
+        };
+        Some(View {
+            title: format!(" Messages ({}) — j/k scroll · Esc closes ", env.log.len()),
+            lines,
+            choices: None,
+            scroll: Scroll::At(self.scroll),
+        })
+    }
+}
