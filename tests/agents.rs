@@ -1034,3 +1034,73 @@ fn walk(root: &Path) -> Vec<String> {
     }
     files
 }
+
+/// Issue 26, items 5 and 6: hooks stay in their project. Codex gives no
+/// project variable, so the `cwd` of its stdin is what the hook goes by: a
+/// relative one (`"."`) is the hook's working directory (it was resolved
+/// against `/`, writing `/.agent-handover/`), one that does not exist is
+/// never created, and a directory that is not a project using
+/// agent-handover (no config, no install record) gets nothing written into
+/// it: the brief is given read-only, and stderr says why.
+#[test]
+fn hooks_never_write_outside_a_project_that_uses_agent_handover() {
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "codex"]).status.success());
+    let hook = |cwd: &Path, stdin: Value| {
+        let mut c = repo.command(bin(), cwd, true);
+        c.args(["hook", "session-start", "--agent", "codex"]);
+        feed(c, &stdin.to_string(), &[])
+    };
+    let start = |session: &str, cwd: &str| json!({"session_id": session, "transcript_path": null, "cwd": cwd, "hook_event_name": "SessionStart", "model": "gpt-5.5-codex", "permission_mode": "default", "source": "startup"});
+    let sessions = |dir: &Path| {
+        std::fs::read_dir(dir.join(".agent-handover/sessions"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+
+    // "." from the project: the project's session record.
+    let o = hook(&repo.root(), start("s-dot", "."));
+    assert!(o.status.success());
+    assert!(
+        text(&o.stdout).contains("hookSpecificOutput"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(sessions(&repo.root()), 1, "{}", text(&o.stderr));
+    assert!(!Path::new("/.agent-handover").exists(), "nothing at /");
+
+    // A cwd that does not exist: not created; the working directory is used.
+    let gone = repo.dir.path().join("no/such/dir");
+    let o = hook(&repo.root(), start("s-gone", gone.to_str().unwrap()));
+    assert!(o.status.success());
+    assert!(!gone.exists() && !repo.dir.path().join("no").exists());
+    assert_eq!(sessions(&repo.root()), 2);
+
+    // An existing folder that is not such a project, from anywhere: read only.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o = hook(
+        elsewhere.path(),
+        start("s-else", elsewhere.path().to_str().unwrap()),
+    );
+    assert!(o.status.success());
+    assert!(
+        text(&o.stdout).contains("hookSpecificOutput"),
+        "a brief all the same"
+    );
+    assert!(
+        text(&o.stderr).contains("writes nothing there"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!elsewhere.path().join(".agent-handover").exists());
+    let o = {
+        let mut c = repo.command(bin(), elsewhere.path(), true);
+        c.args(["hook", "stop", "--agent", "codex"]);
+        feed(c, &json!({"session_id": "s-else", "cwd": elsewhere.path().to_str().unwrap(), "hook_event_name": "Stop", "stop_hook_active": false}).to_string(), &[])
+    };
+    assert!(o.status.success());
+    assert!(
+        !elsewhere.path().join(".agent-handover").exists(),
+        "no draft either"
+    );
+}

@@ -3,11 +3,10 @@
 //! exits 0: a problem becomes a brief naming it, never a silent failure.
 
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use agent_handover::agent::adapters::{self, ADAPTERS, Adapter};
-use agent_handover::agent::hooks::{self, HookEvent, HookInput};
-use agent_handover::workspace::DEFAULT_CONFIG;
+use agent_handover::agent::hooks::{self, HookEvent, HookHome, HookInput};
 use agent_handover::{Workspace, WorkspaceOptions};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -57,38 +56,25 @@ pub fn hook(args: &HookArgs) -> u8 {
     }
     let input = HookInput::parse(&stdin, &args.agent.protocol.input);
     let agent = args.agent;
-    let start = agent
+    let project_dir = agent
         .protocol
         .project_dir_env
         .and_then(std::env::var_os)
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| input.cwd.clone())
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("."));
-    let root = project_root(&start);
+        .map(PathBuf::from);
+    let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = HookHome::locate(project_dir.as_deref(), input.cwd.as_deref(), &here);
     let ws = Workspace::resolve(WorkspaceOptions {
-        cwd: Some(root),
+        cwd: Some(home.dir().to_path_buf()),
         ..Default::default()
     });
-    let reply = hooks::respond(&agent.protocol, agent.name, args.event, &input, ws);
+    let reply = match &home {
+        HookHome::Project(_) => hooks::respond(&agent.protocol, agent.name, args.event, &input, ws),
+        HookHome::ReadOnly { why, .. } => {
+            hooks::respond_read_only(&agent.protocol, agent.name, args.event, ws, why)
+        }
+    };
     print!("{}", reply.stdout);
     eprint!("{}", reply.stderr);
     exit::OK
-}
-
-/// The nearest directory at or above `start` with a `handover.toml`, not
-/// leaving the git repository; else the repository's root; else `start`.
-fn project_root(start: &Path) -> PathBuf {
-    let mut git_root = None;
-    for dir in start.ancestors() {
-        if dir.join(DEFAULT_CONFIG).is_file() {
-            return dir.to_path_buf();
-        }
-        if dir.join(".git").exists() {
-            git_root = Some(dir.to_path_buf());
-            break;
-        }
-    }
-    git_root.unwrap_or_else(|| start.to_path_buf())
 }

@@ -21,7 +21,7 @@
 pub mod envelope;
 pub mod session;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 use serde_json::Value;
@@ -162,6 +162,102 @@ impl HookInput {
                 Continued::Unmarked => false,
             },
         }
+    }
+}
+
+/// Where a hook works, decided before it reads or writes anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookHome {
+    /// A project that uses agent-handover (its `handover.toml`, or the
+    /// record `install` keeps): the hook reads and writes there.
+    Project(PathBuf),
+    /// A directory that is not such a project: the hook briefs from it but
+    /// writes nothing (no session record, no draft), and says why.
+    ReadOnly {
+        /// The directory.
+        dir: PathBuf,
+        /// Why nothing is written there.
+        why: String,
+    },
+}
+
+impl HookHome {
+    /// Where the hook of an agent works: the agent's project variable
+    /// (`project_dir`, when it sets one), else the `cwd` of its input
+    /// (relative to the hook's working directory `here`), else `here`. A
+    /// directory that does not exist is never created: `here` is used
+    /// instead. From there, the nearest folder with a `handover.toml`
+    /// inside the git repository, else the repository's root, else the
+    /// folder itself; it is written in only when it has our config or our
+    /// install record.
+    pub fn locate(project_dir: Option<&Path>, cwd: Option<&Path>, here: &Path) -> HookHome {
+        let start = project_dir
+            .or(cwd)
+            .map(|dir| here.join(dir))
+            .filter(|dir| dir.is_dir())
+            .unwrap_or_else(|| here.to_path_buf());
+        let root = project_root(&start);
+        let ours = root.join(crate::workspace::DEFAULT_CONFIG).is_file()
+            || root.join(".agent-handover").join("install.json").is_file();
+        if ours {
+            HookHome::Project(root)
+        } else {
+            HookHome::ReadOnly {
+                why: format!(
+                    "{} has no handover.toml and no agent-handover install record, so this hook writes nothing there (`agent-handover install <agent>` in the project sets it up)",
+                    root.display()
+                ),
+                dir: root,
+            }
+        }
+    }
+
+    /// The directory the hook works from.
+    pub fn dir(&self) -> &Path {
+        match self {
+            HookHome::Project(dir) | HookHome::ReadOnly { dir, .. } => dir,
+        }
+    }
+}
+
+/// The nearest directory at or above `start` with a `handover.toml`, not
+/// leaving the git repository; else the repository's root; else `start`.
+fn project_root(start: &Path) -> PathBuf {
+    let mut git_root = None;
+    for dir in start.ancestors() {
+        if dir.join(crate::workspace::DEFAULT_CONFIG).is_file() {
+            return dir.to_path_buf();
+        }
+        if dir.join(".git").exists() {
+            git_root = Some(dir.to_path_buf());
+            break;
+        }
+    }
+    git_root.unwrap_or_else(|| start.to_path_buf())
+}
+
+/// What a hook answers in a directory it may not write in (see
+/// [`HookHome::ReadOnly`]): at session start the brief, read only, with why
+/// nothing was recorded; otherwise nothing, and why.
+pub fn respond_read_only(
+    protocol: &HookProtocol,
+    agent: &str,
+    event: HookEvent,
+    ws: std::result::Result<Workspace, crate::Error>,
+    why: &str,
+) -> HookReply {
+    match (event, ws) {
+        (HookEvent::SessionStart, Ok(ws)) => HookReply {
+            stdout: protocol
+                .start
+                .wrap(&brief_within(&ws, agent, protocol.start_cap_chars)),
+            stderr: format!("agent-handover: session not recorded: {why}\n"),
+        },
+        (_, Err(e)) => unavailable(protocol, event, &e.to_string()),
+        _ => HookReply {
+            stdout: envelope::NOTHING.to_string(),
+            stderr: format!("agent-handover: hook skipped: {why}\n"),
+        },
     }
 }
 
