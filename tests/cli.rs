@@ -1186,3 +1186,53 @@ fn a_handover_registers_the_workspace_and_workspaces_lists_and_forgets_it() {
     assert!(stderr(&o).contains("move it aside"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&registry).unwrap(), "not = [valid");
 }
+
+/// Issue 26, item 10: a FIFO at the checkpoint's path made `check`,
+/// `status`, `brief` and `run` wait forever for a writer; each now refuses
+/// it at once (exit 3) naming the file and the fix, and leaves it there.
+#[test]
+fn a_fifo_at_the_checkpoint_is_refused_not_waited_on() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+    let fifo = p.checkpoint_path();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for args in [
+        vec!["check"],
+        vec!["status"],
+        vec!["brief"],
+        vec!["run", "--config", "handover.toml", "--note", "n"],
+    ] {
+        let mut child = p
+            .std_cmd()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?} hangs on a FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        if args[0] == "brief" {
+            // The brief reports the checkpoint it cannot read, and goes on.
+            assert!(stdout(&o).contains("a FIFO"), "{}", stdout(&o));
+        } else {
+            assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+            assert!(
+                err.contains("checkpoint.json") && err.contains("a FIFO"),
+                "{err}"
+            );
+        }
+    }
+    assert!(fifo.exists(), "left where it was");
+}

@@ -303,7 +303,11 @@ fn remove_if_orphan(path: &Path, ours: bool, min_age: std::time::Duration) -> bo
 ///
 /// `fix` tells the user what to do when the file is too large.
 pub fn read_text_bounded(path: &Path, limit: u64, fix: &'static str) -> Result<Option<String>> {
-    Ok(read_bounded_with(path, File::options().read(true), limit, fix)?.map(|(text, _)| text))
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = File::options();
+    // Non-blocking: opening a FIFO for reading would wait for a writer.
+    options.read(true).custom_flags(libc::O_NONBLOCK);
+    Ok(read_bounded_with(path, &options, limit, fix)?.map(|(text, _)| text))
 }
 
 /// Like [`read_text_bounded`], but a symlink is refused instead of followed
@@ -316,8 +320,25 @@ pub fn read_text_bounded_nofollow(
 ) -> Result<Option<(String, fs::Metadata)>> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = File::options();
-    options.read(true).custom_flags(libc::O_NOFOLLOW);
+    options
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     read_bounded_with(path, &options, limit, fix)
+}
+
+/// What a file that is not a regular file is, in a word.
+fn file_kind(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
 }
 
 fn read_bounded_with(
@@ -338,6 +359,18 @@ fn read_bounded_with(
         Err(e) => return Err(Error::io("open", path, e)),
     };
     let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        // A FIFO, a socket or a device: reading it could wait forever. (A
+        // directory fails the read below, with its own fix.)
+        return Err(Error::Corrupt {
+            path: path.into(),
+            detail: format!("not a regular file ({})", file_kind(&meta)),
+            fix: format!(
+                "agent-handover writes a regular file here: move it aside (mv '{0}' '{0}.bad'), then run the command again",
+                path.display()
+            ),
+        });
+    }
     let size = meta.len();
     if size > limit {
         return Err(Error::TooLarge {
