@@ -93,6 +93,7 @@ fn main() {
         branch: "main".into(),
         remote: "origin".into(),
         memory: None,
+        timeout_secs: None,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {
@@ -144,6 +145,7 @@ fn memory_spec(work: &Path) -> GitSpec {
             messages_dir: work.join("messages"),
             state_history_dir: work.join(".agent-handover/history/current-state"),
         }),
+        timeout_secs: None,
     }
 }
 

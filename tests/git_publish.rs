@@ -1065,3 +1065,45 @@ fn a_sync_stopped_by_a_local_edit_leaves_nothing_that_blocks_the_next_publish() 
         .ends_with("B: after the failed sync")
     );
 }
+
+/// Issue 26, item 8: a remote that accepts the connection and never answers
+/// (`git://` here, which has no low-speed limit) held `run`'s push, and its
+/// run lock, for ever. The push is given up after `[backend].timeout_secs`,
+/// the handover waits resumable (`check` 1, its note safe), and the lock is
+/// free: `resume` tries again rather than being refused as busy.
+#[test]
+fn a_remote_that_never_answers_does_not_hold_the_handover() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accept and hold every connection, answering nothing.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let p = Project::new(
+        "[handover]\nmemory_dir = \"memory\"\ntag = \"t\"\n\n[backend]\ntype = \"git\"\ntimeout_secs = 2\n",
+    );
+    let d = p.dir.path();
+    git(d, &["init", "-q", "--initial-branch=main"]);
+    git(d, &["config", "user.name", "Agent"]);
+    git(d, &["config", "user.email", "agent@example.com"]);
+    git(
+        d,
+        &["remote", "add", "origin", &format!("git://127.0.0.1:{port}/memory.git")],
+    );
+    let started = std::time::Instant::now();
+    let o = p.handover("the note stays safe");
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(took < std::time::Duration::from_secs(30), "took {took:?}");
+    let err = stderr(&o);
+    assert!(err.contains("gave no answer within 2 s"), "{err}");
+    assert!(err.contains("[backend].timeout_secs"), "{err}");
+    assert_eq!(p.check(), 1);
+    assert!(p.notes().iter().any(|(_, n)| n.ends_with("the note stays safe")));
+    let o = p.run(&["resume"]);
+    assert_eq!(o.status.code(), Some(1), "tried again, not busy: {}", stderr(&o));
+    assert!(stderr(&o).contains("gave no answer"), "{}", stderr(&o));
+}

@@ -194,6 +194,9 @@ pub struct BackendSection {
     pub sync_before_brief: bool,
     /// How long `sync` waits for the remote before going on offline (seconds).
     pub sync_timeout_secs: Option<u64>,
+    /// How long a publish's push (or the fetch it needs) may take before it
+    /// is given up, whatever the transport (seconds; default 300).
+    pub timeout_secs: Option<u64>,
 }
 
 /// One `[[command]]` step.

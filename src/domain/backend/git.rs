@@ -62,7 +62,15 @@ pub struct GitSpec {
     /// earlier: those merge by lines only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryLocations>,
+    /// The most a push, or a fetch a publish needs, may take (seconds;
+    /// absent: [`DEFAULT_NETWORK_SECS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
 }
+
+/// How long a publish's push or fetch may take by default, for every
+/// transport (http has a low-speed limit too; ssh and git:// have none).
+pub const DEFAULT_NETWORK_SECS: u64 = 300;
 
 impl MemoryLocations {
     /// The folders relative to `repo`'s work tree, as index path prefixes.
@@ -198,6 +206,9 @@ impl GitSpec {
         self.finish_integration(&repo)?;
         self.check_remote(&repo)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let limit = limit.unwrap_or_else(|| {
+            Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS))
+        });
         match git_cli::fetch_within(&dir, &self.remote, &self.branch, limit) {
             Ok(()) => {}
             Err(GitError::TimedOut { limit }) => {
@@ -285,8 +296,9 @@ impl GitSpec {
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         let dest = format!("{}/{}", self.remote, self.branch);
         let mut merged = None;
+        let limit = Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS));
         for _ in 0..3 {
-            match git_cli::push(&dir, &self.remote, &self.branch)? {
+            match git_cli::push(&dir, &self.remote, &self.branch, limit)? {
                 Pushed::Done => {
                     return Ok(match merged {
                         Some(how) => format!("{how}, pushed to {dest}"),
@@ -309,7 +321,7 @@ impl GitSpec {
                     });
                 }
                 Pushed::Behind => {
-                    git_cli::fetch(&dir, &self.remote, &self.branch)?;
+                    git_cli::fetch_within(&dir, &self.remote, &self.branch, limit)?;
                     merged = Some(self.integrate(repo)?);
                 }
             }
@@ -844,6 +856,7 @@ mod tests {
             branch: "main".into(),
             remote: "origin".into(),
             memory: None,
+            timeout_secs: None,
         };
         (dir, spec)
     }

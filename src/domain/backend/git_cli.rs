@@ -51,19 +51,14 @@ fn cannot_run(e: &std::io::Error) -> GitError {
     }
 }
 
-/// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`.
-pub fn fetch(dir: &Path, remote: &str, branch: &str) -> Result<(), GitError> {
-    fetch_within(dir, remote, branch, None)
-}
-
-/// [`fetch`], giving up (and ending git) after `limit` if one is given
-/// ([`GitError::TimedOut`]); git's refusal is [`GitError::FetchFailed`]
-/// in its words.
+/// `git fetch <remote> +refs/heads/<branch>:refs/remotes/<remote>/<branch>`,
+/// given up (git ended) after `limit` ([`GitError::TimedOut`]), whatever
+/// the transport; git's refusal is [`GitError::FetchFailed`] in its words.
 pub fn fetch_within(
     dir: &Path,
     remote: &str,
     branch: &str,
-    limit: Option<Duration>,
+    limit: Duration,
 ) -> Result<(), GitError> {
     let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
     let mut child = git(dir)
@@ -73,16 +68,14 @@ pub fn fetch_within(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| cannot_run(&e))?;
-    if let Some(limit) = limit {
-        let deadline = Instant::now() + limit;
-        while child.try_wait().ok().flatten().is_none() {
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(GitError::TimedOut { limit });
-            }
-            std::thread::sleep(Duration::from_millis(10));
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(GitError::TimedOut { limit });
         }
+        std::thread::sleep(Duration::from_millis(10));
     }
     let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     if out.status.success() {
@@ -96,13 +89,38 @@ pub fn fetch_within(
 }
 
 /// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`,
-/// its output read into a [`Pushed`] (an error only when git cannot run).
-pub fn push(dir: &Path, remote: &str, branch: &str) -> Result<Pushed, GitError> {
+/// its output read into a [`Pushed`]; given up (git ended) after `limit`
+/// with [`GitError::TimedOut`], whatever the transport, so a remote that
+/// accepts the connection and never answers cannot hold a handover (and
+/// its run lock) forever. An error too when git cannot run.
+pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<Pushed, GitError> {
     let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
-    let out = git(dir)
+    let mut child = git(dir)
         .args(["push", "--porcelain", remote, &refspec])
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| cannot_run(&e))?;
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
+            let said = said(&out);
+            return Err(GitError::PushTimedOut {
+                remote: remote.to_string(),
+                limit,
+                said: if said.is_empty() {
+                    "(nothing)".into()
+                } else {
+                    said
+                },
+            });
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Porcelain: one line per ref, `<flag>\t<from>:<to>\t<summary> (<reason>)`.
     let line = stdout
@@ -132,6 +150,8 @@ fn server_words(out: &std::process::Output, verdict: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(60);
 
     fn run(dir: &Path, args: &[&str]) {
         let out = Command::new("git")
@@ -177,15 +197,15 @@ mod tests {
             run(clone, &["checkout", "-q", "-b", "main"]);
         }
         run(&a, &["commit", "-q", "--allow-empty", "-m", "a1"]);
-        assert_eq!(push(&a, "origin", "main").unwrap(), Pushed::Done);
+        assert_eq!(push(&a, "origin", "main", LIMIT).unwrap(), Pushed::Done);
         assert_eq!(
-            push(&a, "origin", "main").unwrap(),
+            push(&a, "origin", "main", LIMIT).unwrap(),
             Pushed::Done,
             "nothing new is fine"
         );
         run(&b, &["commit", "-q", "--allow-empty", "-m", "b1"]);
-        assert_eq!(push(&b, "origin", "main").unwrap(), Pushed::Behind);
-        fetch(&b, "origin", "main").unwrap();
+        assert_eq!(push(&b, "origin", "main", LIMIT).unwrap(), Pushed::Behind);
+        fetch_within(&b, "origin", "main", LIMIT).unwrap();
         run(&b, &["rebase", "-q", "origin/main"]);
         let hook = remote.join("hooks/pre-receive");
         std::fs::write(
@@ -195,7 +215,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        match push(&b, "origin", "main").unwrap() {
+        match push(&b, "origin", "main", LIMIT).unwrap() {
             Pushed::Refused(words) => {
                 assert!(
                     words.contains("main is protected: open a pull request"),
@@ -206,10 +226,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            push(&b, "nowhere", "main").unwrap(),
+            push(&b, "nowhere", "main", LIMIT).unwrap(),
             Pushed::Failed(_)
         ));
-        let failed = fetch(&b, "nowhere", "main").unwrap_err();
+        let failed = fetch_within(&b, "nowhere", "main", LIMIT).unwrap_err();
         assert!(
             matches!(&failed, GitError::FetchFailed { remote, .. } if remote == "nowhere"),
             "{failed:?}"

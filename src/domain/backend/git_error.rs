@@ -87,6 +87,19 @@ pub enum GitError {
         /// The time given.
         limit: Duration,
     },
+    /// A push the remote did not finish in time (it may hang, or be slow).
+    #[error(
+        "push to {remote} gave no answer within {} s; git said: {said}\n  fix: check that the remote answers (`git push` by hand shows the same), or give it longer ([backend].timeout_secs); then `agent-handover resume` (the note is safe)",
+        limit.as_secs()
+    )]
+    PushTimedOut {
+        /// The remote.
+        remote: String,
+        /// The time given.
+        limit: Duration,
+        /// What git printed before it was ended.
+        said: String,
+    },
     /// The server refused the push (a hook, a protected branch).
     #[error(
         "{remote}/{branch} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"

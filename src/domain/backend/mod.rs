@@ -60,6 +60,7 @@ impl BackendSpec {
                     branch: section.branch.clone().unwrap_or_else(|| "main".into()),
                     remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
                     memory: Some(memory),
+                    timeout_secs: section.timeout_secs,
                 }))
             }
             other => Err(format!(
