@@ -1236,3 +1236,31 @@ fn a_fifo_at_the_checkpoint_is_refused_not_waited_on() {
     }
     assert!(fifo.exists(), "left where it was");
 }
+
+/// Issue 26, item 16: a tag that cannot name an agent (`clé`) was accepted
+/// by `run`, and then `brief` and `inbox list` failed naming neither file
+/// nor fix. One rule for tags and agent names, checked where the config is
+/// read: every command refuses it, naming handover.toml and the fix, and
+/// nothing is written.
+#[test]
+fn a_tag_that_cannot_name_an_agent_is_refused_where_the_config_is_read() {
+    let p = Project::new(
+        "[handover]\nmemory_dir = \"memory\"\ntag = \"clé\"\n\n[backend]\ntype = \"null\"\n",
+    );
+    for args in [
+        &["run", "--config", "handover.toml", "--note", "n"][..],
+        &["brief"],
+        &["inbox", "list"],
+    ] {
+        let o = p.run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(78), "{args:?}: {err}");
+        assert!(
+            err.contains("handover.toml")
+                && err.contains("[handover].tag \"clé\"")
+                && err.contains("fix: use ASCII"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!p.path("memory").exists(), "nothing written");
+}

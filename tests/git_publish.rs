@@ -1091,7 +1091,12 @@ fn a_remote_that_never_answers_does_not_hold_the_handover() {
     git(d, &["config", "user.email", "agent@example.com"]);
     git(
         d,
-        &["remote", "add", "origin", &format!("git://127.0.0.1:{port}/memory.git")],
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("git://127.0.0.1:{port}/memory.git"),
+        ],
     );
     let started = std::time::Instant::now();
     let o = p.handover("the note stays safe");
@@ -1102,8 +1107,17 @@ fn a_remote_that_never_answers_does_not_hold_the_handover() {
     assert!(err.contains("gave no answer within 2 s"), "{err}");
     assert!(err.contains("[backend].timeout_secs"), "{err}");
     assert_eq!(p.check(), 1);
-    assert!(p.notes().iter().any(|(_, n)| n.ends_with("the note stays safe")));
+    assert!(
+        p.notes()
+            .iter()
+            .any(|(_, n)| n.ends_with("the note stays safe"))
+    );
     let o = p.run(&["resume"]);
-    assert_eq!(o.status.code(), Some(1), "tried again, not busy: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "tried again, not busy: {}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("gave no answer"), "{}", stderr(&o));
 }

@@ -30,6 +30,39 @@ pub const STATE_DIR: &str = ".agent-handover";
 pub const DEFAULT_CONFIG: &str = "handover.toml";
 /// Default memory directory.
 pub const DEFAULT_MEMORY_DIR: &str = "memory";
+/// The name that addresses the shared message queue (`--to shared`); no
+/// agent may use it.
+pub const SHARED: &str = "shared";
+/// Longest agent name (and tag) accepted.
+pub const MAX_AGENT_NAME_BYTES: usize = 64;
+
+/// Check an agent name (a `[handover].tag` too: it names the agent's notes
+/// and queue): 1 to 64 ASCII letters, digits, `-`, `_` or `.`, not
+/// starting with `.` or `-`, no `..`, and not `shared`.
+pub fn check_agent_name(name: &str) -> Result<&str> {
+    fsx::check_name("agent name", name)?;
+    let why = if name.len() > MAX_AGENT_NAME_BYTES {
+        Some("it is longer than 64 bytes")
+    } else if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        Some("only ASCII letters, digits, `-`, `_` and `.` are allowed")
+    } else if name == SHARED {
+        Some("`shared` names the queue every agent reads, not an agent")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(crate::Error::UnsafeName {
+            what: "agent name",
+            name: name.into(),
+            why,
+        }),
+        None => Ok(name),
+    }
+}
+
 /// Default layer-1 tag.
 pub const DEFAULT_TAG: &str = "general";
 
@@ -138,6 +171,16 @@ impl Workspace {
             ));
         }
         let tag = h.tag.clone().unwrap_or_else(|| DEFAULT_TAG.to_string());
+        // The tag is the agent's name: one rule for both, checked here, so
+        // no later command stumbles on it.
+        if let Err(e) = check_agent_name(&tag) {
+            return Err(crate::Error::config(
+                config_path.as_deref(),
+                format!(
+                    "[handover].tag {tag:?} cannot name an agent: {e}\n  fix: use ASCII letters, digits, `-`, `_` and `.` (e.g. tag = \"claude\")"
+                ),
+            ));
+        }
         // The state folders stay in the project whatever checkpoint is used.
         let state_dir = root.join(STATE_DIR);
         let project_pause_file = match &h.pause_file {

@@ -7,40 +7,10 @@
 
 use std::path::PathBuf;
 
-use crate::base::error::{Error, Result};
-use crate::base::fsx;
+use crate::base::error::Result;
 use crate::workspace::{MessagesLayout, QueueDir};
 
-/// The name that addresses the shared queue (`--to shared`); no agent may use it.
-pub const SHARED: &str = "shared";
-/// Longest agent name accepted.
-pub const MAX_AGENT_NAME_BYTES: usize = 64;
-
-/// Check an agent name: 1 to 64 ASCII letters, digits, `-`, `_` or `.`, not
-/// starting with `.` or `-`, no `..`, and not `shared`.
-pub fn check_agent(name: &str) -> Result<&str> {
-    fsx::check_name("agent name", name)?;
-    let why = if name.len() > MAX_AGENT_NAME_BYTES {
-        Some("it is longer than 64 bytes")
-    } else if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-    {
-        Some("only ASCII letters, digits, `-`, `_` and `.` are allowed")
-    } else if name == SHARED {
-        Some("`shared` names the queue every agent reads, not an agent")
-    } else {
-        None
-    };
-    match why {
-        Some(why) => Err(Error::UnsafeName {
-            what: "agent name",
-            name: name.into(),
-            why,
-        }),
-        None => Ok(name),
-    }
-}
+pub use crate::workspace::{MAX_AGENT_NAME_BYTES, SHARED, check_agent_name as check_agent};
 
 /// One message queue.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
