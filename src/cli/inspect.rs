@@ -149,7 +149,7 @@ fn print_details(snap: &RunSnapshot) {
         println!(
             "state drift at {}: {} of {} superseded by a merge (`{}`)",
             d.at.format("%Y-%m-%d %H:%M UTC"),
-            d.sections.join(", "),
+            d.section_names(),
             d.from,
             d.diff_command()
         );

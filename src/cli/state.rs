@@ -185,7 +185,7 @@ fn describe(v: &Version) -> String {
     if let Some(d) = &v.drift {
         line += &format!(
             "  DRIFT: {} superseded by a merge ({})",
-            d.sections.join(", "),
+            d.section_names(),
             d.diff_command()
         );
     }

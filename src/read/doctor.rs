@@ -103,7 +103,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
             what: format!(
                 "state drift at {}: {} of {} superseded by a merge",
                 d.at.format("%Y-%m-%d %H:%M UTC"),
-                d.sections.join(", "),
+                d.section_names(),
                 d.from
             ),
             fix: format!(

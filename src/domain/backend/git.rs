@@ -438,7 +438,7 @@ impl GitSpec {
             let drift = history.record_drift(text, *written_at, merged, sections.clone(), &from)?;
             notes.push(format!(
                 "; state drift: {} of {from} superseded (`{}`)",
-                sections.join(", "),
+                crate::domain::memory::state_merge::section_names(sections),
                 drift.diff_command()
             ));
         }

@@ -199,6 +199,12 @@ pub struct Drift {
 }
 
 impl Drift {
+    /// The superseded sections as a person reads them: their headings, and
+    /// "the text before the first heading" for what has none.
+    pub fn section_names(&self) -> String {
+        super::state_merge::section_names(&self.sections)
+    }
+
     /// The command that shows what was superseded.
     pub fn diff_command(&self) -> String {
         format!(

@@ -102,6 +102,20 @@ fn cut(text: &str) -> Cut<'_> {
     out
 }
 
+/// Section keys as a person reads them, joined with commas: the heading
+/// line (a repeated one with its number), and "the text before the first
+/// heading" for the key of what precedes every heading (empty).
+pub fn section_names(keys: &[String]) -> String {
+    keys.iter()
+        .map(|k| match k.split_once(REPEAT) {
+            _ if k.is_empty() => "the text before the first heading".to_string(),
+            Some((heading, n)) => format!("{heading} (#{n})"),
+            None => k.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// An ATX heading: 1-6 `#` then a space (or nothing), at most 3 spaces in.
 fn is_heading(line: &str) -> bool {
     let indent = line.len() - line.trim_start_matches(' ').len();
@@ -215,6 +229,19 @@ mod tests {
 
     fn theirs_wins(_: &str) -> Side {
         Side::Theirs
+    }
+
+    #[test]
+    fn section_names_say_what_has_no_heading() {
+        let keys = [
+            String::new(),
+            "## Next".to_string(),
+            format!("## Notes{REPEAT}2"),
+        ];
+        assert_eq!(
+            section_names(&keys),
+            "the text before the first heading, ## Next, ## Notes (#2)"
+        );
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn next_steps(r: &Recovery) -> Vec<String> {
     if let Some(d) = r.drift.first() {
         steps.push(format!(
             "Check the state drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix current-state.md if the newer text lost something.",
-            d.sections.join(", "),
+            d.section_names(),
             d.from,
             d.diff_command()
         ));

@@ -123,7 +123,7 @@ fn recovery(out: &mut String, r: &Recovery) {
             out,
             "- **State drift** {}: {} of {} superseded by a newer text; see `{}`.",
             d.at.format("%Y-%m-%d %H:%M UTC"),
-            d.sections.join(", "),
+            d.section_names(),
             d.from,
             d.diff_command()
         );
