@@ -1104,3 +1104,29 @@ fn hooks_never_write_outside_a_project_that_uses_agent_handover() {
         "no draft either"
     );
 }
+
+/// Issue 26, item 14: six stop hooks of one session fired at the same
+/// moment asked six times and left six drafts; they ask once, one draft.
+#[test]
+fn stop_hooks_fired_at_once_ask_once() {
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "claude"]).status.success());
+    let wire = claude();
+    assert!(wire.fire(&repo, Moment::Start, true).status.success());
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let asked: Vec<bool> = std::thread::scope(|s| {
+        let stops: Vec<_> = (0..6)
+            .map(|_| s.spawn(|| wire.fire(&repo, Moment::Stop { continued: false }, true)))
+            .collect();
+        stops
+            .into_iter()
+            .map(|h| {
+                let o = h.join().unwrap();
+                assert!(o.status.success());
+                (wire.ask)(&text(&o.stdout)).is_some()
+            })
+            .collect()
+    });
+    assert_eq!(asked.iter().filter(|a| **a).count(), 1, "{asked:?}");
+    assert_eq!(repo.drafts().len(), 1, "{:?}", repo.drafts());
+}

@@ -391,6 +391,14 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     if let Some(p) = active_pause(&ws.pause_files()) {
         return quiet(&format!("paused by {}", p.file.display()));
     }
+    // One stop at a time per workspace, from reading the session's "asked"
+    // mark to writing it: stops fired at once ask once, with one draft.
+    let _one_at_a_time = match crate::base::fsx::create_dir_durable(&ws.sessions_dir())
+        .and_then(|()| crate::base::fsx::lock_exclusive(&ws.sessions_dir().join(".stop.lock")))
+    {
+        Ok(lock) => lock,
+        Err(e) => return quiet(&format!("session not readable, not asking: {e}")),
+    };
     let record = session::load(ws, agent, input.session_id.as_deref())
         .ok()
         .flatten();

@@ -97,9 +97,11 @@ fn prune(dir: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    // Records only: the stop hooks' lock file stays (it must never change inode).
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
         .flatten()
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter(|(_, p)| p.extension().is_some_and(|x| x == "json"))
         .collect();
     if files.len() <= KEEP {
         return;
