@@ -668,3 +668,24 @@ fn names_and_task_texts_are_doors_too() {
         raw: vec![token, key],
     });
 }
+
+/// Issue 26, item 4: `draft` copied a commit subject holding a key as it
+/// was, so the documented loop (draft, complete, `run --note-file`) was
+/// refused at the door. The draft carries it redacted, and the loop works.
+#[test]
+fn a_draft_carries_a_commit_subject_redacted_so_the_loop_goes_through() {
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    let mut door = Door::with_git("");
+    let d = door.project.dir.path().to_path_buf();
+    std::fs::write(d.join("deploy.sh"), "echo deploy\n").unwrap();
+    git(&d, &["add", "deploy.sh"]);
+    git(&d, &["commit", "-qm", &format!("deploy with {key}")]);
+    let o = door.run(&["draft", "-o", ".agent-handover/handoff.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let draft = std::fs::read_to_string(door.path(".agent-handover/handoff.md")).unwrap();
+    assert!(draft.contains("deploy with [REDACTED]"), "{draft}");
+    assert!(!draft.contains(&key));
+    let o = door.run(&["run", "--note-file", ".agent-handover/handoff.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(door.project.check(), 2);
+}

@@ -180,7 +180,8 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
             if !d.activity.commits.is_empty() {
                 lines.push(format!("- Commits {since}:"));
                 for c in &d.activity.commits {
-                    lines.push(format!("  - `{}` {}", c.id, c.summary));
+                    // A commit subject may hold a key: the draft is handed over as it is.
+                    lines.push(format!("  - `{}` {}", c.id, secrets::redact(&c.summary)));
                 }
             }
             if !d.activity.changed_files.is_empty() {
@@ -188,7 +189,7 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
                     .activity
                     .changed_files
                     .iter()
-                    .map(|f| format!("`{}` ({})", f.path, f.change))
+                    .map(|f| format!("`{}` ({})", secrets::redact(&f.path), f.change))
                     .collect();
                 lines.push(format!("- Changed, not committed: {}", files.join(", ")));
             }
