@@ -1121,3 +1121,25 @@ fn a_remote_that_never_answers_does_not_hold_the_handover() {
     );
     assert!(stderr(&o).contains("gave no answer"), "{}", stderr(&o));
 }
+
+/// Issue 26, item 9: `run` killed while git held the lock of our own ref
+/// (`refs/agent-handover/integrating.lock`) left every later integration
+/// failing on it until the lock was 10 minutes old. A lock on a ref only
+/// agent-handover writes, found while the run lock is held, is removed at
+/// once; the handover integrates and publishes.
+#[test]
+fn a_lock_left_on_our_own_ref_by_a_killed_run_is_cleared_at_once() {
+    let s = setup(2);
+    let (a, b) = (&s.clones[0], &s.clones[1]);
+    assert!(a.handover("A: session 1").status.success());
+    git(b.dir.path(), &["pull", "-q", "--ff-only", "origin", "main"]);
+    assert!(b.handover("B: session 1").status.success());
+    let lock = a.path(".git/refs/agent-handover/integrating.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    // A has not pulled B's work: its publish integrates, through our ref.
+    let o = a.handover("A: session 2");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!lock.exists(), "cleared, not waited on");
+    assert!(remote_log(&s).starts_with("agent-handover: merge origin/main"));
+}

@@ -499,6 +499,7 @@ impl GitSpec {
     /// The branch already at `to`: only the intent is cleared. Nothing to
     /// finish (no intent, or the branch moved elsewhere since) is fine.
     fn finish_integration(&self, repo: &Repository) -> Result<(), GitError> {
+        clear_own_ref_locks(repo)?;
         let marker = repo.path().join(INTEGRATING);
         let Ok(text) = std::fs::read_to_string(&marker) else {
             return Ok(());
@@ -655,6 +656,28 @@ fn file_mode(mode: u32) -> FileMode {
 pub const INTEGRATING: &str = "agent-handover-integrate";
 /// The ref that holds an integration's target until it lands.
 const INTEGRATING_REF: &str = "refs/agent-handover/integrating";
+
+/// Lock files on the refs only agent-handover writes (`refs/agent-handover/`):
+/// found while the run lock is held (publish and sync hold it), they were
+/// left by an agent-handover that was killed, since no other process writes
+/// those refs, and are removed at once. (git's own locks keep their safe
+/// age: another git may hold them.)
+fn clear_own_ref_locks(repo: &Repository) -> Result<(), GitError> {
+    let dir = repo.path().join("refs/agent-handover");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(());
+    };
+    let stale: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|name| name.ends_with(".lock"))
+        .collect();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    fsx::remove_files_durable(&dir, &stale)?;
+    Ok(())
+}
 
 /// Remove the intent of an integration and the ref holding its target.
 fn clear_intent(repo: &Repository) -> Result<(), GitError> {
