@@ -611,10 +611,19 @@ mod tests {
                 .to_string()
                 .contains("nope")
         );
-        let (_d, ws) = workspace_with(
+        // A tag that could escape is refused where the config is read.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("handover.toml"),
             "[handover]\ntag = \"../escape\"\n[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n",
-        );
-        assert!(plan_from_config(&ws, &RunOverrides::default(), today()).is_err());
+        )
+        .unwrap();
+        let refused = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(dir.path().into()),
+            ..Default::default()
+        });
+        assert!(refused.unwrap_err().to_string().contains("[handover].tag"));
         let (_d, ws) = workspace_with(
             "[note]\nsession = \"s\"\n[backend]\ntype = \"null\"\n[[command]]\nname = \"publish\"\nargv = [\"true\"]\n",
         );

@@ -37,17 +37,18 @@ pub const SHARED: &str = "shared";
 pub const MAX_AGENT_NAME_BYTES: usize = 64;
 
 /// Check an agent name (a `[handover].tag` too: it names the agent's notes
-/// and queue): 1 to 64 ASCII letters, digits, `-`, `_` or `.`, not
-/// starting with `.` or `-`, no `..`, and not `shared`.
+/// and queue): 1 to 64 bytes of letters, digits (any script, as 0.5.1's
+/// tags), `-`, `_` or `.`, not starting with `.` or `-`, no `..`, and not
+/// `shared`; no space, separator, control or bidi character.
 pub fn check_agent_name(name: &str) -> Result<&str> {
     fsx::check_name("agent name", name)?;
     let why = if name.len() > MAX_AGENT_NAME_BYTES {
         Some("it is longer than 64 bytes")
     } else if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
     {
-        Some("only ASCII letters, digits, `-`, `_` and `.` are allowed")
+        Some("only letters, digits, `-`, `_` and `.` are allowed")
     } else if name == SHARED {
         Some("`shared` names the queue every agent reads, not an agent")
     } else {
@@ -174,10 +175,20 @@ impl Workspace {
         // The tag is the agent's name: one rule for both, checked here, so
         // no later command stumbles on it.
         if let Err(e) = check_agent_name(&tag) {
+            let allowed = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.');
+            let which = tag
+                .chars()
+                .find(|c| !allowed(*c))
+                .map(|c| format!(" (it has {c:?}, U+{:04X})", u32::from(c)))
+                .unwrap_or_default();
+            let suggested: String = tag
+                .chars()
+                .map(|c| if allowed(c) { c } else { '-' })
+                .collect();
             return Err(crate::Error::config(
                 config_path.as_deref(),
                 format!(
-                    "[handover].tag {tag:?} cannot name an agent: {e}\n  fix: use ASCII letters, digits, `-`, `_` and `.` (e.g. tag = \"claude\")"
+                    "[handover].tag {tag:?} cannot name an agent{which}: {e}\n  fix: use letters, digits, `-`, `_` and `.` (e.g. tag = {suggested:?})"
                 ),
             ));
         }

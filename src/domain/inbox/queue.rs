@@ -73,7 +73,17 @@ mod tests {
     #[test]
     fn agent_names_are_checked() {
         for bad in [
-            "", "..", "../x", "a/b", "a\\b", "a\nb", "a\u{7}", ".hidden", "-x", "a b", "é",
+            "",
+            "..",
+            "../x",
+            "a/b",
+            "a\\b",
+            "a\nb",
+            "a\u{7}",
+            ".hidden",
+            "-x",
+            "a b",
+            "a\u{202e}b",
             "shared",
         ] {
             assert!(check_agent(bad).is_err(), "{bad:?} accepted");
@@ -81,7 +91,15 @@ mod tests {
         let err = check_agent("../x").unwrap_err().to_string();
         assert!(err.contains("agent name") && err.contains(".."), "{err}");
         assert!(check_agent(&"a".repeat(65)).is_err());
-        for good in ["codex", "claude-code", "open_code", "v1.2", &"a".repeat(64)] {
+        // Letters of any script, as 0.5.1's tags (one rule for both).
+        for good in [
+            "codex",
+            "claude-code",
+            "open_code",
+            "v1.2",
+            "clé",
+            &"a".repeat(64),
+        ] {
             assert!(check_agent(good).is_ok(), "{good:?} refused");
         }
     }

@@ -44,7 +44,8 @@ pub fn header(layer: u8, date: NaiveDate) -> String {
 }
 
 /// Check a tag: letters, digits, `-`, `_` and `.` only (no separators,
-/// spaces, control or bidi characters), refused with the offending
+/// spaces, control or bidi characters: the agent-name rule,
+/// [`crate::workspace::check_agent_name`]), refused with the offending
 /// character named, never rewritten behind the user's back.
 pub fn file_tag(tag: &str) -> Result<String> {
     if let Some(bad) = tag
@@ -66,7 +67,7 @@ pub fn file_tag(tag: &str) -> Result<String> {
             ),
         ));
     }
-    fsx::check_name("tag", tag)?;
+    crate::workspace::check_agent_name(tag)?;
     Ok(tag.to_string())
 }
 
