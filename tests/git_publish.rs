@@ -1143,3 +1143,48 @@ fn a_lock_left_on_our_own_ref_by_a_killed_run_is_cleared_at_once() {
     assert!(!lock.exists(), "cleared, not waited on");
     assert!(remote_log(&s).starts_with("agent-handover: merge origin/main"));
 }
+
+/// Issue 26, item 19: `run` during the user's unfinished merge committed
+/// anyway and left MERGE_HEAD in place. The publish refuses with the
+/// commands that finish or abort it, commits nothing, and the handover
+/// waits resumable; once the merge is settled, `resume` publishes.
+#[test]
+fn a_handover_during_the_users_unfinished_merge_commits_nothing() {
+    let s = setup(1);
+    let a = &s.clones[0];
+    let d = a.dir.path();
+    assert!(a.handover("first").status.success());
+    git(d, &["checkout", "-q", "-b", "side"]);
+    std::fs::write(d.join("app.txt"), "side\n").unwrap();
+    git(d, &["add", "app.txt"]);
+    git(d, &["commit", "-qm", "side"]);
+    git(d, &["checkout", "-q", "main"]);
+    std::fs::write(d.join("app.txt"), "main\n").unwrap();
+    git(d, &["add", "app.txt"]);
+    git(d, &["commit", "-qm", "main"]);
+    // A conflicting merge, left unfinished.
+    let merge = std::process::Command::new("git")
+        .args(["-C", d.to_str().unwrap(), "merge", "-q", "side"])
+        .output()
+        .unwrap();
+    assert!(!merge.status.success());
+    assert!(d.join(".git/MERGE_HEAD").exists());
+    let head = git(d, &["rev-parse", "HEAD"]);
+    let o = a.handover("during the merge");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("in the middle of a merge") && err.contains("merge --abort"),
+        "{err}"
+    );
+    assert_eq!(git(d, &["rev-parse", "HEAD"]), head, "nothing committed");
+    assert!(
+        d.join(".git/MERGE_HEAD").exists(),
+        "the user's merge is left alone"
+    );
+    assert_eq!(a.check(), 1);
+    git(d, &["merge", "--abort"]);
+    let o = a.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(a.check(), 2);
+}

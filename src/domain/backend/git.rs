@@ -170,6 +170,15 @@ impl GitSpec {
     ) -> Result<String, StepError> {
         let repo = self.open_repo()?;
         let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
+        // The user's own merge (or rebase, cherry-pick, ...) is theirs to
+        // finish: committing over it would take its half-done state along.
+        if let Some(what) = unfinished(repo.state()) {
+            return Err(GitError::Unfinished {
+                what: what.into(),
+                dir: workdir,
+            }
+            .into());
+        }
         self.check_branch(&repo)?;
         self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
@@ -545,6 +554,20 @@ impl GitSpec {
             theirs: short(theirs.id()),
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         }))
+    }
+}
+
+/// The git command whose operation `state` leaves unfinished (`None`: clean).
+fn unfinished(state: git2::RepositoryState) -> Option<&'static str> {
+    use git2::RepositoryState as S;
+    match state {
+        S::Clean => None,
+        S::Merge => Some("merge"),
+        S::Revert | S::RevertSequence => Some("revert"),
+        S::CherryPick | S::CherryPickSequence => Some("cherry-pick"),
+        S::Bisect => Some("bisect"),
+        S::Rebase | S::RebaseInteractive | S::RebaseMerge => Some("rebase"),
+        S::ApplyMailbox | S::ApplyMailboxOrRebase => Some("am"),
     }
 }
 

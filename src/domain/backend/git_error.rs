@@ -140,6 +140,18 @@ pub enum GitError {
     /// The remote's changes conflict with ours outside the memory.
     #[error("{0}")]
     Conflict(Box<Conflict>),
+    /// The repository is in the middle of the user's own merge, rebase,
+    /// cherry-pick or revert.
+    #[error(
+        "the repository is in the middle of a {what} ({0}): a handover commit would take its unfinished state along; nothing was committed\n  fix: finish it (`git -C {0} {what} --continue`; a merge: `git -C {0} commit`) or abort it (`git -C {0} {what} --abort`; a bisect: `git -C {0} bisect reset`), then `agent-handover resume`",
+        dir.display()
+    )]
+    Unfinished {
+        /// What is unfinished (`merge`, `rebase`, ...).
+        what: String,
+        /// The work tree.
+        dir: PathBuf,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"
