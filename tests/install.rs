@@ -178,3 +178,34 @@ fn cline_uses_a_single_clinerules_file_when_there_is_one() {
         "hooks need a .clinerules directory: none are written beside a single file"
     );
 }
+
+/// Issue 26, item 11: `install codex & install opencode` at the same time
+/// lost one agent's block in AGENTS.md in 10 of 10 rounds, both exiting 0.
+/// Installs take turns: every round keeps both blocks.
+#[test]
+fn two_agents_installed_at_once_both_keep_their_blocks() {
+    for round in 0..10 {
+        let p = Project::new(&config(""));
+        let children: Vec<_> = ["codex", "opencode"]
+            .into_iter()
+            .map(|agent| {
+                p.std_cmd()
+                    .args(["install", agent])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success(), "round {round}");
+        }
+        let agents_md = std::fs::read_to_string(p.path("AGENTS.md")).unwrap();
+        for agent in ["codex", "opencode"] {
+            assert!(
+                agents_md.contains(&format!("<!-- agent-handover:begin {agent} -->")),
+                "round {round}: {agent}'s block lost:\n{agents_md}"
+            );
+        }
+    }
+}

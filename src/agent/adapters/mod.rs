@@ -541,9 +541,25 @@ fn by_file(parts: Vec<Part>) -> Vec<(String, Vec<Part>)> {
     files
 }
 
+/// One install or removal at a time in `ws`, from reading the files it
+/// edits to writing them and the install record (two agents installed at
+/// once both keep their blocks in a file they share, such as AGENTS.md).
+/// The lock is on the state folder itself, so it leaves no file behind.
+fn lock(ws: &Workspace) -> Result<std::fs::File> {
+    let record = ws.install_record();
+    let dir = record.parent().unwrap_or(&ws.root);
+    crate::base::fsx::create_dir_durable(dir)?;
+    let folder = std::fs::File::open(dir).map_err(|e| crate::Error::io("open", dir, e))?;
+    folder
+        .lock()
+        .map_err(|e| crate::Error::io("lock", dir, e))?;
+    Ok(folder)
+}
+
 /// Install `adapter` in `ws`: idempotent; every file is read and checked
 /// before any is written, so a malformed one leaves them all untouched.
 pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
+    let _one_at_a_time = lock(ws)?;
     let mut planned = Vec::new();
     for (rel, parts) in by_file(adapter.parts(ws)) {
         let abs = ws.root.join(&rel);
@@ -667,6 +683,7 @@ fn is_executable(_path: &Path) -> bool {
 /// goes back to its text before the first install (or is deleted if install
 /// created it), unless it was edited since, in which case only our parts go.
 pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
+    let _one_at_a_time = lock(ws)?;
     let mut record = InstallRecord::load(&ws.install_record())?;
     let mut writes: Vec<(PathBuf, String, Option<String>, Change)> = Vec::new();
     let mut files = by_file(adapter.parts(ws));
