@@ -490,3 +490,55 @@ fn forget_waits_for_a_learning_handover_and_neither_change_is_lost() {
     let index = std::fs::read_to_string(p.path("memory/MEMORY.md")).unwrap();
     assert!(!index.contains(&old) && index.contains(ids[0]), "{index}");
 }
+
+/// Issue 26, item 13: `knowledge forget` killed after the topic file, before
+/// MEMORY.md, left the fact in the index (and so in every brief), and
+/// `forget` again exited 64. Forgetting again finishes it: exit 0, the index
+/// without the fact, the record holding it once. Killed earlier (after the
+/// record, before the topic file), the same.
+#[test]
+fn a_forget_killed_halfway_is_finished_by_forgetting_again() {
+    let p = Project::new(&config(""));
+    assert!(p.handover(NOTE_EN).status.success());
+    let index_path = p.path("memory/MEMORY.md");
+    let hits = json(&p.run(&["--json", "knowledge", "search", "flock"]));
+    let id = hits["facts"][0]["id"].as_str().unwrap().to_string();
+    let topics = p.path("memory/knowledge");
+    let snapshot = |dir: &std::path::Path| {
+        let mut files: Vec<(std::path::PathBuf, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|f| (f.clone(), std::fs::read_to_string(&f).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before_index = std::fs::read_to_string(&index_path).unwrap();
+    let before_topics = snapshot(&topics);
+    assert!(p.run(&["knowledge", "forget", &id]).status.success());
+    let after_topics = snapshot(&topics);
+
+    // Killed after the topic file: the old index is back.
+    std::fs::write(&index_path, &before_index).unwrap();
+    let o = p.run(&["knowledge", "forget", &id]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!std::fs::read_to_string(&index_path).unwrap().contains(&id));
+    assert_eq!(snapshot(&topics), after_topics, "recorded once");
+
+    // Killed after the record, before the topic file: the old topics are back.
+    for (file, text) in &before_topics {
+        if !file.ends_with("forgotten.md") {
+            std::fs::write(file, text).unwrap();
+        }
+    }
+    std::fs::write(&index_path, &before_index).unwrap();
+    let o = p.run(&["knowledge", "forget", &id]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!std::fs::read_to_string(&index_path).unwrap().contains(&id));
+    assert_eq!(snapshot(&topics), after_topics, "recorded once, taken out");
+    assert_eq!(
+        p.run(&["knowledge", "show", &id]).status.code(),
+        Some(64),
+        "gone"
+    );
+}

@@ -309,23 +309,51 @@ impl Knowledge {
 
     /// Forget the fact `id_prefix` names: recorded in `knowledge/forgotten.md`
     /// first (with `reason`), then taken out of its detail file and the index.
+    /// A fact already forgotten is forgotten again without error, and what a
+    /// killed `forget` left undone (its topic file, the index) is finished.
     pub fn forget(&self, id_prefix: &str, reason: Option<&str>, on: NaiveDate) -> Result<Fact> {
         let _lock = self.locked()?;
         let mut set = self.load()?;
-        let fact = set.find(id_prefix)?.clone();
-        set.forgotten.push(Forgotten {
-            fact: fact.clone(),
-            on,
-            reason: reason.map(str::to_string),
-        });
-        let mut record = String::from(
-            "<!-- agent-handover | knowledge | forgotten -->\n# Forgotten facts\n\nTaken out with `agent-handover knowledge forget`; never learned again.\n\n",
-        );
-        for f in &set.forgotten {
-            record.push_str(&f.to_line());
-            record.push('\n');
+        let fact = match set.find(id_prefix) {
+            Ok(fact) => fact.clone(),
+            // Forgotten already, by a `forget` killed before it rewrote the
+            // index (the fact is in the record, out of its topic file): the
+            // index is finished now, and the answer is the same.
+            Err(unknown) => {
+                let done = set
+                    .forgotten
+                    .iter()
+                    .find(|f| id_prefix.len() >= 4 && f.fact.id.starts_with(id_prefix))
+                    .map(|f| f.fact.clone());
+                let Some(fact) = done else {
+                    return Err(unknown);
+                };
+                if !set.facts.iter().any(|f| f.id == fact.id) {
+                    self.write(
+                        &self.layout.knowledge_topic(fact.kind.topic()),
+                        &topic_file(fact.kind, &set.facts),
+                    )?;
+                }
+                self.refresh_index(&set)?;
+                return Ok(fact);
+            }
+        };
+        // Recorded once, even when a killed `forget` recorded it already.
+        if !set.forgotten.iter().any(|f| f.fact.id == fact.id) {
+            set.forgotten.push(Forgotten {
+                fact: fact.clone(),
+                on,
+                reason: reason.map(str::to_string),
+            });
+            let mut record = String::from(
+                "<!-- agent-handover | knowledge | forgotten -->\n# Forgotten facts\n\nTaken out with `agent-handover knowledge forget`; never learned again.\n\n",
+            );
+            for f in &set.forgotten {
+                record.push_str(&f.to_line());
+                record.push('\n');
+            }
+            self.write(&self.layout.knowledge_forgotten(), &record)?;
         }
-        self.write(&self.layout.knowledge_forgotten(), &record)?;
         set.facts.retain(|f| f.id != fact.id);
         self.write(
             &self.layout.knowledge_topic(fact.kind.topic()),
