@@ -1278,3 +1278,43 @@ fn tags_and_agent_names_follow_one_rule_checked_where_the_config_is_read() {
     }
     assert!(!p.path("memory").exists(), "nothing written");
 }
+
+/// Issue 26, item 17: temp files a killed `task step`, `identity set` or
+/// `install` left were never swept. The next of each removes them (ours
+/// only: another tool's temp file in the project stays).
+#[test]
+fn temp_files_left_by_killed_task_identity_and_install_are_swept() {
+    let p = Project::new(&config(""));
+    assert!(
+        p.run(&["task", "start", "t", "--step", "a"])
+            .status
+            .success()
+    );
+    let ours = |dir: &str, name: &str| {
+        let path = p
+            .path(dir)
+            .join(format!(".{name}.Xy12Zq.agent-handover.tmp"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "half written").unwrap();
+        path
+    };
+    let task_temp = ours(".agent-handover/tasks", "t.json");
+    assert!(
+        p.run(&["task", "step", "t", "1", "--done"])
+            .status
+            .success()
+    );
+    assert!(!task_temp.exists(), "task");
+
+    let identity_temp = ours("memory", "identity.md");
+    let o = p.run(&["identity", "set", "Policies", "Small commits."]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!identity_temp.exists(), "identity");
+
+    let install_temp = ours("", "AGENTS.md");
+    let foreign = p.path(".editor-backup.tmp");
+    std::fs::write(&foreign, "not ours").unwrap();
+    assert!(p.run(&["install", "codex"]).status.success());
+    assert!(!install_temp.exists(), "install");
+    assert!(foreign.exists(), "another tool's temp file stays");
+}

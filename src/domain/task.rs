@@ -266,6 +266,8 @@ impl TaskStore {
             extra: Default::default(),
         };
         fsx::create_dir_durable(&self.dir)?;
+        // What a killed `task` left (an unlocked temp file) goes first.
+        fsx::remove_orphan_temps(&self.dir, std::time::Duration::MAX);
         let path = self.file(name);
         if !fsx::create_new(&path, &to_json(&task))? {
             return Err(Error::TaskExists {
@@ -343,6 +345,8 @@ impl TaskStore {
         fsx::create_dir_durable(&self.dir)?;
         let lock_path = self.dir.join(".lock");
         let _lock = fsx::lock_exclusive(&lock_path)?;
+        // What a killed `task` left (an unlocked temp file) goes first.
+        fsx::remove_orphan_temps(&self.dir, std::time::Duration::MAX);
         let mut task = self.load(name)?;
         change(&mut task);
         task.updated_at = now.max(task.updated_at);

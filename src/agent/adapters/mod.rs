@@ -556,10 +556,27 @@ fn lock(ws: &Workspace) -> Result<std::fs::File> {
     Ok(folder)
 }
 
+/// Remove what a killed install or removal left (our unlocked temp files,
+/// never another tool's) in the folders `adapter`'s files and the install
+/// record live in.
+fn sweep(ws: &Workspace, adapter: &Adapter) {
+    let mut dirs: Vec<PathBuf> = by_file(adapter.parts(ws))
+        .into_iter()
+        .filter_map(|(rel, _)| ws.root.join(rel).parent().map(Path::to_path_buf))
+        .collect();
+    dirs.extend(ws.install_record().parent().map(Path::to_path_buf));
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        crate::base::fsx::remove_orphan_temps(&dir, std::time::Duration::MAX);
+    }
+}
+
 /// Install `adapter` in `ws`: idempotent; every file is read and checked
 /// before any is written, so a malformed one leaves them all untouched.
 pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let _one_at_a_time = lock(ws)?;
+    sweep(ws, adapter);
     let mut planned = Vec::new();
     for (rel, parts) in by_file(adapter.parts(ws)) {
         let abs = ws.root.join(&rel);
@@ -684,6 +701,7 @@ fn is_executable(_path: &Path) -> bool {
 /// created it), unless it was edited since, in which case only our parts go.
 pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let _one_at_a_time = lock(ws)?;
+    sweep(ws, adapter);
     let mut record = InstallRecord::load(&ws.install_record())?;
     let mut writes: Vec<(PathBuf, String, Option<String>, Change)> = Vec::new();
     let mut files = by_file(adapter.parts(ws));

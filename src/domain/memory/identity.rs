@@ -74,6 +74,8 @@ impl Identity {
             text
         );
         fsx::create_dir_durable(&self.root)?;
+        // What a killed `identity set` left (an unlocked temp file) goes first.
+        fsx::remove_orphan_temps(&self.root, std::time::Duration::MAX);
         replace_versioned(&self.path, &self.history, &body, label)?;
         Ok(self.path.clone())
     }
