@@ -1318,3 +1318,40 @@ fn temp_files_left_by_killed_task_identity_and_install_are_swept() {
     assert!(!install_temp.exists(), "install");
     assert!(foreign.exists(), "another tool's temp file stays");
 }
+
+/// Issue 26, item 7: a symlinked `memory/` or `.agent-handover/`, or a
+/// symlinked `runs`, `tasks`, `drafts`, `sessions`, `history/current-state`
+/// or `messages/.read`, had writes go through to the target outside the
+/// project. Each is refused (exit 78) naming the link and the fix, and
+/// nothing is written where it points.
+#[test]
+fn a_linked_folder_we_write_into_is_refused_not_followed() {
+    for linked in [
+        ".agent-handover",
+        "memory",
+        ".agent-handover/runs",
+        ".agent-handover/tasks",
+        ".agent-handover/drafts",
+        ".agent-handover/sessions",
+        ".agent-handover/history/current-state",
+        "messages/.read",
+    ] {
+        let p = Project::new(&config(""));
+        let outside = tempfile::tempdir().unwrap();
+        let link = p.path(linked);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        let o = p.handover("note");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(78), "{linked}: {err}");
+        assert!(
+            err.contains(&link.display().to_string()) && err.contains("fix:"),
+            "{linked}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "{linked}: nothing written outside"
+        );
+    }
+}

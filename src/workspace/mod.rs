@@ -125,7 +125,13 @@ impl Workspace {
             Some(c) => c,
             None => std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e))?,
         };
-        let root = fsx::absolutize(Path::new("/"), &cwd);
+        // A relative directory is relative to the process's, never to `/`.
+        let here = || std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e));
+        let root = if cwd.is_absolute() {
+            fsx::absolutize(Path::new("/"), &cwd)
+        } else {
+            fsx::absolutize(&here()?, &cwd)
+        };
         let home = opts
             .home
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
@@ -202,7 +208,7 @@ impl Workspace {
         let messages = MessagesLayout {
             root: root.join("messages"),
         };
-        Ok(Workspace {
+        let ws = Workspace {
             root,
             config_path,
             config,
@@ -214,7 +220,47 @@ impl Workspace {
             project_pause_file,
             global_pause_file,
             state_dir,
-        })
+        };
+        ws.refuse_linked_folders()?;
+        Ok(ws)
+    }
+
+    /// The folders agent-handover writes into must not be symbolic links:
+    /// a write would go through to wherever they point, outside the project.
+    /// The state folder and its folders, the memory folder (unless
+    /// `allow_outside`, which lets it live elsewhere) and the messages'
+    /// read marks are checked (a handful of `lstat`s); the memory's own
+    /// folders are checked where they are written.
+    fn refuse_linked_folders(&self) -> Result<()> {
+        let mut folders = vec![
+            self.state_dir.clone(),
+            self.runs_dir(),
+            self.queue_dir(),
+            self.tasks_dir(),
+            self.drafts_dir(),
+            self.sessions_dir(),
+            self.state_history_dir(),
+            self.messages.root.clone(),
+            self.messages.read_marks_dir(),
+        ];
+        if let Some(parent) = self.state_history_dir().parent() {
+            folders.push(parent.to_path_buf());
+        }
+        if !self.config.handover.allow_outside {
+            folders.push(self.memory.root.clone());
+        }
+        for folder in folders {
+            if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(crate::Error::Symlink {
+                    fix: format!(
+                        "agent-handover writes into {0} and would follow the link out of the project: replace it with a real folder (mv '{0}' '{0}.link', then move what it held back in), or, for the memory, set [handover].memory_dir to where it lives and [handover].allow_outside = true",
+                        folder.display()
+                    ),
+                    path: folder,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The project's state folder, `.agent-handover/`: run archive, history,
