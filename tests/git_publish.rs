@@ -1188,3 +1188,49 @@ fn a_handover_during_the_users_unfinished_merge_commits_nothing() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(a.check(), 2);
 }
+
+/// Issue 26, item 15: `identity set` on two clones, each handing over
+/// without pulling, stopped the second on a git conflict in identity.md.
+/// It merges by section like current-state.md: different sections both
+/// stay; the same section takes the side that changed it last.
+#[test]
+fn identity_set_on_two_machines_merges_by_section() {
+    let s = setup(2);
+    let (a, b) = (&s.clones[0], &s.clones[1]);
+    assert!(
+        a.run(&["identity", "set", "Policies", "Small commits."])
+            .status
+            .success()
+    );
+    assert!(a.handover("A: session 1").status.success());
+    git(b.dir.path(), &["pull", "-q", "--ff-only", "origin", "main"]);
+    // Each changes the identity and hands over without pulling the other.
+    assert!(
+        b.run(&["identity", "set", "Goals", "Ship 1.0."])
+            .status
+            .success()
+    );
+    assert!(
+        b.run(&["identity", "set", "Policies", "Tiny commits."])
+            .status
+            .success()
+    );
+    assert!(b.handover("B: session 1").status.success());
+    assert!(
+        a.run(&["identity", "set", "Goals", "Ship 1.0 by May."])
+            .status
+            .success()
+    );
+    let o = a.handover("A: session 2");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let identity = std::fs::read_to_string(a.path("memory/identity.md")).unwrap();
+    assert!(
+        identity.contains("Tiny commits."),
+        "B's newer Policies: {identity}"
+    );
+    assert!(
+        identity.contains("Ship 1.0 by May."),
+        "A's newer Goals: {identity}"
+    );
+    assert!(!identity.contains("<<<<<<<"), "{identity}");
+}

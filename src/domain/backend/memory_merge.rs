@@ -14,7 +14,9 @@
 //! * `current-state.md` merges section by section ([`state_merge`]): when
 //!   both changed a section, the side that changed it last (by the
 //!   `Handover-At:` trailer of its commits, else their commit time) wins,
-//!   and the superseded text is reported as drift for the caller to keep.
+//!   and the superseded text is reported as drift for the caller to keep;
+//! * `identity.md` merges section by section the same way (its superseded
+//!   text stays in git's history; no drift is flagged for it).
 //!
 //! Files outside the memory layout are left to git: their real conflicts
 //! stay conflicts.
@@ -62,6 +64,7 @@ enum Kind {
     Archive,
     Marks,
     State,
+    Identity,
     Knowledge,
     Other,
 }
@@ -70,6 +73,9 @@ fn kind(path: &str, p: &MemoryPrefixes) -> Kind {
     if let Some(rest) = path.strip_prefix(p.memory.as_str()) {
         if rest == "layer2/current-state.md" {
             return Kind::State;
+        }
+        if rest == "identity.md" {
+            return Kind::Identity;
         }
         if rest == "MEMORY.md"
             || rest
@@ -128,8 +134,8 @@ pub fn settle(
             .next()
             .unwrap_or_default();
         let kind = kind(&path, prefixes);
-        if kind == Kind::Other || kind == Kind::State {
-            continue; // state: settled below, whatever git made of it
+        if matches!(kind, Kind::Other | Kind::State | Kind::Identity) {
+            continue; // state, identity: settled below, whatever git made of it
         }
         let text = |id: git2::Oid| -> Result<String, git2::Error> {
             Ok(String::from_utf8_lossy(repo.find_blob(id)?.content()).into_owned())
@@ -201,7 +207,7 @@ fn settle_changed_on_both(
         let path = format!("{root}{}", entry.name().unwrap_or_default());
         if matches!(
             kind(&path, prefixes),
-            Kind::Archive | Kind::State | Kind::Knowledge
+            Kind::Archive | Kind::State | Kind::Identity | Kind::Knowledge
         ) {
             both.push((path, entry.id(), entry.filemode() as u32));
         }
@@ -250,6 +256,11 @@ fn settle_changed_on_both(
         });
         put(repo, index, &path, &merged.text, mode)?;
         settled.files.push(format!("{path}: merged by section"));
+        if kind(&path, prefixes) == Kind::Identity {
+            // Its superseded text stays in git's history (drift is flagged
+            // for current-state.md only).
+            continue;
+        }
         for side in [Side::Ours, Side::Theirs] {
             let lost: Vec<String> = merged
                 .drift
@@ -381,6 +392,7 @@ mod tests {
         let p = prefixes();
         for (path, want) in [
             ("memory/layer2/current-state.md", Kind::State),
+            ("memory/identity.md", Kind::Identity),
             ("memory/layer1/2026-11/t-2026-11-23.md", Kind::Note),
             ("memory/layer1/2026-11/t-2026-11-23-4.md", Kind::Note),
             ("memory/layer1/2026-11/README.md", Kind::Other),
