@@ -1234,3 +1234,38 @@ fn identity_set_on_two_machines_merges_by_section() {
     );
     assert!(!identity.contains("<<<<<<<"), "{identity}");
 }
+
+/// Issue 26, item 19: two checkpoints of one repository (two agents, each
+/// with its own run lock) publishing at once: the second to commit failed
+/// with libgit2's raw "current tip is not the first parent". Publishes in
+/// one repository take turns: both commit, both push, both notes arrive.
+#[test]
+fn two_checkpoints_publishing_at_once_take_turns() {
+    let s = setup(1);
+    let a = &s.clones[0];
+    let start = |checkpoint: &str, note: &str, stall: bool| {
+        let mut c = a.std_cmd();
+        c.args(["run", "--config", "handover.toml", "--note", note])
+            .env("AGENT_HANDOVER_CHECKPOINT", a.path(checkpoint))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if stall {
+            // Holds the first between reading HEAD and committing on it.
+            c.env(
+                "AGENT_HANDOVER_FAILPOINT",
+                "stall:publish-before-commit:1500",
+            );
+        }
+        c.spawn().unwrap()
+    };
+    std::fs::create_dir_all(a.path("agents")).unwrap();
+    let first = start("agents/one.json", "the first agent's note", true);
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let second = start("agents/two.json", "the second agent's note", false);
+    for child in [first, second] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let tree = git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
+    assert_eq!(tree.matches("memory/layer1/").count(), 2, "{tree}");
+}

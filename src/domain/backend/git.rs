@@ -169,6 +169,7 @@ impl GitSpec {
         admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         let repo = self.open_repo()?;
+        let _one_publish = publish_lock(&repo)?;
         let workdir = repo.workdir().expect("open_repo checks").to_path_buf();
         // The user's own merge (or rebase, cherry-pick, ...) is theirs to
         // finish: committing over it would take its half-done state along.
@@ -211,6 +212,7 @@ impl GitSpec {
     /// (fast-forward, or a merge by layer; nothing is pushed).
     fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
         let repo = self.open_repo()?;
+        let _one_publish = publish_lock(&repo)?;
         self.check_branch(&repo)?;
         self.finish_integration(&repo)?;
         self.check_remote(&repo)?;
@@ -557,6 +559,17 @@ impl GitSpec {
     }
 }
 
+/// One publish or sync at a time in `repo`, whichever checkpoint runs it
+/// (two agents' checkpoints in one repository each have their own run
+/// lock): held from staging to pushing, so no two commit on the same HEAD.
+/// A lock file in the git folder, never deleted, released by the kernel
+/// if its holder dies.
+fn publish_lock(repo: &Repository) -> Result<std::fs::File, GitError> {
+    Ok(fsx::lock_exclusive(
+        &repo.path().join("agent-handover-publish.lock"),
+    )?)
+}
+
 /// The git command whose operation `state` leaves unfinished (`None`: clean).
 fn unfinished(state: git2::RepositoryState) -> Option<&'static str> {
     use git2::RepositoryState as S;
@@ -660,6 +673,7 @@ fn commit_paths(
     let tree = repo.find_tree(tree_id).map_err(git)?;
     let sig = signature(repo);
     let parents: Vec<&Commit<'_>> = parent.iter().collect();
+    crate::base::failpoint::hit("publish-before-commit");
     Ok(repo
         .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
         .map(Some)
