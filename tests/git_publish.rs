@@ -1269,3 +1269,29 @@ fn two_checkpoints_publishing_at_once_take_turns() {
     let tree = git(s.remote.path(), &["ls-tree", "-r", "--name-only", "main"]);
     assert_eq!(tree.matches("memory/layer1/").count(), 2, "{tree}");
 }
+
+/// Issue 26, item 9: `doctor` did not see a ref lock left inside a local
+/// bare remote by a killed push. It lists it, with the `rm` command, and
+/// `--fix` removes it once it is old enough and no git runs there.
+#[test]
+fn doctor_sees_a_lock_left_in_a_local_remote() {
+    let s = setup(1);
+    let a = &s.clones[0];
+    assert!(a.handover("first").status.success());
+    let lock = s.remote.path().join("refs/heads/main.lock");
+    std::fs::write(&lock, "").unwrap();
+    let o = a.run(&["doctor"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("in the local remote origin") && out.contains("main.lock"),
+        "{out}"
+    );
+    age_file(&lock, 11 * 60);
+    let o = a.run(&["doctor", "--fix"]);
+    assert!(
+        stdout(&o).contains(&format!("will remove {}", lock.display())),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!lock.exists());
+}

@@ -152,7 +152,40 @@ impl Backend for GitSpec {
                 ),
                 removable: lock.is_stale().then(|| lock.path.clone()),
             });
-        interrupted.into_iter().chain(locks).collect()
+        // A remote on this machine (a path, or `file://`): its locks too,
+        // since a killed push leaves them there.
+        let remote_dir = repo
+            .find_remote(&self.remote)
+            .ok()
+            .and_then(|r| r.url().ok().map(str::to_string))
+            .map(|url| {
+                url.strip_prefix("file://")
+                    .map_or(url.clone(), str::to_string)
+            })
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && p.is_dir());
+        let remote_locks = remote_dir
+            .and_then(|dir| Repository::open_bare(&dir).ok())
+            .into_iter()
+            .flat_map(|remote| git_locks::find(remote.path(), remote.path()))
+            .map(|lock: GitLock| Leftover {
+                kind: "git_lock",
+                what: format!(
+                    "in the local remote {}: {}",
+                    self.remote,
+                    lock.describe().lines().next().unwrap_or_default()
+                ),
+                fix: format!(
+                    "rm '{}' once no git runs there, then `agent-handover resume`",
+                    lock.path.display()
+                ),
+                removable: lock.is_stale().then(|| lock.path.clone()),
+            });
+        interrupted
+            .into_iter()
+            .chain(locks)
+            .chain(remote_locks)
+            .collect()
     }
 }
 
