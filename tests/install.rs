@@ -209,3 +209,93 @@ fn two_agents_installed_at_once_both_keep_their_blocks() {
         }
     }
 }
+
+/// Every file of the project but ours (`home/`, `.agent-handover/`), with
+/// its bytes.
+fn project_files(p: &Project) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![p.dir.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = e.path();
+            let rel = path
+                .strip_prefix(p.dir.path())
+                .unwrap()
+                .display()
+                .to_string();
+            if rel == "home" || rel == ".agent-handover" {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Issue 26, item 12: `install --remove` killed right after it rewrote
+/// install.json left `.mcp.json` (`{}`), handover.toml, a reformatted
+/// `.claude/settings.json` and temp files behind once installed and removed
+/// again. Install and removal go through an intent record: killed at every
+/// one of their durable writes in turn, the next install or removal
+/// finishes the work, and removing then gives back every file byte for
+/// byte with nothing left over.
+#[test]
+fn install_and_remove_killed_at_every_write_end_before_or_after() {
+    let user_settings = "{\"model\": \"opus\",\"permissions\":{\"allow\":[\"Bash(ls)\"]}}\n";
+    let fresh = || {
+        let p = Project::new(&config(""));
+        std::fs::create_dir_all(p.path(".claude")).unwrap();
+        std::fs::write(p.path(".claude/settings.json"), user_settings).unwrap();
+        std::fs::write(p.path("CLAUDE.md"), "# House rules\n\nBe kind.\n").unwrap();
+        p
+    };
+    let kill_at = |p: &Project, args: &[&str], n: usize| {
+        p.cmd()
+            .args(args)
+            .env("AGENT_HANDOVER_FAILPOINT", format!("after-op:{n}"))
+            .output()
+            .unwrap()
+    };
+    let mut kills = 0;
+    for (killed, finish) in [
+        (&["install", "claude"][..], &["install", "claude"][..]),
+        (
+            &["install", "--remove", "claude"][..],
+            &["install", "--remove", "claude"][..],
+        ),
+    ] {
+        for n in 1.. {
+            let p = fresh();
+            let original = project_files(&p);
+            if killed.contains(&"--remove") {
+                assert!(p.run(&["install", "claude"]).status.success());
+            }
+            let o = kill_at(&p, killed, n);
+            if o.status.success() {
+                break; // fewer than n durable writes: every point was tried
+            }
+            assert_eq!(
+                o.status.code(),
+                None,
+                "{killed:?} at {n}: killed, not failed"
+            );
+            kills += 1;
+            let o = p.run(finish);
+            assert!(o.status.success(), "{killed:?} at {n}: {}", stderr(&o));
+            let o = p.run(&["install", "--remove", "claude"]);
+            assert!(o.status.success(), "{killed:?} at {n}: {}", stderr(&o));
+            assert_eq!(
+                project_files(&p),
+                original,
+                "{killed:?} killed at write {n}: not back to the user's files"
+            );
+        }
+    }
+    assert!(kills >= 8, "{kills} kill points");
+    eprintln!("install/remove killed at {kills} points, every file restored");
+}

@@ -19,7 +19,7 @@ pub mod yaml_read;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::agent::hooks::{HookEvent, HookProtocol, StartEnvelope};
@@ -577,6 +577,7 @@ fn sweep(ws: &Workspace, adapter: &Adapter) {
 pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let _one_at_a_time = lock(ws)?;
     sweep(ws, adapter);
+    Intent::finish_pending(ws)?;
     let mut planned = Vec::new();
     for (rel, parts) in by_file(adapter.parts(ws)) {
         let abs = ws.root.join(&rel);
@@ -604,15 +605,14 @@ pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     if config_missing || record.files.contains_key(DEFAULT_CONFIG) {
         record.touch(DEFAULT_CONFIG, adapter.name, None);
     }
-    if record != before {
-        record.save(&ws.install_record())?;
-    }
+    let mut writes = Vec::new();
     let mut changes = Vec::new();
     if config_missing {
-        fsx::write_atomic(
-            &config,
-            crate::workspace::config::starter(adapter.name).as_bytes(),
-        )?;
+        writes.push(Write {
+            path: config.clone(),
+            text: Some(crate::workspace::config::starter(adapter.name)),
+            executable: false,
+        });
         changes.push(FileChange {
             path: DEFAULT_CONFIG.into(),
             change: Change::Created,
@@ -625,21 +625,116 @@ pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
             Some(_) => Change::Updated,
             None => Change::Created,
         };
-        if change != Change::Unchanged {
-            if let Some(dir) = p.abs.parent() {
-                fsx::create_dir_durable(dir)?;
-            }
-            fsx::write_atomic(&p.abs, new.as_bytes())?;
-        }
-        if p.executable {
-            make_executable(&p.abs)?;
+        if change != Change::Unchanged || p.executable {
+            writes.push(Write {
+                path: p.abs,
+                text: (change != Change::Unchanged).then_some(new),
+                executable: p.executable,
+            });
         }
         changes.push(FileChange {
             path: p.rel.into(),
             change,
         });
     }
+    let intent = Intent {
+        record: (record != before).then_some(record),
+        writes,
+    };
+    intent.carry_out(ws)?;
     Ok(changes)
+}
+
+/// Every write of one install or removal, recorded durably before the first
+/// (`.agent-handover/install-intent.json`), so that one killed halfway is
+/// carried out whole by the next install or removal: the files end
+/// in the before or the after state, never a mix.
+#[derive(Debug, Serialize, Deserialize)]
+struct Intent {
+    /// The install record to save, if it changes.
+    record: Option<InstallRecord>,
+    /// The files to write or delete, in order.
+    writes: Vec<Write>,
+}
+
+/// One file of an [`Intent`].
+#[derive(Debug, Serialize, Deserialize)]
+struct Write {
+    /// The file.
+    path: PathBuf,
+    /// Its new text; `None`: delete it (or, with `executable`, leave it).
+    text: Option<String>,
+    /// Whether it must be executable.
+    executable: bool,
+}
+
+impl Intent {
+    fn file(ws: &Workspace) -> PathBuf {
+        ws.install_record().with_file_name("install-intent.json")
+    }
+
+    /// Record the intent, carry it out, then let it go.
+    fn carry_out(&self, ws: &Workspace) -> Result<()> {
+        if self.record.is_none() && self.writes.is_empty() {
+            return Ok(());
+        }
+        let file = Intent::file(ws);
+        let json = serde_json::to_vec(self).expect("an install intent serializes");
+        fsx::write_atomic(&file, &json)?;
+        crate::base::failpoint::hit("install-after-intent");
+        self.apply(ws)?;
+        fsx::remove_files_durable(file.parent().unwrap_or(&ws.root), &["install-intent.json"])?;
+        Ok(())
+    }
+
+    /// Each write, idempotent (carried out again after a kill).
+    fn apply(&self, ws: &Workspace) -> Result<()> {
+        if let Some(record) = &self.record {
+            record.save(&ws.install_record())?;
+        }
+        for w in &self.writes {
+            match &w.text {
+                Some(text) => {
+                    if let Some(dir) = w.path.parent() {
+                        fsx::create_dir_durable(dir)?;
+                    }
+                    fsx::write_atomic(&w.path, text.as_bytes())?;
+                    crate::base::failpoint::hit("install-after-file");
+                }
+                None if w.executable => {}
+                None => match std::fs::remove_file(&w.path) {
+                    Ok(()) => remove_empty_dirs(ws, &w.path),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(Error::io("remove", &w.path, e)),
+                },
+            }
+            if w.executable {
+                make_executable(&w.path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Carry out what a killed install or removal recorded, if anything.
+    fn finish_pending(ws: &Workspace) -> Result<()> {
+        let file = Intent::file(ws);
+        let Some(text) = fsx::read_text_bounded(
+            &file,
+            64 * 1024 * 1024,
+            "move it aside; the next install writes its files again",
+        )?
+        else {
+            return Ok(());
+        };
+        let intent: Intent = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
+            path: file.clone(),
+            detail: format!("invalid install intent ({e})"),
+            fix: "move it aside; the next install writes its files again".into(),
+        })?;
+        intent.apply(ws)?;
+        fsx::remove_files_durable(file.parent().unwrap_or(&ws.root), &["install-intent.json"])?;
+        Ok(())
+    }
 }
 
 #[cfg(unix)]
@@ -702,6 +797,7 @@ fn is_executable(_path: &Path) -> bool {
 pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let _one_at_a_time = lock(ws)?;
     sweep(ws, adapter);
+    Intent::finish_pending(ws)?;
     let mut record = InstallRecord::load(&ws.install_record())?;
     let mut writes: Vec<(PathBuf, String, Option<String>, Change)> = Vec::new();
     let mut files = by_file(adapter.parts(ws));
@@ -762,23 +858,26 @@ pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
         };
         writes.push((abs, rel, new, change));
     }
-    record.save(&ws.install_record())?;
     let mut changes = Vec::new();
+    let mut files = Vec::new();
     for (abs, rel, new, change) in writes {
-        match (&new, change) {
-            (_, Change::Unchanged | Change::Kept) => {}
-            (Some(text), _) => fsx::write_atomic(&abs, text.as_bytes())?,
-            (None, _) => match std::fs::remove_file(&abs) {
-                Ok(()) => remove_empty_dirs(ws, &abs),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io("remove", &abs, e)),
-            },
+        if !matches!(change, Change::Unchanged | Change::Kept) {
+            files.push(Write {
+                path: abs,
+                text: new,
+                executable: false,
+            });
         }
         changes.push(FileChange {
             path: rel.into(),
             change,
         });
     }
+    Intent {
+        record: Some(record),
+        writes: files,
+    }
+    .carry_out(ws)?;
     Ok(changes)
 }
 
