@@ -542,3 +542,46 @@ fn a_forget_killed_halfway_is_finished_by_forgetting_again() {
         "gone"
     );
 }
+
+/// Issue 26, item 13, by killing: `knowledge forget` killed at every one
+/// of its durable writes in turn, then forgotten again: exit 0, the fact
+/// out of the index and of its topic file, recorded once.
+#[test]
+fn forget_killed_at_every_write_is_finished_by_forgetting_again() {
+    let mut kills = 0;
+    for n in 1.. {
+        let p = Project::new(&config(""));
+        assert!(p.handover(NOTE_EN).status.success());
+        let hits = json(&p.run(&["--json", "knowledge", "search", "flock"]));
+        let id = hits["facts"][0]["id"].as_str().unwrap().to_string();
+        let o = p
+            .cmd()
+            .args(["knowledge", "forget", &id])
+            .env("AGENT_HANDOVER_FAILPOINT", format!("after-op:{n}"))
+            .output()
+            .unwrap();
+        if o.status.success() {
+            break;
+        }
+        assert_eq!(
+            o.status.code(),
+            None,
+            "killed at {n}, not failed: {}",
+            stderr(&o)
+        );
+        kills += 1;
+        let o = p.run(&["knowledge", "forget", &id]);
+        assert!(o.status.success(), "killed at {n}: {}", stderr(&o));
+        let index = std::fs::read_to_string(p.path("memory/MEMORY.md")).unwrap();
+        assert!(!index.contains(&id), "killed at {n}: still in the index");
+        let record = std::fs::read_to_string(p.path("memory/knowledge/forgotten.md")).unwrap();
+        assert_eq!(
+            record.matches(id.as_str()).count(),
+            1,
+            "killed at {n}: {record}"
+        );
+        assert_eq!(p.run(&["knowledge", "show", &id]).status.code(), Some(64));
+    }
+    assert!(kills >= 2, "{kills} kill points");
+    eprintln!("knowledge forget killed at {kills} points, each finished");
+}
