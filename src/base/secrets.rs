@@ -58,6 +58,9 @@ struct Pattern {
     regex: &'static str,
     /// The secret's range in a match, or `None` when the match is not one.
     secret: fn(&Captures<'_>) -> Option<Range<usize>>,
+    /// A token of a fixed format, found too when a line break cuts it in
+    /// two (a hard-wrapped line): see [`scan`].
+    wraps: bool,
 }
 
 const fn exact(kind: &'static str, regex: &'static str) -> Pattern {
@@ -65,6 +68,7 @@ const fn exact(kind: &'static str, regex: &'static str) -> Pattern {
         kind,
         regex,
         secret: whole,
+        wraps: true,
     }
 }
 
@@ -130,6 +134,7 @@ const PATTERNS: &[Pattern] = &[
         kind: "AWS secret access key",
         regex: r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
         secret: group1,
+        wraps: false,
     },
     exact("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b"),
     exact(
@@ -164,11 +169,13 @@ const PATTERNS: &[Pattern] = &[
         // `scheme://user:pw@host`, and `redis://:pw@host` (no user).
         regex: r"\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]{2,})@",
         secret: group1,
+        wraps: false,
     },
     Pattern {
         kind: "Azure storage account key",
         regex: r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})",
         secret: group1,
+        wraps: false,
     },
     exact("Django secret key", r#"\bdjango-insecure-[^\s'"`]{20,}"#),
     Pattern {
@@ -176,12 +183,14 @@ const PATTERNS: &[Pattern] = &[
         // `Authorization: Bearer <token>` (or `Token`).
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
         secret: random_group1,
+        wraps: false,
     },
     Pattern {
         kind: "authorization header",
         // `Authorization: Basic <base64 of user:password>`.
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})"#,
         secret: group1,
+        wraps: false,
     },
     Pattern {
         kind: "password on a command line",
@@ -189,22 +198,26 @@ const PATTERNS: &[Pattern] = &[
         // `docker login -p X`, any `--password=X` / `--password X`.
         regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p['"]?([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*['"]?([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+['"]?([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)['"]?([^\s'"`$<{-][^\s'"`]{2,}))"#,
         secret: flag_password,
+        wraps: false,
     },
     Pattern {
         kind: "password on a command line",
         regex: r#"(?:^|\s)(?:-u|--user)(?:\s+|=)["']?([^\s:"'`$<{]+):([^\s"'`]+)"#,
         secret: command_line_password,
+        wraps: false,
     },
     Pattern {
         kind: "password",
         // `password is X`, `password for the staging db: X`, `passwd=X`, `"password": "X"`.
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
         secret: prose_password,
+        wraps: false,
     },
     Pattern {
         kind: "secret assignment",
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
         secret: random_group1,
+        wraps: false,
     },
 ];
 
@@ -291,6 +304,7 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
             });
         }
     }
+    found.extend(wrapped_tokens(text));
     found.sort_by_key(|m| (m.range.start, std::cmp::Reverse(m.range.end)));
     let mut kept: Vec<SecretMatch> = Vec::with_capacity(found.len());
     for m in found {
@@ -302,6 +316,65 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
         }
     }
     kept
+}
+
+/// Tokens of a fixed format that a line break cuts in two (`AKIA…` on one
+/// line, its rest on the next, as a hard wrap leaves them): the text is
+/// read again with each break between two token characters taken out
+/// (with the next line's indentation), and a match that spans one is a
+/// secret spanning both lines.
+fn wrapped_tokens(text: &str) -> Vec<SecretMatch> {
+    let token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '=');
+    if !text.contains('\n') {
+        return Vec::new();
+    }
+    // The joined text, and for each of its bytes the byte of `text` it is.
+    let mut joined = String::with_capacity(text.len());
+    let mut at: Vec<usize> = Vec::with_capacity(text.len());
+    let mut cut = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\n' && joined.chars().last().is_some_and(token) {
+            let mut skipped = vec![(i, c)];
+            while let Some(&(j, d)) = chars.peek() {
+                if d == ' ' || d == '\t' {
+                    skipped.push((j, d));
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if chars.peek().is_some_and(|&(_, d)| token(d)) {
+                cut = true;
+                continue;
+            }
+            for (j, d) in skipped {
+                joined.push(d);
+                at.extend(std::iter::repeat_n(j, d.len_utf8()));
+            }
+            continue;
+        }
+        joined.push(c);
+        at.extend(std::iter::repeat_n(i, c.len_utf8()));
+    }
+    if !cut {
+        return Vec::new();
+    }
+    let compiled = &*COMPILED;
+    let mut found = Vec::new();
+    for (i, pattern) in PATTERNS.iter().enumerate().filter(|(_, p)| p.wraps) {
+        for m in compiled.each[i].find_iter(&joined) {
+            let (start, end) = (at[m.start()], at[m.end() - 1] + 1);
+            let original = &text[start..end];
+            if original.contains('\n') && !is_placeholder(m.as_str()) {
+                found.push(SecretMatch {
+                    kind: pattern.kind,
+                    range: start..end,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// `text` with every secret replaced by [`REDACTED`] (borrowed when there is none).
@@ -748,6 +821,36 @@ mod tests {
             decode(b"plain"),
             Decoded::Text(Cow::Borrowed("plain"))
         ));
+    }
+
+    /// Issue 26, item 4: a key a hard wrap cut across two lines is found
+    /// (both parts redacted); prose lines that happen to join are not.
+    #[test]
+    fn a_token_cut_by_a_line_break_is_found_whole() {
+        let key = fake("AKIA", "Q3ZT7VXW2N8RJ5KD");
+        let text = format!(
+            "deploy key {}\n   {} for the bucket\n",
+            &key[..10],
+            &key[10..]
+        );
+        let found = scan(&text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, "AWS access key ID");
+        let shown = redact(&text);
+        assert!(
+            !shown.contains(&key[..10]) && !shown.contains(&key[10..]),
+            "{shown}"
+        );
+        let token = fake("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+        let wrapped = format!("{}\n{}", &token[..20], &token[20..]);
+        assert!(!scan(&wrapped).is_empty());
+        for prose in [
+            "the key is\nin the vault",
+            "AKIA is the prefix\nof AWS key ids",
+            "sk-\nproj",
+        ] {
+            assert!(scan(prose).is_empty(), "{prose:?}");
+        }
     }
 
     #[test]
