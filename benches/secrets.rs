@@ -87,7 +87,10 @@ fn secrets() -> Vec<String> {
         f("docker login -u bot -p ", "Tr0ub4dor3x registry.io"),
         f("psql --password=", "Q7w8e9r0t"),
         f("\"password\": \"", "c0rrect-h0rse\""),
-        f("a key cut by a hard wrap: AKIAQ3ZT7V\n    ", "XW2N8RJ5KD in the old notes"),
+        f(
+            "a key cut by a hard wrap: AKIAQ3ZT7V\n    ",
+            "XW2N8RJ5KD in the old notes",
+        ),
     ]
 }
 
