@@ -1073,6 +1073,19 @@ fn a_sync_stopped_by_a_local_edit_leaves_nothing_that_blocks_the_next_publish() 
 /// free: `resume` tries again rather than being refused as busy.
 #[test]
 fn a_remote_that_never_answers_does_not_hold_the_handover() {
+    never_answering_remote_is_given_up("git");
+}
+
+/// The same over `http://`: git hands the transfer to `git-remote-http`,
+/// which holds git's stderr open; ending git alone left the handover
+/// waiting on that pipe until curl's own 60 s limit. The whole process
+/// group is ended instead.
+#[test]
+fn a_silent_http_remote_does_not_hold_the_handover_either() {
+    never_answering_remote_is_given_up("http");
+}
+
+fn never_answering_remote_is_given_up(scheme: &str) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     // Accept and hold every connection, answering nothing.
@@ -1095,7 +1108,7 @@ fn a_remote_that_never_answers_does_not_hold_the_handover() {
             "remote",
             "add",
             "origin",
-            &format!("git://127.0.0.1:{port}/memory.git"),
+            &format!("{scheme}://127.0.0.1:{port}/memory.git"),
         ],
     );
     let started = std::time::Instant::now();

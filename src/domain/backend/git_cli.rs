@@ -4,6 +4,7 @@
 //! committing and merging, stays on git2.) Prompts are turned off: a
 //! handover never waits for a password.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -61,23 +62,12 @@ pub fn fetch_within(
     limit: Duration,
 ) -> Result<(), GitError> {
     let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
-    let mut child = git(dir)
-        .args(["fetch", "--quiet", "--no-tags", remote, &refspec])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| cannot_run(&e))?;
-    let deadline = Instant::now() + limit;
-    while child.try_wait().ok().flatten().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(GitError::TimedOut { limit });
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let mut cmd = git(dir);
+    cmd.args(["fetch", "--quiet", "--no-tags", remote, &refspec]);
+    let (out, timed_out) = output_within(cmd, limit)?;
+    if timed_out {
+        return Err(GitError::TimedOut { limit });
     }
-    let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -90,37 +80,26 @@ pub fn fetch_within(
 
 /// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`,
 /// its output read into a [`Pushed`]; given up (git ended) after `limit`
-/// with [`GitError::TimedOut`], whatever the transport, so a remote that
-/// accepts the connection and never answers cannot hold a handover (and
-/// its run lock) forever. An error too when git cannot run.
+/// with [`GitError::PushTimedOut`], whatever the transport, so a remote
+/// that accepts the connection and never answers cannot hold a handover
+/// (and its run lock) forever. An error too when git cannot run.
 pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<Pushed, GitError> {
     let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
-    let mut child = git(dir)
-        .args(["push", "--porcelain", remote, &refspec])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| cannot_run(&e))?;
-    let deadline = Instant::now() + limit;
-    while child.try_wait().ok().flatten().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
-            let said = said(&out);
-            return Err(GitError::PushTimedOut {
-                remote: remote.to_string(),
-                limit,
-                said: if said.is_empty() {
-                    "(nothing)".into()
-                } else {
-                    said
-                },
-            });
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let mut cmd = git(dir);
+    cmd.args(["push", "--porcelain", remote, &refspec]);
+    let (out, timed_out) = output_within(cmd, limit)?;
+    if timed_out {
+        let said = said(&out);
+        return Err(GitError::PushTimedOut {
+            remote: remote.to_string(),
+            limit,
+            said: if said.is_empty() {
+                "(nothing)".into()
+            } else {
+                said
+            },
+        });
     }
-    let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Porcelain: one line per ref, `<flag>\t<from>:<to>\t<summary> (<reason>)`.
     let line = stdout
@@ -132,6 +111,43 @@ pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<P
         Some(l) if l.starts_with('!') => Pushed::Refused(server_words(&out, l)),
         _ => Pushed::Failed(said(&out)),
     })
+}
+
+/// Run `cmd` (no input, its output captured), ending it after `limit`:
+/// what it printed, and whether it ran out of time. git runs in a process
+/// group of its own and the whole group is ended, so a transport helper
+/// (`git-remote-http` holds git's stderr) cannot keep the pipes open and
+/// the caller waiting after git itself is gone.
+fn output_within(
+    mut cmd: Command,
+    limit: Duration,
+) -> Result<(std::process::Output, bool), GitError> {
+    let mut child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| cannot_run(&e))?;
+    let deadline = Instant::now() + limit;
+    let mut timed_out = false;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() >= deadline {
+            end_group(child.id());
+            timed_out = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
+    Ok((out, timed_out))
+}
+
+/// SIGKILL every process in the group led by `leader`.
+fn end_group(leader: u32) {
+    if let Some(group) = rustix::process::Pid::from_raw(leader as i32) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
 }
 
 /// The server's own lines (`remote: ...`) and git's verdict for the ref.
