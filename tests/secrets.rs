@@ -669,6 +669,51 @@ fn names_and_task_texts_are_doors_too() {
     });
 }
 
+/// Issue 26, "every input door": `identity set` and `identity edit` stored a
+/// key in identity.md, which every brief reads and every publish sends
+/// (it was caught only at publish). Refused with exit 8, identity.md and
+/// its versions untouched; an edit's text is kept for the user to fix.
+#[test]
+fn identity_is_a_door_too() {
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    let mut door = Door::new(&config(""));
+    let o = door.run(&["identity", "set", "Policies", "- Tests before every push"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let identity = door.path("memory/identity.md");
+    let history = door.path(".agent-handover/history/identity");
+    let before = std::fs::read(&identity).unwrap();
+    let versions = common::read_dir_sorted(&history);
+    let line = format!("- Deploy with {key}");
+    let o = door.run(&["identity", "set", "Parameters", &line]);
+    assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the identity text"), "{}", stderr(&o));
+    let o = door.run_with_stdin(&["identity", "set", "Goals"], &format!("{line}\n"));
+    assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+    // An editor that adds the key: refused, and the edit is not lost.
+    let editor = door.path("add-key.sh");
+    std::fs::write(&editor, format!("#!/bin/sh\necho '{line}' >> \"$1\"\n")).unwrap();
+    let o = door
+        .project
+        .cmd()
+        .args(["identity", "edit"])
+        .env("VISUAL", format!("sh {}", editor.display()))
+        .output()
+        .unwrap();
+    door.keep(&["identity", "edit"], &o);
+    assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+    let kept = door.path(".agent-handover/identity.edit.md");
+    assert!(stderr(&o).contains("identity.edit.md"), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&kept).unwrap().contains(&line));
+    std::fs::remove_file(kept).unwrap();
+    assert_eq!(std::fs::read(&identity).unwrap(), before, "nothing written");
+    assert_eq!(common::read_dir_sorted(&history), versions);
+    door.assert_never_leaked(&Secret {
+        kind: "AWS access key id",
+        text: String::new(),
+        raw: vec![key],
+    });
+}
+
 /// Issue 26, item 4: `draft` copied a commit subject holding a key as it
 /// was, so the documented loop (draft, complete, `run --note-file`) was
 /// refused at the door. The draft carries it redacted, and the loop works.

@@ -94,8 +94,9 @@ pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
                 return Ok(exit::FAILED);
             }
             let changed = after != before;
-            if changed {
-                id.write(&after, today, LABEL)?;
+            if changed && let Err(e) = id.write(&after, today, LABEL) {
+                eprintln!("your edited text is kept in {}", scratch.display());
+                return Err(e);
             }
             let _ = std::fs::remove_file(&scratch);
             out.emit(&json!({"path": id.path(), "changed": changed}), || {

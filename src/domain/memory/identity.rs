@@ -16,7 +16,7 @@ use chrono::NaiveDate;
 use super::history::{StateHistory, StateVersion};
 use super::{read_memory_file, replace_versioned};
 use crate::base::error::Result;
-use crate::base::fsx;
+use crate::base::{fsx, secrets};
 use crate::workspace::MemoryLayout;
 
 /// The text a new identity file starts from.
@@ -31,6 +31,9 @@ Slow-changing: policies, goals, parameters. Changed with `agent-handover identit
 
 ## Parameters
 ";
+
+/// What to do about a secret in the identity text.
+const REFUSED_FIX: &str = "nothing was written; identity.md is read into every brief and published with the memory, so keep the secret in a secret manager or an environment variable and name that (rotate it if it was real)";
 
 /// The identity file of a memory tree and its versions.
 #[derive(Debug, Clone)]
@@ -67,7 +70,10 @@ impl Identity {
 
     /// Replace the text (dated `date`, the version labelled `label`),
     /// keeping the previous one; writing the same text writes nothing.
+    /// A text holding a secret is refused ([`secrets::check`]), nothing
+    /// written: identity.md is read into every brief and published.
     pub fn write(&self, text: &str, date: NaiveDate, label: &str) -> Result<PathBuf> {
+        secrets::check("the identity text", text, REFUSED_FIX)?;
         let body = format!(
             "<!-- agent-handover | identity | {} -->\n{}",
             date.format("%Y-%m-%d"),
