@@ -493,3 +493,20 @@ pub fn tab_mut<T: Tab>(app: &mut App) -> &mut T {
         .find_map(|tab| (tab as &mut dyn Any).downcast_mut())
         .expect("a registered tab")
 }
+
+/// The file stems of the Rust files in `src/tui/<folder>`, `mod.rs` left
+/// out, sorted: what a registry of that folder must list.
+pub fn module_files(folder: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/tui")
+        .join(folder);
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .filter(|stem| stem != "mod")
+        .collect();
+    files.sort();
+    files
+}

@@ -18,15 +18,7 @@ mod tests {
     /// (ARCHITECTURE.md): every file is declared.
     #[test]
     fn every_dialog_file_is_declared() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tui/dialogs");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|stem| stem != "mod")
-            .collect();
-        files.sort();
+        let files = crate::tui::fixtures::module_files("dialogs");
         let declared: Vec<String> = include_str!("mod.rs")
             .lines()
             .filter_map(|l| l.strip_prefix("pub mod "))

@@ -36,15 +36,7 @@ mod tests {
     /// every file is a registered tab, titled after it.
     #[test]
     fn every_tab_file_is_registered() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tui/tabs");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|stem| stem != "mod")
-            .collect();
-        files.sort();
+        let files = crate::tui::fixtures::module_files("tabs");
         let mut registered: Vec<String> = super::all()
             .on_bar()
             .iter()
