@@ -515,12 +515,7 @@ mod tests {
     fn workspace_with(config: &str) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("handover.toml"), config).unwrap();
-        let ws = Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.path().into()),
-            home: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let ws = Workspace::in_dir(dir.path());
         (dir, ws)
     }
 

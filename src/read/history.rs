@@ -151,17 +151,11 @@ pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chron
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::WorkspaceOptions;
 
     #[test]
     fn a_completed_run_without_archived_record_is_listed_once() {
         let dir = tempfile::tempdir().unwrap();
-        let ws = Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.path().into()),
-            home: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let ws = Workspace::in_dir(dir.path());
         let mut cp = Checkpoint {
             status: RunStatus::Completed,
             run_id: Some("20261121-100000-aaaa".into()),

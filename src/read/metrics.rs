@@ -144,7 +144,6 @@ pub fn format_change(change: f64) -> String {
 mod tests {
     use super::*;
     use crate::engine::checkpoint::{Checkpoint, StepRecord};
-    use crate::workspace::WorkspaceOptions;
 
     fn session(run_id: &str, started_at: &str, values: &[(&str, f64)]) -> SessionMetrics {
         SessionMetrics {
@@ -197,12 +196,7 @@ mod tests {
     #[test]
     fn history_reads_records_and_the_checkpoint_once_each_oldest_first() {
         let dir = tempfile::tempdir().unwrap();
-        let ws = Workspace::resolve(WorkspaceOptions {
-            cwd: Some(dir.path().into()),
-            home: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let ws = Workspace::in_dir(dir.path());
         let record = |id: &str, started: &str, passed: Option<f64>, status: RunStatus| {
             let mut step = StepRecord::pending();
             step.metrics = passed.map(|v| MetricsSample {
