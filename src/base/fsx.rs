@@ -223,7 +223,8 @@ fn parent_of(path: &Path) -> &Path {
     }
 }
 
-fn is_symlink(path: &Path) -> bool {
+/// Whether `path` itself is a symbolic link (not followed; false when absent).
+pub fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 

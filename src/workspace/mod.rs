@@ -250,7 +250,7 @@ impl Workspace {
             folders.push(self.memory.root.clone());
         }
         for folder in folders {
-            if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            if crate::base::fsx::is_symlink(&folder) {
                 return Err(crate::Error::Symlink {
                     fix: format!(
                         "agent-handover writes into {0} and would follow the link out of the project: replace it with a real folder (mv '{0}' '{0}.link', then move what it held back in), or, for the memory, set [handover].memory_dir to where it lives and [handover].allow_outside = true",

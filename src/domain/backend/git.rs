@@ -822,7 +822,7 @@ impl WorkTreeUpdate {
                 path: on_disk.clone(),
                 error: e.to_string(),
             };
-            if std::fs::symlink_metadata(&on_disk).is_ok_and(|m| m.file_type().is_symlink()) {
+            if fsx::is_symlink(&on_disk) {
                 std::fs::remove_file(&on_disk).map_err(|e| fail("remove", &e))?;
             }
             match change.new {
