@@ -10,12 +10,7 @@
 set -euo pipefail
 N="${1:-300}"
 cd "$(dirname "$0")/.."
-BIN="${AGENT_HANDOVER_BIN:-}"
-if [ -z "$BIN" ]; then
-  cargo build --quiet --bin agent-handover
-  BIN="$PWD/${CARGO_TARGET_DIR:-target}/debug/agent-handover"
-  case "${CARGO_TARGET_DIR:-}" in /*) BIN="$CARGO_TARGET_DIR/debug/agent-handover" ;; esac
-fi
+. scripts/soak-bin.sh
 WS="$(mktemp -d)"
 trap 'rm -rf "$WS"' EXIT
 export HOME="$WS/home"
