@@ -224,22 +224,16 @@ mod tests {
                 .unwrap();
         }
         // The current run, in progress, and the archived copy of a finished one.
-        record(
+        let mut current = record(
             "20260104-100000-eeee",
             "2026-01-04T10:00:00Z",
             Some(4.0),
             RunStatus::InProgress,
-        )
-        .save(&ws.checkpoint)
-        .unwrap();
-        record(
-            "20260104-100000-eeee",
-            "2026-01-04T10:00:00Z",
-            Some(4.0),
-            RunStatus::InProgress,
-        )
-        .save(&ws.run_record_file("20260104-100000-eeee"))
-        .unwrap();
+        );
+        current.save(&ws.checkpoint).unwrap();
+        current
+            .save(&ws.run_record_file("20260104-100000-eeee"))
+            .unwrap();
         let all = history(&ws, 10).unwrap();
         let got: Vec<(&str, f64)> = all
             .iter()
