@@ -1246,6 +1246,55 @@ fn identity_set_on_two_machines_merges_by_section() {
         "A's newer Goals: {identity}"
     );
     assert!(!identity.contains("<<<<<<<"), "{identity}");
+    // B's Goals were superseded: kept as a version and flagged as drift,
+    // with a command that shows it, on every face that lists drift.
+    let doctor = common::json(&a.run(&["--json", "doctor"]));
+    let finding = doctor["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "identity_drift")
+        .unwrap_or_else(|| panic!("{doctor}"));
+    assert!(
+        finding["what"].as_str().unwrap().contains("## Goals"),
+        "{finding}"
+    );
+    let fix = finding["fix"].as_str().unwrap();
+    let command = fix
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("a command in {fix}"));
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words[..3], ["agent-handover", "identity", "diff"], "{fix}");
+    let diff = a.run(&words[1..]);
+    assert!(diff.status.success(), "{}", stderr(&diff));
+    let diff = stdout(&diff);
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('-') && l.contains("Ship 1.0.")),
+        "{diff}"
+    );
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('+') && l.contains("by May")),
+        "{diff}"
+    );
+    let list = stdout(&a.run(&["identity", "list"]));
+    assert!(
+        list.lines()
+            .any(|l| l.contains("DRIFT") && l.contains("## Goals")),
+        "{list}"
+    );
+    for (args, what) in [
+        (&["status", "-v"][..], "status -v"),
+        (&["brief"][..], "brief"),
+    ] {
+        let text = stdout(&a.run(args));
+        assert!(
+            text.to_lowercase().contains("identity drift") && text.contains(command),
+            "{what}: {text}"
+        );
+    }
 }
 
 /// Issue 26, item 19: two checkpoints of one repository (two agents, each

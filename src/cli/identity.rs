@@ -1,9 +1,10 @@
-//! `identity show | set | edit`: the slow-changing layer (policies, goals),
+//! `identity show | set | edit | list | diff`: the slow-changing layer (policies, goals),
 //! changed only here or by hand, never by a handover.
 
 use std::io::{IsTerminal, Read};
 
 use agent_handover::base::{fsx, secrets};
+use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::identity::{Identity, TEMPLATE};
 use agent_handover::{Error, Result, Workspace};
 use clap::Subcommand;
@@ -12,6 +13,7 @@ use serde_json::json;
 use super::Target;
 use super::exit;
 use super::output::Output;
+use super::state::{self, DiffArgs};
 
 /// The label of the versions this command writes.
 const LABEL: &str = "identity";
@@ -33,12 +35,26 @@ pub enum IdentityCommand {
     },
     /// Edit the whole file in $VISUAL / $EDITOR; the previous version is kept.
     Edit(Target),
+    /// List the versions of identity.md, newest first (merges flagged as drift).
+    List {
+        /// How many to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Show what changed between two versions of identity.md (default: the last change).
+    Diff(DiffArgs),
 }
 
 /// `identity ...`: dispatch.
 pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
     let today = chrono::Local::now().date_naive();
     match command {
+        IdentityCommand::List { limit, target } => {
+            return state::list(VersionedFile::Identity, target, *limit, out);
+        }
+        IdentityCommand::Diff(args) => return state::diff(VersionedFile::Identity, args, out),
         IdentityCommand::Show(target) => {
             let id = open(&target.workspace()?);
             let text = id.read()?;

@@ -145,9 +145,10 @@ fn print_details(snap: &RunSnapshot) {
         ),
         None => println!("not paused"),
     }
-    if let Some(d) = &snap.drift {
+    for d in &snap.drift {
         println!(
-            "state drift at {}: {} of {} superseded by a merge (`{}`)",
+            "{} drift at {}: {} of {} superseded by a merge (`{}`)",
+            d.file.word(),
             d.at.format("%Y-%m-%d %H:%M UTC"),
             d.section_names(),
             d.from,

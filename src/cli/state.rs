@@ -1,11 +1,13 @@
 //! `state list` and `state diff`: the versions of current-state.md across
 //! sessions (local snapshots, git commits, the working file) and what
-//! changed between any two.
+//! changed between any two; `identity list` and `identity diff` are the same
+//! two commands over identity.md.
 
 mod render;
 
 use agent_handover::Result;
 use agent_handover::domain::memory::diff::{Hunk, StateDiff};
+use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::{self, Source, Version};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -36,9 +38,9 @@ enum StateCommand {
     Diff(DiffArgs),
 }
 
-/// Arguments of `state diff`.
+/// Arguments of `state diff` and `identity diff`.
 #[derive(Debug, Args)]
-struct DiffArgs {
+pub struct DiffArgs {
     /// The old version: an index (0 = newest), `current`, or a prefix of its id, commit or run id.
     #[arg(default_value = "1")]
     from: String,
@@ -58,8 +60,10 @@ struct DiffArgs {
 /// `state ...`: dispatch.
 pub fn state(args: &StateArgs, out: Output) -> Result<u8> {
     match &args.command {
-        StateCommand::List { limit, target } => list(target, *limit, out),
-        StateCommand::Diff(diff_args) => diff(diff_args, out),
+        StateCommand::List { limit, target } => {
+            list(VersionedFile::CurrentState, target, *limit, out)
+        }
+        StateCommand::Diff(diff_args) => diff(VersionedFile::CurrentState, diff_args, out),
     }
 }
 
@@ -80,14 +84,15 @@ struct HunkRows<'a, R> {
     rows: Vec<R>,
 }
 
-fn list(target: &Target, limit: usize, out: Output) -> Result<u8> {
+/// List `file`'s versions, newest first (`state list`, `identity list`).
+pub fn list(file: VersionedFile, target: &Target, limit: usize, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
-    let mut all = versions::list_versions(&ws)?;
+    let mut all = versions::list_versions(&ws, file)?;
     let total = all.len();
     all.truncate(limit);
     out.emit(&all, || {
         if all.is_empty() {
-            println!("no versions of current-state.md yet");
+            println!("no versions of {} yet", file.file_name());
         }
         for (i, v) in all.iter().enumerate() {
             println!("{i:>3}  {}", describe(v));
@@ -99,14 +104,16 @@ fn list(target: &Target, limit: usize, out: Output) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn diff(args: &DiffArgs, out: Output) -> Result<u8> {
+/// What changed between two of `file`'s versions (`state diff`,
+/// `identity diff`).
+pub fn diff(file: VersionedFile, args: &DiffArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
-    let all = versions::list_versions(&ws)?;
+    let all = versions::list_versions(&ws, file)?;
     let from = versions::select(&all, &args.from)?;
     let to = versions::select(&all, &args.to)?;
     let diff = StateDiff::new(
-        versions::read_version(&ws, from)?,
-        versions::read_version(&ws, to)?,
+        versions::read_version(&ws, file, from)?,
+        versions::read_version(&ws, file, to)?,
     );
     let index = |v: &Version| all.iter().position(|x| std::ptr::eq(x, v)).unwrap_or(0);
     let hunks = diff.hunks(args.context);

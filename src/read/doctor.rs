@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::domain::backend::BackendSpec;
-use crate::domain::memory::history::StateHistory;
+use crate::domain::memory::history::{self, VersionedFile};
 use crate::engine::lock::RunLock;
 use crate::engine::pause::active_pause;
 use crate::engine::process::live_group_members;
@@ -97,23 +97,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
     }
     found.extend(backend_leftovers(ws));
     found.extend(dead_group_records(ws, holder.is_some()));
-    if let Some(d) = StateHistory::new(ws.state_history_dir()).drifts().first() {
-        found.push(Finding {
-            kind: "state_drift",
-            what: format!(
-                "state drift at {}: {} of {} superseded by a merge",
-                d.at.format("%Y-%m-%d %H:%M UTC"),
-                d.section_names(),
-                d.from
-            ),
-            fix: format!(
-                "`{}` shows what was superseded; fix current-state.md if the newer text lost something",
-                d.diff_command()
-            ),
-            removable: None,
-            needs_action: false,
-        });
-    }
+    found.extend(drift_findings(ws));
     found
 }
 
@@ -179,5 +163,33 @@ pub fn fix(ws: &Workspace, planned: &[PathBuf]) -> Vec<PathBuf> {
         .filter_map(|f| f.removable)
         .filter(|path| planned.contains(path))
         .filter(|path| std::fs::remove_file(path).is_ok())
+        .collect()
+}
+
+/// The newest drift of each file merged by section (current-state.md,
+/// identity.md): what was superseded and the command that shows it.
+fn drift_findings(ws: &Workspace) -> Vec<Finding> {
+    history::latest_drifts(ws)
+        .into_iter()
+        .map(|d| Finding {
+            kind: match d.file {
+                VersionedFile::CurrentState => "state_drift",
+                VersionedFile::Identity => "identity_drift",
+            },
+            what: format!(
+                "{} drift at {}: {} of {} superseded by a merge",
+                d.file.word(),
+                d.at.format("%Y-%m-%d %H:%M UTC"),
+                d.section_names(),
+                d.from
+            ),
+            fix: format!(
+                "`{}` shows what was superseded; fix {} if the newer text lost something",
+                d.diff_command(),
+                d.file.file_name()
+            ),
+            removable: None,
+            needs_action: false,
+        })
         .collect()
 }

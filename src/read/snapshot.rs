@@ -12,7 +12,7 @@ use super::run_state::{Facts, RunState, StepFacts};
 use crate::base::error::Result;
 use crate::base::outcome::AfterCrash;
 use crate::base::secrets;
-use crate::domain::memory::history::{Drift, StateHistory};
+use crate::domain::memory::history::{self, Drift};
 use crate::engine::checkpoint::{Abandonment, Checkpoint, RunStatus, StepState};
 use crate::engine::identity::Owner;
 use crate::engine::lock::RunLock;
@@ -54,10 +54,10 @@ pub struct RunSnapshot {
     /// after it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub queued: Vec<QueuedView>,
-    /// The latest state drift (a merge that superseded text of
-    /// current-state.md), if there was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drift: Option<Drift>,
+    /// The latest drift of current-state.md and of identity.md (merges that
+    /// superseded text of either), newest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
     /// The run lets secrets through (`run --allow-secret`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
@@ -170,10 +170,7 @@ impl RunSnapshot {
             lock_holder,
             abandoned: cp.abandoned.clone(),
             queued,
-            drift: StateHistory::new(ws.state_history_dir())
-                .drifts()
-                .into_iter()
-                .next(),
+            drift: history::latest_drifts(ws),
             allow_secret: cp.allow_secret,
         }
     }

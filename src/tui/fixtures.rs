@@ -115,7 +115,7 @@ pub fn interrupted_run() -> RunSnapshot {
         lock_holder: None,
         abandoned: None,
         queued: Vec::new(),
-        drift: None,
+        drift: Vec::new(),
         allow_secret: false,
     }
     .restated()

@@ -9,6 +9,7 @@ use agent_handover::domain::handoff::context::newest_note;
 use agent_handover::domain::handoff::{LintContext, lint};
 use agent_handover::domain::inbox::Inbox;
 use agent_handover::domain::memory::diff::StateDiff;
+use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::{Version, list_versions, read_version};
 use agent_handover::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use agent_handover::domain::task::TaskStore;
@@ -39,7 +40,7 @@ pub fn full(ws: &Workspace, request: &LoadRequest) -> FullData {
     let runs = load_runs(ws).map_err(|e| e.to_string());
     FullData {
         runs: Some(of_runs(&runs, |runs| Ok(summarize(runs, TIMELINE_LIMIT)))),
-        versions: Some(list_versions(ws).map_err(|e| e.to_string())),
+        versions: Some(list_versions(ws, VersionedFile::CurrentState).map_err(|e| e.to_string())),
         inbox: Some(inbox(ws, request.inbox_agent.as_deref()).map_err(|e| e.to_string())),
         quality: Some(quality(ws).map_err(|e| e.to_string())),
         metrics: Some(of_runs(&runs, |runs| {
@@ -137,8 +138,8 @@ pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::domain::inbox
 
 /// The diff between two versions.
 pub fn diff(ws: &Workspace, from: &Version, to: &Version) -> Result<Arc<StateDiff>, String> {
-    let old = read_version(ws, from).map_err(|e| e.to_string())?;
-    let new = read_version(ws, to).map_err(|e| e.to_string())?;
+    let old = read_version(ws, VersionedFile::CurrentState, from).map_err(|e| e.to_string())?;
+    let new = read_version(ws, VersionedFile::CurrentState, to).map_err(|e| e.to_string())?;
     Ok(Arc::new(StateDiff::new(old, new)))
 }
 

@@ -526,10 +526,13 @@ pub struct StateVersionName {
 const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
 
 impl StateHistoryLayout {
-    /// The records of merges that superseded text of current-state.md
-    /// (state drift), beside the versions: `current-state-drift/`.
+    /// The records of merges that superseded text of the file (drift),
+    /// beside its versions: `current-state-drift/` beside `current-state/`,
+    /// `identity-drift/` beside `identity/`.
     pub fn drift_dir(&self) -> PathBuf {
-        self.dir.with_file_name("current-state-drift")
+        let mut name = self.dir.file_name().unwrap_or_default().to_os_string();
+        name.push("-drift");
+        self.dir.with_file_name(name)
     }
 
     /// The file of the version `name` describes.

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::list_versions;
 use agent_handover::engine::pause;
 use agent_handover::read::{RunSnapshot, run_state};
@@ -63,7 +64,7 @@ pub fn tour(ws: &Workspace) -> Result<u8> {
     say("5. What is on disk now:");
     show(&format!(
         "{} versions of current-state.md",
-        list_versions(ws)?.len()
+        list_versions(ws, VersionedFile::CurrentState)?.len()
     ));
     for path in walk(&ws.memory.root) {
         show(&format!(

@@ -37,7 +37,7 @@ use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
-use crate::domain::memory::history::StateHistory;
+use crate::domain::memory::history::{StateHistory, VersionedFile};
 use crate::domain::memory::state_merge::Side;
 use crate::domain::memory::versions::HANDOVER_AT;
 pub use crate::workspace::MemoryLocations;
@@ -73,6 +73,19 @@ pub struct GitSpec {
 pub const DEFAULT_NETWORK_SECS: u64 = 300;
 
 impl MemoryLocations {
+    /// Where `file`'s versions and drift records are kept: the state
+    /// history, or its `identity` sibling (as [`crate::Workspace`] lays
+    /// them out; plans record only the state history's folder).
+    pub fn history_dir(&self, file: VersionedFile) -> PathBuf {
+        match file {
+            VersionedFile::CurrentState => self.state_history_dir.clone(),
+            VersionedFile::Identity => self
+                .state_history_dir
+                .parent()
+                .map_or_else(|| PathBuf::from("identity"), |h| h.join("identity")),
+        }
+    }
+
     /// The folders relative to `repo`'s work tree, as index path prefixes.
     fn prefixes(&self, repo: &Repository) -> Result<MemoryPrefixes, GitError> {
         let workdir = repo
@@ -466,24 +479,33 @@ impl GitSpec {
         ))
     }
 
-    /// Keep the text a section merge of current-state.md superseded (as a
-    /// version flagged as drift); returns what to add to the summary.
+    /// Keep the text a merge by section superseded (in the history of
+    /// current-state.md or identity.md, as a version flagged as drift);
+    /// returns what to add to the summary.
     fn keep_drift(&self, settled: &Settled) -> Outcome {
-        let (Some(mem), Some(merged)) = (&self.memory, &settled.merged_state) else {
+        let Some(mem) = &self.memory else {
             return Ok(String::new());
         };
-        let history = StateHistory::new(mem.state_history_dir.clone());
         let mut notes = Vec::new();
-        for (text, sections, side, written_at) in &settled.drift {
-            let from = match side {
+        for drift in &settled.drift {
+            let history = StateHistory::new(mem.history_dir(drift.file));
+            let from = match drift.side {
                 Side::Ours => "this machine".to_string(),
                 Side::Theirs => format!("{}/{}", self.remote, self.branch),
             };
-            let drift = history.record_drift(text, *written_at, merged, sections.clone(), &from)?;
+            let record = history.record_drift(
+                drift.file,
+                &drift.superseded,
+                drift.written_at,
+                &drift.merged,
+                drift.sections.clone(),
+                &from,
+            )?;
             notes.push(format!(
-                "; state drift: {} of {from} superseded (`{}`)",
-                crate::domain::memory::state_merge::section_names(sections),
-                drift.diff_command()
+                "; {} drift: {} of {from} superseded (`{}`)",
+                drift.file.word(),
+                record.section_names(),
+                record.diff_command()
             ));
         }
         Ok(notes.concat())
@@ -928,6 +950,16 @@ fn short(id: git2::Oid) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plans_memory_locations_find_each_files_history_where_the_workspace_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = crate::Workspace::in_dir(dir.path());
+        let mem = ws.memory_locations();
+        for file in [VersionedFile::CurrentState, VersionedFile::Identity] {
+            assert_eq!(mem.history_dir(file), file.history_dir(&ws), "{file:?}");
+        }
+    }
 
     /// A work repo on `main` with a bare remote `origin`, and a spec for it.
     fn repos() -> (tempfile::TempDir, GitSpec) {

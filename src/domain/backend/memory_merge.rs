@@ -15,8 +15,8 @@
 //!   both changed a section, the side that changed it last (by the
 //!   `Handover-At:` trailer of its commits, else their commit time) wins,
 //!   and the superseded text is reported as drift for the caller to keep;
-//! * `identity.md` merges section by section the same way (its superseded
-//!   text stays in git's history; no drift is flagged for it).
+//! * `identity.md` merges section by section the same way, its superseded
+//!   text reported as drift too.
 //!
 //! Files outside the memory layout are left to git: their real conflicts
 //! stay conflicts.
@@ -30,6 +30,7 @@ use git2::{Commit, Index, IndexEntry, Oid, Repository, Sort};
 use crate::domain::inbox::read_state;
 use crate::domain::knowledge;
 use crate::domain::memory::compact;
+use crate::domain::memory::history::VersionedFile;
 use crate::domain::memory::note_name::NoteName;
 use crate::domain::memory::state_merge::{self, Side};
 use crate::domain::memory::versions::handover_time;
@@ -49,11 +50,26 @@ pub struct MemoryPrefixes {
 pub struct Settled {
     /// Files settled by a layer's rule (path: how).
     pub files: Vec<String>,
-    /// Drift in current-state.md: the superseded side's whole text, the
-    /// sections it lost, whose it was, and when that side's handover was made.
-    pub drift: Vec<(String, Vec<String>, Side, DateTime<Utc>)>,
-    /// The merged current-state.md text, when drift happened.
-    pub merged_state: Option<String>,
+    /// Sections a merge by section superseded, one entry per file and side.
+    pub drift: Vec<SectionDrift>,
+}
+
+/// One side's sections of a file merged by section that the other side's
+/// newer text superseded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionDrift {
+    /// The file (current-state.md or identity.md).
+    pub file: VersionedFile,
+    /// The superseded side's whole text.
+    pub superseded: String,
+    /// The sections it lost (their heading lines).
+    pub sections: Vec<String>,
+    /// Whose text it was.
+    pub side: Side,
+    /// When that side's handover was made.
+    pub written_at: DateTime<Utc>,
+    /// The merged text that replaced it.
+    pub merged: String,
 }
 
 /// What kind of memory file a path is.
@@ -256,11 +272,10 @@ fn settle_changed_on_both(
         });
         put(repo, index, &path, &merged.text, mode)?;
         settled.files.push(format!("{path}: merged by section"));
-        if kind(&path, prefixes) == Kind::Identity {
-            // Its superseded text stays in git's history (drift is flagged
-            // for current-state.md only).
-            continue;
-        }
+        let file = match kind(&path, prefixes) {
+            Kind::Identity => VersionedFile::Identity,
+            _ => VersionedFile::CurrentState,
+        };
         for side in [Side::Ours, Side::Theirs] {
             let lost: Vec<String> = merged
                 .drift
@@ -273,11 +288,15 @@ fn settle_changed_on_both(
                     Side::Ours => (o.clone(), ours),
                     Side::Theirs => (t.clone(), theirs),
                 };
-                settled.drift.push((text, lost, side, handover_time(tip)));
+                settled.drift.push(SectionDrift {
+                    file,
+                    superseded: text,
+                    sections: lost,
+                    side,
+                    written_at: handover_time(tip),
+                    merged: merged.text.clone(),
+                });
             }
-        }
-        if !merged.drift.is_empty() {
-            settled.merged_state = Some(merged.text);
         }
     }
     Ok(())

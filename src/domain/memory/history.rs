@@ -13,7 +13,7 @@ use sha1::{Digest, Sha1};
 
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
-use crate::workspace::{StateHistoryLayout, StateVersionName};
+use crate::workspace::{StateHistoryLayout, StateVersionName, Workspace};
 
 /// Label of a version that agent-handover did not write itself.
 pub const EXTERNAL_LABEL: &str = "external";
@@ -102,6 +102,7 @@ impl StateHistory {
     /// all durably.
     pub fn record_drift(
         &self,
+        file: VersionedFile,
         superseded: &str,
         written_at: DateTime<Utc>,
         merged: &str,
@@ -112,6 +113,7 @@ impl StateHistory {
         self.save_unless(Kept::Anywhere, superseded, DRIFT_LABEL, Some(written_at))?;
         self.save_unless(Kept::Anywhere, merged, DRIFT_LABEL, None)?;
         let drift = Drift {
+            file,
             at: Utc::now(),
             superseded: blob_id(superseded)[..16].to_string(),
             merged: blob_id(merged)[..16].to_string(),
@@ -181,11 +183,98 @@ impl StateHistory {
     }
 }
 
-/// State drift: a merge of two machines' memory in which both had changed
-/// the same sections of current-state.md; the later text was kept and the
-/// other side's file is kept as a version (its id is [`Drift::superseded`]).
+/// The memory files whose every version is kept (each in a history folder
+/// of its own, with its drift records), which a merge of two machines'
+/// memory merges by section, and which so can drift.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VersionedFile {
+    /// `layer2/current-state.md` (records written before identity drift
+    /// existed name no file: they are this one's).
+    #[default]
+    CurrentState,
+    /// `identity.md`.
+    Identity,
+}
+
+impl VersionedFile {
+    /// The word faces put before "drift" (`state drift`, `identity drift`).
+    pub fn word(self) -> &'static str {
+        match self {
+            VersionedFile::CurrentState => "state",
+            VersionedFile::Identity => "identity",
+        }
+    }
+
+    /// The file's name, as a person looks for it.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            VersionedFile::CurrentState => "current-state.md",
+            VersionedFile::Identity => "identity.md",
+        }
+    }
+
+    /// The history folder of this file in `ws`.
+    pub fn history_dir(self, ws: &Workspace) -> PathBuf {
+        match self {
+            VersionedFile::CurrentState => ws.state_history_dir(),
+            VersionedFile::Identity => ws.identity_history_dir(),
+        }
+    }
+
+    /// The file itself in `ws`'s memory.
+    pub fn path(self, ws: &Workspace) -> PathBuf {
+        match self {
+            VersionedFile::CurrentState => ws.memory.current_state(),
+            VersionedFile::Identity => ws.memory.identity(),
+        }
+    }
+
+    /// The command that lists and compares its versions (`state`, `identity`).
+    pub fn command(self) -> &'static str {
+        match self {
+            VersionedFile::CurrentState => "state",
+            VersionedFile::Identity => "identity",
+        }
+    }
+}
+
+/// The newest drift of each versioned file of `ws` that drifted, newest
+/// first.
+pub fn latest_drifts(ws: &Workspace) -> Vec<Drift> {
+    let mut drifts: Vec<Drift> = [VersionedFile::CurrentState, VersionedFile::Identity]
+        .into_iter()
+        .filter_map(|file| {
+            StateHistory::new(file.history_dir(ws))
+                .drifts()
+                .into_iter()
+                .next()
+        })
+        .collect();
+    drifts.sort_by_key(|d| std::cmp::Reverse(d.at));
+    drifts
+}
+
+/// Every drift recorded in `ws`, of current-state.md and identity.md
+/// alike, newest first.
+pub fn workspace_drifts(ws: &Workspace) -> Vec<Drift> {
+    let mut drifts: Vec<Drift> = [VersionedFile::CurrentState, VersionedFile::Identity]
+        .into_iter()
+        .flat_map(|file| StateHistory::new(file.history_dir(ws)).drifts())
+        .collect();
+    drifts.sort_by_key(|d| std::cmp::Reverse(d.at));
+    drifts
+}
+
+/// Drift: a merge of two machines' memory in which both had changed the
+/// same sections of current-state.md (or identity.md); the later text was
+/// kept and the other side's file is kept as a version (its id is
+/// [`Drift::superseded`]) in that file's history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Drift {
+    /// The file that drifted.
+    #[serde(default)]
+    pub file: VersionedFile,
     /// When the merge happened.
     pub at: DateTime<Utc>,
     /// The superseded version (first 16 hex digits of its blob id).
@@ -208,8 +297,10 @@ impl Drift {
     /// The command that shows what was superseded.
     pub fn diff_command(&self) -> String {
         format!(
-            "agent-handover state diff {} {}",
-            self.superseded, self.merged
+            "agent-handover {} diff {} {}",
+            self.file.command(),
+            self.superseded,
+            self.merged
         )
     }
 }
@@ -256,6 +347,7 @@ mod tests {
         h.save("ours", "run-1", None).unwrap();
         for _ in 0..2 {
             h.record_drift(
+                VersionedFile::CurrentState,
                 "ours",
                 Utc::now(),
                 "merged",
@@ -266,6 +358,38 @@ mod tests {
         }
         assert_eq!(h.list().unwrap().len(), 2);
         assert_eq!(h.drifts().len(), 1);
+    }
+
+    #[test]
+    fn each_versioned_file_keeps_its_drift_apart_and_the_newest_of_each_is_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::in_dir(dir.path());
+        let record = |file: VersionedFile, text: &str| {
+            StateHistory::new(file.history_dir(&ws))
+                .record_drift(file, text, Utc::now(), "merged", vec!["## S".into()], "b")
+                .unwrap()
+        };
+        record(VersionedFile::CurrentState, "old state");
+        record(VersionedFile::Identity, "old identity 1");
+        let newest = record(VersionedFile::Identity, "old identity 2");
+        let state = StateHistory::new(ws.state_history_dir()).drifts();
+        assert_eq!(state.len(), 1, "identity's records are not state's");
+        assert_eq!(state[0].file, VersionedFile::CurrentState);
+        assert_eq!(workspace_drifts(&ws).len(), 3);
+        let latest = latest_drifts(&ws);
+        assert_eq!(latest.len(), 2);
+        assert_eq!(latest[0], newest);
+        assert!(
+            newest
+                .diff_command()
+                .starts_with("agent-handover identity diff ")
+        );
+        // A record written before files were named is current-state.md's.
+        let old: Drift = serde_json::from_str(
+            r#"{"at":"2026-11-01T00:00:00Z","superseded":"a","merged":"b","sections":[],"from":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.file, VersionedFile::CurrentState);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Every version of `current-state.md` the project knows of, merged from
-//! three sources into one list, newest first:
+//! Every version of `current-state.md` (or `identity.md`: a
+//! [`VersionedFile`]) the project knows of, merged from three sources into
+//! one list, newest first:
 //!
 //! * local snapshots ([`StateHistory`](super::history::StateHistory)), each
 //!   labelled with the run that wrote it (or `external`);
@@ -24,7 +25,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
 use super::MAX_MEMORY_FILE_BYTES;
-use super::history::{self, StateHistory};
+use super::history::{self, StateHistory, VersionedFile};
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::base::secrets;
@@ -123,13 +124,14 @@ impl Version {
     }
 }
 
-/// Every version, newest first; see the module docs.
-pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
-    let changes = match FileLog::open(ws)? {
+/// Every version of `file`, newest first; see the module docs.
+pub fn list_versions(ws: &Workspace, file: VersionedFile) -> Result<Vec<Version>> {
+    let changes = match FileLog::open(ws, file)? {
         Some(log) => log.changes()?,
         None => Vec::new(),
     };
-    let snapshots = StateHistory::new(ws.state_history_dir()).list()?;
+    let history = StateHistory::new(file.history_dir(ws));
+    let snapshots = history.list()?;
     let pairs = pair_snapshots_with_commits(&snapshots, &changes);
     let mut versions: Vec<Version> = changes.into_iter().map(from_commit).collect();
     for (snap, commit) in snapshots.into_iter().zip(pairs) {
@@ -150,7 +152,7 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
     // Time order as written; a stable sort keeps git's order (children
     // before parents) between versions of the same second.
     versions.sort_by_key(|v| std::cmp::Reverse(v.at));
-    let working = ws.memory.current_state();
+    let working = file.path(ws);
     if let Some(text) = read_text(&working)? {
         let blob = history::blob_id(&text);
         match versions.iter_mut().find(|v| blob.starts_with(&v.blob)) {
@@ -182,7 +184,7 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
             }
         }
     }
-    for drift in StateHistory::new(ws.state_history_dir()).drifts() {
+    for drift in history.drifts() {
         if let Some(v) = versions.iter_mut().find(|v| v.id == drift.superseded)
             && v.drift.is_none()
         {
@@ -194,8 +196,8 @@ pub fn list_versions(ws: &Workspace) -> Result<Vec<Version>> {
 
 /// The text of `version` as it is shown (`state diff`, the dashboard):
 /// every secret redacted ([`secrets::redact`]).
-pub fn read_version(ws: &Workspace, version: &Version) -> Result<String> {
-    let text = read_text_of(ws, version)?;
+pub fn read_version(ws: &Workspace, file: VersionedFile, version: &Version) -> Result<String> {
+    let text = read_text_of(ws, file, version)?;
     Ok(match secrets::redact(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(redacted) => redacted,
@@ -204,16 +206,16 @@ pub fn read_version(ws: &Workspace, version: &Version) -> Result<String> {
 
 /// The text of `version`: from its snapshot, else its git blob, else the
 /// working file (refused if that changed since it was listed).
-fn read_text_of(ws: &Workspace, version: &Version) -> Result<String> {
+fn read_text_of(ws: &Workspace, file: VersionedFile, version: &Version) -> Result<String> {
     if let Some(path) = &version.snapshot {
         return read_text(path)?
             .ok_or_else(|| Error::io("read", path, std::io::ErrorKind::NotFound.into()));
     }
     if version.sources.contains(&Source::Git) {
-        let log = FileLog::open(ws)?.ok_or_else(|| {
+        let log = FileLog::open(ws, file)?.ok_or_else(|| {
             Error::io(
                 "find the git repository of",
-                ws.memory.current_state(),
+                file.path(ws),
                 std::io::ErrorKind::NotFound.into(),
             )
         })?;
@@ -224,7 +226,7 @@ fn read_text_of(ws: &Workspace, version: &Version) -> Result<String> {
             fix: "it cannot be shown as text; pick another version".into(),
         });
     }
-    let path = ws.memory.current_state();
+    let path = file.path(ws);
     match read_text(&path)? {
         Some(text) if history::blob_id(&text).starts_with(&version.blob) => Ok(text),
         _ => Err(Error::io(
@@ -385,6 +387,8 @@ mod tests {
     use git2::{Repository, Signature, Time};
 
     use super::*;
+
+    const STATE: VersionedFile = VersionedFile::CurrentState;
     use crate::domain::memory::MemoryStore;
     use crate::workspace::WorkspaceOptions;
 
@@ -442,14 +446,14 @@ mod tests {
             .unwrap();
         commit(&repo, "handover: curl -u ops:hunter2 worked", 1);
         hand_write(&ws, "login with curl -u ops:hunter2\n");
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         assert_eq!(versions.len(), 2);
         assert_eq!(
-            read_version(&ws, &versions[0]).unwrap(),
+            read_version(&ws, STATE, &versions[0]).unwrap(),
             "login with curl -u ops:[REDACTED]\n"
         );
         assert_eq!(
-            read_version(&ws, &versions[1]).unwrap(),
+            read_version(&ws, STATE, &versions[1]).unwrap(),
             text("the password is [REDACTED]\n")
         );
         assert_eq!(
@@ -475,7 +479,7 @@ mod tests {
         s.write_current_state(day(), "v5", "run-e").unwrap(); // not committed
         hand_write(&ws, "v6 by hand"); // only on disk
 
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         let summary: Vec<(Option<&str>, Option<&str>, &[Source])> = versions
             .iter()
             .map(|v| (v.run.as_deref(), v.commit.as_deref(), v.sources.as_slice()))
@@ -501,7 +505,7 @@ mod tests {
             &text("v1"),
         ];
         for (v, expected) in versions.iter().zip(texts) {
-            assert_eq!(read_version(&ws, v).unwrap(), expected, "{v:?}");
+            assert_eq!(read_version(&ws, STATE, v).unwrap(), expected, "{v:?}");
             assert_eq!(v.size, expected.len() as u64);
             let blob = history::blob_id(expected);
             assert_eq!(v.id, blob[..ID_LEN]);
@@ -514,7 +518,7 @@ mod tests {
 
         // Once the working file matches a version, it is not listed twice.
         s.write_current_state(day(), "v7", "run-f").unwrap();
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         assert_eq!(versions.len(), 7);
         assert_eq!(versions[0].sources, [Local, Working]);
         assert_eq!(
@@ -528,11 +532,11 @@ mod tests {
     fn without_a_repository_there_are_snapshots_and_the_working_file() {
         let dir = tempfile::tempdir().unwrap();
         let ws = workspace(dir.path());
-        assert!(list_versions(&ws).unwrap().is_empty());
+        assert!(list_versions(&ws, STATE).unwrap().is_empty());
         store(&ws)
             .write_current_state(day(), "v1", "run-a")
             .unwrap();
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         assert_eq!(versions.len(), 1);
         assert_eq!(versions[0].sources, [Source::Local, Source::Working]);
         assert_eq!(versions[0].blob.len(), ID_LEN);
@@ -548,7 +552,7 @@ mod tests {
         let s = store(&ws);
         s.write_current_state(day(), "v1", "run-a").unwrap();
         s.write_current_state(day(), "v2", "run-b").unwrap();
-        let runs: Vec<Option<String>> = list_versions(&ws)
+        let runs: Vec<Option<String>> = list_versions(&ws, STATE)
             .unwrap()
             .into_iter()
             .map(|v| v.run)
@@ -571,7 +575,7 @@ mod tests {
         let sig = Signature::now("t", "t@example.com").unwrap();
         repo.commit(Some("HEAD"), &sig, &sig, "other", &tree, &[])
             .unwrap();
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         assert_eq!(versions.len(), 1);
         assert_eq!(versions[0].commit, None);
     }
@@ -586,7 +590,7 @@ mod tests {
             hand_write(&ws, t);
             commit(&repo, t, n);
         }
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         assert_eq!(versions.len(), 3);
         assert_eq!(versions[0].id, versions[2].id);
         assert_eq!(versions[0].sources, [Source::Git, Source::Working]);
@@ -613,7 +617,7 @@ mod tests {
             commits.push(commit(&repo, &message, n as i64));
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let versions = list_versions(&ws).unwrap();
+        let versions = list_versions(&ws, STATE).unwrap();
         let listed: Vec<(Option<&str>, Option<&str>)> = versions
             .iter()
             .map(|v| (v.run.as_deref(), v.commit.as_deref()))

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::domain::memory::history::{Drift, StateHistory};
+use crate::domain::memory::history::{self, Drift};
 use crate::engine::checkpoint::Abandonment;
 use crate::engine::lock::RunLock;
 use crate::engine::pause::PauseInfo;
@@ -81,13 +81,13 @@ pub struct Recovery {
     /// The sync made first (`[backend].sync_before_brief`), if one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncReport>,
-    /// Recent state drift: merges of the last week that superseded text of
-    /// current-state.md (newest first, at most three).
+    /// Recent drift: merges of the last week that superseded text of
+    /// current-state.md or identity.md (newest first, at most three).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<Drift>,
 }
 
-/// How far back the brief looks for state drift.
+/// How far back the brief looks for drift.
 const DRIFT_DAYS: i64 = 7;
 /// Drift records the brief names at most.
 const DRIFT_SHOWN: usize = 3;
@@ -95,8 +95,7 @@ const DRIFT_SHOWN: usize = 3;
 /// The drift of the last [`DRIFT_DAYS`], newest first, at most [`DRIFT_SHOWN`].
 pub fn recent_drift(ws: &Workspace) -> Vec<Drift> {
     let since = chrono::Utc::now() - chrono::Duration::days(DRIFT_DAYS);
-    StateHistory::new(ws.state_history_dir())
-        .drifts()
+    history::workspace_drifts(ws)
         .into_iter()
         .filter(|d| d.at >= since)
         .take(DRIFT_SHOWN)
@@ -210,17 +209,19 @@ fn next_steps(r: &Recovery) -> Vec<String> {
     }
     if let Some(d) = r.drift.first() {
         steps.push(format!(
-            "Check the state drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix current-state.md if the newer text lost something.",
+            "Check the {} drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix {} if the newer text lost something.",
+            d.file.word(),
             d.section_names(),
             d.from,
-            d.diff_command()
+            d.diff_command(),
+            d.file.file_name()
         ));
     }
     steps
 }
 
 /// `text` with its first letter upper case.
-fn capitalized(text: &str) -> String {
+pub(super) fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::recovery::{Recovery, RecoveryState};
+use super::recovery::{Recovery, RecoveryState, capitalized};
 use super::{ActiveTask, Brief, Excerpt, History, Mail, Metrics};
 use crate::engine::sync::SyncState;
 
@@ -121,7 +121,8 @@ fn recovery(out: &mut String, r: &Recovery) {
     for d in &r.drift {
         let _ = writeln!(
             out,
-            "- **State drift** {}: {} of {} superseded by a newer text; see `{}`.",
+            "- **{} drift** {}: {} of {} superseded by a newer text; see `{}`.",
+            capitalized(d.file.word()),
             d.at.format("%Y-%m-%d %H:%M UTC"),
             d.section_names(),
             d.from,

@@ -43,7 +43,7 @@ pub fn row(dir: &Path, details: bool) -> Row {
         Ok(snap) => {
             row.run = snap.state.own_kind();
             row.paused = snap.paused.is_some();
-            row.drift = snap.drift.is_some();
+            row.drift = !snap.drift.is_empty();
             row.health = Health::Run(snap.state.kind());
         }
         Err(e) => {

@@ -1004,6 +1004,7 @@ mod tests {
         let mut data = fixtures::full_data();
         if let Some(Ok(versions)) = &mut data.versions {
             versions[2].drift = Some(agent_handover::domain::memory::history::Drift {
+                file: Default::default(),
                 at: fixtures::now(),
                 superseded: versions[2].id.clone(),
                 merged: versions[1].id.clone(),

@@ -1,4 +1,4 @@
-//! The git log of `current-state.md`: the commits that changed it, found
+//! The git log of a versioned memory file: the commits that changed it, found
 //! without reading any file content (blob sizes come from the object
 //! database's headers).
 
@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use git2::{Commit, ErrorCode, ObjectType, Oid, Repository, Sort};
 
 use crate::base::error::{Error, Result};
+use crate::domain::memory::history::VersionedFile;
 use crate::workspace::Workspace;
 
 /// Hex digits of a commit id kept as its short form.
@@ -56,9 +57,9 @@ pub(super) struct FileLog {
 }
 
 impl FileLog {
-    /// The log of `current-state.md`, or `None` when the memory directory is
-    /// in no repository (or in a bare one).
-    pub fn open(ws: &Workspace) -> Result<Option<Self>> {
+    /// The log of `file`, or `None` when the memory directory is in no
+    /// repository (or in a bare one).
+    pub fn open(ws: &Workspace, file: VersionedFile) -> Result<Option<Self>> {
         let repo = match Repository::discover(&ws.memory.root) {
             Ok(r) => r,
             Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
@@ -70,10 +71,10 @@ impl FileLog {
         let canonical = |p: &Path| {
             std::fs::canonicalize(p).map_err(|e| Error::io("resolve", p.to_path_buf(), e))
         };
-        let file = ws.memory.current_state();
+        let file = file.path(ws);
         let in_memory = file
             .strip_prefix(&ws.memory.root)
-            .expect("current-state.md lies in the memory root");
+            .expect("a versioned file lies in the memory root");
         let memory = canonical(&ws.memory.root)?;
         let Ok(memory_in_repo) = memory.strip_prefix(canonical(workdir)?) else {
             return Ok(None);
