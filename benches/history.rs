@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agent_handover::domain::memory::diff::StateDiff;
-use agent_handover::domain::memory::history::StateHistory;
+use agent_handover::domain::memory::history::{StateHistory, VersionedFile};
 use agent_handover::domain::memory::versions::{Source, list_versions};
 use agent_handover::{Workspace, WorkspaceOptions};
 use chrono::DateTime;
@@ -180,7 +180,7 @@ fn main() {
 
     eprintln!("bench: building {VERSIONS} versions ...");
     let ws = build_history(tmp.path());
-    let listed = list_versions(&ws).expect("list");
+    let listed = list_versions(&ws, VersionedFile::CurrentState).expect("list");
     let shared = listed
         .iter()
         .filter(|v| v.sources.contains(&Source::Local) && v.sources.contains(&Source::Git))
@@ -189,7 +189,11 @@ fn main() {
     assert_eq!(listed.len(), VERSIONS, "every version listed once");
     assert_eq!(git, 400);
     eprintln!("bench: timing list_versions ({iters} runs) ...");
-    let list = measure(iters, || (), |()| list_versions(&ws).expect("list"));
+    let list = measure(
+        iters,
+        || (),
+        |()| list_versions(&ws, VersionedFile::CurrentState).expect("list"),
+    );
 
     let (old, new, edited) = diff_texts();
     let probe = StateDiff::new(old.clone(), new.clone());
