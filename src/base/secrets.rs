@@ -58,8 +58,9 @@ struct Pattern {
     regex: &'static str,
     /// The secret's range in a match, or `None` when the match is not one.
     secret: fn(&Captures<'_>) -> Option<Range<usize>>,
-    /// A token of a fixed format, found too when a line break cuts it in
-    /// two (a hard-wrapped line): see [`scan`].
+    /// Found too when a line break cuts its secret in two (a hard-wrapped
+    /// line): see [`wrapped_secrets`]. Every pattern but the private key
+    /// block, which spans lines by itself.
     wraps: bool,
 }
 
@@ -122,10 +123,12 @@ fn command_line_password(caps: &Captures<'_>) -> Option<Range<usize>> {
 }
 
 const PATTERNS: &[Pattern] = &[
-    exact(
-        "private key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
-    ),
+    Pattern {
+        kind: "private key",
+        regex: r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        secret: whole,
+        wraps: false,
+    },
     exact(
         "AWS access key ID",
         r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
@@ -134,7 +137,7 @@ const PATTERNS: &[Pattern] = &[
         kind: "AWS secret access key",
         regex: r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
         secret: group1,
-        wraps: false,
+        wraps: true,
     },
     exact("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b"),
     exact(
@@ -169,13 +172,13 @@ const PATTERNS: &[Pattern] = &[
         // `scheme://user:pw@host`, and `redis://:pw@host` (no user).
         regex: r"\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]{2,})@",
         secret: group1,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "Azure storage account key",
         regex: r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})",
         secret: group1,
-        wraps: false,
+        wraps: true,
     },
     exact("Django secret key", r#"\bdjango-insecure-[^\s'"`]{20,}"#),
     Pattern {
@@ -183,14 +186,14 @@ const PATTERNS: &[Pattern] = &[
         // `Authorization: Bearer <token>` (or `Token`).
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
         secret: random_group1,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "authorization header",
         // `Authorization: Basic <base64 of user:password>`.
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})"#,
         secret: group1,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "password on a command line",
@@ -198,26 +201,26 @@ const PATTERNS: &[Pattern] = &[
         // `docker login -p X`, any `--password=X` / `--password X`.
         regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p['"]?([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*['"]?([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+['"]?([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)['"]?([^\s'"`$<{-][^\s'"`]{2,}))"#,
         secret: flag_password,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "password on a command line",
         regex: r#"(?:^|\s)(?:-u|--user)(?:\s+|=)["']?([^\s:"'`$<{]+):([^\s"'`]+)"#,
         secret: command_line_password,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "password",
         // `password is X`, `password for the staging db: X`, `passwd=X`, `"password": "X"`.
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
         secret: prose_password,
-        wraps: false,
+        wraps: true,
     },
     Pattern {
         kind: "secret assignment",
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
         secret: random_group1,
-        wraps: false,
+        wraps: true,
     },
 ];
 
@@ -304,7 +307,7 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
             });
         }
     }
-    found.extend(wrapped_tokens(text));
+    found.extend(wrapped_secrets(text));
     found.sort_by_key(|m| (m.range.start, std::cmp::Reverse(m.range.end)));
     let mut kept: Vec<SecretMatch> = Vec::with_capacity(found.len());
     for m in found {
@@ -318,13 +321,24 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
     kept
 }
 
-/// Tokens of a fixed format that a line break cuts in two (`AKIA…` on one
-/// line, its rest on the next, as a hard wrap leaves them): the text is
-/// read again with each break between two token characters taken out
-/// (with the next line's indentation), and a match that spans one is a
-/// secret spanning both lines.
-fn wrapped_tokens(text: &str) -> Vec<SecretMatch> {
+/// Secrets that a line break cuts in two (a token `AKIA…` on one line and
+/// its rest on the next, a `PASSWORD=` value or a password in prose wrapped
+/// mid-word, as a hard wrap leaves them): the text is read again with each
+/// break between two token characters (or a password symbol and a token
+/// character) taken out (with the next line's
+/// indentation), and a secret that spans one is a secret spanning both
+/// lines, each pattern judging its value as it does on one line.
+fn wrapped_secrets(text: &str) -> Vec<SecretMatch> {
     let token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '=');
+    // A password may end a line with a symbol; sentence punctuation ends
+    // words, not secrets.
+    let cut_after = |c: char| {
+        token(c)
+            || matches!(
+                c,
+                '!' | '@' | '#' | '$' | '%' | '^' | '&' | '*' | '?' | '~' | '|'
+            )
+    };
     if !text.contains('\n') {
         return Vec::new();
     }
@@ -334,7 +348,7 @@ fn wrapped_tokens(text: &str) -> Vec<SecretMatch> {
     let mut cut = false;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        if c == '\n' && joined.chars().last().is_some_and(token) {
+        if c == '\n' && joined.chars().last().is_some_and(cut_after) {
             let mut skipped = vec![(i, c)];
             while let Some(&(j, d)) = chars.peek() {
                 if d == ' ' || d == '\t' {
@@ -362,11 +376,17 @@ fn wrapped_tokens(text: &str) -> Vec<SecretMatch> {
     }
     let compiled = &*COMPILED;
     let mut found = Vec::new();
-    for (i, pattern) in PATTERNS.iter().enumerate().filter(|(_, p)| p.wraps) {
-        for m in compiled.each[i].find_iter(&joined) {
-            let (start, end) = (at[m.start()], at[m.end() - 1] + 1);
-            let original = &text[start..end];
-            if original.contains('\n') && !is_placeholder(m.as_str()) {
+    for i in compiled.set.matches(&joined).iter() {
+        let pattern = &PATTERNS[i];
+        if !pattern.wraps {
+            continue;
+        }
+        for caps in compiled.each[i].captures_iter(&joined) {
+            let Some(range) = (pattern.secret)(&caps).filter(|r| !r.is_empty()) else {
+                continue;
+            };
+            let (start, end) = (at[range.start], at[range.end - 1] + 1);
+            if text[start..end].contains('\n') && !is_placeholder(&joined[range]) {
                 found.push(SecretMatch {
                     kind: pattern.kind,
                     range: start..end,
@@ -848,6 +868,40 @@ mod tests {
             "the key is\nin the vault",
             "AKIA is the prefix\nof AWS key ids",
             "sk-\nproj",
+        ] {
+            assert!(scan(prose).is_empty(), "{prose:?}");
+        }
+    }
+
+    /// A password or `KEY=value` assignment that a hard wrap cut: found
+    /// when its first part says nothing alone, and redacted on both lines
+    /// when it does.
+    #[test]
+    fn an_assignment_or_password_cut_by_a_line_break_is_found_whole() {
+        for (text, first, rest) in [
+            ("API_KEY=abc\ndef1234567890\n", "abc", "def1234567890"),
+            ("export PGPASSWORD=Xk9#\n  mQ2vLp8z\n", "Xk9#", "mQ2vLp8z"),
+            ("DB_PASSWORD=s3cr3t\nV4lueXy9Zq", "s3cr3t", "V4lueXy9Zq"),
+            (
+                "The staging password is Gr4\nss-Hopper! Use it.",
+                "Gr4",
+                "ss-Hopper",
+            ),
+            ("postgres://app:Pa55\nw0rd9@db:5432/app", "Pa55", "w0rd9"),
+        ] {
+            assert!(!scan(text).is_empty(), "{text:?}");
+            let shown = redact(text);
+            assert!(
+                !shown.contains(first) && !shown.contains(rest),
+                "{text:?} shown as {shown:?}"
+            );
+        }
+        for prose in [
+            "the password is\nin the vault",
+            "password for\nthe staging db is in 1Password",
+            "set API_KEY=\n$FROM_ENV before the run",
+            "the token\nexpires after 30 days",
+            "rotate the secret\nkey every 90 days",
         ] {
             assert!(scan(prose).is_empty(), "{prose:?}");
         }
