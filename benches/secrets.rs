@@ -7,11 +7,14 @@
 //! --bench secrets`; writes `target/bench-secrets.md`. Secrets are
 //! assembled at run time, so this source holds none.
 
+#[path = "support/secret_corpus.rs"]
+mod secret_corpus;
 mod support;
 
 use std::time::Instant;
 
 use agent_handover::base::secrets::scan;
+use secret_corpus::{Split, agreement, items, public_handoff_lines, score};
 use support::stats;
 
 /// Secrets as handoffs hold them.
@@ -190,8 +193,58 @@ fn main() {
         mb / (median / 1000.0),
         mb / (p90 / 1000.0),
     );
+    let report = report + &blind_corpus_report();
     print!("{report}");
     let out = concat!(env!("CARGO_MANIFEST_DIR"), "/target/bench-secrets.md");
     std::fs::write(out, &report).expect("target/ is writable");
     println!("bench: wrote {out}");
+}
+
+/// The figures on texts nobody here wrote: the blind-labelled corpus (by
+/// split) and the lines of the public handoffs.
+fn blind_corpus_report() -> String {
+    let items = items();
+    let (same, kappa) = agreement(&items);
+    let mut out = format!(
+        "\n## Blind-labelled corpus ({} items, two raters: same label on {:.1} %, Cohen's kappa {kappa:.3})\n\n\
+         | part | items (repositories) | secrets found | recall | false positives | precision |\n|---|---:|---:|---:|---:|---:|\n",
+        items.len(),
+        100.0 * same
+    );
+    let mut lists = String::new();
+    for (name, split) in [
+        ("tuning", Some(Split::Tuning)),
+        ("held out", Some(Split::HeldOut)),
+        ("all", None),
+    ] {
+        let s = score(&items, split);
+        out += &format!(
+            "| {name} | {} ({}) | {}/{} | {:.1} % | {}/{} ({:.1} %) | {:.1} % |\n",
+            s.items,
+            s.repos,
+            s.found,
+            s.secrets,
+            100.0 * s.recall(),
+            s.flagged,
+            s.clean,
+            100.0 * s.false_positive_rate(),
+            100.0 * s.precision(),
+        );
+        if split.is_some() {
+            lists += &format!(
+                "{name}: missed {:?}; flagged {:?}\n",
+                s.missed, s.false_positives
+            );
+        }
+    }
+    let lines = public_handoff_lines();
+    let hits: Vec<&(String, String)> = lines.iter().filter(|(_, l)| !scan(l).is_empty()).collect();
+    out += &format!(
+        "\nReal handoff lines (the quality corpus's public documents): {} of {} flagged ({:.3} %): {:?}\n\n{lists}",
+        hits.len(),
+        lines.len(),
+        100.0 * hits.len() as f64 / lines.len() as f64,
+        hits.iter().map(|(id, _)| id).collect::<Vec<_>>()
+    );
+    out
 }

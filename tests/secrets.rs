@@ -10,6 +10,8 @@
 //! is redacted by `brief`, `inbox list/read` and `state list/diff`.
 
 mod common;
+#[path = "../benches/support/secret_corpus.rs"]
+mod secret_corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -258,25 +260,29 @@ fn a_secret_in_an_inbox_message_is_refused_and_nothing_is_sent() {
             &body,
         );
         assert_refused(&o, "the message body", &secret, 4);
-        let subject = format!("--subject={}", secret.text.lines().next().unwrap());
-        let o = door.run(&[
-            "--json",
-            "inbox",
-            "send",
-            "--from",
-            "codex",
-            "--to",
-            "claude",
-            &subject,
-            "--body",
-            "see the subject",
-        ]);
-        assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
-        assert_eq!(json(&o)["kind"], "secret_found");
-        assert!(
-            !door.path("messages").exists(),
-            "nothing sent, no queue created"
-        );
+        // A subject is one line, and a key's BEGIN line alone holds no key
+        // (the blind-labelled corpus rates it so).
+        if secret.kind != "private key" {
+            let subject = format!("--subject={}", secret.text.lines().next().unwrap());
+            let o = door.run(&[
+                "--json",
+                "inbox",
+                "send",
+                "--from",
+                "codex",
+                "--to",
+                "claude",
+                &subject,
+                "--body",
+                "see the subject",
+            ]);
+            assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+            assert_eq!(json(&o)["kind"], "secret_found");
+            assert!(
+                !door.path("messages").exists(),
+                "nothing sent, no queue created"
+            );
+        }
         let o = door.run(&["inbox", "list", "--all"]);
         assert!(stdout(&o).contains("no messages"), "{}", stdout(&o));
         door.assert_never_leaked(&secret);
@@ -733,4 +739,48 @@ fn a_draft_carries_a_commit_subject_redacted_so_the_loop_goes_through() {
     let o = door.run(&["run", "--note-file", ".agent-handover/handoff.md"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(door.project.check(), 2);
+}
+
+/// The detector on texts nobody here wrote (`tests/fixtures/secrets/`,
+/// rated blind by two raters): on the held-out repositories, never read
+/// item by item while the detector changed, it finds at least 60 % of the
+/// secrets and flags at most 10 % of the look-alikes (before the tuning
+/// part was read: 58.8 % and 15.5 %); on 3,098 lines of real public
+/// handoffs it flags under 1 % (issue 26's target). `cargo bench --bench
+/// secrets` prints every figure.
+#[test]
+fn the_detector_holds_on_blind_labelled_texts_and_real_handoffs() {
+    use secret_corpus::{Split, TARGET_HANDOFF_FALSE_POSITIVES, items, score, split_of};
+    let items = items();
+    assert_eq!(items.len(), 431);
+    let held_out = items.iter().filter(|i| i.split == Split::HeldOut).count();
+    assert!(3 * held_out >= items.len(), "a third held out: {held_out}");
+    // Whole repositories: no repository on both sides.
+    for item in &items {
+        assert_eq!(item.split, split_of(&item.repo));
+    }
+    let s = score(&items, Some(Split::HeldOut));
+    assert!(
+        s.recall() >= 0.60,
+        "held-out recall {:.3}: missed {:?}",
+        s.recall(),
+        s.missed
+    );
+    assert!(
+        s.false_positive_rate() <= 0.10,
+        "held-out false positives {:.3}: {:?}",
+        s.false_positive_rate(),
+        s.false_positives
+    );
+    let lines = secret_corpus::public_handoff_lines();
+    assert!(lines.len() >= 1_000, "{} lines", lines.len());
+    let flagged: Vec<_> = lines
+        .iter()
+        .filter(|(_, l)| !agent_handover::base::secrets::scan(l).is_empty())
+        .map(|(id, _)| id)
+        .collect();
+    assert!(
+        (flagged.len() as f64) < TARGET_HANDOFF_FALSE_POSITIVES * lines.len() as f64,
+        "{flagged:?}"
+    );
 }
