@@ -784,8 +784,12 @@ fn a_step_kind_from_a_newer_version_is_not_called_corrupt() {
 #[test]
 fn run_lints_the_handoff_on_the_way_and_warns_without_refusing() {
     let p = Project::new(&config(""));
-    let template = p.run(&["template", "code"]);
-    std::fs::write(p.path("handoff.md"), &template.stdout).unwrap();
+    // Thin, but written (an unfilled template is refused: tests/knowledge.rs).
+    std::fs::write(
+        p.path("handoff.md"),
+        "# Handoff\n\n## Next step\nLook at the parser.\n",
+    )
+    .unwrap();
     let o = p.run(&["run", "--note-file", "handoff.md"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);

@@ -585,3 +585,35 @@ fn forget_killed_at_every_write_is_finished_by_forgetting_again() {
     assert!(kills >= 2, "{kills} kill points");
     eprintln!("knowledge forget killed at {kills} points, each finished");
 }
+
+/// Issue 25: the Quick Start taken literally (`draft -o`, then `run
+/// --note-file` with the draft untouched) handed the template over (exit
+/// 0, score 7) and `learn` stored its TODO hints as permanent facts. The
+/// untouched draft is refused (exit 7, naming the placeholder lines, nothing
+/// written); `--allow-template` hands it over on purpose, and still nothing
+/// of it is learned.
+#[test]
+fn an_untouched_draft_is_refused_and_never_learned() {
+    let p = Project::new(&config(""));
+    let draft = ".agent-handover/handoff.md";
+    let o = p.run(&["draft", "--agent", "claude", "-o", draft]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = p.run(&["run", "--note-file", draft]);
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("unfilled template") && err.contains("line ") && err.contains("TODO"),
+        "{err}"
+    );
+    assert!(err.contains("--allow-template"), "{err}");
+    assert!(!p.path("memory").exists(), "nothing written");
+    assert_eq!(p.check(), 0);
+    let o = p.run(&["--json", "run", "--note-file", draft]);
+    assert_eq!(json(&o)["kind"], "unfilled_template");
+    let o = p.run(&["run", "--note-file", draft, "--allow-template"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.check(), 2);
+    assert!(fact_lines(&p).is_empty(), "{:?}", fact_lines(&p));
+    let index = std::fs::read_to_string(p.path("memory/MEMORY.md")).unwrap_or_default();
+    assert!(!index.contains("TODO"), "{index}");
+}

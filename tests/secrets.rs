@@ -736,6 +736,12 @@ fn a_draft_carries_a_commit_subject_redacted_so_the_loop_goes_through() {
     let draft = std::fs::read_to_string(door.path(".agent-handover/handoff.md")).unwrap();
     assert!(draft.contains("deploy with [REDACTED]"), "{draft}");
     assert!(!draft.contains(&key));
+    // Completed, as an agent would (an untouched draft is refused as a template).
+    std::fs::write(
+        door.path(".agent-handover/handoff.md"),
+        draft.replace("TODO: ", ""),
+    )
+    .unwrap();
     let o = door.run(&["run", "--note-file", ".agent-handover/handoff.md"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(door.project.check(), 2);

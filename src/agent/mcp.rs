@@ -276,6 +276,7 @@ impl Server {
                 no_push: a.no_push,
                 min_score: None,
                 allow_empty: false,
+                allow_template: false,
                 // Only a human lets a secret through (`run --allow-secret`), never an agent.
                 allow_secret: false,
             };

@@ -240,6 +240,19 @@ pub enum Error {
         /// Its most severe findings (redacted), one per line.
         findings: String,
     },
+    /// A session note or current state that is an unfilled template
+    /// (the `unfilled-template` rule fires); nothing was written.
+    #[error(
+        "{what} is an unfilled template: {count} of its lines hold placeholders ({lines}); nothing was written\n  fix: replace every TODO with what happened this session (`agent-handover lint FILE` lists them), or pass --allow-template to hand it over as it is"
+    )]
+    UnfilledTemplate {
+        /// Which text (`the session note`, `the current state`).
+        what: &'static str,
+        /// How many lines hold placeholders.
+        count: usize,
+        /// The first of them: `line 3 "TODO"`, ….
+        lines: String,
+    },
     /// A version selector (`state diff FROM TO`) that names no version of
     /// current-state.md, or several different ones.
     #[error(
@@ -429,6 +442,7 @@ impl Error {
             Error::NothingToLint { .. } => ("nothing_to_lint", FAILED),
             Error::NoteNamesExhausted { .. } => ("note_names_exhausted", FAILED),
             Error::BelowMinScore { .. } => ("below_min_score", BELOW_MIN_SCORE),
+            Error::UnfilledTemplate { .. } => ("unfilled_template", BELOW_MIN_SCORE),
             Error::UnknownStep { .. } => ("unknown_step", USAGE),
             Error::UnknownVersion { .. } => ("unknown_version", USAGE),
             Error::UnknownMessage { .. } => ("unknown_message", USAGE),

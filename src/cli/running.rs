@@ -48,6 +48,9 @@ pub struct RunArgs {
     /// Hand over an empty (or blank) note or current state on purpose; refused otherwise (exit 64).
     #[arg(long)]
     allow_empty: bool,
+    /// Hand over a note or current state that is an unfilled template (mostly TODO lines) on purpose; refused otherwise (exit 7).
+    #[arg(long)]
+    allow_template: bool,
     /// Let a secret through: the note may hold one and publish commits files holding one (recorded with the run).
     #[arg(long)]
     allow_secret: bool,
@@ -69,6 +72,7 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         no_push: args.no_push,
         min_score: args.min_score,
         allow_empty: args.allow_empty,
+        allow_template: args.allow_template,
         allow_secret: args.allow_secret,
     };
     let today = chrono::Local::now().date_naive();

@@ -251,9 +251,35 @@ pub struct RunOverrides {
     pub min_score: Option<u8>,
     /// `--allow-empty`: take an empty (or blank) note or current state.
     pub allow_empty: bool,
+    /// `--allow-template`: take a note or current state that is an
+    /// unfilled template (refused otherwise, so its TODO lines are never
+    /// published or learned as facts).
+    pub allow_template: bool,
     /// `--allow-secret`: let the note and the published files hold a
     /// secret (see [`RunRequest::allow_secret`]).
     pub allow_secret: bool,
+}
+
+/// Refuse `text` if it is an unfilled template, naming its first
+/// placeholder lines.
+fn refuse_template(what: &'static str, text: &str) -> Result<()> {
+    const SHOWN: usize = 3;
+    let Some(found) = handoff::unfilled_template(text) else {
+        return Ok(());
+    };
+    let mut lines: Vec<String> = found
+        .iter()
+        .take(SHOWN)
+        .map(|(line, placeholder)| format!("line {line} {placeholder:?}"))
+        .collect();
+    if found.len() > SHOWN {
+        lines.push("…".into());
+    }
+    Err(Error::UnfilledTemplate {
+        what,
+        count: found.len(),
+        lines: lines.join(", "),
+    })
 }
 
 /// Build the run a config describes: `session_note`, `learn`, `current_state`, the
@@ -291,6 +317,14 @@ pub fn plan_from_config(
                     fix: "write what the session did (--note, --note-file) and where things stand; pass --allow-empty to hand over an empty one on purpose",
                 });
             }
+        }
+    }
+    if !overrides.allow_template {
+        for (what, text) in [
+            ("the session note", &session),
+            ("the current state", &state),
+        ] {
+            refuse_template(what, text)?;
         }
     }
     memory::file_tag(&ws.tag)

@@ -318,6 +318,44 @@ mod tests {
         NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
     }
 
+    /// Issue 25: the Quick Start taken literally (`draft -o`, then
+    /// `run --note-file`) handed the untouched template over and `learn`
+    /// kept its hints as facts. A draft of every work type gives `learn`
+    /// nothing, and its header comment is no finding of the linter.
+    #[test]
+    fn an_untouched_draft_of_every_work_type_teaches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        for kind in TemplateKind::ALL {
+            let opts = DraftOptions {
+                work_type: kind,
+                measure: false,
+                date: day(),
+            };
+            let d = draft(&ws, "claude", opts).unwrap();
+            let learned = crate::domain::knowledge::extract::findings(&d.text);
+            assert!(learned.is_empty(), "{kind:?}: {learned:?}");
+            assert!(
+                crate::domain::handoff::unfilled_template(&d.text).is_some(),
+                "{kind:?}: an untouched draft is a template"
+            );
+            // Every TODO filled in: the header comment alone is no placeholder.
+            let filled: String = d
+                .text
+                .lines()
+                .map(|l| l.replace("TODO:", "Done:"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let report = lint(&filled, &LintContext::default());
+            let placeholders: Vec<_> = report
+                .findings
+                .iter()
+                .filter(|f| f.rule == "placeholder" || f.rule == "unfilled-template")
+                .collect();
+            assert!(placeholders.is_empty(), "{kind:?}: {placeholders:?}");
+        }
+    }
+
     #[test]
     fn carries_over_the_previous_handoff_and_leaves_judgement_to_the_agent() {
         let dir = tempfile::tempdir().unwrap();

@@ -44,7 +44,7 @@ use serde::Serialize;
 
 pub use context::LintContext;
 pub use document::{HandoffDocument, SectionKind};
-pub use rules::{Finding, Severity};
+pub use rules::{Finding, Severity, placeholder_in, unfilled_template};
 pub use templates::TemplateKind;
 
 use crate::base::error::{Error, Result};

@@ -12,7 +12,9 @@
 //!   with their German names (headings the parser leaves unclassified).
 //!
 //! Triage drops what only describes this session ("today", "so far", "in
-//! dieser Sitzung", …), placeholders and fragments; history is rewritten as
+//! dieser Sitzung", …), placeholders (a template's `TODO:` hints, `<fill
+//! in>`, `[YOUR TEXT]`: the linter's own test), HTML comments and
+//! fragments; history is rewritten as
 //! a fact ("We decided to use X" → "Use X"). Findings are deduplicated
 //! within the note by id and similarity.
 
@@ -23,7 +25,8 @@ use regex::Regex;
 use super::DUPLICATE_SIMILARITY;
 use super::fact::{FactKind, Shingles, fact_id};
 use crate::base::patterns::pattern;
-use crate::domain::handoff::document::{HandoffDocument, SectionKind};
+use crate::domain::handoff::document::{HandoffDocument, LineRole, SectionKind};
+use crate::domain::handoff::placeholder_in;
 
 /// One finding of a note, cleaned, before it is merged with what we know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +113,13 @@ const MIN_WORDS: usize = 3;
 pub fn findings(note: &str) -> Vec<Finding> {
     let doc = HandoffDocument::parse(note);
     let mut raw: Vec<Finding> = Vec::new();
-    for line in doc.lines.iter().filter(|l| !l.fenced) {
+    // Code and HTML comments (the draft's and install's notes to the agent,
+    // which name the tags) are not findings.
+    for line in doc
+        .lines
+        .iter()
+        .filter(|l| !l.fenced && l.role != LineRole::Html)
+    {
         for caps in TAG.captures_iter(line.text) {
             let tag = caps.get(0).expect("whole match");
             let kind = FactKind::parse(&caps[1]).expect("the pattern names kinds");
@@ -196,6 +205,8 @@ fn triage(text: &str) -> Option<String> {
         .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
         .trim_start_matches(|c: char| c == ':' || c == '-' || c.is_whitespace());
     if PLACEHOLDERS.contains(&trimmed.to_lowercase().trim_end_matches('.'))
+        || placeholder_in(trimmed).is_some()
+        || trimmed.contains("<!--")
         || SESSION_ONLY.is_match(trimmed)
         || !crate::base::secrets::scan(trimmed).is_empty()
     {
@@ -289,6 +300,41 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// Issue 25: a template handed over as it is taught `learn` its hints
+    /// as facts ("TODO: each choice and its reason…"). In every language the
+    /// parser reads, a template's hints, placeholders and our own comments
+    /// (which name the tags) give no finding; a real item among them does.
+    #[test]
+    fn template_hints_placeholders_and_comments_are_never_learned() {
+        use crate::domain::handoff::SectionKind;
+        use crate::domain::handoff::vocabulary::VOCABULARY;
+        let phrases = |kind: SectionKind| {
+            VOCABULARY
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, langs)| *langs)
+                .unwrap()
+        };
+        let decisions = phrases(SectionKind::Decisions);
+        let failed = phrases(SectionKind::FailedApproaches);
+        assert_eq!(decisions.len(), 10, "every language");
+        for ((lang, decision), (_, fail)) in decisions.iter().zip(failed) {
+            let note = format!(
+                "# Handoff\n\n<!-- Tag what you learned: [DECISION] a choice and why, [GOTCHA] a trap. -->\n\n## {}\n- TODO: each choice and its reason, e.g. \"direct migration\".\n- <describe the decision>\n- [YOUR DECISION HERE]\n- Keep the lock in flock: the kernel frees it when the holder dies.\n\n## {}\n- TODO: what was tried -> why it failed.\n- ...\n- [GOTCHA] TODO: the trap\n",
+                decision[0], fail[0]
+            );
+            let got = kinds_and_texts(&note);
+            assert_eq!(
+                got,
+                [(
+                    FactKind::Decision,
+                    "Keep the lock in flock: the kernel frees it when the holder dies.".into()
+                )],
+                "{lang}: {note}"
+            );
+        }
     }
 
     #[test]

@@ -58,10 +58,10 @@ static ALL_PUSHED: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FRACTION: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(\d{1,6})\s*/\s*(\d{1,6})\b"));
 /// Words before a fraction that make it a target, not a claim: "expect
-/// 44/44", "until 44/44 pass", "goal: 90/90".
+/// 44/44", "until 44/44 pass", "goal: 90/90", "done when 90/90 pass".
 static TARGET_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:expect(?:ed|ing)?|target|goal|aim(?:ing)? (?:for|at)|until|should (?:be|reach|get to)|to reach|up to|erwartet|ziel|objectif|objetivo|obiettivo|цель)\W{0,3}(?:all\s+|alle\s+)?$",
+        r"(?i)\b(?:expect(?:ed|ing)?|target|goal|aim(?:ing)? (?:for|at)|until|should (?:be|reach|get to)|to reach|up to|(?:done|ready|finished|complete|green|shipped|merged)(?: only)? (?:when|once|if|at)|success(?: criteria| means| is| when)?|acceptance(?: criteria)?|exit criteria|definition of done|erwartet|ziel|fertig,? wenn|objectif|terminé quand|objetivo|obiettivo|цель)\W{0,3}(?:all\s+|alle\s+)?$",
     )
 });
 
@@ -224,6 +224,23 @@ mod tests {
             f[0].message
         );
         assert!(fired("- recall 3/5\n- escape 1/5\n- 30/90 pass\n- 30/90 again\n").is_empty());
+    }
+
+    /// Issue 25: a target beside a count was called a contradiction.
+    #[test]
+    fn a_target_is_not_a_second_count() {
+        for target in [
+            "Done when 90/90 pass.",
+            "Ready once 90/90 are green.",
+            "Success criteria: 90/90.",
+            "Definition of done: 90/90 pass.",
+        ] {
+            let text = format!("## Goal\n{target}\n## Status\n- 55/90 pass\n");
+            let f = fired(&text);
+            assert!(f.is_empty(), "{target}: {f:?}");
+        }
+        let f = fired("## Goal\nShip it.\n## Status\n- 55/90 pass\n## Now\n- 60/90 pass\n");
+        assert_eq!(f.len(), 1, "two counts still are: {f:?}");
     }
 
     #[test]

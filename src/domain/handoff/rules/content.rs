@@ -13,7 +13,7 @@ use super::{
 use crate::base::patterns::pattern;
 use crate::base::secrets;
 use crate::domain::handoff::context::LintContext;
-use crate::domain::handoff::document::{HandoffDocument, Line, SectionKind};
+use crate::domain::handoff::document::{HandoffDocument, Line, LineRole, SectionKind};
 use crate::domain::handoff::text::{estimate_tokens, snippet};
 
 /// A fenced block longer than this is pasted output, not a briefing.
@@ -144,23 +144,61 @@ fn points(n: usize) -> u8 {
     u8::try_from(n).unwrap_or(u8::MAX)
 }
 
-fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+/// Tags agent-handover itself asks agents to write (`learn` reads them):
+/// a finding, not a placeholder.
+static OWN_TAG: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\[(?:DECISION|GOTCHA|REUSE|CORRECTION)\]"));
+/// Inline HTML comments (the draft's own note to the agent): not shown, not
+/// handed over as text.
+static INLINE_COMMENT: LazyLock<Regex> = LazyLock::new(|| pattern(r"<!--.*?-->"));
+
+/// The first placeholder in `text` (one line), if it holds one: `TODO`,
+/// `<fill in>`, `[YOUR NAME]`, `YYYY-MM-DD`, …; inline code, inline HTML
+/// comments and agent-handover's own tags (`[DECISION]`) are not.
+pub fn placeholder_in(text: &str) -> Option<String> {
+    let text = CODE_SPAN.replace_all(text, "");
+    let text = INLINE_COMMENT.replace_all(&text, "");
+    let text = OWN_TAG.replace_all(&text, "");
+    PLACEHOLDERS
+        .find(&text)
+        .map(|m| m.as_str().trim().to_string())
+}
+
+/// The lines of a handoff that hold placeholders (number, placeholder),
+/// and how many prose lines it has: HTML comment blocks and code are not
+/// prose.
+fn placeholder_lines(doc: &HandoffDocument<'_>) -> (usize, Vec<(usize, String)>) {
     let mut prose = 0;
     let mut found = Vec::new();
     for line in doc
         .lines
         .iter()
-        .filter(|l| !l.fenced && !l.text.trim().is_empty())
+        .filter(|l| !l.fenced && l.role != LineRole::Html && !l.text.trim().is_empty())
     {
         prose += 1;
-        let text = CODE_SPAN.replace_all(line.text, "");
-        if let Some(m) = PLACEHOLDERS.find(&text) {
-            found.push((line.number, m.as_str().trim().to_string()));
+        if let Some(placeholder) = placeholder_in(line.text) {
+            found.push((line.number, placeholder));
         }
     }
-    if found.len() >= TEMPLATE_PLACEHOLDER_LINES
-        && found.len() * 100 >= prose * TEMPLATE_PLACEHOLDER_SHARE
-    {
+    (prose, found)
+}
+
+/// The placeholder lines of `text` when it is an unfilled template (the
+/// `unfilled-template` rule fires), else `None`: what `run` refuses.
+pub fn unfilled_template(text: &str) -> Option<Vec<(usize, String)>> {
+    let doc = HandoffDocument::parse(text);
+    let (prose, found) = placeholder_lines(&doc);
+    is_template(prose, found.len()).then_some(found)
+}
+
+fn is_template(prose: usize, placeholders: usize) -> bool {
+    placeholders >= TEMPLATE_PLACEHOLDER_LINES
+        && placeholders * 100 >= prose * TEMPLATE_PLACEHOLDER_SHARE
+}
+
+fn check_placeholders(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let (prose, found) = placeholder_lines(doc);
+    if is_template(prose, found.len()) {
         out.push(UNFILLED_TEMPLATE.at(
             Some(found[0].0),
             format!(
@@ -297,6 +335,25 @@ mod tests {
         let mut out = Vec::new();
         check(&doc, &LintContext::default(), &mut out);
         out
+    }
+
+    /// Issue 25: the tags install asks agents to write, and the draft's
+    /// own header comment, were reported as placeholders.
+    #[test]
+    fn our_own_tags_and_comments_are_not_placeholders() {
+        let text = "# Handoff 2026-11-26\n\n<!-- Drafted by `agent-handover draft`: Replace every TODO with what only you know. -->\n\n## Key decisions\n- [DECISION] flock over pid files: the kernel frees it <!-- TODO later -->\n- Parser kept ([GOTCHA] setext headings need a blank line)\n";
+        let f = fired(text);
+        assert!(
+            !f.iter()
+                .any(|f| f.rule == "placeholder" || f.rule == "unfilled-template"),
+            "{f:?}"
+        );
+        assert_eq!(
+            placeholder_in("- [YOUR NAME] did it"),
+            Some("[YOUR NAME]".into())
+        );
+        assert_eq!(placeholder_in("- TODO: fill"), Some("TODO".into()));
+        assert_eq!(placeholder_in("- [DECISION] keep flock"), None);
     }
 
     fn ids(text: &str) -> Vec<&'static str> {

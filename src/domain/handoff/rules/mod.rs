@@ -48,6 +48,8 @@ mod paths;
 mod structure;
 mod substance;
 
+pub use content::{placeholder_in, unfilled_template};
+
 use serde::Serialize;
 
 use super::context::LintContext;
