@@ -1130,3 +1130,47 @@ fn stop_hooks_fired_at_once_ask_once() {
     assert_eq!(asked.iter().filter(|a| **a).count(), 1, "{asked:?}");
     assert_eq!(repo.drafts().len(), 1, "{:?}", repo.drafts());
 }
+
+/// Issue 25: the one reminder printed `agent-handover run …`; an agent
+/// whose shell has no agent-handover on PATH (Codex runs its commands with
+/// `bash -lc`) got exit 127, and by design nobody asks again. The reminder
+/// names the binary by its absolute path, and its command works there.
+#[test]
+fn the_reminders_command_works_in_a_shell_without_agent_handover_on_path() {
+    let wire = codex();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", wire.agent]).status.success());
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert!(wire.fire(&repo, Moment::Start, true).status.success());
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+    let request = (wire.ask)(&text(&stop.stdout)).expect("asked");
+    let command = request
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("2. Run: "))
+        .unwrap_or_else(|| panic!("{request}"))
+        .to_string();
+    let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+    assert!(
+        command.starts_with(&format!("{} run --note-file ", bin.display())),
+        "{command}"
+    );
+    let bare = repo.run_shell(
+        "bash",
+        "agent-handover --version",
+        "",
+        &[],
+        &repo.root(),
+        false,
+    );
+    assert_eq!(
+        bare.status.code(),
+        Some(127),
+        "the shell has no agent-handover"
+    );
+    let draft = command.rsplit_once(" --note-file ").unwrap().1;
+    complete_draft(&repo.path(draft));
+    let out = repo.run_shell("bash", &command, "", &[], &repo.root(), false);
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    assert_eq!(repo.check(), 2);
+}

@@ -1,7 +1,7 @@
 //! The base layer, used by every other: the error type and exit codes,
 //! typed step outcomes, durable file writes, how our regular expressions
-//! compile, the one secret detector, and the crash points of the crash
-//! tests. Nothing here imports another layer.
+//! compile, the one secret detector, shell words, and the crash points of
+//! the crash tests. Nothing here imports another layer.
 
 pub mod error;
 pub mod failpoint;
@@ -9,3 +9,4 @@ pub mod fsx;
 pub mod outcome;
 pub mod patterns;
 pub mod secrets;
+pub mod shell;

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::agent::hooks::{HookEvent, HookProtocol, StartEnvelope};
 use crate::base::error::{Error, Result};
-use crate::base::fsx;
+use crate::base::{fsx, shell};
 use crate::workspace::{DEFAULT_CONFIG, Workspace};
 use block::Comment;
 use json_hooks::HookEntries;
@@ -204,11 +204,6 @@ fn missing_binary_brief(agent: &str) -> String {
     )
 }
 
-/// `text` as one single-quoted shell word.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
 impl Adapter {
     /// What `install` does for this agent, in a few words (for help texts).
     pub fn summary(&self) -> String {
@@ -234,7 +229,7 @@ impl Adapter {
             "command -v agent-handover >/dev/null 2>&1 && exec agent-handover hook {} --agent {} || printf '%s\\n' {}",
             event.name(),
             self.name,
-            shell_quote(self.fallback(event).trim_end())
+            shell::quote(self.fallback(event).trim_end())
         )
     }
 
@@ -404,7 +399,10 @@ impl Adapter {
                         .replace("{hook}", name)
                         .replace("{what}", self.script_purpose(*event))
                         .replace("{event}", event.name())
-                        .replace("{fallback}", &shell_quote(self.fallback(*event).trim_end())),
+                        .replace(
+                            "{fallback}",
+                            &shell::quote(self.fallback(*event).trim_end()),
+                        ),
                     executable: true,
                 })
                 .collect(),

@@ -434,10 +434,13 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
         return quiet(&format!("session not recorded, not asking: {e}"));
     }
     let path = saved.path.strip_prefix(&ws.root).unwrap_or(&saved.path);
+    let path = crate::base::shell::word(&path.to_string_lossy()).into_owned();
+    // The binary by its absolute path: a login shell (Codex runs `bash
+    // -lc`) may not have it on PATH, and this is the one reminder.
+    let own = crate::base::shell::own_command();
     let reason = format!(
-        "No handover was written this session, and work happened since the last one ({}). Before you stop, hand over:\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: agent-handover run --note-file {path}\n3. If it reports findings, fix what matters (agent-handover lint {path} shows them).\nIf this session did nothing worth handing over, say so and stop.",
+        "No handover was written this session, and work happened since the last one ({}). Before you stop, hand over:\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: {own} run --note-file {path}\n3. If it reports findings, fix what matters ({own} lint {path} shows them).\nIf that path is gone (agent-handover moved or was reinstalled), run the same with `agent-handover` from a shell that has it on PATH.\nIf this session did nothing worth handing over, say so and stop.",
         work.describe(),
-        path = path.display()
     );
     HookReply {
         stdout: ask.wrap(&reason),
