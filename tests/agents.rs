@@ -203,10 +203,15 @@ enum Layout {
 impl Wire {
     /// Run the installed hook for `moment` exactly as the agent does.
     fn fire(&self, repo: &Repo, moment: Moment, with_bin: bool) -> Output {
+        self.fire_with(repo, moment, (self.stdin)(moment, &repo.root()), with_bin)
+    }
+
+    /// Run the installed hook for `moment` with `stdin` as its input.
+    fn fire_with(&self, repo: &Repo, moment: Moment, stdin: Value, with_bin: bool) -> Output {
         let root = repo.root();
         let cwd = root.join(self.cwd);
         std::fs::create_dir_all(&cwd).unwrap();
-        let stdin = (self.stdin)(moment, &root).to_string();
+        let stdin = stdin.to_string();
         let env = (self.env)(&root);
         let event = (self.event)(moment);
         match self.layout {
@@ -608,19 +613,15 @@ fn loop_for(wire: &Wire) {
         );
     }
 
-    let before = repo.drafts().len();
+    let before = repo.drafts();
+    assert_eq!(before.len(), 1, "{}: the stop's draft", wire.agent);
     let compact = wire.fire(&repo, Moment::PreCompact, true);
     assert!(compact.status.success());
-    let drafts = repo.drafts();
     assert_eq!(
-        drafts.len(),
-        before + 1,
-        "{}: pre-compact leaves a draft",
+        repo.drafts(),
+        before,
+        "{}: pre-compact updates the session's one draft in place",
         wire.agent
-    );
-    assert!(
-        drafts.iter().any(|d| d.ends_with("-pre-compact.md")),
-        "{drafts:?}"
     );
 
     let line = run_line(&request);
@@ -713,16 +714,17 @@ fn cline_gets_the_brief_at_task_start_and_drafts_where_it_cannot_be_asked() {
 
     repo.write("src/lib.rs", "pub fn parse() {}\n");
     assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
+    let drafts = repo.drafts();
     assert!(
-        repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")),
-        "{:?}",
-        repo.drafts()
+        drafts.len() == 1 && drafts[0].ends_with("-pre-compact.md"),
+        "{drafts:?}"
     );
     let complete = wire.fire(&repo, Moment::End, true);
     assert!(complete.status.success());
-    assert!(
-        repo.drafts().iter().any(|d| d.ends_with("-session-end.md")),
-        "TaskComplete cannot ask: it drafts"
+    assert_eq!(
+        repo.drafts(),
+        drafts,
+        "TaskComplete cannot ask: it updates the task's one draft"
     );
 
     hand_over_as_instructed(&repo, &repo.read(".clinerules/00-agent-handover.md"));
@@ -805,10 +807,10 @@ fn opencode_plugin_injects_the_brief_and_asks_once_on_idle() {
         "a request the agent answers"
     );
     let request = prompts[0]["body"]["parts"][0]["text"].as_str().unwrap();
+    let drafts = repo.drafts();
     assert!(
-        repo.drafts().iter().any(|d| d.ends_with("-pre-compact.md")),
-        "{:?}",
-        repo.drafts()
+        drafts.len() == 1 && request.contains(&drafts[0]),
+        "the compaction updated the one draft the request names: {drafts:?}"
     );
 
     let line = run_line(request);
@@ -1173,4 +1175,171 @@ fn the_reminders_command_works_in_a_shell_without_agent_handover_on_path() {
     let out = repo.run_shell("bash", &command, "", &[], &repo.root(), false);
     assert!(out.status.success(), "{command}: {}", text(&out.stderr));
     assert_eq!(repo.check(), 2);
+}
+
+/// `git` in the repository; panics on failure.
+fn git_in(repo: &Repo, args: &[&str], env: &[(&str, &str)]) {
+    let mut c = Command::new("git");
+    c.current_dir(repo.root())
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+/// Issue 25: "work" was measured since the last handover, not in this
+/// session, so an idle first session was asked to hand over: `install`'s
+/// own files (uncommitted, or committed during the session) counted, and
+/// so did an agent rewriting the settings file install wrote (OpenCode adds
+/// `$schema` to `opencode.json`). Work is this session's, from a baseline
+/// its start took.
+#[test]
+fn an_idle_session_is_not_asked_whatever_install_left_behind() {
+    let wire = claude();
+    for case in ["uncommitted", "committed meanwhile", "settings rewritten"] {
+        let repo = Repo::new();
+        assert!(repo.ah(&["install", "claude"]).status.success());
+        repo.write("README.md", "# p\n");
+        git_in(&repo, &["add", "README.md"], &[]);
+        git_in(&repo, &["commit", "-qm", "init"], &[]);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(wire.fire(&repo, Moment::Start, true).status.success());
+        match case {
+            "committed meanwhile" => {
+                git_in(&repo, &["add", "-A"], &[]);
+                git_in(&repo, &["commit", "-qm", "add agent-handover"], &[]);
+            }
+            "settings rewritten" => {
+                let settings = repo.read(".claude/settings.json");
+                repo.write(
+                    ".claude/settings.json",
+                    &settings.replacen('{', "{\"$schema\": \"x\", ", 1),
+                );
+            }
+            _ => {}
+        }
+        let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+        assert_eq!(
+            (wire.ask)(&text(&stop.stdout)),
+            None,
+            "{case}: nothing was done this session: {}",
+            text(&stop.stderr)
+        );
+        assert!(repo.drafts().is_empty(), "{case}: {:?}", repo.drafts());
+        // Real work in the same session is still seen.
+        repo.write("src/lib.rs", "pub fn parse() {}\n");
+        let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+        assert!((wire.ask)(&text(&stop.stdout)).is_some(), "{case}: asked");
+    }
+}
+
+/// Issue 25: git stamps whole seconds and the last handover's time has a
+/// fraction, so a commit in the same second as that handover was never
+/// counted. A session whose start was not seen measures from the last
+/// handover, to the second.
+#[test]
+fn a_commit_in_the_same_second_as_the_last_handover_is_work() {
+    let wire = claude();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "claude"]).status.success());
+    git_in(&repo, &["add", "-A"], &[]);
+    git_in(&repo, &["commit", "-qm", "install"], &[]);
+    // The install commit in an earlier second than the handover.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let o = repo.ah(&["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let finished = repo.ah(&["--json", "status"]);
+    let status: Value = serde_json::from_str(&text(&finished.stdout)).unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339(status["finished_at"].as_str().unwrap()).unwrap();
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    git_in(&repo, &["add", "src/lib.rs"], &[]);
+    let date = format!("@{} +0000", at.timestamp());
+    git_in(
+        &repo,
+        &["commit", "-qm", "parser"],
+        &[("GIT_COMMITTER_DATE", &date), ("GIT_AUTHOR_DATE", &date)],
+    );
+    // No session start was seen: work since the last handover.
+    let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+    let request = (wire.ask)(&text(&stop.stdout))
+        .unwrap_or_else(|| panic!("the commit is work: {}", text(&stop.stderr)));
+    assert!(request.contains("1 commit"), "{request}");
+}
+
+/// Issue 25: drafts misled. A session-end draft was written when nothing
+/// happened, a pre-compact draft after the session had handed over, one
+/// per compaction (Gemini fires PreCompress on every model turn), and the
+/// draft an agent was asked to complete could be rotated away. One draft
+/// per session, updated in place while nobody edits it, never written
+/// without work, kept until a handover uses it; the brief names only that.
+#[test]
+fn each_session_has_one_draft_written_only_for_work_and_kept_until_used() {
+    let wire = gemini();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "gemini"]).status.success());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(wire.fire(&repo, Moment::Start, true).status.success());
+    // Nothing done: no draft at any moment, and the brief names none.
+    for moment in [Moment::PreCompact, Moment::End] {
+        assert!(wire.fire(&repo, moment, true).status.success());
+    }
+    assert!(repo.drafts().is_empty(), "{:?}", repo.drafts());
+    let brief = text(&repo.ah(&["brief", "--agent", "gemini"]).stdout);
+    assert!(!brief.contains(".agent-handover/drafts/"), "{brief}");
+
+    // Work, then five compactions: one draft, rewritten in place.
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    for _ in 0..5 {
+        assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
+    }
+    let drafts = repo.drafts();
+    assert_eq!(drafts.len(), 1, "{drafts:?}");
+    let draft = format!(".agent-handover/drafts/{}", drafts[0]);
+    // The agent starts completing it: a later compaction leaves it alone.
+    let completing = repo.read(&draft).replace("TODO: ", "");
+    repo.write(&draft, &completing);
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
+    assert_eq!(repo.read(&draft), completing, "the agent's edits are kept");
+    // Other sessions' drafts pile up: this one is not rotated away.
+    for i in 0..25 {
+        let mut stdin = (wire.stdin)(Moment::PreCompact, &repo.root());
+        stdin["session_id"] = json!(format!("other-{i}"));
+        assert!(
+            wire.fire_with(&repo, Moment::PreCompact, stdin, true)
+                .status
+                .success()
+        );
+    }
+    assert_eq!(
+        repo.drafts().len(),
+        26,
+        "one per session, none rotated away yet"
+    );
+    assert!(repo.path(&draft).exists(), "not rotated away");
+    let brief = text(&repo.ah(&["brief", "--agent", "gemini"]).stdout);
+    assert!(
+        brief.contains(".agent-handover/drafts/"),
+        "the brief names the newest pending draft: {brief}"
+    );
+    let o = repo.ah(&["run", "--note-file", &draft]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(repo.check(), 2);
+
+    // Handed over, nothing new: a compaction or the end writes no draft,
+    // and the brief points to none.
+    let before = repo.drafts();
+    for moment in [Moment::PreCompact, Moment::End] {
+        assert!(wire.fire(&repo, moment, true).status.success());
+    }
+    assert_eq!(
+        repo.drafts(),
+        before,
+        "no draft after this session handed over"
+    );
+    let brief = text(&repo.ah(&["brief", "--agent", "gemini"]).stdout);
+    assert!(!brief.contains(".agent-handover/drafts/"), "{brief}");
 }

@@ -227,14 +227,14 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
 pub struct SavedDraft {
     /// The file.
     pub path: PathBuf,
-    /// When it was saved.
+    /// When it was last saved.
     pub saved_at: DateTime<Utc>,
-    /// What saved it: `pre-compact`, `session-end`, `stop`, `manual`.
+    /// What first saved it: `pre-compact`, `session-end`, `stop`, `manual`.
     pub trigger: String,
 }
 
 /// Save `text` as a draft of `agent` made by `trigger`, durably, and keep
-/// only the newest [`KEEP_DRAFTS`].
+/// only the newest [`KEEP_DRAFTS`] of those a handover has used.
 pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<SavedDraft> {
     fsx::check_name("agent", agent)?;
     fsx::check_name("draft trigger", trigger)?;
@@ -244,7 +244,7 @@ pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<Sa
     let stamp = saved_at.format("%Y%m%dT%H%M%S%.6fZ");
     let path = dir.join(format!("{stamp}-{agent}-{trigger}.md"));
     fsx::write_atomic(&path, text.as_bytes())?;
-    prune(&dir);
+    prune(ws, &dir);
     Ok(SavedDraft {
         path,
         saved_at,
@@ -252,13 +252,25 @@ pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<Sa
     })
 }
 
-/// The newest saved draft made after the last completed handover, if any.
+/// The newest saved draft made (or last rewritten) after the last
+/// completed handover, if any: the draft of a session that worked and has
+/// not handed over since.
 pub fn pending(ws: &Workspace) -> Result<Option<SavedDraft>> {
     let Some(newest) = list(&ws.drafts_dir())?.pop() else {
         return Ok(None);
     };
     let handed_over = last_completed_at(ws)?;
     Ok(Some(newest).filter(|d| handed_over.is_none_or(|h| d.saved_at > h)))
+}
+
+/// Whether the draft at `path` exists and no handover completed after it
+/// was last written (a handover since has used it).
+pub fn is_pending(ws: &Workspace, path: &Path) -> Result<bool> {
+    let Some(draft) = parse_name(path) else {
+        return Ok(false);
+    };
+    let handed_over = last_completed_at(ws)?;
+    Ok(path.is_file() && handed_over.is_none_or(|h| draft.saved_at > h))
 }
 
 /// The drafts in `dir`, oldest first.
@@ -276,13 +288,20 @@ fn list(dir: &Path) -> Result<Vec<SavedDraft>> {
     Ok(drafts)
 }
 
-/// `<stamp>-<agent>-<trigger>.md` back into its parts.
+/// `<stamp>-<agent>-<trigger>.md` back into its parts; saved at the later
+/// of the stamp (its first save) and its modification time (a session's
+/// draft is rewritten in place).
 fn parse_name(path: &Path) -> Option<SavedDraft> {
     let name = path.file_name()?.to_str()?.strip_suffix(".md")?;
     let (stamp, rest) = name.split_once('-')?;
-    let saved_at = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.fZ")
+    let stamped = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.fZ")
         .ok()?
         .and_utc();
+    let modified = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(DateTime::<Utc>::from);
+    let saved_at = modified.map_or(stamped, |m| m.max(stamped));
     // Agent names may hold hyphens, and so do the triggers: match the known ones.
     let trigger = ["pre-compact", "session-end", "stop", "manual"]
         .into_iter()
@@ -295,12 +314,17 @@ fn parse_name(path: &Path) -> Option<SavedDraft> {
     })
 }
 
-/// Remove all but the newest [`KEEP_DRAFTS`] drafts (best effort).
-fn prune(dir: &Path) {
+/// Remove all but the newest [`KEEP_DRAFTS`] drafts (best effort), never
+/// one a handover has not used yet: an agent may have been asked to
+/// complete it.
+fn prune(ws: &Workspace, dir: &Path) {
+    let handed_over = last_completed_at(ws).ok().flatten();
     if let Ok(drafts) = list(dir) {
         let excess = drafts.len().saturating_sub(KEEP_DRAFTS);
         for old in &drafts[..excess] {
-            let _ = std::fs::remove_file(&old.path);
+            if handed_over.is_some_and(|h| old.saved_at <= h) {
+                let _ = std::fs::remove_file(&old.path);
+            }
         }
     }
 }
@@ -437,7 +461,25 @@ mod tests {
         for i in 0..KEEP_DRAFTS + 3 {
             save(&ws, "claude", "session-end", &format!("{i}\n")).unwrap();
         }
-        assert_eq!(list(&ws.drafts_dir()).unwrap().len(), KEEP_DRAFTS);
+        // No handover used them: an agent may be completing any of them.
+        assert_eq!(list(&ws.drafts_dir()).unwrap().len(), KEEP_DRAFTS + 4);
+        assert!(is_pending(&ws, &first.path).unwrap());
+        // A handover completes: they are used, and the next save prunes.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut cp = crate::engine::checkpoint::Checkpoint {
+            status: crate::engine::checkpoint::RunStatus::Completed,
+            run_id: Some("20261126-100000-aaaa".into()),
+            finished_at: Some(Utc::now().to_rfc3339()),
+            ..Default::default()
+        };
+        cp.save(&ws.checkpoint).unwrap();
+        assert_eq!(pending(&ws).unwrap(), None);
+        assert!(!is_pending(&ws, &first.path).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let new = save(&ws, "claude", "stop", "after\n").unwrap();
+        let left = list(&ws.drafts_dir()).unwrap();
+        assert_eq!(left.len(), KEEP_DRAFTS);
+        assert_eq!(pending(&ws).unwrap().unwrap().path, new.path);
         assert!(save(&ws, "../x", "stop", "").is_err());
     }
 }

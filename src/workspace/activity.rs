@@ -6,14 +6,25 @@
 //! files from `git status` (ignored files left out); elsewhere from a bounded
 //! walk of the files' modification times. The memory, the message queues and
 //! agent-handover's own state are never counted as work: writing them is
-//! what a handover does.
+//! what a handover does; nor are the agents' settings files that `install`
+//! manages (an agent rewrites its own, as OpenCode adds `$schema` to
+//! `opencode.json`).
+//!
+//! Work is measured from a moment ([`since`]: the last handover), or from a
+//! [`Baseline`] taken when a session started ([`since_baseline`]): then the
+//! commits are those `HEAD` gained since (no clock involved), and a file
+//! counts only if it changed after the baseline saw it, so what was already
+//! uncommitted at the start (`install`'s own files among it) is not this
+//! session's work. Commit times have whole seconds: a commit in the same
+//! second as the moment counts.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use git2::{Repository, Status, StatusOptions};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::workspace::Workspace;
 
@@ -79,6 +90,53 @@ impl Activity {
     }
 }
 
+/// Most uncommitted files a [`Baseline`] lists (beyond them, a file counts
+/// when it was modified after the baseline was taken).
+pub const MAX_BASELINE_FILES: usize = 300;
+
+/// The work tree as a session found it when it started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// When it was taken.
+    pub at: DateTime<Utc>,
+    /// `HEAD`'s commit then (none: not a git repository, or no commit yet).
+    pub head: Option<String>,
+    /// The files that were uncommitted then (work paths only), each with
+    /// its size and modification time in nanoseconds.
+    pub dirty: BTreeMap<String, (u64, i128)>,
+    /// More were uncommitted than [`MAX_BASELINE_FILES`].
+    pub truncated: bool,
+}
+
+/// The work tree of `ws` now, as a baseline for a session starting now.
+pub fn baseline(ws: &Workspace) -> Baseline {
+    let mut baseline = Baseline {
+        at: Utc::now(),
+        head: None,
+        dirty: BTreeMap::new(),
+        truncated: false,
+    };
+    let Ok(repo) = Repository::discover(&ws.root) else {
+        return baseline;
+    };
+    let Some(tree) = WorkTree::open(&repo, &Excluded::of(ws)) else {
+        return baseline;
+    };
+    baseline.head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.peel_to_commit().ok())
+        .map(|c| c.id().to_string());
+    for (path, _) in tree.changed() {
+        if baseline.dirty.len() == MAX_BASELINE_FILES {
+            baseline.truncated = true;
+            break;
+        }
+        baseline.dirty.insert(path.clone(), tree.fingerprint(&path));
+    }
+    baseline
+}
+
 /// The work done in `ws` since `since` (everything when `None`).
 ///
 /// Never fails: a repository that cannot be read counts as no activity of
@@ -86,102 +144,231 @@ impl Activity {
 pub fn since(ws: &Workspace, since: Option<DateTime<Utc>>) -> Activity {
     let excluded = Excluded::of(ws);
     match Repository::discover(&ws.root) {
-        Ok(repo) => from_git(&repo, since, &excluded),
+        Ok(repo) => from_git(&repo, Start::Moment(since), &excluded),
         Err(_) => from_files(&ws.root, since, &excluded),
     }
 }
 
-/// The paths whose changes are a handover's own, not work.
+/// The work done in `ws` since `baseline` was taken: commits `HEAD` gained
+/// since, and files changed after the baseline saw them.
+pub fn since_baseline(ws: &Workspace, baseline: &Baseline) -> Activity {
+    let excluded = Excluded::of(ws);
+    match Repository::discover(&ws.root) {
+        Ok(repo) => from_git(&repo, Start::Baseline(baseline), &excluded),
+        Err(_) => from_files(&ws.root, Some(baseline.at), &excluded),
+    }
+}
+
+/// Where work is measured from.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    Moment(Option<DateTime<Utc>>),
+    Baseline(&'a Baseline),
+}
+
+/// The paths whose changes are not work: a handover's own, and the agents'
+/// settings files `install` manages.
 struct Excluded {
     dirs: Vec<PathBuf>,
+    files: Vec<PathBuf>,
 }
 
 impl Excluded {
     /// The workspace's memory, state and message folders (absolute already:
-    /// [`Workspace::resolve`] makes them so).
+    /// [`Workspace::resolve`] makes them so), its config, and every file of
+    /// the install record but the instructions (Markdown: an agent's edit
+    /// of those is work).
     fn of(ws: &Workspace) -> Self {
+        let mut files: Vec<PathBuf> = ws.config_path.iter().cloned().collect();
+        files.extend(installed_settings(ws).into_iter().map(|f| ws.root.join(f)));
         Excluded {
             dirs: vec![
                 ws.memory.root.clone(),
                 ws.state_dir().to_path_buf(),
                 ws.messages_dir(),
             ],
+            files,
         }
     }
 
     fn contains(&self, path: &Path) -> bool {
-        self.dirs.iter().any(|d| path.starts_with(d))
+        self.dirs.iter().any(|d| path.starts_with(d)) || self.files.iter().any(|f| path == f)
+    }
+
+    /// The same paths with symlinks resolved (git reports real paths).
+    fn canonical(&self) -> Self {
+        let real = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+        Excluded {
+            dirs: self.dirs.iter().map(real).collect(),
+            files: self
+                .files
+                .iter()
+                .map(|f| match (f.parent(), f.file_name()) {
+                    // The file itself may not exist: resolve its folder.
+                    (Some(dir), Some(name)) => real(&dir.to_path_buf()).join(name),
+                    _ => f.clone(),
+                })
+                .collect(),
+        }
     }
 }
 
-fn from_git(repo: &Repository, since: Option<DateTime<Utc>>, excluded: &Excluded) -> Activity {
-    let Some(workdir) = repo.workdir().map(|w| w.canonicalize().unwrap_or(w.into())) else {
+/// The files `install` manages that are settings, not instructions: the
+/// keys of the install record's `files` not ending in `.md` (read leniently:
+/// no record, or one this version cannot read, excludes nothing).
+fn installed_settings(ws: &Workspace) -> Vec<String> {
+    let Ok(Some(text)) = crate::base::fsx::read_text_bounded(
+        &ws.install_record(),
+        16 * 1024 * 1024,
+        "move the oversized install record aside",
+    ) else {
+        return Vec::new();
+    };
+    let Ok(record) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    record["files"]
+        .as_object()
+        .map(|files| {
+            files
+                .keys()
+                .filter(|f| !f.ends_with(".md") && !f.ends_with(".mdc"))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A repository's work tree, its work paths only.
+struct WorkTree<'r> {
+    repo: &'r Repository,
+    workdir: PathBuf,
+    excluded: Excluded,
+}
+
+impl<'r> WorkTree<'r> {
+    fn open(repo: &'r Repository, excluded: &Excluded) -> Option<Self> {
+        let workdir = repo
+            .workdir()
+            .map(|w| w.canonicalize().unwrap_or(w.into()))?;
+        Some(WorkTree {
+            repo,
+            workdir,
+            excluded: excluded.canonical(),
+        })
+    }
+
+    fn is_work(&self, rel: &Path) -> bool {
+        !self.excluded.contains(&self.workdir.join(rel))
+    }
+
+    /// Uncommitted work files (ignored ones left out), with their change.
+    fn changed(&self) -> Vec<(String, &'static str)> {
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .renames_head_to_index(true);
+        let Ok(statuses) = self.repo.statuses(Some(&mut opts)) else {
+            return Vec::new();
+        };
+        let mut changed = Vec::new();
+        for entry in statuses.iter() {
+            let Ok(path) = entry.path() else { continue };
+            if !self.is_work(Path::new(path)) {
+                continue;
+            }
+            let status = entry.status();
+            let change = if status.intersects(Status::WT_DELETED | Status::INDEX_DELETED) {
+                "deleted"
+            } else if status.intersects(Status::WT_NEW | Status::INDEX_NEW) {
+                "new"
+            } else if status.intersects(Status::INDEX_RENAMED | Status::WT_RENAMED) {
+                "renamed"
+            } else {
+                "modified"
+            };
+            changed.push((path.to_string(), change));
+        }
+        changed
+    }
+
+    /// A file's size and modification time (nanoseconds), `(0, 0)` when it
+    /// is gone.
+    fn fingerprint(&self, rel: &str) -> (u64, i128) {
+        std::fs::metadata(self.workdir.join(rel))
+            .map(|m| {
+                let at = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos() as i128);
+                (m.len(), at)
+            })
+            .unwrap_or((0, 0))
+    }
+
+    /// When a file was last modified, if it exists.
+    fn modified(&self, rel: &str) -> Option<DateTime<Utc>> {
+        std::fs::metadata(self.workdir.join(rel))
+            .and_then(|m| m.modified())
+            .ok()
+            .map(DateTime::<Utc>::from)
+    }
+}
+
+fn from_git(repo: &Repository, from: Start<'_>, excluded: &Excluded) -> Activity {
+    let Some(tree) = WorkTree::open(repo, excluded) else {
         return Activity::default();
     };
-    let excluded = Excluded {
-        dirs: excluded
-            .dirs
-            .iter()
-            .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
-            .collect(),
+    let since = match from {
+        Start::Moment(since) => since,
+        Start::Baseline(b) => Some(b.at),
     };
-    let is_work = |rel: &Path| !excluded.contains(&workdir.join(rel));
     let mut activity = Activity {
         since,
         git: true,
         ..Activity::default()
     };
-    activity.commits = commits_since(repo, since, &is_work, &mut activity.truncated);
-    let mut opts = StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false)
-        .renames_head_to_index(true);
-    let Ok(statuses) = repo.statuses(Some(&mut opts)) else {
-        return activity;
+    // A commit of what the session found uncommitted, unchanged since (the
+    // files `install` wrote, committed now), is not this session's work.
+    let is_work = |rel: &Path| {
+        tree.is_work(rel)
+            && !matches!(from, Start::Baseline(b)
+                if rel.to_str().and_then(|r| b.dirty.get(r).map(|seen| (r, seen)))
+                    .is_some_and(|(r, seen)| *seen == tree.fingerprint(r)))
     };
-    for entry in statuses.iter() {
-        let Ok(path) = entry.path() else { continue };
-        let rel = Path::new(path);
-        if !is_work(rel) {
-            continue;
-        }
-        let status = entry.status();
-        let change = if status.intersects(Status::WT_DELETED | Status::INDEX_DELETED) {
-            "deleted"
-        } else if status.intersects(Status::WT_NEW | Status::INDEX_NEW) {
-            "new"
-        } else if status.intersects(Status::INDEX_RENAMED | Status::WT_RENAMED) {
-            "renamed"
-        } else {
-            "modified"
+    activity.commits = commits_since(repo, from, &is_work, &mut activity.truncated);
+    for (path, change) in tree.changed() {
+        let new_work = match from {
+            Start::Moment(None) => true,
+            // A file deleted, or changed before the moment, is not new work.
+            Start::Moment(Some(since)) => tree.modified(&path).is_some_and(|at| at >= since),
+            // Changed since the baseline saw it (or new to it).
+            Start::Baseline(b) => match b.dirty.get(&path) {
+                Some(seen) => *seen != tree.fingerprint(&path),
+                None if b.truncated => tree.modified(&path).is_none_or(|at| at >= b.at),
+                None => true,
+            },
         };
-        // A file deleted, or changed before the moment, is not new work.
-        let modified = std::fs::metadata(workdir.join(rel)).and_then(|m| m.modified());
-        let recent = match (since, modified) {
-            (None, _) => true,
-            (Some(since), Ok(at)) => DateTime::<Utc>::from(at) >= since,
-            (Some(_), Err(_)) => false,
-        };
-        if !recent {
+        if !new_work {
             continue;
         }
         if activity.changed_files.len() == MAX_FILES {
             activity.truncated = true;
             break;
         }
-        activity.changed_files.push(ChangedFile {
-            path: path.to_string(),
-            change,
-        });
+        activity.changed_files.push(ChangedFile { path, change });
     }
     activity
 }
 
-/// Commits reachable from `HEAD` made after `since` that changed a path of work.
+/// Commits reachable from `HEAD` that changed a path of work: those made
+/// in or after the moment's second (commit times have whole seconds), or
+/// those a baseline's `HEAD` does not reach.
 fn commits_since(
     repo: &Repository,
-    since: Option<DateTime<Utc>>,
+    from: Start<'_>,
     is_work: &dyn Fn(&Path) -> bool,
     truncated: &mut bool,
 ) -> Vec<Commit> {
@@ -191,13 +378,25 @@ fn commits_since(
     if walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
         return Vec::new();
     }
+    let mut since_second = None;
+    match from {
+        Start::Moment(since) => since_second = since.map(|s| s.timestamp()),
+        Start::Baseline(b) => {
+            if let Some(head) = b.head.as_deref().and_then(|h| git2::Oid::from_str(h).ok())
+                && walk.hide(head).is_err()
+            {
+                // The start's HEAD is gone (history rewritten): the clock.
+                since_second = Some(b.at.timestamp());
+            }
+        }
+    }
     let mut commits = Vec::new();
     for oid in walk.flatten() {
         let Ok(commit) = repo.find_commit(oid) else {
             continue;
         };
-        let time = DateTime::from_timestamp(commit.time().seconds(), 0).unwrap_or_default();
-        if since.is_some_and(|since| time <= since) {
+        let seconds = commit.time().seconds();
+        if since_second.is_some_and(|since| seconds < since) {
             break;
         }
         if !touches_work(repo, &commit, is_work) {
@@ -210,7 +409,7 @@ fn commits_since(
         commits.push(Commit {
             id: oid.to_string()[..10].to_string(),
             summary: commit.summary().ok().flatten().unwrap_or("").to_string(),
-            time,
+            time: DateTime::from_timestamp(seconds, 0).unwrap_or_default(),
         });
     }
     commits
@@ -351,6 +550,36 @@ mod tests {
             since(&ws, Some(later)).is_empty(),
             "nothing after the moment"
         );
+    }
+
+    #[test]
+    fn from_a_baseline_only_what_changed_after_it_is_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        commit_all(&repo, "add a");
+        std::fs::write(dir.path().join("left.rs"), "left over\n").unwrap();
+        let ws = workspace(dir.path());
+        let start = baseline(&ws);
+        assert_eq!(start.dirty.len(), 1);
+        assert!(start.head.is_some());
+        assert!(
+            since_baseline(&ws, &start).is_empty(),
+            "found uncommitted, untouched"
+        );
+        commit_all(&repo, "commit what was left");
+        assert!(
+            since_baseline(&ws, &start).is_empty(),
+            "committing what the start found is not new work"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(dir.path().join("a.rs"), "fn a() { b() }\n").unwrap();
+        let got = since_baseline(&ws, &start);
+        assert_eq!(got.changed_files.len(), 1, "{got:?}");
+        commit_all(&repo, "call b");
+        let got = since_baseline(&ws, &start);
+        let summaries: Vec<_> = got.commits.iter().map(|c| c.summary.as_str()).collect();
+        assert_eq!(summaries, ["call b"]);
     }
 
     #[test]

@@ -323,6 +323,8 @@ fn session_start(
         source: input.source.clone(),
         tmux_pane: std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty()),
         asked_at: None,
+        baseline: Some(activity::baseline(ws)),
+        draft: None,
     };
     // A resumed or compacted session keeps its start (and its "asked" mark).
     let keep = session::load(ws, agent, input.session_id.as_deref())
@@ -391,11 +393,7 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     if let Some(p) = active_pause(&ws.pause_files()) {
         return quiet(&format!("paused by {}", p.file.display()));
     }
-    // One stop at a time per workspace, from reading the session's "asked"
-    // mark to writing it: stops fired at once ask once, with one draft.
-    let _one_at_a_time = match crate::base::fsx::create_dir_durable(&ws.sessions_dir())
-        .and_then(|()| crate::base::fsx::lock_exclusive(&ws.sessions_dir().join(".stop.lock")))
-    {
+    let _one_at_a_time = match session_lock(ws) {
         Ok(lock) => lock,
         Err(e) => return quiet(&format!("session not readable, not asking: {e}")),
     };
@@ -405,35 +403,28 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     if record.as_ref().is_some_and(|r| r.asked_at.is_some()) {
         return quiet("already asked this session");
     }
-    let started = record.as_ref().map(|r| r.started_at);
     let last = last_completed_at(ws).ok().flatten();
-    if let (Some(last), Some(started)) = (last, started)
-        && last > started
+    if let (Some(last), Some(r)) = (last, &record)
+        && last > r.started_at
     {
         return quiet("a handover was written this session");
     }
-    let work = activity::since(ws, last.or(started));
+    let mut record =
+        record.unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
+    let work = session_work(ws, &record, last);
     if work.is_empty() {
-        return quiet("no work since the last handover");
+        return quiet("no work this session since the last handover");
     }
-    let saved = match draft_text(ws, agent).and_then(|t| draft::save(ws, agent, "stop", &t)) {
-        Ok(saved) => saved,
+    let path = match save_session_draft(ws, agent, "stop", &mut record) {
+        Ok(path) => path,
         Err(e) => return quiet(&format!("no draft saved: {e}")),
     };
-    let mut marked = record.unwrap_or_else(|| SessionRecord {
-        agent: agent.to_string(),
-        session_id: input.session_id.clone(),
-        started_at: Utc::now(),
-        source: None,
-        tmux_pane: None,
-        asked_at: None,
-    });
-    marked.asked_at = Some(Utc::now());
-    if let Err(e) = session::save(ws, &marked) {
+    record.asked_at = Some(Utc::now());
+    if let Err(e) = session::save(ws, &record) {
         // Without the mark the agent could be asked again: do not ask at all.
         return quiet(&format!("session not recorded, not asking: {e}"));
     }
-    let path = saved.path.strip_prefix(&ws.root).unwrap_or(&saved.path);
+    let path = path.strip_prefix(&ws.root).unwrap_or(&path);
     let path = crate::base::shell::word(&path.to_string_lossy()).into_owned();
     // The binary by its absolute path: a login shell (Codex runs `bash
     // -lc`) may not have it on PATH, and this is the one reminder.
@@ -448,6 +439,63 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     }
 }
 
+/// One hook at a time per workspace reads and writes the session records
+/// (stops fired at once ask once, with one draft; a pre-compact beside a
+/// stop updates the one draft).
+fn session_lock(ws: &Workspace) -> crate::Result<std::fs::File> {
+    crate::base::fsx::create_dir_durable(&ws.sessions_dir())?;
+    crate::base::fsx::lock_exclusive(&ws.sessions_dir().join(".stop.lock"))
+}
+
+/// This session's work: since the last handover when it handed over
+/// itself, else since its start's baseline (a session whose start was not
+/// seen: since the last handover).
+fn session_work(
+    ws: &Workspace,
+    record: &SessionRecord,
+    last: Option<chrono::DateTime<Utc>>,
+) -> activity::Activity {
+    let handed_over_here = last.is_some_and(|last| last > record.started_at);
+    match (&record.baseline, handed_over_here) {
+        (Some(baseline), false) => activity::since_baseline(ws, baseline),
+        _ => activity::since(ws, last),
+    }
+}
+
+/// Save `record`'s session's one draft: rewritten in place while it still
+/// holds what a hook last wrote and no handover came after it; left alone
+/// while the agent completes it; a new one once a handover used it.
+/// Returns its path; the caller saves the record.
+fn save_session_draft(
+    ws: &Workspace,
+    agent: &str,
+    trigger: &str,
+    record: &mut SessionRecord,
+) -> crate::Result<PathBuf> {
+    let text = draft_text(ws, agent)?;
+    if let Some(d) = &record.draft
+        && draft::is_pending(ws, &d.path)?
+    {
+        let on_disk = std::fs::read_to_string(&d.path).ok();
+        if on_disk.as_deref().map(session::text_hash).as_ref() != Some(&d.written) {
+            return Ok(d.path.clone()); // the agent is completing it
+        }
+        crate::base::fsx::write_atomic(&d.path, text.as_bytes())?;
+        let path = d.path.clone();
+        record.draft = Some(session::SessionDraft {
+            path: path.clone(),
+            written: session::text_hash(&text),
+        });
+        return Ok(path);
+    }
+    let saved = draft::save(ws, agent, trigger, &text)?;
+    record.draft = Some(session::SessionDraft {
+        path: saved.path.clone(),
+        written: session::text_hash(&text),
+    });
+    Ok(saved.path)
+}
+
 fn quiet(why: &str) -> HookReply {
     HookReply {
         stdout: envelope::NOTHING.to_string(),
@@ -455,34 +503,34 @@ fn quiet(why: &str) -> HookReply {
     }
 }
 
-/// Save a mechanical draft unless a handover was written this session.
+/// Save this session's draft when the session worked since its start (or
+/// since its own handover): before a compaction and at session end, where
+/// the agent cannot be asked.
 fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) -> HookReply {
-    let record = session::load(ws, agent, input.session_id.as_deref())
+    let said = |why: String| HookReply {
+        stdout: envelope::NOTHING.to_string(),
+        stderr: format!("agent-handover: {why}\n"),
+    };
+    let _one_at_a_time = match session_lock(ws) {
+        Ok(lock) => lock,
+        Err(e) => return said(format!("no draft saved: {e}")),
+    };
+    let mut record = session::load(ws, agent, input.session_id.as_deref())
         .ok()
-        .flatten();
+        .flatten()
+        .unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
     let last = last_completed_at(ws).ok().flatten();
-    if let (Some(last), Some(r)) = (last, &record)
-        && last > r.started_at
-        && event == HookEvent::SessionEnd
-    {
-        return quiet("a handover was written this session");
+    if session_work(ws, &record, last).is_empty() {
+        return said("no draft: no work this session since the last handover".into());
     }
-    match draft_text(ws, agent).and_then(|t| draft::save(ws, agent, event.name(), &t)) {
-        Ok(saved) => HookReply {
-            stdout: envelope::NOTHING.to_string(),
-            stderr: format!(
-                "agent-handover: draft saved to {}\n",
-                saved
-                    .path
-                    .strip_prefix(&ws.root)
-                    .unwrap_or(&saved.path)
-                    .display()
-            ),
-        },
-        Err(e) => HookReply {
-            stdout: envelope::NOTHING.to_string(),
-            stderr: format!("agent-handover: no draft saved: {e}\n"),
-        },
+    let saved = save_session_draft(ws, agent, event.name(), &mut record)
+        .and_then(|path| session::save(ws, &record).map(|()| path));
+    match saved {
+        Ok(path) => said(format!(
+            "draft saved to {}",
+            path.strip_prefix(&ws.root).unwrap_or(&path).display()
+        )),
+        Err(e) => said(format!("no draft saved: {e}")),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Per-session records of the agents' hooks, in `.agent-handover/sessions/`:
 //! when the session started (so "a handover was written this session" can
-//! be told) and whether its stop hook already asked for a handover (so it
-//! asks once, whatever the agent reports).
+//! be told) and the work tree as it found it (so only this session's work
+//! counts), whether its stop hook already asked for a handover (so it asks
+//! once, whatever the agent reports), and its one draft.
 
 use std::path::PathBuf;
 
@@ -12,6 +13,7 @@ use sha1::{Digest, Sha1};
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::workspace::Workspace;
+use crate::workspace::activity::Baseline;
 
 /// Records kept; the oldest are removed beyond this.
 const KEEP: usize = 200;
@@ -33,6 +35,47 @@ pub struct SessionRecord {
     pub tmux_pane: Option<String>,
     /// When its stop hook asked for a handover, if it did.
     pub asked_at: Option<DateTime<Utc>>,
+    /// The work tree when it started (absent in records of 0.6.0 and of
+    /// sessions whose start was not seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+    /// Its draft, if a hook saved one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<SessionDraft>,
+}
+
+/// The one draft of a session: updated in place while nobody edited it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionDraft {
+    /// The file.
+    pub path: PathBuf,
+    /// SHA-1 (hex) of the text a hook last wrote there: another text means
+    /// the agent has been completing it, and it is left alone.
+    pub written: String,
+}
+
+impl SessionRecord {
+    /// A record of `agent`'s session `id` whose start was not seen.
+    pub fn unseen(agent: &str, id: Option<&str>) -> Self {
+        SessionRecord {
+            agent: agent.to_string(),
+            session_id: id.map(String::from),
+            started_at: Utc::now(),
+            source: None,
+            tmux_pane: None,
+            asked_at: None,
+            baseline: None,
+            draft: None,
+        }
+    }
+}
+
+/// SHA-1 (hex) of `text`, as [`SessionDraft::written`] keeps it.
+pub fn text_hash(text: &str) -> String {
+    Sha1::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The record file of `agent`'s session `id` (ids are hashed: they come from outside).
@@ -128,6 +171,8 @@ mod tests {
             source: None,
             tmux_pane: pane.map(Into::into),
             asked_at: None,
+            baseline: None,
+            draft: None,
         };
         save(&ws, &record("claude", Some("%3"))).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -148,6 +193,8 @@ mod tests {
             source: Some("startup".into()),
             tmux_pane: None,
             asked_at: None,
+            baseline: None,
+            draft: None,
         };
         save(&ws, &r).unwrap();
         assert_eq!(
