@@ -6,6 +6,8 @@ mod common;
 
 use std::process::Command;
 
+use assert_cmd::cargo::CommandCargoExt as _;
+
 use common::{Project, git, stderr, stdout};
 
 const GIT_CONFIG: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"TAG\"\n\n[backend]\ntype = \"git\"\nmessage = \"handover: TAG\"\n";
@@ -471,6 +473,10 @@ fn a_paused_workspace_publishes_nothing_until_unpaused() {
 fn wrong_branch_or_missing_remote_are_clear_errors() {
     let s = setup(1);
     let p = &s.clones[0];
+    // Set, they are requirements (unset, they follow the project: below).
+    let cfg = std::fs::read_to_string(p.path("handover.toml")).unwrap()
+        + "branch = \"main\"\npush = true\n";
+    std::fs::write(p.path("handover.toml"), cfg).unwrap();
     git(p.dir.path(), &["checkout", "-q", "-b", "feature"]);
     let o = p.handover("x");
     assert_eq!(o.status.code(), Some(1));
@@ -1356,4 +1362,61 @@ fn doctor_sees_a_lock_left_in_a_local_remote() {
         stdout(&o)
     );
     assert!(!lock.exists());
+}
+
+/// Issue 25: without a handover.toml, `run` used the git backend with
+/// branch `main` and push on: in a fresh `git init` on `master`, or with no
+/// remote, the publish failed and the handover was left interrupted. Unset
+/// keys follow the project: the branch HEAD is on, a push only when the
+/// remote exists ("committed locally, no remote"), and once a remote is
+/// added the next handover pushes; outside a repository, nothing to commit.
+#[test]
+fn with_no_config_a_handover_completes_in_any_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "master"]);
+    git(d, &["config", "user.name", "U"]);
+    git(d, &["config", "user.email", "u@example.com"]);
+    let ah = |args: &[&str]| {
+        Command::cargo_bin("agent-handover")
+            .unwrap()
+            .current_dir(d)
+            .env("HOME", d)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = ah(&["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("committed locally, no remote"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(ah(&["check"]).status.code(), Some(2));
+    assert_eq!(git(d, &["rev-parse", "--abbrev-ref", "HEAD"]), "master");
+    assert!(git(d, &["log", "--format=%s"]).contains("handover"));
+    // A remote added: the next handover pushes master there.
+    let remote = tempfile::tempdir().unwrap();
+    git(remote.path(), &["init", "-q", "--bare"]);
+    git(
+        d,
+        &["remote", "add", "origin", &remote.path().to_string_lossy()],
+    );
+    let o = ah(&["run", "--note", "# Handoff\n\n## Next step\nShip more.\n"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        git(remote.path(), &["log", "--format=%s", "master"]).contains("handover"),
+        "pushed"
+    );
+    // Outside any repository: kept locally.
+    let plain = tempfile::tempdir().unwrap();
+    let o = Command::cargo_bin("agent-handover")
+        .unwrap()
+        .current_dir(plain.path())
+        .env("HOME", plain.path())
+        .args(["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
 }

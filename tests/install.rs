@@ -95,8 +95,8 @@ fn claude_hook_merges_into_existing_settings() {
     std::fs::write(p.path("CLAUDE.md"), "Be brief.\n").unwrap();
     assert_eq!(
         changes(&install(&p, "claude")),
-        ["updated", "updated", "created"],
-        "CLAUDE.md, settings, .mcp.json (the project has its handover.toml)"
+        ["updated", "updated", "created", "created"],
+        "CLAUDE.md, settings, .mcp.json, .gitignore (the project has its handover.toml)"
     );
     let v: serde_json::Value = serde_json::from_str(&read(&p, ".claude/settings.json")).unwrap();
     assert_eq!(v["permissions"]["allow"][0], "Bash(cargo test:*)");
@@ -123,7 +123,7 @@ fn claude_hook_merges_into_existing_settings() {
     let before = read(&p, ".claude/settings.json");
     assert_eq!(
         changes(&install(&p, "claude")),
-        ["unchanged", "unchanged", "unchanged"]
+        ["unchanged", "unchanged", "unchanged", "unchanged"]
     );
     assert_eq!(read(&p, ".claude/settings.json"), before);
 }
@@ -298,4 +298,43 @@ fn install_and_remove_killed_at_every_write_end_before_or_after() {
     }
     assert!(kills >= 8, "{kills} kill points");
     eprintln!("install/remove killed at {kills} points, every file restored");
+}
+
+/// Issue 25: `install` did not ignore `.agent-handover/` in git, so
+/// checkpoints, sessions and drafts showed as untracked files. It adds
+/// the state folder to `.gitignore` in each agent's marked lines, keeps
+/// the user's own lines, and `--remove` takes its lines out again.
+#[test]
+fn install_ignores_the_state_folder_and_remove_takes_it_back() {
+    let p = Project::new(&config(""));
+    std::fs::write(p.path(".gitignore"), "target/\n").unwrap();
+    for agent in ["claude", "codex"] {
+        assert!(p.run(&["install", agent]).status.success());
+    }
+    let ignore = std::fs::read_to_string(p.path(".gitignore")).unwrap();
+    assert!(ignore.starts_with("target/\n"), "{ignore}");
+    assert_eq!(ignore.matches("/.agent-handover/").count(), 2, "{ignore}");
+    let git = std::process::Command::new("git")
+        .current_dir(p.dir.path())
+        .args(["init", "-q"])
+        .output()
+        .unwrap();
+    assert!(git.status.success());
+    assert!(p.run(&["check"]).status.success());
+    std::fs::create_dir_all(p.path(".agent-handover/drafts")).unwrap();
+    std::fs::write(p.path(".agent-handover/drafts/x.md"), "x").unwrap();
+    let status = std::process::Command::new("git")
+        .current_dir(p.dir.path())
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains(".agent-handover"), "{status}");
+    for agent in ["claude", "codex"] {
+        assert!(p.run(&["install", "--remove", agent]).status.success());
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.path(".gitignore")).unwrap(),
+        "target/\n"
+    );
 }

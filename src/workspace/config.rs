@@ -266,7 +266,10 @@ mod tests {
         let (config, warnings) = Config::parse(&starter("codex"), None).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(config.handover.tag.as_deref(), Some("codex"));
-        assert_eq!(config.backend.kind.as_deref(), Some("null"));
+        assert_eq!(
+            config.backend.kind, None,
+            "git in a repository, null outside"
+        );
     }
 
     #[test]

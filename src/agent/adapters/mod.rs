@@ -197,6 +197,20 @@ fn timeout_secs(event: HookEvent) -> u64 {
     }
 }
 
+/// The state folder (checkpoint, sessions, drafts: this machine's, never
+/// published) in the project's `.gitignore`, in the agent's marked block,
+/// when the folder is inside the project.
+fn ignore_part(ws: &Workspace) -> Option<Part> {
+    let rel = ws.state_dir().strip_prefix(&ws.root).ok()?;
+    let rel = rel.to_str().filter(|r| !r.is_empty())?;
+    Some(Part::Block {
+        path: ".gitignore".into(),
+        comment: Comment::Hash,
+        body: format!("/{rel}/\n"),
+        also: None,
+    })
+}
+
 /// The text an agent reads when agent-handover is not on `PATH`.
 fn missing_binary_brief(agent: &str) -> String {
     format!(
@@ -273,6 +287,7 @@ impl Adapter {
         }
         parts.extend(self.hook_parts(ws));
         parts.extend(self.mcp_part());
+        parts.extend(ignore_part(ws));
         parts
     }
 

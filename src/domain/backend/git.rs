@@ -66,6 +66,20 @@ pub struct GitSpec {
     /// absent: [`DEFAULT_NETWORK_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+    /// `push` was left unset and the remote does not exist: the publish
+    /// commits locally and says so, and a sync has nothing to bring in.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_remote: bool,
+}
+
+/// The branch `repo`'s HEAD is on (unborn too), if it is on one.
+pub fn current_branch(repo: &Repository) -> Option<String> {
+    let head = repo.find_reference("HEAD").ok()?;
+    head.symbolic_target()
+        .ok()
+        .flatten()?
+        .strip_prefix("refs/heads/")
+        .map(str::to_string)
 }
 
 /// How long a publish's push or fetch may take by default, for every
@@ -245,6 +259,12 @@ impl GitSpec {
             Some(id) => format!("committed {}", short(id)),
             None => "nothing to commit".to_string(),
         };
+        if self.no_remote {
+            return Ok(format!(
+                "{committed} on {}; committed locally, no remote (`git remote add {} <url>` and the next handover pushes)",
+                self.branch, self.remote
+            ));
+        }
         if !self.push {
             return Ok(format!("{committed}; not pushed (push = false)"));
         }
@@ -257,6 +277,12 @@ impl GitSpec {
     /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
     /// (fast-forward, or a merge by layer; nothing is pushed).
     fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
+        if self.no_remote {
+            return Ok(Synced::Local(format!(
+                "no remote {:?}: the memory is committed on this machine only (`git remote add {} <url>`)",
+                self.remote, self.remote
+            )));
+        }
         let repo = self.open_repo()?;
         let _one_publish = publish_lock(&repo)?;
         self.check_branch(&repo)?;
@@ -982,6 +1008,7 @@ mod tests {
             remote: "origin".into(),
             memory: None,
             timeout_secs: None,
+            no_remote: false,
         };
         (dir, spec)
     }

@@ -33,7 +33,11 @@ pub enum BackendSpec {
 impl BackendSpec {
     /// The backend a `[backend]` section describes, as 0.5.1 reads it:
     /// `repo_dir` relative to the project root, `paths` relative to
-    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`.
+    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`. What
+    /// it leaves unset is decided by the project, so the defaults work in
+    /// any: no `type` is git inside a git work tree and null outside one; no
+    /// `branch` is the branch HEAD is on; no `push` pushes only when the
+    /// remote exists (else the publish says it committed locally).
     pub fn from_config(
         section: &BackendSection,
         memory: MemoryLocations,
@@ -41,11 +45,20 @@ impl BackendSpec {
         no_push: bool,
     ) -> Result<Self, String> {
         let memory_root = memory.memory_dir.as_path();
-        match section.kind.as_deref().unwrap_or("git") {
+        let repo_dir = fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
+        let repo = || {
+            git2::Repository::discover(&repo_dir)
+                .ok()
+                .filter(|r| r.workdir().is_some())
+        };
+        let kind = match section.kind.as_deref() {
+            Some(kind) => kind,
+            None if repo().is_some() => "git",
+            None => "null",
+        };
+        match kind {
             "null" => Ok(BackendSpec::Null),
             "git" => {
-                let repo_dir =
-                    fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
                 let paths = match &section.paths {
                     Some(paths) if !paths.is_empty() => paths
                         .iter()
@@ -53,14 +66,26 @@ impl BackendSpec {
                         .collect(),
                     _ => vec![memory_root.to_path_buf()],
                 };
+                let repo = repo();
+                let remote = section.remote.clone().unwrap_or_else(|| "origin".into());
+                let branch = section
+                    .branch
+                    .clone()
+                    .or_else(|| repo.as_ref().and_then(git::current_branch))
+                    .unwrap_or_else(|| "main".into());
+                let no_remote = section.push.is_none()
+                    && repo
+                        .as_ref()
+                        .is_some_and(|r| r.find_remote(&remote).is_err());
                 Ok(BackendSpec::Git(GitSpec {
                     repo_dir,
                     paths,
-                    push: !no_push && section.push.unwrap_or(true),
-                    branch: section.branch.clone().unwrap_or_else(|| "main".into()),
-                    remote: section.remote.clone().unwrap_or_else(|| "origin".into()),
+                    push: !no_push && !no_remote && section.push.unwrap_or(true),
+                    branch,
+                    remote,
                     memory: Some(memory),
                     timeout_secs: section.timeout_secs,
+                    no_remote,
                 }))
             }
             other => Err(format!(
@@ -235,16 +260,55 @@ mod tests {
         assert!(err.contains("unknown backend type: \"s3\""), "{err}");
     }
 
+    /// Issue 25: with no handover.toml, a fresh `git init` on `master`, or a
+    /// repository without a remote, failed its publish (branch `main`, push
+    /// on) and left the handover interrupted.
+    #[test]
+    fn unset_keys_follow_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let here = || {
+            BackendSpec::from_config(&section(None), mem(&root.to_string_lossy()), root, false)
+                .unwrap()
+        };
+        assert_eq!(here(), BackendSpec::Null, "no repository: local");
+        let mut opts = git2::RepositoryInitOptions::new();
+        opts.initial_head("trunk");
+        let repo = git2::Repository::init_opts(root, &opts).unwrap();
+        let BackendSpec::Git(g) = here() else {
+            panic!("a repository: git")
+        };
+        assert_eq!(g.branch, "trunk", "the branch HEAD is on (unborn too)");
+        assert!(!g.push && g.no_remote, "no remote: commit locally");
+        repo.remote("origin", "https://example.com/r.git").unwrap();
+        let BackendSpec::Git(g) = here() else {
+            panic!("git")
+        };
+        assert!(g.push && !g.no_remote);
+        let mut explicit = section(Some("git"));
+        explicit.push = Some(true);
+        explicit.remote = Some("upstream".into());
+        let Ok(BackendSpec::Git(g)) =
+            BackendSpec::from_config(&explicit, mem(&root.to_string_lossy()), root, false)
+        else {
+            panic!("git")
+        };
+        assert!(
+            g.push && !g.no_remote,
+            "push = true is kept: a missing remote is an error"
+        );
+    }
+
     #[test]
     fn git_keys_mean_what_they_mean_in_0_5_1() {
-        let mut s = section(None);
+        let mut s = section(Some("git"));
         s.paths = Some(vec!["notes".into()]);
         s.repo_dir = Some("repo".into());
         let memory = Path::new("/p/memory");
         let Ok(BackendSpec::Git(g)) =
             BackendSpec::from_config(&s, mem("/p"), Path::new("/p"), false)
         else {
-            panic!("git is the default type")
+            panic!("git")
         };
         assert_eq!(g.repo_dir, Path::new("/p/repo"));
         assert_eq!(g.paths, [Path::new("/p/repo/notes")]);
