@@ -94,6 +94,7 @@ fn main() {
         remote: "origin".into(),
         memory: None,
         timeout_secs: None,
+        no_remote: false,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {
@@ -146,6 +147,7 @@ fn memory_spec(work: &Path) -> GitSpec {
             state_history_dir: work.join(".agent-handover/history/current-state"),
         }),
         timeout_secs: None,
+        no_remote: false,
     }
 }
 
