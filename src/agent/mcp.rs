@@ -37,18 +37,16 @@ struct BriefArgs {
 #[derive(Deserialize, JsonSchema)]
 struct DraftArgs {
     agent: Option<String>,
-    /// code, tests, docs, code-quality, infrastructure or planning.
+    /// code|tests|docs|code-quality|infrastructure|planning
     work_type: Option<String>,
-    /// Run the [[metric]] commands (slow).
     #[serde(default)]
     measure: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
 struct HandoverArgs {
-    /// The completed handoff Markdown (e.g. a draft with its TODOs done).
+    /// Completed handoff
     note: String,
-    /// Default: the note.
     current_state: Option<String>,
     #[serde(default)]
     no_push: bool,
@@ -57,7 +55,7 @@ struct HandoverArgs {
 #[derive(Deserialize, JsonSchema)]
 struct SendArgs {
     from: String,
-    /// An agent, or `shared`.
+    /// Agent or `shared`
     to: String,
     subject: String,
     body: String,
@@ -84,40 +82,34 @@ enum TaskActionName {
 #[derive(Deserialize, JsonSchema)]
 struct TaskArgs {
     action: TaskActionName,
-    /// The task (show: default the active one).
     name: Option<String>,
-    /// start: the plan's steps.
     #[serde(default)]
     steps: Vec<String>,
-    /// step/block: its number (1 = first) or text.
+    /// Number (1 = first) or text
     step: Option<String>,
-    /// step: it is finished.
     #[serde(default)]
     done: bool,
-    /// step: back to pending.
     #[serde(default)]
     pending: bool,
     output: Option<String>,
-    /// step: what is in its way.
     blocker: Option<String>,
-    /// block: why.
     reason: Option<String>,
     #[serde(default)]
     findings: Vec<String>,
-    /// Approaches that failed (do not retry).
+    /// Failed approaches
     #[serde(default)]
     failed: Vec<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 struct KnowledgeArgs {
-    /// Words every fact shown must hold; none: the index.
+    /// Words to match (none: index)
     query: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 struct LintArgs {
-    /// Default: the current state.
+    /// Default: current state
     text: Option<String>,
 }
 
@@ -153,18 +145,19 @@ impl TaskArgs {
                 if self.blocker.is_some() && (self.done || self.pending) {
                     return Err(conflict("`blocker` and `done` or `pending`"));
                 }
+                // Neither: working on it (a done step stays done).
                 let status = if self.done {
-                    StepStatus::Done
+                    Some(StepStatus::Done)
                 } else if self.pending {
-                    StepStatus::Pending
+                    Some(StepStatus::Pending)
                 } else {
-                    StepStatus::InProgress
+                    None
                 };
                 TaskAction::Step {
                     name: name()?,
                     step: step()?,
                     change: StepChange {
-                        status: Some(status),
+                        status,
                         output: self.output.clone(),
                         blocker: self.blocker.clone(),
                         reason: None,
@@ -192,9 +185,63 @@ impl TaskArgs {
     }
 }
 
-/// The server: one workspace, resolved at start.
+/// A tool's input schema as clients read it best, and small: subschemas
+/// inline (no `$ref`), no `$schema` or type title, no formats JSON Schema
+/// does not define (schemars writes `"format": "uint"` for unsigned
+/// integers), an optional argument typed as itself (not also `null`: it is
+/// optional by not being `required`), and no defaults (the descriptions say
+/// them).
+fn input_schema<T: JsonSchema>() -> Arc<rmcp::model::JsonObject> {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema = serde_json::Value::from(generator.into_root_schema_for::<T>());
+    fn clean(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
+                {
+                    map.remove("format");
+                }
+                // An optional argument is one not `required`; `null` adds nothing.
+                if let Some(serde_json::Value::Array(types)) = map.get("type")
+                    && let [one, null] = types.as_slice()
+                    && null == "null"
+                {
+                    let one = one.clone();
+                    map.insert("type".into(), one);
+                }
+                map.remove("default");
+                // `minimum: 0` only restates that the count is unsigned.
+                if map.get("minimum").is_some_and(|m| m == 0) {
+                    map.remove("minimum");
+                }
+                map.values_mut().for_each(clean);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(clean),
+            _ => {}
+        }
+    }
+    clean(&mut schema);
+    let mut object = match schema {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("a root schema of arguments is an object"),
+    };
+    object.remove("title");
+    Arc::new(object)
+}
+
+/// The server: one workspace, resolved at start (or why it could not be:
+/// a broken handover.toml still gets a server, whose every tool answers
+/// with the error and its fix).
 struct Server {
-    ws: Arc<Workspace>,
+    ws: std::result::Result<Arc<Workspace>, String>,
     /// `$AGENT_HANDOVER_AGENT`, else `[handover].tag`: the agent when a call names none.
     agent: String,
     tool_router: ToolRouter<Self>,
@@ -206,7 +253,10 @@ type Answer = std::result::Result<String, String>;
 impl Server {
     /// Run `f` off the async thread (steps and metrics may take a while).
     async fn call(&self, f: impl FnOnce(&Workspace) -> Result<String> + Send + 'static) -> Answer {
-        let ws = Arc::clone(&self.ws);
+        let ws = match &self.ws {
+            Ok(ws) => Arc::clone(ws),
+            Err(e) => return Err(format!("error: {e}")),
+        };
         match tokio::task::spawn_blocking(move || f(&ws)).await {
             Ok(Ok(text)) => Ok(text),
             Ok(Err(e)) => Err(format!("error: {e}")),
@@ -222,7 +272,10 @@ impl Server {
 #[tool_router]
 impl Server {
     #[tool(
-        description = "Session start: the check verdict (0 none, 1 interrupted, 2 completed) and the brief (recovery, messages, current state, next step)."
+        description = "Session start: verdict (0 none, 1 interrupted, 2 done) + brief.",
+        input_schema = input_schema::<BriefArgs>(),
+        title = "Brief",
+        annotations(destructive_hint = false, idempotent_hint = true)
     )]
     async fn brief(&self, Parameters(a): Parameters<BriefArgs>) -> Answer {
         let agent = self.agent(a.agent);
@@ -246,7 +299,10 @@ impl Server {
     }
 
     #[tool(
-        description = "A pre-filled handoff (commits, changed files, carried-over items): complete its TODOs, then pass it to handover."
+        description = "Pre-filled handoff: fill its TODOs, then handover.",
+        input_schema = input_schema::<DraftArgs>(),
+        title = "Draft",
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn draft(&self, Parameters(a): Parameters<DraftArgs>) -> Answer {
         let agent = self.agent(a.agent);
@@ -266,7 +322,10 @@ impl Server {
     }
 
     #[tool(
-        description = "Session end: write the session note and current state and publish them, as `agent-handover run --note`."
+        description = "Session end: write note and state, publish.",
+        input_schema = input_schema::<HandoverArgs>(),
+        title = "Hand over",
+        annotations(destructive_hint = false)
     )]
     async fn handover(&self, Parameters(a): Parameters<HandoverArgs>) -> Answer {
         self.call(move |ws| {
@@ -299,7 +358,12 @@ impl Server {
         .await
     }
 
-    #[tool(description = "Send a message to an agent's inbox.")]
+    #[tool(
+        description = "Message an agent's inbox.",
+        input_schema = input_schema::<SendArgs>(),
+        title = "Send",
+        annotations(destructive_hint = false, open_world_hint = false)
+    )]
     async fn inbox_send(&self, Parameters(a): Parameters<SendArgs>) -> Answer {
         self.call(move |ws| {
             let sent = Inbox::new(ws).send(&NewMessage {
@@ -318,7 +382,10 @@ impl Server {
     }
 
     #[tool(
-        description = "An agent's messages (its inbox and shared), newest first; * marks unread."
+        description = "An agent's messages, newest first (* unread).",
+        input_schema = input_schema::<ListArgs>(),
+        title = "Messages",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn inbox_list(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         self.call(move |ws| {
@@ -335,7 +402,10 @@ impl Server {
     }
 
     #[tool(
-        description = "Multi-step task state: start (name, steps), step (name, step, done? | pending? | blocker?, output?), block (name, step, reason), done, show, list."
+        description = "Task steps: start(name,steps) step(name,step,done|pending,output) block(name,step,reason) done(name) show list",
+        input_schema = input_schema::<TaskArgs>(),
+        title = "Task",
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn task(&self, Parameters(a): Parameters<TaskArgs>) -> Answer {
         self.call(move |ws| {
@@ -351,7 +421,10 @@ impl Server {
     }
 
     #[tool(
-        description = "Facts learned from past handovers: the memory index, or the facts holding every word of `query`."
+        description = "Learned facts: index, or those with every word of query.",
+        input_schema = input_schema::<KnowledgeArgs>(),
+        title = "Facts",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn knowledge(&self, Parameters(a): Parameters<KnowledgeArgs>) -> Answer {
         self.call(move |ws| {
@@ -382,7 +455,12 @@ impl Server {
         .await
     }
 
-    #[tool(description = "Score a handoff 0-100 and list its findings.")]
+    #[tool(
+        description = "Score a handoff 0-100, with findings.",
+        input_schema = input_schema::<LintArgs>(),
+        title = "Lint",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn lint(&self, Parameters(a): Parameters<LintArgs>) -> Answer {
         self.call(move |ws| {
             let (file, text) = match a.text {
@@ -404,10 +482,13 @@ impl Server {
 impl ServerHandler for Server {}
 
 /// Serve the tools for workspace `ws` on stdin/stdout until the client
-/// closes stdin; `agent` is the agent a call names none for.
-pub fn serve(ws: Workspace, agent: String) -> Result<()> {
+/// closes stdin; `agent` is the agent a call names none for. A workspace
+/// that could not be resolved (a broken handover.toml) is served too: every
+/// tool call answers with its error and fix, so the agent learns why
+/// instead of getting no tools.
+pub fn serve(ws: Result<Workspace>, agent: String) -> Result<()> {
     let server = Server {
-        ws: Arc::new(ws),
+        ws: ws.map(Arc::new).map_err(|e| e.to_string()),
         agent,
         tool_router: Server::tool_router(),
     };

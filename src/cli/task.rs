@@ -131,13 +131,14 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
             notes,
             target,
         } => {
+            // Neither: working on it (a done step stays done).
             let status = match (done, pending) {
-                (true, _) => StepStatus::Done,
-                (_, true) => StepStatus::Pending,
-                _ => StepStatus::InProgress,
+                (true, _) => Some(StepStatus::Done),
+                (_, true) => Some(StepStatus::Pending),
+                _ => None,
             };
             let change = StepChange {
-                status: Some(status),
+                status,
                 output: output.clone(),
                 blocker: blocker.clone(),
                 reason: None,

@@ -157,7 +157,7 @@ impl Task {
 /// A change to one step (`task step`, `task block`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StepChange {
-    /// The new status (`None`: in progress).
+    /// The new status (`None`: in progress, but a done step stays done).
     pub status: Option<StepStatus>,
     /// What it produced.
     pub output: Option<String>,
@@ -269,7 +269,7 @@ impl TaskStore {
         // What a killed `task` left (an unlocked temp file) goes first.
         fsx::remove_orphan_temps(&self.dir, std::time::Duration::MAX);
         let path = self.file(name);
-        if !fsx::create_new(&path, &to_json(&task))? {
+        if !fsx::create_new(&path, &bounded_json(&task)?)? {
             return Err(Error::TaskExists {
                 name: name.to_string(),
                 path,
@@ -291,6 +291,18 @@ impl TaskStore {
         self.update(name, now, |task| {
             let i = match task.step_index(which) {
                 Some(i) => i,
+                None if which.trim().parse::<usize>().is_ok() => {
+                    return Err(Error::Usage {
+                        what: format!(
+                            "task {name:?} has {} step(s): there is no step {which}",
+                            task.plan.len()
+                        ),
+                        fix: format!(
+                            "name a step by its number (1-{}) or its text; a new step's text is not a number",
+                            task.plan.len()
+                        ),
+                    });
+                }
                 None => {
                     task.plan.push(PlanStep {
                         step: which.to_string(),
@@ -304,7 +316,13 @@ impl TaskStore {
                 }
             };
             let step = &mut task.plan[i];
-            step.status = change.status.unwrap_or(StepStatus::InProgress);
+            // No status given means "working on it": a done step stays done
+            // (only an explicit status reopens it).
+            step.status = match (change.status, step.status) {
+                (Some(status), _) => status,
+                (None, StepStatus::Done) => StepStatus::Done,
+                (None, _) => StepStatus::InProgress,
+            };
             if change.output.is_some() {
                 step.output = change.output;
             }
@@ -319,10 +337,11 @@ impl TaskStore {
             {
                 next.status = StepStatus::InProgress;
             }
-            if task.status == TaskStatus::Done && change.status != Some(StepStatus::Done) {
+            if task.status == TaskStatus::Done && task.plan[i].status != StepStatus::Done {
                 task.status = TaskStatus::InProgress;
             }
             add_notes(task, notes);
+            Ok(())
         })
     }
 
@@ -331,6 +350,7 @@ impl TaskStore {
         self.update(name, now, |task| {
             task.status = TaskStatus::Done;
             add_notes(task, notes);
+            Ok(())
         })
     }
 
@@ -339,7 +359,7 @@ impl TaskStore {
         &self,
         name: &str,
         now: DateTime<Utc>,
-        change: impl FnOnce(&mut Task),
+        change: impl FnOnce(&mut Task) -> Result<()>,
     ) -> Result<Task> {
         check_task_name(name)?;
         fsx::create_dir_durable(&self.dir)?;
@@ -348,9 +368,9 @@ impl TaskStore {
         // What a killed `task` left (an unlocked temp file) goes first.
         fsx::remove_orphan_temps(&self.dir, std::time::Duration::MAX);
         let mut task = self.load(name)?;
-        change(&mut task);
+        change(&mut task)?;
         task.updated_at = now.max(task.updated_at);
-        fsx::write_atomic(&self.file(name), &to_json(&task))?;
+        fsx::write_atomic(&self.file(name), &bounded_json(&task)?)?;
         Ok(task)
     }
 
@@ -599,6 +619,24 @@ pub fn check_task_name(name: &str) -> Result<&str> {
         });
     }
     fsx::check_name("task name", name)
+}
+
+/// The task's file text, refused when it would be larger than a task file
+/// may be read back ([`MAX_TASK_FILE_BYTES`]): nothing is written, and the
+/// store stays loadable.
+fn bounded_json(task: &Task) -> Result<Vec<u8>> {
+    let bytes = to_json(task);
+    if bytes.len() as u64 > MAX_TASK_FILE_BYTES {
+        return Err(Error::Usage {
+            what: format!(
+                "task {:?} would be {} bytes, over the {MAX_TASK_FILE_BYTES} a task file may hold; nothing was written",
+                task.task,
+                bytes.len()
+            ),
+            fix: "keep a step's output to what it produced and where it is (a path, a count), not the output itself".into(),
+        });
+    }
+    Ok(bytes)
 }
 
 fn to_json(task: &Task) -> Vec<u8> {
