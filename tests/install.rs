@@ -338,3 +338,21 @@ fn install_ignores_the_state_folder_and_remove_takes_it_back() {
         "target/\n"
     );
 }
+
+/// Issue 25: Codex clamps a SessionEnd hook's timeout to 3 s and reports
+/// the clamp as an error item in every `codex exec --json` session; the
+/// installed SessionEnd hook asks for no more than Codex gives.
+#[test]
+fn codex_session_end_asks_for_no_more_than_its_cap() {
+    let p = Project::new(&config(""));
+    assert!(p.run(&["install", "codex"]).status.success());
+    let hooks: serde_json::Value = serde_json::from_str(&read(&p, ".codex/hooks.json")).unwrap();
+    let timeout = |event: &str| hooks["hooks"][event][0]["hooks"][0]["timeout"].clone();
+    assert_eq!(timeout("SessionEnd"), 3);
+    assert_eq!(timeout("Stop"), 30);
+    let claude = Project::new(&config(""));
+    assert!(claude.run(&["install", "claude"]).status.success());
+    let hooks: serde_json::Value =
+        serde_json::from_str(&read(&claude, ".claude/settings.json")).unwrap();
+    assert_eq!(hooks["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 10);
+}

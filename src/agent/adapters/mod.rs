@@ -122,6 +122,10 @@ pub enum HookSetup {
         events: &'static [(HookEvent, &'static str, Option<&'static str>)],
         /// The unit of `timeout`.
         timeout: Timeout,
+        /// The most the agent lets a session-end hook take, in seconds, when
+        /// it caps it below ours (it clamps a longer one, and reports the
+        /// clamp as an error).
+        end_cap_secs: Option<u64>,
     },
     /// `{"version": 1, "hooks": {event: [{<command_key>, timeout}]}}`.
     FlatJson {
@@ -347,11 +351,15 @@ impl Adapter {
                 path,
                 events,
                 timeout,
+                end_cap_secs,
             } => {
                 let entries = events
                     .iter()
                     .map(|(event, name, matcher)| {
-                        let secs = timeout_secs(*event);
+                        let secs = match (event, end_cap_secs) {
+                            (HookEvent::SessionEnd, Some(cap)) => timeout_secs(*event).min(*cap),
+                            _ => timeout_secs(*event),
+                        };
                         let timeout = match timeout {
                             Timeout::Seconds => secs,
                             Timeout::Milliseconds => secs * 1000,

@@ -46,6 +46,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 (SessionEnd, "SessionEnd", None),
             ],
             timeout: Timeout::Seconds,
+            end_cap_secs: None,
         }),
         protocol: HookProtocol {
             start: StartEnvelope::HookSpecificOutput,
@@ -65,7 +66,8 @@ pub const ADAPTERS: &[Adapter] = &[
     //   SessionStart (startup|resume|clear|compact; hookSpecificOutput.additionalContext;
     //   over ~2,500 tokens it is spilled to a file), Stop (JSON only:
     //   {"decision":"block","reason"} becomes the next prompt; stop_hook_active),
-    //   PreCompact, SessionEnd (openai/codex#33895; capped at 3 s); no project-dir
+    //   PreCompact, SessionEnd (openai/codex#33895; capped at 3 s: a longer timeout is
+    //   clamped and reported as an error item in `codex exec --json`); no project-dir
     //   variable, hooks run in the session cwd (https://developers.openai.com/codex/hooks).
     //   New hooks run once trusted in `/hooks`.
     // - MCP: [mcp_servers.<name>] in .codex/config.toml (https://developers.openai.com/codex/mcp).
@@ -87,6 +89,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 (SessionEnd, "SessionEnd", None),
             ],
             timeout: Timeout::Seconds,
+            end_cap_secs: Some(3),
         }),
         protocol: HookProtocol {
             start: StartEnvelope::HookSpecificOutput,
@@ -189,6 +192,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 (SessionEnd, "SessionEnd", None),
             ],
             timeout: Timeout::Milliseconds,
+            end_cap_secs: None,
         }),
         protocol: HookProtocol {
             start: StartEnvelope::HookSpecificOutput,
