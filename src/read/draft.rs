@@ -68,10 +68,21 @@ pub struct Draft {
     pub text: String,
 }
 
-/// Draft a handoff for `agent` in `ws`.
+/// Draft a handoff for `agent` in `ws`, listing the work since the last
+/// handover.
 pub fn draft(ws: &Workspace, agent: &str, opts: DraftOptions) -> Result<Draft> {
     let since = last_completed_at(ws).ok().flatten();
-    let activity = activity::since(ws, since);
+    draft_of(ws, agent, opts, activity::since(ws, since))
+}
+
+/// Draft a handoff for `agent` in `ws` listing `activity` as the work done
+/// (a hook passes its session's, measured once).
+pub fn draft_of(
+    ws: &Workspace,
+    agent: &str,
+    opts: DraftOptions,
+    activity: Activity,
+) -> Result<Draft> {
     let (metrics, metrics_error) = if opts.measure {
         measure(ws)
     } else {

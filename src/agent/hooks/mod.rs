@@ -415,7 +415,8 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     if work.is_empty() {
         return quiet("no work this session since the last handover");
     }
-    let path = match save_session_draft(ws, agent, "stop", &mut record) {
+    let described = work.describe();
+    let path = match save_session_draft(ws, agent, "stop", &mut record, work) {
         Ok(path) => path,
         Err(e) => return quiet(&format!("no draft saved: {e}")),
     };
@@ -431,7 +432,7 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     let own = crate::base::shell::own_command();
     let reason = format!(
         "No handover was written this session, and work happened since the last one ({}). Before you stop, hand over:\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: {own} run --note-file {path}\n3. If it reports findings, fix what matters ({own} lint {path} shows them).\nIf that path is gone (agent-handover moved or was reinstalled), run the same with `agent-handover` from a shell that has it on PATH.\nIf this session did nothing worth handing over, say so and stop.",
-        work.describe(),
+        described,
     );
     HookReply {
         stdout: ask.wrap(&reason),
@@ -471,8 +472,9 @@ fn save_session_draft(
     agent: &str,
     trigger: &str,
     record: &mut SessionRecord,
+    work: activity::Activity,
 ) -> crate::Result<PathBuf> {
-    let text = draft_text(ws, agent)?;
+    let text = draft_text(ws, agent, work)?;
     if let Some(d) = &record.draft
         && draft::is_pending(ws, &d.path)?
     {
@@ -520,10 +522,11 @@ fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) 
         .flatten()
         .unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
     let last = last_completed_at(ws).ok().flatten();
-    if session_work(ws, &record, last).is_empty() {
+    let work = session_work(ws, &record, last);
+    if work.is_empty() {
         return said("no draft: no work this session since the last handover".into());
     }
-    let saved = save_session_draft(ws, agent, event.name(), &mut record)
+    let saved = save_session_draft(ws, agent, event.name(), &mut record, work)
         .and_then(|path| session::save(ws, &record).map(|()| path));
     match saved {
         Ok(path) => said(format!(
@@ -534,14 +537,15 @@ fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) 
     }
 }
 
-/// A draft without running the metric commands (a hook must be quick).
-fn draft_text(ws: &Workspace, agent: &str) -> crate::Result<String> {
+/// A draft of this session's `work`, without running the metric commands
+/// (a hook must be quick).
+fn draft_text(ws: &Workspace, agent: &str, work: activity::Activity) -> crate::Result<String> {
     let opts = DraftOptions {
         work_type: TemplateKind::Code,
         measure: false,
         date: chrono::Local::now().date_naive(),
     };
-    Ok(draft::draft(ws, agent, opts)?.text)
+    Ok(draft::draft_of(ws, agent, opts, work)?.text)
 }
 
 #[cfg(test)]

@@ -1,0 +1,179 @@
+//! Hook latency against `check`, in the same run: the hooks an agent waits
+//! for, with Claude Code's documented stdin, in a git repository where
+//! `install claude` ran and a session works (a baseline of 40 uncommitted
+//! files at its start, one more file changed before its second stop).
+//! Target: session start and stop each ≤ 3× `check` (medians); the stop is
+//! measured on its three paths: nothing done yet, work done (the one that
+//! saves a draft and asks, once a session), and asked already. The three commands are
+//! interleaved so machine noise hits each equally. `cargo bench --bench
+//! hooks` (`BENCH_ITERS`, default 41); writes `target/bench-hooks.md`.
+
+mod support;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{iterations, our_binary, stats};
+
+const TARGET_RATIO: f64 = 3.0;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=b", "-c", "user.email=b@example.com"])
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}");
+}
+
+/// One run of `bin args` in `dir` with `stdin`, timed from spawn to exit.
+fn time(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
+    let start = Instant::now();
+    let mut child = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("CLAUDE_PROJECT_DIR", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    let status = child.wait().expect("wait");
+    let elapsed = start.elapsed();
+    assert!(status.code().is_some(), "{args:?} was killed");
+    elapsed
+}
+
+fn main() {
+    let iters = iterations(41);
+    let (bin, target) = our_binary();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("repo");
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    for i in 0..200 {
+        std::fs::write(
+            dir.join(format!("src/m{i}.rs")),
+            format!("pub fn f{i}() {{}}\n"),
+        )
+        .unwrap();
+    }
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-qm", "code"]);
+    let install = Command::new(&bin)
+        .args(["install", "claude"])
+        .current_dir(&dir)
+        .env("HOME", dir.join("home"))
+        .output()
+        .expect("install");
+    assert!(install.status.success());
+    for i in 0..40 {
+        std::fs::write(dir.join(format!("src/wip{i}.rs")), "// work in progress\n").unwrap();
+    }
+    // As in a repository in use: the index is older than the files it
+    // describes were last written, and git refreshed it (else every status
+    // re-hashes the "racily clean" files written in the index's second).
+    std::thread::sleep(Duration::from_millis(1100));
+    git(&dir, &["status", "--porcelain"]);
+    let root = dir.display().to_string();
+    let input = |event: &str, extra: &str| {
+        format!(
+            r#"{{"session_id": "bench", "transcript_path": "/tmp/x.jsonl", "cwd": "{root}", "hook_event_name": "{event}"{extra}}}"#
+        )
+    };
+    let start_in = input("SessionStart", r#", "source": "startup""#);
+    // Not a continuation: the stop reads the session, measures its work,
+    // saves the draft and asks (the costly path).
+    let stop_in = input("Stop", r#", "stop_hook_active": false"#);
+    let check = ["check"];
+    let start = ["hook", "session-start", "--agent", "claude"];
+    let stop = ["hook", "stop", "--agent", "claude"];
+    let mut samples: [Vec<Duration>; 5] = Default::default();
+    for i in 0..iters + 3 {
+        // A fresh session each round (its record and draft gone, their
+        // folders kept, as in a project that has seen sessions): the start
+        // takes its baseline, work follows, and the stop has something to
+        // measure (and asks).
+        for folder in ["sessions", "drafts"] {
+            for entry in std::fs::read_dir(dir.join(".agent-handover").join(folder))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if entry
+                    .path()
+                    .extension()
+                    .is_some_and(|e| e == "json" || e == "md")
+                {
+                    std::fs::remove_file(entry.path()).unwrap();
+                }
+            }
+        }
+        let round = [
+            time(&bin, &dir, &check, ""),
+            time(&bin, &dir, &start, &start_in),
+            // Nothing done yet: measured, quiet.
+            time(&bin, &dir, &stop, &stop_in),
+            {
+                std::fs::write(dir.join("src/changed.rs"), format!("// {i}\n")).unwrap();
+                time(&bin, &dir, &stop, &stop_in)
+            },
+            // Asked already: quiet at once (every later turn of the session).
+            time(&bin, &dir, &stop, &stop_in),
+        ];
+        if i >= 3 {
+            for (all, one) in samples.iter_mut().zip(round) {
+                all.push(one);
+            }
+        }
+    }
+    let [check, start, idle, stop, asked] = samples.map(|s| stats(&s));
+    let verdict = |ratio: f64| {
+        if ratio <= TARGET_RATIO {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    };
+    let report = format!(
+        "## Hook latency (release build, {iters} interleaved runs, ms)\n\n\
+         | command | median | p90 | × check (median) | target |\n|---|---:|---:|---:|---|\n\
+         | `check` | {:.2} | {:.2} | 1.00 | |\n\
+         | `hook session-start` (brief + baseline of 40 uncommitted files) | {:.2} | {:.2} | {:.2} | ≤ {TARGET_RATIO}×: {} |\n\
+         | `hook stop`, nothing done yet (work measured: none) | {:.2} | {:.2} | {:.2} | ≤ {TARGET_RATIO}×: {} |\n\
+         | `hook stop` after work (measured, draft saved with 2 fsyncs, asked with 2 more) | {:.2} | {:.2} | {:.2} | ≤ {TARGET_RATIO}×: {} |\n\
+         | `hook stop` once asked (every later turn) | {:.2} | {:.2} | {:.2} | ≤ {TARGET_RATIO}×: {} |\n",
+        check.0,
+        check.1,
+        start.0,
+        start.1,
+        start.0 / check.0,
+        verdict(start.0 / check.0),
+        idle.0,
+        idle.1,
+        idle.0 / check.0,
+        verdict(idle.0 / check.0),
+        stop.0,
+        stop.1,
+        stop.0 / check.0,
+        verdict(stop.0 / check.0),
+        asked.0,
+        asked.1,
+        asked.0 / check.0,
+        verdict(asked.0 / check.0),
+    );
+    print!("{report}");
+    let out = target.join("bench-hooks.md");
+    std::fs::write(&out, &report).expect("target/ is writable");
+    println!("bench: wrote {}", out.display());
+}
