@@ -356,3 +356,58 @@ fn codex_session_end_asks_for_no_more_than_its_cap() {
         serde_json::from_str(&read(&claude, ".claude/settings.json")).unwrap();
     assert_eq!(hooks["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 10);
 }
+
+/// Issue 25: `install` said nothing of trust, though Codex ignores `.codex/`
+/// until the folder is trusted, Gemini headless refuses an untrusted folder,
+/// Copilot silently skips hooks and MCP, and Claude Code leaves the server
+/// "Pending approval". Install prints each agent's step; `--check` reads the
+/// trust where the agent keeps it (here in the project's HOME).
+#[test]
+fn install_says_how_to_trust_and_check_reads_whether_it_is_given() {
+    let p = Project::new(&config(""));
+    let root = p.dir.path().canonicalize().unwrap();
+    let o = p.run(&["install", "claude"]);
+    assert!(
+        stdout(&o).contains("trust: Claude Code runs this project's hooks"),
+        "{}",
+        stdout(&o)
+    );
+    let check = |agent: &str| {
+        let o = p.run(&["--json", "install", "--check", agent]);
+        json(&o)["trust"].clone()
+    };
+    assert_eq!(check("claude"), "unknown", "no ~/.claude.json");
+    let claude = |accepted: bool| {
+        std::fs::write(
+            p.path("home/.claude.json"),
+            serde_json::json!({"projects": {root.to_str().unwrap(): {"hasTrustDialogAccepted": accepted}}})
+                .to_string(),
+        )
+        .unwrap();
+    };
+    claude(false);
+    assert_eq!(check("claude"), "not_given");
+    let o = p.run(&["install", "--check", "claude"]);
+    assert!(
+        stdout(&o).contains("untrusted  Claude Code"),
+        "{}",
+        stdout(&o)
+    );
+    claude(true);
+    assert_eq!(check("claude"), "given");
+    assert!(
+        stdout(&p.run(&["install", "--check", "claude"])).contains("trusted    Claude Code trusts")
+    );
+
+    assert!(p.run(&["install", "gemini"]).status.success());
+    std::fs::create_dir_all(p.path("home/.gemini")).unwrap();
+    std::fs::write(
+        p.path("home/.gemini/trustedFolders.json"),
+        serde_json::json!({root.to_str().unwrap(): "DO_NOT_TRUST"}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(check("gemini"), "not_given");
+    // Agents that ask for no trust say nothing of it.
+    let o = p.run(&["--json", "install", "aider"]);
+    assert!(json(&o)["trust"].is_null(), "{}", stdout(&o));
+}

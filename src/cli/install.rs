@@ -3,6 +3,7 @@
 //! `--remove` takes them out again.
 
 use agent_handover::Result;
+use agent_handover::agent::adapters::trust::TrustState;
 use agent_handover::agent::adapters::{self, ADAPTERS, Adapter, Change};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -47,11 +48,22 @@ fn agent_parser() -> impl TypedValueParser<Value = &'static Adapter> {
 pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
     let agent = args.agent;
+    // What the agent's own files say of its trust in this project (it
+    // skips a project's hooks and MCP servers until then).
+    let trust = agent.trust.as_ref().map(|t| {
+        let state = t.read.map_or(TrustState::Unknown, |read| read(&ws));
+        (state, t.steps)
+    });
     if args.check {
         let files = adapters::check(&ws, agent)?;
         let ok = files.iter().all(|f| f.state == "installed");
         out.emit(
-            &json!({ "agent": agent.name, "installed": ok, "files": files }),
+            &json!({
+                "agent": agent.name,
+                "installed": ok,
+                "files": files,
+                "trust": trust.map(|(state, _)| state),
+            }),
             || {
                 for f in &files {
                     println!("{:<9}  {}", f.state, f.path.display());
@@ -61,6 +73,16 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                         "run `agent-handover install {}` to bring it up to date",
                         agent.name
                     );
+                }
+                match trust {
+                    Some((TrustState::Given, _)) => {
+                        println!("trusted    {} trusts this project", agent.title)
+                    }
+                    Some((TrustState::NotGiven, steps)) => println!("untrusted  {steps}"),
+                    Some((TrustState::Unknown, steps)) => {
+                        println!("trust?     cannot be read here; if not done yet: {steps}")
+                    }
+                    None => {}
                 }
             },
         );
@@ -75,7 +97,13 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
     };
     let changed = files.iter().any(|f| f.change != Change::Unchanged);
     out.emit(
-        &json!({ "agent": agent.name, "removed": args.remove, "changed": changed, "files": files }),
+        &json!({
+            "agent": agent.name,
+            "removed": args.remove,
+            "changed": changed,
+            "files": files,
+            "trust": trust.filter(|_| !args.remove).map(|(state, steps)| json!({"state": state, "steps": steps})),
+        }),
         || {
             for f in &files {
                 let what = match f.change {
@@ -98,6 +126,12 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                     agent.title, agent.name
                 ),
                 (true, true) => println!("{} removed", agent.title),
+            }
+            if !args.remove
+                && let Some((state, steps)) = trust
+                && state != TrustState::Given
+            {
+                println!("trust: {steps}");
             }
         },
     );

@@ -103,6 +103,8 @@ pub struct Workspace {
     pub project_pause_file: PathBuf,
     /// The global PAUSE file, `~/.agent_handover/PAUSE`, when a home is known.
     pub global_pause_file: Option<PathBuf>,
+    /// The home folder, when known (where agents keep their own settings).
+    pub home: Option<PathBuf>,
     /// The project's state folder, `.agent-handover/`, wherever the checkpoint is.
     state_dir: PathBuf,
 }
@@ -204,7 +206,9 @@ impl Workspace {
             Some(raw) => configured("pause_file", raw)?,
             None => state_dir.join("PAUSE"),
         };
-        let global_pause_file = home.map(|h| h.join(".agent_handover").join("PAUSE"));
+        let global_pause_file = home
+            .as_ref()
+            .map(|h| h.join(".agent_handover").join("PAUSE"));
         let messages = MessagesLayout {
             root: root.join("messages"),
         };
@@ -219,6 +223,7 @@ impl Workspace {
             tag,
             project_pause_file,
             global_pause_file,
+            home,
             state_dir,
         };
         ws.refuse_linked_folders()?;

@@ -14,6 +14,7 @@ pub mod json_hooks;
 pub mod part;
 pub mod record;
 pub mod table;
+pub mod trust;
 pub mod yaml_read;
 
 use std::collections::BTreeMap;
@@ -82,6 +83,9 @@ pub struct Adapter {
     pub protocol: HookProtocol,
     /// Where it registers MCP servers; `None`: not per project.
     pub mcp: Option<McpSetup>,
+    /// How it comes to trust a project (it skips a project's hooks and MCP
+    /// servers until then); `None`: it asks for no trust.
+    pub trust: Option<trust::Trust>,
 }
 
 /// Where an agent reads its instructions.

@@ -4,6 +4,7 @@
 //! follows. Adding an agent is adding an entry here (plus an asset in
 //! `assets/adapters/` when it needs a file of its own).
 
+use super::trust::{self, Trust};
 use super::{Adapter, HookSetup, Instructions, McpSetup, Timeout};
 use crate::agent::hooks::{
     AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope,
@@ -59,6 +60,10 @@ pub const ADAPTERS: &[Adapter] = &[
             path: ".mcp.json",
             flavour: "stdio",
         }),
+        trust: Some(Trust {
+            steps: "Claude Code runs this project's hooks, and starts its MCP servers, only in a folder you trust: start `claude` here once and accept the trust dialog, then approve the agent-handover MCP server (`claude mcp list` says \"Pending approval\" until you do).",
+            read: Some(trust::claude),
+        }),
     },
     // OpenAI Codex CLI.
     // - Instructions: AGENTS.md, root to cwd (https://developers.openai.com/codex/guides/agents-md).
@@ -102,6 +107,10 @@ pub const ADAPTERS: &[Adapter] = &[
         mcp: Some(McpSetup::CodexToml {
             path: ".codex/config.toml",
         }),
+        trust: Some(Trust {
+            steps: "Codex ignores .codex/ (hooks, MCP) until the project is trusted: start `codex` here and trust it, then open `/hooks` and approve the agent-handover hooks (again whenever they change).",
+            read: Some(trust::codex),
+        }),
     },
     // OpenCode.
     // - Instructions: AGENTS.md (https://opencode.ai/docs/rules).
@@ -130,6 +139,7 @@ pub const ADAPTERS: &[Adapter] = &[
         mcp: Some(McpSetup::OpencodeJson {
             path: "opencode.json",
         }),
+        trust: None,
     },
     // Cline.
     // - Rules: every .md file in .clinerules/ (docs/customization/cline-rules.mdx in cline/cline).
@@ -168,6 +178,7 @@ pub const ADAPTERS: &[Adapter] = &[
             },
         },
         mcp: None,
+        trust: None,
     },
     // Gemini CLI.
     // - Memory: GEMINI.md (docs/cli/gemini-md.md in google-gemini/gemini-cli).
@@ -204,6 +215,10 @@ pub const ADAPTERS: &[Adapter] = &[
         mcp: Some(McpSetup::McpServers {
             path: ".gemini/settings.json",
             flavour: "plain",
+        }),
+        trust: Some(Trust {
+            steps: "Gemini CLI reads .gemini/settings.json (hooks, MCP) only in a trusted folder, and headless it refuses to start in any other (exit 55): start `gemini` here and trust the folder (or use `/permissions`).",
+            read: Some(trust::gemini),
         }),
     },
     // Cursor.
@@ -250,6 +265,10 @@ pub const ADAPTERS: &[Adapter] = &[
             path: ".cursor/mcp.json",
             flavour: "plain",
         }),
+        trust: Some(Trust {
+            steps: "Cursor runs project hooks only in a trusted workspace: open this folder in Cursor and trust it when asked.",
+            read: None,
+        }),
     },
     // GitHub Copilot (CLI and cloud agent).
     // - Instructions: .github/copilot-instructions.md
@@ -295,6 +314,10 @@ pub const ADAPTERS: &[Adapter] = &[
             path: ".github/mcp.json",
             flavour: "copilot",
         }),
+        trust: Some(Trust {
+            steps: "Copilot CLI silently ignores .github/hooks/ and .github/mcp.json in a folder it does not trust: start `copilot` here and trust the folder for this and future sessions.",
+            read: Some(trust::copilot),
+        }),
     },
     // Aider.
     // - Conventions: a file loaded read-only with `read:` in .aider.conf.yml, by
@@ -318,5 +341,6 @@ pub const ADAPTERS: &[Adapter] = &[
             input: InputKeys::CLAUDE,
         },
         mcp: None,
+        trust: None,
     },
 ];
