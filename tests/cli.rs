@@ -704,13 +704,21 @@ fn unknown_config_keys_warn() {
 fn demo_runs_the_whole_story() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("demo");
-    let o = assert_cmd::Command::cargo_bin("agent-handover")
-        .unwrap()
-        .args(["demo", "--tour", "--dir"])
-        .arg(&ws)
-        .output()
-        .unwrap();
+    let user = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("agent-handover")
+            .unwrap()
+            .env("HOME", dir.path().join("home"))
+            .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = user(&["demo", "--tour", "--dir", ws.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Issue 28, item 3: every demo registered its throwaway directory in
+    // the user's registry (a `missing` row in the fleet once it was gone).
+    let listed = common::json(&user(&["--json", "workspaces"]));
+    assert_eq!(listed["workspaces"], serde_json::json!([]), "{listed}");
     let out = stdout(&o);
     assert!(out.contains("agent-handover check -> exit 1"), "{out}");
     assert!(out.contains("resume refused: automation paused"), "{out}");
@@ -1189,6 +1197,46 @@ fn a_handover_registers_the_workspace_and_workspaces_lists_and_forgets_it() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("move it aside"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&registry).unwrap(), "not = [valid");
+}
+
+/// Issue 28, item 3: no way to drop the `missing` rows but one by one.
+/// `workspaces forget --missing` removes every registered workspace whose
+/// directory is gone, and only those.
+#[test]
+fn workspaces_forget_missing_drops_the_gone_ones_only() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    let gone = tempfile::tempdir().unwrap();
+    std::fs::write(gone.path().join("handover.toml"), config("")).unwrap();
+    let o = p
+        .cmd()
+        .current_dir(gone.path())
+        .args(["run", "--note", "elsewhere"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let gone_path = std::fs::canonicalize(gone.path()).unwrap();
+    drop(gone);
+    let o = p.run(&["--json", "workspaces", "forget", "--missing"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let forgotten = common::json(&o)["forgotten"].clone();
+    assert_eq!(forgotten, serde_json::json!([gone_path]), "{forgotten}");
+    let listed = common::json(&p.run(&["--json", "workspaces"]));
+    let root = std::fs::canonicalize(p.dir.path()).unwrap();
+    assert_eq!(
+        listed["workspaces"].as_array().unwrap().len(),
+        1,
+        "{listed}"
+    );
+    assert_eq!(listed["workspaces"][0]["path"], root.to_str().unwrap());
+    let o = p.run(&["workspaces", "forget", "--missing"]);
+    assert!(
+        stdout(&o).contains("no missing workspace"),
+        "{}",
+        stdout(&o)
+    );
+    let o = p.run(&["workspaces", "forget"]);
+    assert_eq!(o.status.code(), Some(64), "a DIR or --missing");
 }
 
 /// Issue 26, item 10: a FIFO at the checkpoint's path made `check`,

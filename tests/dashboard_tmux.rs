@@ -1061,3 +1061,43 @@ fn the_fleet_and_the_dashboard_say_the_state_every_face_says() {
     t.keys(&["r"]);
     t.wait_for("r's answer", |s| s.contains("nothing to resume"));
 }
+
+/// Issue 28, item 1: `dashboard beta` (a relative path) opened an empty
+/// workspace titled `/beta` while beta had a handover waiting; a path that
+/// is no directory opened without an error. Each DIR is taken from the
+/// working directory, and one that is not a directory is exit 64.
+#[test]
+fn a_relative_dir_opens_that_workspace_and_a_missing_one_is_an_error() {
+    let p = Project::new(&config(""));
+    let beta = p.path("beta");
+    std::fs::create_dir_all(&beta).unwrap();
+    std::fs::write(
+        beta.join("handover.toml"),
+        config("[[command]]\nname = \"gate\"\nargv = [\"sh\", \"-c\", \"test -f open\"]\nidempotent = true\n"),
+    )
+    .unwrap();
+    let o = p
+        .cmd()
+        .current_dir(&beta)
+        .args(["run", "--note", "session one"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "the gate fails: interrupted");
+    for missing in ["nope", "/nonexistent/xyz"] {
+        let o = p.run(&["dashboard", missing]);
+        assert_eq!(o.status.code(), Some(64), "{missing}");
+        assert!(
+            common::stderr(&o).contains("is not a directory"),
+            "{}",
+            common::stderr(&o)
+        );
+    }
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", "beta") else {
+        return;
+    };
+    let screen = t.wait_for("beta's interrupted handover", |s| {
+        s.contains("RESUME NEEDED")
+    });
+    assert!(screen.contains("beta"), "{screen}");
+    assert!(!screen.contains("No handover yet"), "{screen}");
+}

@@ -261,6 +261,20 @@ pub struct DashboardArgs {
 /// `dashboard`: the TUI on the workspace, or the fleet view over several.
 #[cfg(feature = "dashboard")]
 fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
+    // Like lazygit: each DIR against the working directory, and a path
+    // that is no directory is an error, never an empty workspace.
+    let cwd = std::env::current_dir().map_err(|e| agent_handover::Error::io("read", ".", e))?;
+    let mut given = Vec::new();
+    for dir in &args.dirs {
+        let abs = cwd.join(dir);
+        if !abs.is_dir() {
+            return Err(agent_handover::Error::Usage {
+                what: format!("{} is not a directory", abs.display()),
+                fix: "name a project's directory (relative paths are taken from here)".into(),
+            });
+        }
+        given.push(std::fs::canonicalize(&abs).unwrap_or(abs));
+    }
     let frame_log = std::env::var_os("AGENT_HANDOVER_FRAME_LOG").map(Into::into);
     let opts = crate::tui::runtime::LoopOptions {
         frame_log,
@@ -272,16 +286,14 @@ fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
             let registry = workspaces::user_registry()?;
             dirs.extend(registry.load()?.into_iter().map(|e| e.path));
         }
-        let cwd = std::env::current_dir().unwrap_or_default();
-        for dir in &args.dirs {
-            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
+        for dir in given {
             if !dirs.contains(&dir) {
                 dirs.push(dir);
             }
         }
         crate::tui::run_fleet(dirs, opts)
     } else {
-        let ws = match args.dirs.first() {
+        let ws = match given.first() {
             Some(dir) => Workspace::resolve(WorkspaceOptions {
                 cwd: Some(dir.clone()),
                 checkpoint: args.target.checkpoint.clone(),

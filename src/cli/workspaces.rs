@@ -19,7 +19,11 @@ pub enum WorkspacesCommand {
     /// Remove a workspace from the registry (its files are not touched).
     Forget {
         /// The workspace's directory, as listed.
-        dir: PathBuf,
+        #[arg(required_unless_present = "missing", conflicts_with = "missing")]
+        dir: Option<PathBuf>,
+        /// Every workspace whose directory is gone instead (listed `missing`).
+        #[arg(long)]
+        missing: bool,
     },
 }
 
@@ -72,7 +76,19 @@ pub fn workspaces(command: Option<&WorkspacesCommand>, out: Output) -> Result<u8
             );
             Ok(exit::OK)
         }
-        Some(WorkspacesCommand::Forget { dir }) => {
+        Some(WorkspacesCommand::Forget { dir: None, .. }) => {
+            let gone = registry.forget_missing()?;
+            out.emit(&json!({"forgotten": gone}), || {
+                if gone.is_empty() {
+                    println!("no missing workspace registered");
+                }
+                for path in &gone {
+                    println!("forgot {} (missing)", path.display());
+                }
+            });
+            Ok(exit::OK)
+        }
+        Some(WorkspacesCommand::Forget { dir: Some(dir), .. }) => {
             let forgotten = registry.forget(dir)?;
             out.emit(&json!({"path": dir, "forgotten": forgotten}), || {
                 if forgotten {

@@ -116,6 +116,23 @@ impl Registry {
         })
     }
 
+    /// Remove every workspace whose directory is gone (moved or deleted);
+    /// returns their paths.
+    pub fn forget_missing(&self) -> Result<Vec<PathBuf>> {
+        let mut gone = Vec::new();
+        self.update(|entries| {
+            entries.retain(|e| {
+                let missing = e.is_missing();
+                if missing {
+                    gone.push(e.path.clone());
+                }
+                !missing
+            });
+            !gone.is_empty()
+        })?;
+        Ok(gone)
+    }
+
     /// Remove `root` (as given, or canonical when it still exists); returns
     /// whether it was registered.
     pub fn forget(&self, root: &Path) -> Result<bool> {

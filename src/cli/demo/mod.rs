@@ -205,7 +205,10 @@ fn spawn_run(dir: &Path, exe: &Path, n: u32, sleep: u32) -> Result<Child> {
         .current_dir(dir)
         .env("AGENT_HANDOVER_DEMO_SLEEP", sleep.to_string())
         .env("AGENT_HANDOVER_DEMO_PASSED", passing_tests(n).to_string())
+        // The simulated agent's own home: its handovers register the
+        // throwaway workspace there, never in the user's registry.
         .env("HOME", dir.join("home"))
+        .env_remove("XDG_CONFIG_HOME")
         .env_remove("AGENT_HANDOVER_CHECKPOINT")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
