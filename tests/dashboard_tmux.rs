@@ -163,14 +163,14 @@ fn resume_pause_and_abandon_from_the_dashboard() {
     });
     assert_eq!(p.check(), 2);
 
-    // PAUSE on (with a reason) and off.
+    // PAUSE on with one key, then why, and off.
     t.keys(&["p"]);
-    t.wait_for("the pause dialog", |s| s.contains("Pause all automation"));
-    t.keys(&["-l", "lunch"]);
-    t.keys(&["Enter"]);
-    wait_until("the PAUSE file", || {
+    wait_until("the PAUSE file at once", || {
         p.path(".agent-handover/PAUSE").exists()
     });
+    t.wait_for("the reason dialog", |s| s.contains("Why? (optional)"));
+    t.keys(&["-l", "lunch"]);
+    t.keys(&["Enter"]);
     t.wait_for("the PAUSED badge", |s| s.contains("PAUSED: lunch"));
     assert!(
         std::fs::read_to_string(p.path(".agent-handover/PAUSE"))
@@ -189,6 +189,14 @@ fn resume_pause_and_abandon_from_the_dashboard() {
     t.keys(&["p"]);
     t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
     t.keys(&["Enter"]);
+    t.wait_for("the dialog to close", |s| !s.contains("Unpause?"));
+    assert!(
+        p.path(".agent-handover/PAUSE").exists(),
+        "Enter keeps the brake: only y releases it"
+    );
+    t.keys(&["p"]);
+    t.wait_for("the unpause confirmation", |s| s.contains("Unpause?"));
+    t.keys(&["y"]);
     wait_until("the PAUSE file to go", || {
         !p.path(".agent-handover/PAUSE").exists()
     });
@@ -211,6 +219,9 @@ fn resume_pause_and_abandon_from_the_dashboard() {
     t.wait_for("the confirmation", |s| s.contains("Abandon the handover?"));
     t.keys(&["-l", "superseded"]);
     t.keys(&["Enter"]);
+    t.wait_for("the last question", |s| s.contains("Press y to abandon"));
+    assert_eq!(p.check(), 1, "Enter alone does not abandon");
+    t.keys(&["y"]);
     wait_until("the abandonment", || p.check() == 0);
     t.wait_for("abandoned status", |s| s.contains("abandoned"));
     assert_eq!(p.checkpoint_json()["abandoned"]["reason"], "superseded");
@@ -931,7 +942,7 @@ fn the_pause_key_reads_unpause_while_paused_and_40_by_12_keeps_the_essentials() 
     };
     t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
     t.keys(&["p"]);
-    t.wait_for("the pause reason", |s| s.contains("Pause all automation"));
+    t.wait_for("the pause reason", |s| s.contains("Why? (optional)"));
     t.keys(&["Enter"]);
     // Once the status message clears (4 s), the footer has room for `p`.
     let footer = |s: &str| s.lines().last().unwrap_or_default().to_string();
@@ -1100,4 +1111,42 @@ fn a_relative_dir_opens_that_workspace_and_a_missing_one_is_an_error() {
     });
     assert!(screen.contains("beta"), "{screen}");
     assert!(!screen.contains("No handover yet"), "{screen}");
+}
+
+/// Issue 28, item 2: pasting `see tests/api.rs and abandon⏎the old
+/// approach` into the dashboard ran it as keys: `t` jumped panes, `/`
+/// filtered, `a` opened the abandon dialog and the rest became its reason.
+/// With bracketed paste (tmux `paste-buffer -p`), a paste with no text
+/// field open is ignored, and one into the abandon reason never confirms.
+#[test]
+fn pasted_text_never_runs_as_keys() {
+    let p = gated_project();
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
+    let paste = |text: &str| {
+        t.tmux(&["set-buffer", "--", text]);
+        t.tmux(&["paste-buffer", "-p", "-t", "0"]);
+    };
+    paste("see tests/api.rs and abandon\nthe old approach\ny\n");
+    t.wait_for("the paste to be ignored", |s| {
+        s.contains("pasted text ignored")
+    });
+    let screen = t.screen();
+    assert!(!screen.contains("Abandon the handover?"), "{screen}");
+    assert_eq!(p.check(), 1, "nothing abandoned");
+    t.keys(&["a"]);
+    t.wait_for("the abandon dialog", |s| {
+        s.contains("Abandon the handover?")
+    });
+    paste("superseded\ny\n");
+    t.wait_for("the pasted reason", |s| s.contains("superseded y"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(p.check(), 1, "a pasted line break and y do not abandon");
+    t.keys(&["Escape"]);
+    t.wait_for("the dialog to close", |s| {
+        !s.contains("Abandon the handover?")
+    });
+    assert_eq!(p.check(), 1);
 }

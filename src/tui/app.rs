@@ -145,6 +145,7 @@ impl App {
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Key(key) => self.on_key(key),
+            Event::Paste(text) => self.on_paste(&text),
             Event::Mouse(mouse) => self.on_mouse(mouse),
             Event::Resize(w, h) => {
                 self.shared.size = (w, h);
@@ -252,6 +253,19 @@ impl App {
             Some(command) => self.on_command(command),
             None => Vec::new(),
         }
+    }
+
+    /// Pasted text goes to the open dialog's text field, and is otherwise
+    /// ignored: never read as keys (a pasted "abandon⏎" must not abandon).
+    fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if let Some(mut dialog) = self.modal.take() {
+            match dialog.paste(text) {
+                Some(next) => return self.after_dialog(dialog, next),
+                None => self.modal = Some(dialog),
+            }
+        }
+        self.say("pasted text ignored: no text field is open", false);
+        Vec::new()
     }
 
     /// Do what the open dialog asked after a key.
@@ -391,8 +405,9 @@ impl App {
                     self.modal = Some(Box::new(Confirm::new(Action::Unpause)));
                     Vec::new()
                 } else {
-                    self.modal = Some(Box::new(Reason::new(Purpose::Pause)));
-                    Vec::new()
+                    // One key pulls the brake; why can be said after.
+                    self.modal = Some(Box::new(Reason::new(Purpose::Paused)));
+                    self.act(Action::Pause(None))
                 }
             }
             Command::Resume => {
@@ -635,29 +650,66 @@ mod tests {
         for c in "stale".chars() {
             app.update(key(c));
         }
+        // Enter asks once more; only `y` abandons.
+        assert!(app.update(code(KeyCode::Enter)).is_empty());
         assert_eq!(
-            app.update(code(KeyCode::Enter)),
+            app.update(key('y')),
             vec![Effect::Act(Action::Abandon(Some("stale".into())))]
         );
-        // Esc cancels.
+        // Esc cancels; so does any key but `y` once asked (a second Enter too).
         app.busy = None;
         app.update(key('a'));
         assert!(app.update(code(KeyCode::Esc)).is_empty());
         assert!(app.modal.is_none());
+        app.update(key('a'));
+        app.update(code(KeyCode::Enter));
+        assert!(app.update(code(KeyCode::Enter)).is_empty());
+        assert!(app.modal.is_none(), "kept");
+    }
+
+    /// Issue 28, item 2: pasted text ran as keys (`t` jumped panes, `/`
+    /// filtered, `a` opened the abandon dialog, the rest became its reason
+    /// and a line break would have abandoned). A paste goes to an open text
+    /// field whole, line breaks as spaces; with none open it is ignored.
+    #[test]
+    fn pasted_text_is_never_read_as_keys() {
+        let mut app = fixtures::app((100, 30));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        let pasted = || Event::Paste("see tests/api.rs and abandon\nthe old approach\n".into());
+        assert!(app.update(pasted()).is_empty(), "nothing acts");
+        assert!(app.modal.is_none(), "no dialog opened");
+        assert!(
+            app.toast
+                .as_ref()
+                .is_some_and(|(t, _)| t.contains("ignored"))
+        );
+        app.update(key('a'));
+        assert!(app.update(pasted()).is_empty(), "a paste never confirms");
+        let reason = open::<Reason>(&app).expect("still asking");
+        assert_eq!(
+            reason.reason,
+            "see tests/api.rs and abandon the old approach "
+        );
+        assert!(!reason.confirming);
     }
 
     #[test]
     fn pause_toggles_with_optional_reason() {
         let mut app = fixtures::app((100, 30));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
-        app.update(key('p'));
+        // One key pauses; the reason is asked after, and Enter records it.
+        assert_eq!(app.update(key('p')), vec![Effect::Act(Action::Pause(None))]);
         assert_eq!(
             open::<Reason>(&app).map(|r| r.purpose),
-            Some(Purpose::Pause)
+            Some(Purpose::Paused)
         );
+        app.busy = None;
+        for c in "review".chars() {
+            app.update(key(c));
+        }
         assert_eq!(
             app.update(code(KeyCode::Enter)),
-            vec![Effect::Act(Action::Pause(None))]
+            vec![Effect::Act(Action::Pause(Some("review".into())))]
         );
         app.busy = None;
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
@@ -665,10 +717,12 @@ mod tests {
         )))));
         assert!(app.update(key('p')).is_empty(), "unpausing asks first");
         assert_eq!(open::<Confirm>(&app), Some(&Confirm::new(Action::Unpause)));
-        assert_eq!(
-            app.update(code(KeyCode::Enter)),
-            vec![Effect::Act(Action::Unpause)]
+        assert!(
+            app.update(code(KeyCode::Enter)).is_empty(),
+            "Enter keeps it paused"
         );
+        app.update(key('p'));
+        assert_eq!(app.update(key('y')), vec![Effect::Act(Action::Unpause)]);
     }
 
     #[test]

@@ -87,6 +87,13 @@ pub trait Dialog: std::fmt::Debug + Any {
     fn prompt(&self) -> Option<&str> {
         None
     }
+
+    /// Pasted text (a bracketed paste) while it is open: what to do, or
+    /// `None` when it has no text field (the paste is then ignored, never
+    /// read as keys).
+    fn paste(&mut self, _text: &str) -> Option<Next> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -121,10 +128,24 @@ pub fn scrolled(scroll: usize, rows: usize, key: &KeyEvent, screen_rows: u16) ->
     })
 }
 
+/// Most bytes a one-line field holds.
+const MAX_TYPED: usize = 200;
+
+/// Pasted `pasted` appended to a one-line field: line breaks and other
+/// control characters become spaces, and the field keeps at most 200 bytes.
+pub fn pasted(text: &mut String, pasted: &str) {
+    for c in pasted.chars().map(|c| if c.is_control() { ' ' } else { c }) {
+        if text.len() + c.len_utf8() > MAX_TYPED {
+            break;
+        }
+        text.push(c);
+    }
+}
+
 /// A line being typed into `text` (at most 200 bytes): whether `key` changed it.
 pub fn typed(text: &mut String, key: &KeyEvent) -> bool {
     match key.code {
-        KeyCode::Char(c) if !c.is_control() && text.len() < 200 => {
+        KeyCode::Char(c) if !c.is_control() && text.len() < MAX_TYPED => {
             text.push(c);
             true
         }
@@ -138,11 +159,27 @@ pub fn typed(text: &mut String, key: &KeyEvent) -> bool {
 
 /// A dialog's last line: Enter `confirm`s, Esc `cancel`s.
 pub fn choices(shared: &Shared, confirm: &str, cancel: &str) -> Line<'static> {
+    keyed_choices(shared, " Enter ", confirm, " Esc ", cancel)
+}
+
+/// The choices of a destructive dialog: only `y` does it, and Enter is the
+/// safe way out (a pasted line break never confirms).
+pub fn destructive_choices(shared: &Shared, confirm: &str, cancel: &str) -> Line<'static> {
+    keyed_choices(shared, " y ", confirm, " Enter/Esc ", cancel)
+}
+
+fn keyed_choices(
+    shared: &Shared,
+    yes: &str,
+    confirm: &str,
+    no: &str,
+    cancel: &str,
+) -> Line<'static> {
     let t = &shared.theme;
     Line::from(vec![
-        Span::styled(" Enter ", t.button),
+        Span::styled(yes.to_string(), t.button),
         Span::raw(format!(" {confirm}   ")),
-        Span::styled(" Esc ", t.button),
+        Span::styled(no.to_string(), t.button),
         Span::raw(format!(" {cancel}")),
     ])
 }

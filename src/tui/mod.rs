@@ -42,7 +42,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_handover::Workspace;
 use crossterm::cursor::Show;
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -160,7 +162,13 @@ fn take_terminal() -> std::io::Result<DefaultTerminal> {
 pub fn retake_terminal() -> std::io::Result<()> {
     TERMINAL_TAKEN.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
-    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+    // Bracketed paste: pasted text arrives as one event, never as keys.
+    execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
 }
 
 /// Give the terminal back if the dashboard holds it: raw mode off, mouse
@@ -174,6 +182,7 @@ pub fn restore_terminal() -> bool {
     let _ = execute!(
         std::io::stdout(),
         DisableMouseCapture,
+        DisableBracketedPaste,
         LeaveAlternateScreen,
         Show
     );

@@ -268,6 +268,8 @@ impl FullData {
 pub enum Event {
     /// A key press.
     Key(KeyEvent),
+    /// Text pasted at once (a bracketed paste): never keys.
+    Paste(String),
     /// A mouse event.
     Mouse(MouseEvent),
     /// The terminal was resized.

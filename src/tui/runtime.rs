@@ -202,6 +202,7 @@ impl Input {
                 }
                 let event = match crossterm::event::read() {
                     Ok(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => Event::Key(k),
+                    Ok(TermEvent::Paste(text)) => Event::Paste(text),
                     Ok(TermEvent::Mouse(m)) => Event::Mouse(m),
                     Ok(TermEvent::Resize(w, h)) => Event::Resize(w, h),
                     Ok(_) => continue,

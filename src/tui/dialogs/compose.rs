@@ -53,6 +53,25 @@ impl Dialog for Compose {
         Next::Stay
     }
 
+    fn paste(&mut self, text: &str) -> Option<Next> {
+        // The body keeps the pasted lines; a one-line field gets one line.
+        let body = self.draft.field == DraftField::Body;
+        let field = self.draft.field_mut();
+        for c in text.chars() {
+            let c = match c {
+                '\n' if body => '\n',
+                '\r' => continue,
+                c if c.is_control() => ' ',
+                c => c,
+            };
+            if field.len() + c.len_utf8() > MAX_DRAFT {
+                break;
+            }
+            field.push(c);
+        }
+        Some(Next::Stay)
+    }
+
     fn view<'a>(&'a self, env: &Env<'a>, _width: u16) -> Option<View<'a>> {
         let t = &env.shared.theme;
         Some(View {

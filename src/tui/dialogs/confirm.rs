@@ -1,16 +1,17 @@
 //! Confirm an action that may repeat or lose work (retrying a step that is
-//! not idempotent, unpausing): Enter does it, Esc cancels.
+//! not idempotent, unpausing): only `y` does it; Enter, Esc and `n` cancel,
+//! so a stray (or pasted) line break never confirms.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
-use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, choices};
+use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, destructive_choices};
 use crate::tui::model::{Action, Shared};
 
-/// The action waiting for Enter.
+/// The action waiting for `y`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirm {
-    /// What Enter does.
+    /// What `y` does.
     pub action: Action,
 }
 
@@ -24,8 +25,8 @@ impl Confirm {
 impl Dialog for Confirm {
     fn key(&mut self, key: &KeyEvent, _env: &Env<'_>) -> Next {
         match key.code {
-            KeyCode::Enter => Next::Act(self.action.clone()),
-            KeyCode::Esc => Next::Close,
+            KeyCode::Char('y') => Next::Act(self.action.clone()),
+            KeyCode::Enter | KeyCode::Esc | KeyCode::Char('n') => Next::Close,
             _ => Next::Stay,
         }
     }
@@ -36,7 +37,7 @@ impl Dialog for Confirm {
             Action::Retry(step) => (
                 format!(" Retry {step}? "),
                 retry_body(shared, step),
-                choices(shared, "retry it", "cancel"),
+                destructive_choices(shared, "retry it", "cancel"),
             ),
             Action::Unpause => {
                 let pause = shared.snapshot().and_then(|s| s.paused.as_ref());
@@ -57,13 +58,13 @@ impl Dialog for Confirm {
                 (
                     " Unpause? ".to_string(),
                     lines,
-                    choices(shared, "unpause", "keep paused"),
+                    destructive_choices(shared, "unpause", "keep paused"),
                 )
             }
             other => (
                 format!(" {}? ", other.label()),
                 Vec::new(),
-                choices(shared, "go on", "cancel"),
+                destructive_choices(shared, "go on", "cancel"),
             ),
         };
         Some(View {

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::tui::dialog::{Dialog, Env, Next, View, typed};
+use crate::tui::dialog::{Dialog, Env, Next, View, pasted, typed};
 
 /// The filter being typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,5 +28,10 @@ impl Dialog for Filter {
 
     fn prompt(&self) -> Option<&str> {
         Some(&self.text)
+    }
+
+    fn paste(&mut self, text: &str) -> Option<Next> {
+        pasted(&mut self.text, text);
+        Some(Next::Filter(self.text.clone()))
     }
 }

@@ -1,10 +1,14 @@
-//! A reason typed before an action (optional): abandoning the handover,
-//! pausing all automation. Enter does it, Esc cancels.
+//! A reason typed for an action (optional). Abandoning the handover: the
+//! reason, then Enter asks once more and only `y` abandons (a pasted line
+//! break never does). Pausing: `p` pauses at once; the reason is asked
+//! after, and Enter records it.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
-use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, choices, typed};
+use crate::tui::dialog::{
+    Dialog, Env, Next, Scroll, View, choices, destructive_choices, pasted, typed,
+};
 use crate::tui::model::{Action, Shared};
 
 /// What the reason is for.
@@ -12,45 +16,69 @@ use crate::tui::model::{Action, Shared};
 pub enum Purpose {
     /// Abandon the handover (its record and files are kept).
     Abandon,
-    /// Pause all automation.
-    Pause,
+    /// Say why automation was just paused.
+    Paused,
 }
 
 /// A reason being typed for `purpose`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reason {
-    /// What Enter does.
+    /// What it is for.
     pub purpose: Purpose,
     /// Typed so far.
     pub reason: String,
+    /// Abandon: the reason is done, and `y` is awaited.
+    pub confirming: bool,
 }
 
 impl Reason {
-    /// Ask for a reason before `purpose`.
+    /// Ask for a reason for `purpose`.
     pub fn new(purpose: Purpose) -> Self {
         Reason {
             purpose,
             reason: String::new(),
+            confirming: false,
         }
+    }
+
+    fn typed_reason(&self) -> Option<String> {
+        Some(self.reason.trim().to_string()).filter(|r| !r.is_empty())
     }
 }
 
 impl Dialog for Reason {
     fn key(&mut self, key: &KeyEvent, _env: &Env<'_>) -> Next {
+        if self.confirming {
+            return match key.code {
+                KeyCode::Char('y') => Next::Act(Action::Abandon(self.typed_reason())),
+                _ => Next::Close,
+            };
+        }
         match key.code {
-            KeyCode::Enter => {
-                let reason = Some(self.reason.trim().to_string()).filter(|r| !r.is_empty());
-                Next::Act(match self.purpose {
-                    Purpose::Abandon => Action::Abandon(reason),
-                    Purpose::Pause => Action::Pause(reason),
-                })
-            }
+            KeyCode::Enter => match self.purpose {
+                Purpose::Abandon => {
+                    self.confirming = true;
+                    Next::Stay
+                }
+                Purpose::Paused => match self.typed_reason() {
+                    Some(reason) => Next::Act(Action::Pause(Some(reason))),
+                    None => Next::Close,
+                },
+            },
             KeyCode::Esc => Next::Close,
             _ => {
                 typed(&mut self.reason, key);
                 Next::Stay
             }
         }
+    }
+
+    fn paste(&mut self, text: &str) -> Option<Next> {
+        if self.confirming {
+            return None;
+        }
+        pasted(&mut self.reason, text);
+        Some(Next::Stay)
     }
 
     fn view<'a>(&'a self, env: &Env<'a>, _width: u16) -> Option<View<'a>> {
@@ -61,21 +89,32 @@ impl Dialog for Reason {
                     .snapshot()
                     .and_then(|s| s.run_id.clone())
                     .unwrap_or_default();
-                (
-                    " Abandon the handover? ",
-                    format!("Abandon run {run}? Its record and every file it wrote are kept."),
-                    choices(shared, "abandon", "keep it"),
-                )
+                let intro =
+                    format!("Abandon run {run}? Its record and every file it wrote are kept.");
+                let choice = if self.confirming {
+                    destructive_choices(shared, "abandon it", "keep it")
+                } else {
+                    choices(shared, "next", "keep it")
+                };
+                (" Abandon the handover? ", intro, choice)
             }
-            Purpose::Pause => (
-                " Pause all automation ",
-                "Nothing runs until you unpause; handovers stay resumable.".to_string(),
-                choices(shared, "pause", "cancel"),
+            Purpose::Paused => (
+                " Paused ",
+                "All automation is paused; handovers stay resumable. Why? (optional)".to_string(),
+                choices(shared, "save the reason", "no reason"),
             ),
         };
+        let mut lines = prompt(shared, intro, &self.reason);
+        if self.confirming {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Press y to abandon it; any other key keeps it.",
+                shared.theme.warn,
+            ));
+        }
         Some(View {
             title: title.into(),
-            lines: prompt(shared, intro, &self.reason),
+            lines,
             choices: Some(choice),
             scroll: Scroll::Top,
         })

@@ -341,10 +341,9 @@ mod tests {
         assert!(app.update(code(KeyCode::Esc)).is_empty());
         assert!(app.modal.is_none());
         app.update(key('R'));
-        assert_eq!(
-            app.update(code(KeyCode::Enter)),
-            vec![Effect::Act(retry)]
-        );
+        assert!(app.update(code(KeyCode::Enter)).is_empty(), "Enter cancels");
+        app.update(key('R'));
+        assert_eq!(app.update(key('y')), vec![Effect::Act(retry)]);
     }
 
     #[test]

@@ -359,12 +359,13 @@ mod tests {
         app.modal = Some(Box::new(Reason {
             purpose: Purpose::Abandon,
             reason: "superseded".into(),
+            confirming: true,
         }));
         insta::assert_snapshot!("confirm_abandon_100x30", draw(&app));
         app.modal = Some(Box::new(Help::default()));
         insta::assert_snapshot!("help_100x30", draw(&app));
         let mut app = fixtures::loaded((60, 20));
-        app.modal = Some(Box::new(Reason::new(Purpose::Pause)));
+        app.modal = Some(Box::new(Reason::new(Purpose::Paused)));
         insta::assert_snapshot!("pause_reason_60x20", draw(&app));
     }
 
