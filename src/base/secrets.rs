@@ -58,10 +58,22 @@ struct Pattern {
     regex: &'static str,
     /// The secret's range in a match, or `None` when the match is not one.
     secret: fn(&Captures<'_>) -> Option<Range<usize>>,
-    /// Found too when a line break cuts its secret in two (a hard-wrapped
-    /// line): see [`wrapped_secrets`]. Every pattern but the private key
-    /// block, which spans lines by itself.
-    wraps: bool,
+    /// Whether it is found too when a line break cuts its secret in two (a
+    /// hard-wrapped line): see [`wrapped_secrets`].
+    wraps: Wrap,
+}
+
+/// When a pattern is looked for across a line break.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wrap {
+    /// Never: it spans lines by itself (a private key block).
+    Never,
+    /// Always: a token of a fixed format is unmistakable joined.
+    Always,
+    /// Only where the lines alone show no secret: a value that a line holds
+    /// whole is not run on into the next line (`DB_PASSWORD=x` then
+    /// `NEXT_VAR=y` are two lines, not one value).
+    Unseen,
 }
 
 const fn exact(kind: &'static str, regex: &'static str) -> Pattern {
@@ -69,7 +81,7 @@ const fn exact(kind: &'static str, regex: &'static str) -> Pattern {
         kind,
         regex,
         secret: whole,
-        wraps: true,
+        wraps: Wrap::Always,
     }
 }
 
@@ -95,16 +107,34 @@ fn flag_password(caps: &Captures<'_>) -> Option<Range<usize>> {
         .map(|m| m.range())
 }
 
+/// Characters of code, not of a password: a value holding one is an
+/// expression.
+const CODE: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];
+
+/// `self.password`, `args.db_password`: a dotted path of identifiers, the
+/// code that reads a password rather than one.
+fn is_code_path(value: &str) -> bool {
+    let ident = |part: &str| {
+        part.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    value.contains('.') && value.split('.').all(ident)
+}
+
 /// The first group that took part in the match is the secret unless it
 /// is a code expression or a URL (variables and placeholders are judged by
 /// [`scan`]).
 fn literal_group(caps: &Captures<'_>) -> Option<Range<usize>> {
-    const CODE: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];
     caps.iter()
         .skip(1)
         .flatten()
         .next()
-        .filter(|m| !m.as_str().contains(CODE) && !m.as_str().contains("://"))
+        .filter(|m| {
+            let value = m.as_str();
+            !value.contains(CODE) && !value.contains("://") && !is_code_path(value)
+        })
         .map(|m| m.range())
 }
 
@@ -158,7 +188,7 @@ const PATTERNS: &[Pattern] = &[
         kind: "private key",
         regex: r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----([\s\S]*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
         secret: key_block,
-        wraps: false,
+        wraps: Wrap::Never,
     },
     exact("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
     exact(
@@ -173,7 +203,7 @@ const PATTERNS: &[Pattern] = &[
         kind: "AWS secret access key",
         regex: r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
         secret: group1,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     exact("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b"),
     exact(
@@ -208,13 +238,13 @@ const PATTERNS: &[Pattern] = &[
         // `scheme://user:pw@host`, and `redis://:pw@host` (no user).
         regex: r"\b[a-z][a-z0-9+.-]*://([^\s/:@]*):([^\s/@]{2,})@",
         secret: url_password,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "Azure storage account key",
         regex: r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})",
         secret: group1,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     exact("Django secret key", r#"\bdjango-insecure-[^\s'"`]{20,}"#),
     Pattern {
@@ -222,14 +252,14 @@ const PATTERNS: &[Pattern] = &[
         // `Authorization: Bearer <token>` (or `Token`).
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?(?:bearer|token)\s+([A-Za-z0-9._~+/=-]{8,})"#,
         secret: random_group1,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "authorization header",
         // `Authorization: Basic <base64 of user:password>`.
         regex: r#"(?i)\bauthorization["']?\s*:\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})"#,
         secret: group1,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password on a command line",
@@ -237,20 +267,20 @@ const PATTERNS: &[Pattern] = &[
         // `docker login -p X`, any `--password=X` / `--password X`.
         regex: r#"(?:^|[\s;|&(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p['"]?([^\s'"`$<{-][^\s'"`]{2,})|sshpass\s+-p\s*['"]?([^\s'"`$<{-][^\s'"`]*)|docker\s+login\b[^\n]*?\s-p\s+['"]?([^\s'"`$<{-][^\s'"`]*)|[^\n]*?\s--password(?:=|\s+)['"]?([^\s'"`$<{-][^\s'"`]{2,}))"#,
         secret: flag_password,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password on a command line",
         regex: r#"(?:^|\s)(?:-u|--user)(?:\s+|=)["']?([^\s:"'`$<{]+):([^\s"'`]+)"#,
         secret: command_line_password,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password",
         // `password is X`, `password for the staging db: X`, `passwd=X`, `"password": "X"`.
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[^\n.:=]{1,40}?)?(?:\s+(?:is|was)\b\s*:?|["']?\s*:?=|["']?\s*:)\s*(?:["'`]([^"'`\s]{4,})["'`]|([^\s"'`]+))"#,
         secret: prose_password,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password",
@@ -260,27 +290,27 @@ const PATTERNS: &[Pattern] = &[
         // Unquoted only when glued to the `=` (prose puts spaces around it).
         regex: r#"\b[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|[Pp]assword|[Pp]asswd|[Pp]assphrase)["'\]]*(?:={1,2}([^\s"'`,;)]{4,})|\s*={1,2}\s*["']([^\s"'`]{4,})["'])"#,
         secret: literal_group,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password",
         // `<password>value</password>` in XML configs.
         regex: r"(?i)<(?:password|passwd|secret)>([^<\s]{4,})</(?:password|passwd|secret)>",
         secret: literal_group,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "password",
         // A `.netrc` entry: `machine HOST login USER password VALUE`.
         regex: r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)",
         secret: literal_group,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
     Pattern {
         kind: "secret assignment",
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|app[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
         secret: random_group1,
-        wraps: true,
+        wraps: Wrap::Unseen,
     },
 ];
 
@@ -368,7 +398,8 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
             });
         }
     }
-    found.extend(wrapped_secrets(text));
+    let wrapped = wrapped_secrets(text, &found);
+    found.extend(wrapped);
     found.sort_by_key(|m| (m.range.start, std::cmp::Reverse(m.range.end)));
     let mut kept: Vec<SecretMatch> = Vec::with_capacity(found.len());
     for m in found {
@@ -389,7 +420,7 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
 /// character) taken out (with the next line's
 /// indentation), and a secret that spans one is a secret spanning both
 /// lines, each pattern judging its value as it does on one line.
-fn wrapped_secrets(text: &str) -> Vec<SecretMatch> {
+fn wrapped_secrets(text: &str, seen: &[SecretMatch]) -> Vec<SecretMatch> {
     let token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '=');
     // A password may end a line with a symbol; sentence punctuation ends
     // words, not secrets.
@@ -439,7 +470,7 @@ fn wrapped_secrets(text: &str) -> Vec<SecretMatch> {
     let mut found = Vec::new();
     for i in compiled.set.matches(&joined).iter() {
         let pattern = &PATTERNS[i];
-        if !pattern.wraps {
+        if pattern.wraps == Wrap::Never {
             continue;
         }
         for caps in compiled.each[i].captures_iter(&joined) {
@@ -447,7 +478,15 @@ fn wrapped_secrets(text: &str) -> Vec<SecretMatch> {
                 continue;
             };
             let (start, end) = (at[range.start], at[range.end - 1] + 1);
-            if text[start..end].contains('\n') && !is_placeholder(&joined[range]) {
+            let unseen = || {
+                !seen
+                    .iter()
+                    .any(|m| m.range.start < end && start < m.range.end)
+            };
+            if text[start..end].contains('\n')
+                && !is_placeholder(&joined[range])
+                && (pattern.wraps == Wrap::Always || unseen())
+            {
                 found.push(SecretMatch {
                     kind: pattern.kind,
                     range: start..end,
@@ -628,7 +667,6 @@ fn looks_like_password(value: &str) -> bool {
     const SYMBOLS: &[char] = &[
         '!', '@', '#', '$', '%', '^', '&', '*', '+', '=', '?', '~', '|',
     ];
-    const CODE: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];
     let letters = value.chars().any(|c| c.is_alphabetic());
     let digits = value.chars().any(|c| c.is_ascii_digit());
     let symbols = value.contains(SYMBOLS);
@@ -670,7 +708,8 @@ const PLACEHOLDER_WORDS: &[&str] = &[
 fn is_placeholder(value: &str) -> bool {
     let mut chars = value.chars();
     let first = chars.next().unwrap_or('*');
-    value.starts_with(['$', '<', '{', '%', '*', '['])
+    value.starts_with(['$', '<', '{', '%', '*'])
+        || (value.starts_with('[') && value.ends_with(']'))
         || value == REDACTED
         || (matches!(first, 'x' | 'X' | '.' | '*') && chars.all(|c| c == first))
         || PLACEHOLDER_WORDS
@@ -682,20 +721,33 @@ fn is_placeholder(value: &str) -> bool {
         || is_repeated(value)
 }
 
+/// CloudFormation's YAML tags, which stand where a value will be.
+const YAML_TAGS: &[&str] = &[
+    "!Ref",
+    "!Sub",
+    "!GetAtt",
+    "!ImportValue",
+    "!Join",
+    "!Select",
+    "!Split",
+    "!FindInMap",
+    "!Base64",
+    "!If",
+    "!Condition",
+];
+
 /// `!Ref`, `!Sub`, `!GetAtt`: a YAML tag standing where a value will be.
 fn is_yaml_tag(value: &str) -> bool {
-    value.strip_prefix('!').is_some_and(|tag| {
-        tag.starts_with(|c: char| c.is_ascii_uppercase())
-            && tag.chars().all(|c| c.is_ascii_alphabetic())
-    })
+    YAML_TAGS.contains(&value)
 }
 
 /// A fake made by repeating a short pattern: its last 16 characters (all
 /// of a shorter value) repeat a period of at most 8 (`0000…`,
 /// `DEADBEEFDEADBEEF`, `abcabcabc`); a value this short is repeated only
-/// when it is one character over and over.
+/// when it is one character over and over. Trailing blanks are not part of
+/// a value (a key block cut off before blank lines is no fake).
 fn is_repeated(value: &str) -> bool {
-    let chars: Vec<char> = value.chars().collect();
+    let chars: Vec<char> = value.trim_end().chars().collect();
     let tail = &chars[chars.len().saturating_sub(16)..];
     let longest_period = if chars.len() >= 16 { 8 } else { 1 };
     tail.len() >= 4
@@ -973,8 +1025,6 @@ mod tests {
     fn an_assignment_or_password_cut_by_a_line_break_is_found_whole() {
         for (text, first, rest) in [
             ("API_KEY=abc\ndef1234567890\n", "abc", "def1234567890"),
-            ("export PGPASSWORD=Xk9#\n  mQ2vLp8z\n", "Xk9#", "mQ2vLp8z"),
-            ("DB_PASSWORD=s3cr3t\nV4lueXy9Zq", "s3cr3t", "V4lueXy9Zq"),
             (
                 "The staging password is Gr4\nss-Hopper! Use it.",
                 "Gr4",
@@ -988,6 +1038,24 @@ mod tests {
                 !shown.contains(first) && !shown.contains(rest),
                 "{text:?} shown as {shown:?}"
             );
+        }
+        // A value its own line holds is found there and not run on into
+        // the next line: consecutive lines of a `.env` stay apart.
+        for (text, shown) in [
+            (
+                "DB_PASSWORD=s3cr3tV4\nNEXT_VAR=foo",
+                "DB_PASSWORD=[REDACTED]\nNEXT_VAR=foo",
+            ),
+            (
+                "export PGPASSWORD=Xk9#\n  mQ2vLp8z\n",
+                "export PGPASSWORD=[REDACTED]\n  mQ2vLp8z\n",
+            ),
+            (
+                "The password is Xk9#mQ2v\nThen restart.",
+                "The password is [REDACTED]\nThen restart.",
+            ),
+        ] {
+            assert_eq!(redact(text), shown, "{text:?}");
         }
         for prose in [
             "the password is\nin the vault",
@@ -1104,6 +1172,24 @@ mod tests {
         }
     }
 
+    /// What the placeholder rules must not swallow: a value that only opens
+    /// a bracket, a password starting with `!`, a key block cut off before
+    /// trailing blanks.
+    #[test]
+    fn placeholders_do_not_swallow_real_values() {
+        let key = fake(
+            "-----BEGIN RSA ",
+            "PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx9kq3Zp7Lr2Wv8Tn",
+        );
+        for text in [
+            "DB_PASSWORD=[Xk9#mQ2vLp8z".to_string(),
+            "PASSWORD=!Welcome2026".to_string(),
+            format!("{key}\n{}", " ".repeat(40)),
+        ] {
+            assert!(!scan(&text).is_empty(), "{text:?}");
+        }
+    }
+
     /// Forms and look-alikes of the blind-labelled corpus's tuning part
     /// (`tests/fixtures/secrets/`; the held-out part was not looked at).
     #[test]
@@ -1156,6 +1242,8 @@ mod tests {
             "password = correcthorsebatterystaple",
             "DB_PASSWORD=$DB_PASSWORD",
             "PASSWORD=os.getenv('PASSWORD')",
+            "password=self.password",
+            "connect(password=args.db_password)",
         ] {
             assert!(scan(text).is_empty(), "{text}: {:?}", found(text));
         }
