@@ -1373,30 +1373,33 @@ fn doctor_sees_a_lock_left_in_a_local_remote() {
 #[test]
 fn with_no_config_a_handover_completes_in_any_project() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+    let d = &dir.path().join("project");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(d).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
     git(d, &["init", "-q", "-b", "master"]);
     git(d, &["config", "user.name", "U"]);
     git(d, &["config", "user.email", "u@example.com"]);
-    let ah = |args: &[&str]| {
+    let ah_in = |dir: &std::path::Path, args: &[&str]| {
         Command::cargo_bin("agent-handover")
             .unwrap()
-            .current_dir(d)
-            .env("HOME", d)
+            .current_dir(dir)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
             .args(args)
             .output()
             .unwrap()
     };
+    let ah = |args: &[&str]| ah_in(d, args);
     let o = ah(&["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("committed locally, no remote"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("committed locally"), "{}", stderr(&o));
     assert_eq!(ah(&["check"]).status.code(), Some(2));
     assert_eq!(git(d, &["rev-parse", "--abbrev-ref", "HEAD"]), "master");
     assert!(git(d, &["log", "--format=%s"]).contains("handover"));
-    // A remote added: the next handover pushes master there.
+    // A remote added: master tracks nothing there yet, so nothing is
+    // pushed for us (a local branch is never published unasked); once
+    // pushed with -u, the next handover pushes.
     let remote = tempfile::tempdir().unwrap();
     git(remote.path(), &["init", "-q", "--bare"]);
     git(
@@ -1406,17 +1409,39 @@ fn with_no_config_a_handover_completes_in_any_project() {
     let o = ah(&["run", "--note", "# Handoff\n\n## Next step\nShip more.\n"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        git(remote.path(), &["log", "--format=%s", "master"]).contains("handover"),
-        "pushed"
+        stderr(&o).contains("git push -u origin master"),
+        "{}",
+        stderr(&o)
     );
-    // Outside any repository: kept locally.
-    let plain = tempfile::tempdir().unwrap();
-    let o = Command::cargo_bin("agent-handover")
-        .unwrap()
-        .current_dir(plain.path())
-        .env("HOME", plain.path())
-        .args(["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"])
-        .output()
-        .unwrap();
+    git(d, &["push", "-q", "-u", "origin", "master"]);
+    let o = ah(&[
+        "run",
+        "--note",
+        "# Handoff\n\n## Next step\nShip even more.\n",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        git(d, &["rev-parse", "HEAD"]),
+        git(remote.path(), &["rev-parse", "master"]),
+        "the last handover is on the remote"
+    );
+    // Outside any repository: kept locally. A repository of the home folder
+    // (dotfiles) is not the project's: kept locally too.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let o = ah_in(
+        &plain,
+        &["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("null backend"), "{}", stderr(&o));
+    git(&home, &["init", "-q"]);
+    let under_home = home.join("notes");
+    std::fs::create_dir_all(&under_home).unwrap();
+    let o = ah_in(
+        &under_home,
+        &["run", "--note", "# Handoff\n\n## Next step\nShip it.\n"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("null backend"), "{}", stderr(&o));
 }

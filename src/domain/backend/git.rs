@@ -66,10 +66,23 @@ pub struct GitSpec {
     /// absent: [`DEFAULT_NETWORK_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
-    /// `push` was left unset and the remote does not exist: the publish
-    /// commits locally and says so, and a sync has nothing to bring in.
+    /// `push` was left unset and the branch tracks no branch of the remote
+    /// (or there is no remote): the publish commits locally and says so,
+    /// and a sync has nothing to bring in.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_remote: bool,
+}
+
+/// Whether `branch` tracks a branch of `remote` (`branch.<name>.remote`
+/// names it): what a clone's branch does, and a branch made here does not
+/// until it is pushed with `-u`.
+pub fn tracks(repo: &Repository, branch: &str, remote: &str) -> bool {
+    repo.find_remote(remote).is_ok()
+        && repo
+            .config()
+            .ok()
+            .and_then(|c| c.get_string(&format!("branch.{branch}.remote")).ok())
+            .is_some_and(|r| r == remote)
 }
 
 /// The branch `repo`'s HEAD is on (unborn too), if it is on one.
@@ -261,8 +274,8 @@ impl GitSpec {
         };
         if self.no_remote {
             return Ok(format!(
-                "{committed} on {}; committed locally, no remote (`git remote add {} <url>` and the next handover pushes)",
-                self.branch, self.remote
+                "{committed} on {}; committed locally, no remote branch to push to ({} tracks nothing on {}: `git push -u {} {}` once, and the next handovers push)",
+                self.branch, self.branch, self.remote, self.remote, self.branch
             ));
         }
         if !self.push {
@@ -279,8 +292,8 @@ impl GitSpec {
     fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
         if self.no_remote {
             return Ok(Synced::Local(format!(
-                "no remote {:?}: the memory is committed on this machine only (`git remote add {} <url>`)",
-                self.remote, self.remote
+                "{} tracks nothing on {:?}: the memory is committed on this machine only (`git push -u {} {}` once to share it)",
+                self.branch, self.remote, self.remote, self.branch
             )));
         }
         let repo = self.open_repo()?;

@@ -35,9 +35,11 @@ impl BackendSpec {
     /// `repo_dir` relative to the project root, `paths` relative to
     /// `repo_dir` (default: the memory dir), `--no-push` beats `push`. What
     /// it leaves unset is decided by the project, so the defaults work in
-    /// any: no `type` is git inside a git work tree and null outside one; no
-    /// `branch` is the branch HEAD is on; no `push` pushes only when the
-    /// remote exists (else the publish says it committed locally).
+    /// any: no `type` is git inside a git work tree (not one of the home
+    /// folder: a dotfiles repository is not the project's) and null outside
+    /// one; no `branch` is the branch HEAD is on; no `push` pushes only when
+    /// that branch tracks a branch of the remote (else the publish commits
+    /// locally and says so: a local feature branch is never pushed for us).
     pub fn from_config(
         section: &BackendSection,
         memory: MemoryLocations,
@@ -46,10 +48,13 @@ impl BackendSpec {
     ) -> Result<Self, String> {
         let memory_root = memory.memory_dir.as_path();
         let repo_dir = fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
         let repo = || {
-            git2::Repository::discover(&repo_dir)
-                .ok()
-                .filter(|r| r.workdir().is_some())
+            git2::Repository::discover(&repo_dir).ok().filter(|r| {
+                r.workdir()
+                    .and_then(|w| std::fs::canonicalize(w).ok())
+                    .is_some_and(|w| Some(&w) != home.as_ref())
+            })
         };
         let kind = match section.kind.as_deref() {
             Some(kind) => kind,
@@ -76,7 +81,7 @@ impl BackendSpec {
                 let no_remote = section.push.is_none()
                     && repo
                         .as_ref()
-                        .is_some_and(|r| r.find_remote(&remote).is_err());
+                        .is_some_and(|r| !git::tracks(r, &branch, &remote));
                 Ok(BackendSpec::Git(GitSpec {
                     repo_dir,
                     paths,
@@ -284,7 +289,19 @@ mod tests {
         let BackendSpec::Git(g) = here() else {
             panic!("git")
         };
-        assert!(g.push && !g.no_remote);
+        assert!(
+            !g.push && g.no_remote,
+            "a branch made here tracks nothing: it is not pushed for us"
+        );
+        let mut config = repo.config().unwrap();
+        config.set_str("branch.trunk.remote", "origin").unwrap();
+        config
+            .set_str("branch.trunk.merge", "refs/heads/trunk")
+            .unwrap();
+        let BackendSpec::Git(g) = here() else {
+            panic!("git")
+        };
+        assert!(g.push && !g.no_remote, "a tracking branch is pushed");
         let mut explicit = section(Some("git"));
         explicit.push = Some(true);
         explicit.remote = Some("upstream".into());
