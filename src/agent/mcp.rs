@@ -189,8 +189,9 @@ impl TaskArgs {
 /// inline (no `$ref`), no `$schema` or type title, no formats JSON Schema
 /// does not define (schemars writes `"format": "uint"` for unsigned
 /// integers), an optional argument typed as itself (not also `null`: it is
-/// optional by not being `required`), and no defaults (the descriptions say
-/// them).
+/// optional by not being `required`), and no defaults or `minimum: 0` (an
+/// absent flag is false; a count is unsigned by its type). Property names
+/// are never touched.
 fn input_schema<T: JsonSchema>() -> Arc<rmcp::model::JsonObject> {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| {
@@ -202,6 +203,10 @@ fn input_schema<T: JsonSchema>() -> Arc<rmcp::model::JsonObject> {
     fn clean(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
+                // The arguments themselves: clean each, keep every name.
+                if let Some(serde_json::Value::Object(properties)) = map.get_mut("properties") {
+                    properties.values_mut().for_each(clean);
+                }
                 if map
                     .get("format")
                     .and_then(|f| f.as_str())
@@ -222,7 +227,9 @@ fn input_schema<T: JsonSchema>() -> Arc<rmcp::model::JsonObject> {
                 if map.get("minimum").is_some_and(|m| m == 0) {
                     map.remove("minimum");
                 }
-                map.values_mut().for_each(clean);
+                map.iter_mut()
+                    .filter(|(key, _)| *key != "properties")
+                    .for_each(|(_, value)| clean(value));
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(clean),
             _ => {}
@@ -255,7 +262,11 @@ impl Server {
     async fn call(&self, f: impl FnOnce(&Workspace) -> Result<String> + Send + 'static) -> Answer {
         let ws = match &self.ws {
             Ok(ws) => Arc::clone(ws),
-            Err(e) => return Err(format!("error: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "error: {e}\n  then restart this MCP server (or the agent): it read the config when it started"
+                ));
+            }
         };
         match tokio::task::spawn_blocking(move || f(&ws)).await {
             Ok(Ok(text)) => Ok(text),

@@ -253,10 +253,10 @@ pub enum Error {
         /// The first of them: `line 3 "TODO"`, ….
         lines: String,
     },
-    /// A version selector (`state diff FROM TO`) that names no version of
-    /// current-state.md, or several different ones.
+    /// A version selector (`state diff FROM TO`, `identity diff FROM TO`)
+    /// that names no version of the file, or several different ones.
     #[error(
-        "version {selector:?} {why}; versions:{known}\n  fix: name one by index (0 = newest), `current`, or a longer prefix of its id, commit or run id (agent-handover state list)"
+        "version {selector:?} {why}; versions:{known}\n  fix: name one by index (0 = newest), `current`, or a longer prefix of its id, commit or run id (`agent-handover state list` or `identity list` shows them)"
     )]
     UnknownVersion {
         /// The selector given.

@@ -148,7 +148,7 @@ fn print_details(snap: &RunSnapshot) {
     for d in &snap.drift {
         println!(
             "{} drift at {}: {} of {} superseded by a merge (`{}`)",
-            d.file.word(),
+            d.file.command(),
             d.at.format("%Y-%m-%d %H:%M UTC"),
             d.section_names(),
             d.from,

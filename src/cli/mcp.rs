@@ -14,7 +14,9 @@ use super::{Target, exit};
 pub fn mcp(target: &Target) -> Result<u8> {
     let ws = target.workspace();
     if let Err(e) = &ws {
-        eprintln!("agent-handover mcp: {e}\n  every tool call answers with this until it is fixed");
+        eprintln!(
+            "agent-handover mcp: {e}\n  every tool call answers with this; fix it, then restart the MCP server (or the agent)"
+        );
     }
     let agent = std::env::var("AGENT_HANDOVER_AGENT")
         .ok()

@@ -178,7 +178,7 @@ fn drift_findings(ws: &Workspace) -> Vec<Finding> {
             },
             what: format!(
                 "{} drift at {}: {} of {} superseded by a merge",
-                d.file.word(),
+                d.file.command(),
                 d.at.format("%Y-%m-%d %H:%M UTC"),
                 d.section_names(),
                 d.from

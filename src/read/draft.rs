@@ -31,8 +31,10 @@ use crate::workspace::activity::{self, Activity};
 const MAX_MESSAGES: usize = 5;
 /// Most carried-over failed approaches.
 const MAX_CARRIED: usize = 8;
-/// Drafts kept in `.agent-handover/drafts/`; older ones are removed.
+/// Drafts a handover has used that are kept (the newest).
 pub const KEEP_DRAFTS: usize = 20;
+/// Drafts no handover has used yet that are kept (the newest).
+pub const KEEP_UNUSED_DRAFTS: usize = 100;
 
 /// What to draft.
 #[derive(Debug, Clone, Copy)]
@@ -325,17 +327,21 @@ fn parse_name(path: &Path) -> Option<SavedDraft> {
     })
 }
 
-/// Remove all but the newest [`KEEP_DRAFTS`] drafts (best effort), never
-/// one a handover has not used yet: an agent may have been asked to
-/// complete it.
+/// Remove all but the newest [`KEEP_DRAFTS`] drafts a handover has used,
+/// and all but the newest [`KEEP_UNUSED_DRAFTS`] of those none has (best
+/// effort): an agent may be completing one of those, so they are kept far
+/// longer, but not for ever.
 fn prune(ws: &Workspace, dir: &Path) {
     let handed_over = last_completed_at(ws).ok().flatten();
-    if let Ok(drafts) = list(dir) {
-        let excess = drafts.len().saturating_sub(KEEP_DRAFTS);
-        for old in &drafts[..excess] {
-            if handed_over.is_some_and(|h| old.saved_at <= h) {
-                let _ = std::fs::remove_file(&old.path);
-            }
+    let Ok(drafts) = list(dir) else {
+        return;
+    };
+    let (used, unused): (Vec<&SavedDraft>, Vec<&SavedDraft>) = drafts
+        .iter()
+        .partition(|d| handed_over.is_some_and(|h| d.saved_at <= h));
+    for (all, keep) in [(used, KEEP_DRAFTS), (unused, KEEP_UNUSED_DRAFTS)] {
+        for old in &all[..all.len().saturating_sub(keep)] {
+            let _ = std::fs::remove_file(&old.path);
         }
     }
 }
@@ -489,8 +495,18 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         let new = save(&ws, "claude", "stop", "after\n").unwrap();
         let left = list(&ws.drafts_dir()).unwrap();
-        assert_eq!(left.len(), KEEP_DRAFTS);
+        assert_eq!(
+            left.len(),
+            KEEP_DRAFTS + 1,
+            "the used ones pruned, the new one kept"
+        );
         assert_eq!(pending(&ws).unwrap().unwrap().path, new.path);
+        // Unused drafts are kept far longer, but not for ever.
+        for i in 0..KEEP_UNUSED_DRAFTS + 5 {
+            save(&ws, "claude", "pre-compact", &format!("unused {i}\n")).unwrap();
+        }
+        let left = list(&ws.drafts_dir()).unwrap();
+        assert_eq!(left.len(), KEEP_DRAFTS + KEEP_UNUSED_DRAFTS);
         assert!(save(&ws, "../x", "stop", "").is_err());
     }
 }

@@ -405,9 +405,13 @@ impl App {
                     self.modal = Some(Box::new(Confirm::new(Action::Unpause)));
                     Vec::new()
                 } else {
-                    // One key pulls the brake; why can be said after.
-                    self.modal = Some(Box::new(Reason::new(Purpose::Paused)));
-                    self.act(Action::Pause(None))
+                    // One key pulls the brake; why can be said after (once
+                    // it is really being pulled: not while busy).
+                    let effects = self.act(Action::Pause(None));
+                    if !effects.is_empty() {
+                        self.modal = Some(Box::new(Reason::new(Purpose::Paused)));
+                    }
+                    effects
                 }
             }
             Command::Resume => {

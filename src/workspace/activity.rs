@@ -363,9 +363,9 @@ fn from_git(repo: &Repository, from: Start<'_>, excluded: &Excluded) -> Activity
     activity
 }
 
-/// Commits reachable from `HEAD` that changed a path of work: those made
-/// in or after the moment's second (commit times have whole seconds), or
-/// those a baseline's `HEAD` does not reach.
+/// Commits reachable from `HEAD` that changed a path of work, made in or
+/// after the moment's (or the baseline's) second (commit times have whole
+/// seconds), and not reached from the baseline's `HEAD`.
 fn commits_since(
     repo: &Repository,
     from: Start<'_>,
@@ -378,18 +378,17 @@ fn commits_since(
     if walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
         return Vec::new();
     }
-    let mut since_second = None;
-    match from {
-        Start::Moment(since) => since_second = since.map(|s| s.timestamp()),
+    let since_second = match from {
+        Start::Moment(since) => since.map(|s| s.timestamp()),
         Start::Baseline(b) => {
-            if let Some(head) = b.head.as_deref().and_then(|h| git2::Oid::from_str(h).ok())
-                && walk.hide(head).is_err()
-            {
-                // The start's HEAD is gone (history rewritten): the clock.
-                since_second = Some(b.at.timestamp());
+            // What HEAD had at the start is not this session's; nor is what
+            // a pull or a checkout brings that is older than the start.
+            if let Some(head) = b.head.as_deref().and_then(|h| git2::Oid::from_str(h).ok()) {
+                let _ = walk.hide(head);
             }
+            Some(b.at.timestamp())
         }
-    }
+    };
     let mut commits = Vec::new();
     for oid in walk.flatten() {
         let Ok(commit) = repo.find_commit(oid) else {

@@ -2,14 +2,16 @@
 //! (`agent-handover hook <event> --agent <name>`):
 //!
 //! * **session start**: the brief, in the agent's envelope and under its
-//!   documented size cap; the session's start is recorded;
+//!   documented size cap; the session's start is recorded with a baseline
+//!   of the work tree, so that only this session's work counts;
 //! * **stop** (the agent finished a turn and can be asked to go on): when
-//!   work happened since the last handover and none was written this
-//!   session, a draft is saved and the agent is asked, once per session, to
-//!   complete it and hand over; never when the agent says this stop was
-//!   already a continuation, never twice;
-//! * **pre-compact** and **session end** (the agent cannot be asked): a
-//!   mechanical draft is saved so nothing of the session is lost.
+//!   this session worked and wrote no handover, its draft is saved and the
+//!   agent is asked, once per session, to complete it and hand over; never
+//!   when the agent says this stop was already a continuation, never twice;
+//! * **pre-compact** and **session end** (the agent cannot be asked): the
+//!   session's one draft is saved (updated in place while the agent has
+//!   not started editing it) when the session worked since its start or its
+//!   own handover, so nothing of the session is lost.
 //!
 //! A hook never fails: whatever goes wrong (no config, a broken one, an
 //! unreadable checkpoint) becomes a short brief saying what and how to fix
@@ -323,14 +325,20 @@ fn session_start(
         source: input.source.clone(),
         tmux_pane: std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty()),
         asked_at: None,
-        baseline: Some(activity::baseline(ws)),
+        baseline: None,
         draft: None,
     };
-    // A resumed or compacted session keeps its start (and its "asked" mark).
+    // A resumed or compacted session keeps its start, baseline, "asked"
+    // mark and draft: only a start that says `startup` begins anew (Cline
+    // says nothing on TaskResume).
     let keep = session::load(ws, agent, input.session_id.as_deref())
         .ok()
         .flatten()
-        .is_some_and(|_| input.source.as_deref().is_some_and(|s| s != "startup"));
+        .is_some_and(|_| input.source.as_deref() != Some("startup"));
+    let record = SessionRecord {
+        baseline: (!keep).then(|| activity::baseline(ws)),
+        ..record
+    };
     if !keep && let Err(e) = session::save(ws, &record) {
         stderr.push_str(&format!("agent-handover: session not recorded: {e}\n"));
     }

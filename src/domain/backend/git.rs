@@ -542,7 +542,7 @@ impl GitSpec {
             )?;
             notes.push(format!(
                 "; {} drift: {} of {from} superseded (`{}`)",
-                drift.file.word(),
+                drift.file.command(),
                 record.section_names(),
                 record.diff_command()
             ));

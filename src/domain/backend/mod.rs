@@ -33,9 +33,10 @@ pub enum BackendSpec {
 impl BackendSpec {
     /// The backend a `[backend]` section describes, as 0.5.1 reads it:
     /// `repo_dir` relative to the project root, `paths` relative to
-    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`. What
-    /// it leaves unset is decided by the project, so the defaults work in
-    /// any: no `type` is git inside a git work tree (not one of the home
+    /// `repo_dir` (default: the memory dir), `--no-push` beats `push`; with
+    /// `type = "git"`, 0.5.1's defaults too (branch `main`, push on). With no
+    /// `type`, what is left unset is decided by the project, so the defaults
+    /// work in any: no `type` is git inside a git work tree (not one of the home
     /// folder: a dotfiles repository is not the project's) and null outside
     /// one; no `branch` is the branch HEAD is on; no `push` pushes only when
     /// that branch tracks a branch of the remote (else the publish commits
@@ -71,7 +72,10 @@ impl BackendSpec {
                         .collect(),
                     _ => vec![memory_root.to_path_buf()],
                 };
-                let repo = repo();
+                // An explicit `type = "git"` keeps 0.5.1's defaults (branch
+                // `main`, push on); an unset type follows the project.
+                let auto = section.kind.is_none();
+                let repo = repo().filter(|_| auto);
                 let remote = section.remote.clone().unwrap_or_else(|| "origin".into());
                 let branch = section
                     .branch

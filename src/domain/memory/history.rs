@@ -198,14 +198,6 @@ pub enum VersionedFile {
 }
 
 impl VersionedFile {
-    /// The word faces put before "drift" (`state drift`, `identity drift`).
-    pub fn word(self) -> &'static str {
-        match self {
-            VersionedFile::CurrentState => "state",
-            VersionedFile::Identity => "identity",
-        }
-    }
-
     /// The file's name, as a person looks for it.
     pub fn file_name(self) -> &'static str {
         match self {
@@ -230,7 +222,8 @@ impl VersionedFile {
         }
     }
 
-    /// The command that lists and compares its versions (`state`, `identity`).
+    /// The command that lists and compares its versions (`state`,
+    /// `identity`), also the word faces put before "drift".
     pub fn command(self) -> &'static str {
         match self {
             VersionedFile::CurrentState => "state",
@@ -242,17 +235,15 @@ impl VersionedFile {
 /// The newest drift of each versioned file of `ws` that drifted, newest
 /// first.
 pub fn latest_drifts(ws: &Workspace) -> Vec<Drift> {
-    let mut drifts: Vec<Drift> = [VersionedFile::CurrentState, VersionedFile::Identity]
+    let mut seen = Vec::new();
+    workspace_drifts(ws)
         .into_iter()
-        .filter_map(|file| {
-            StateHistory::new(file.history_dir(ws))
-                .drifts()
-                .into_iter()
-                .next()
+        .filter(|d| {
+            let first = !seen.contains(&d.file);
+            seen.push(d.file);
+            first
         })
-        .collect();
-    drifts.sort_by_key(|d| std::cmp::Reverse(d.at));
-    drifts
+        .collect()
 }
 
 /// Every drift recorded in `ws`, of current-state.md and identity.md

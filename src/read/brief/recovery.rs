@@ -210,7 +210,7 @@ fn next_steps(r: &Recovery) -> Vec<String> {
     if let Some(d) = r.drift.first() {
         steps.push(format!(
             "Check the {} drift: a merge kept the newer text of {} and superseded {}'s (`{}`); fix {} if the newer text lost something.",
-            d.file.word(),
+            d.file.command(),
             d.section_names(),
             d.from,
             d.diff_command(),

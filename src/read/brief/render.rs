@@ -122,7 +122,7 @@ fn recovery(out: &mut String, r: &Recovery) {
         let _ = writeln!(
             out,
             "- **{} drift** {}: {} of {} superseded by a newer text; see `{}`.",
-            capitalized(d.file.word()),
+            capitalized(d.file.command()),
             d.at.format("%Y-%m-%d %H:%M UTC"),
             d.section_names(),
             d.from,
