@@ -13,7 +13,7 @@ use serde_json::json;
 use super::Target;
 use super::exit;
 use super::output::Output;
-use super::state::{self, DiffArgs};
+use super::state::{self, DiffArgs, ListArgs};
 
 /// The label of the versions this command writes.
 const LABEL: &str = "identity";
@@ -36,13 +36,7 @@ pub enum IdentityCommand {
     /// Edit the whole file in $VISUAL / $EDITOR; the previous version is kept.
     Edit(Target),
     /// List the versions of identity.md, newest first (merges flagged as drift).
-    List {
-        /// How many to show.
-        #[arg(long, default_value_t = 20)]
-        limit: usize,
-        #[command(flatten)]
-        target: Target,
-    },
+    List(ListArgs),
     /// Show what changed between two versions of identity.md (default: the last change).
     Diff(DiffArgs),
 }
@@ -51,9 +45,7 @@ pub enum IdentityCommand {
 pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
     let today = chrono::Local::now().date_naive();
     match command {
-        IdentityCommand::List { limit, target } => {
-            return state::list(VersionedFile::Identity, target, *limit, out);
-        }
+        IdentityCommand::List(args) => return state::list(VersionedFile::Identity, args, out),
         IdentityCommand::Diff(args) => return state::diff(VersionedFile::Identity, args, out),
         IdentityCommand::Show(target) => {
             let id = open(&target.workspace()?);

@@ -27,15 +27,19 @@ pub struct StateArgs {
 #[derive(Debug, Subcommand)]
 enum StateCommand {
     /// List the versions, newest first: selector, time, size, run and/or commit.
-    List {
-        /// How many to show.
-        #[arg(long, default_value_t = 20)]
-        limit: usize,
-        #[command(flatten)]
-        target: Target,
-    },
+    List(ListArgs),
     /// Show what changed between two versions (default: the last change).
     Diff(DiffArgs),
+}
+
+/// Arguments of `state list` and `identity list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// How many to show.
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    #[command(flatten)]
+    target: Target,
 }
 
 /// Arguments of `state diff` and `identity diff`.
@@ -60,9 +64,7 @@ pub struct DiffArgs {
 /// `state ...`: dispatch.
 pub fn state(args: &StateArgs, out: Output) -> Result<u8> {
     match &args.command {
-        StateCommand::List { limit, target } => {
-            list(VersionedFile::CurrentState, target, *limit, out)
-        }
+        StateCommand::List(args) => list(VersionedFile::CurrentState, args, out),
         StateCommand::Diff(diff_args) => diff(VersionedFile::CurrentState, diff_args, out),
     }
 }
@@ -85,8 +87,8 @@ struct HunkRows<'a, R> {
 }
 
 /// List `file`'s versions, newest first (`state list`, `identity list`).
-pub fn list(file: VersionedFile, target: &Target, limit: usize, out: Output) -> Result<u8> {
-    let ws = target.workspace()?;
+pub fn list(file: VersionedFile, args: &ListArgs, out: Output) -> Result<u8> {
+    let (ws, limit) = (args.target.workspace()?, args.limit);
     let mut all = versions::list_versions(&ws, file)?;
     let total = all.len();
     all.truncate(limit);
