@@ -726,6 +726,20 @@ fn cline_gets_the_brief_at_task_start_and_drafts_where_it_cannot_be_asked() {
         drafts,
         "TaskComplete cannot ask: it updates the task's one draft"
     );
+    // TaskResume says no `source`: the task's session, baseline and draft
+    // are kept (the record was rewritten, and a second draft followed).
+    let mut resume = (wire.stdin)(Moment::Start, &repo.root());
+    resume["hookName"] = json!("TaskResume");
+    let script = repo.path(".clinerules/hooks/TaskResume");
+    let out = feed(
+        repo.command(&script, &repo.root(), true),
+        &resume.to_string(),
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    assert!(wire.fire(&repo, Moment::PreCompact, true).status.success());
+    assert_eq!(repo.drafts(), drafts, "still the task's one draft");
 
     hand_over_as_instructed(&repo, &repo.read(".clinerules/00-agent-handover.md"));
 }
