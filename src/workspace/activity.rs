@@ -27,6 +27,7 @@ use git2::{Repository, Status, StatusOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::workspace::Workspace;
+use crate::workspace::install_record::InstallRecord;
 
 /// Most commits listed.
 pub const MAX_COMMITS: usize = 30;
@@ -213,27 +214,16 @@ impl Excluded {
     }
 }
 
-/// The files `install` manages that are settings, not instructions: the
-/// keys of the install record's `files` not ending in `.md` (read leniently:
-/// no record, or one this version cannot read, excludes nothing).
+/// The files `install` manages that are settings, not instructions (an
+/// agent's edit of those is work): every file of the install record but
+/// Markdown. No record, or one that cannot be read, excludes nothing.
 fn installed_settings(ws: &Workspace) -> Vec<String> {
-    let Ok(Some(text)) = crate::base::fsx::read_text_bounded(
-        &ws.install_record(),
-        16 * 1024 * 1024,
-        "move the oversized install record aside",
-    ) else {
-        return Vec::new();
-    };
-    let Ok(record) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Vec::new();
-    };
-    record["files"]
-        .as_object()
-        .map(|files| {
-            files
-                .keys()
+    InstallRecord::load(&ws.install_record())
+        .map(|record| {
+            record
+                .files
+                .into_keys()
                 .filter(|f| !f.ends_with(".md") && !f.ends_with(".mdc"))
-                .cloned()
                 .collect()
         })
         .unwrap_or_default()

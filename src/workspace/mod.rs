@@ -10,6 +10,7 @@
 
 pub mod activity;
 pub mod config;
+pub mod install_record;
 pub mod month;
 pub mod registry;
 

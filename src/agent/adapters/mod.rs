@@ -4,7 +4,7 @@
 //! Each agent is one entry of [`table::ADAPTERS`]; an entry turns into a
 //! list of [`Part`]s (file edits). `install` plans every edit in memory
 //! before writing any, records what each file held before
-//! ([`record::InstallRecord`]), creates `handover.toml` when missing, and
+//! ([`InstallRecord`]), creates `handover.toml` when missing, and
 //! changes nothing when run again. `check` says whether each part is still
 //! in place; `remove` takes an agent's parts out and, when no other agent
 //! is left in a file, puts the file back byte for byte.
@@ -12,7 +12,6 @@
 pub mod block;
 pub mod json_hooks;
 pub mod part;
-pub mod record;
 pub mod table;
 pub mod trust;
 pub mod yaml_read;
@@ -26,11 +25,11 @@ use serde_json::{Value, json};
 use crate::agent::hooks::{HookEvent, HookProtocol, StartEnvelope};
 use crate::base::error::{Error, Result};
 use crate::base::{fsx, shell};
+use crate::workspace::install_record::InstallRecord;
 use crate::workspace::{DEFAULT_CONFIG, Workspace};
 use block::Comment;
 use json_hooks::HookEntries;
 pub use part::Part;
-use record::InstallRecord;
 pub use table::ADAPTERS;
 
 const BOOTSTRAP: &str = include_str!(concat!(
