@@ -482,28 +482,31 @@ fn save_session_draft(
     record: &mut SessionRecord,
     work: activity::Activity,
 ) -> crate::Result<PathBuf> {
-    let text = draft_text(ws, agent, work)?;
-    if let Some(d) = &record.draft
-        && draft::is_pending(ws, &d.path)?
-    {
+    // The session's draft, if it is ours (in the drafts folder) and no
+    // handover has used it yet.
+    let current = record.draft.as_ref().filter(|d| {
+        d.path.starts_with(ws.drafts_dir()) && draft::is_pending(ws, &d.path).unwrap_or(false)
+    });
+    if let Some(d) = current {
         let on_disk = std::fs::read_to_string(&d.path).ok();
         if on_disk.as_deref().map(session::text_hash).as_ref() != Some(&d.written) {
             return Ok(d.path.clone()); // the agent is completing it
         }
-        crate::base::fsx::write_atomic(&d.path, text.as_bytes())?;
-        let path = d.path.clone();
-        record.draft = Some(session::SessionDraft {
-            path: path.clone(),
-            written: session::text_hash(&text),
-        });
-        return Ok(path);
     }
-    let saved = draft::save(ws, agent, trigger, &text)?;
+    let in_place = current.map(|d| d.path.clone());
+    let text = draft_text(ws, agent, work)?;
+    let path = match in_place {
+        Some(path) => {
+            crate::base::fsx::write_atomic(&path, text.as_bytes())?;
+            path
+        }
+        None => draft::save(ws, agent, trigger, &text)?.path,
+    };
     record.draft = Some(session::SessionDraft {
-        path: saved.path.clone(),
+        path: path.clone(),
         written: session::text_hash(&text),
     });
-    Ok(saved.path)
+    Ok(path)
 }
 
 fn quiet(why: &str) -> HookReply {
