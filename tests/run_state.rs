@@ -245,13 +245,7 @@ fn staged_by_a_newer_version() {
 /// adopted, its steps marked done, and its note never written).
 #[test]
 fn a_new_handover_after_a_finished_0_5_1_run_runs_every_step() {
-    let case = Case {
-        base: Base::LegacyAllDone,
-        owner: common::run_states::Owner::Dead,
-        lock_held: false,
-        queued: false,
-        paused: false,
-    };
+    let case = Case::alone(Base::LegacyAllDone);
     let built = build(&case);
     let p = &built.project;
     std::fs::write(p.path("go"), "").unwrap();
@@ -270,13 +264,7 @@ fn a_new_handover_after_a_finished_0_5_1_run_runs_every_step() {
 /// advice is to repair it, not `resume` (which fails on it).
 #[test]
 fn a_damaged_queue_entry_is_unreadable_everywhere() {
-    let case = Case {
-        base: Base::Completed,
-        owner: common::run_states::Owner::Dead,
-        lock_held: false,
-        queued: false,
-        paused: false,
-    };
+    let case = Case::alone(Base::Completed);
     let built = build(&case);
     let p = &built.project;
     std::fs::create_dir_all(p.path(".agent-handover/queue")).unwrap();

@@ -90,6 +90,17 @@ pub struct Case {
 }
 
 impl Case {
+    /// `base` alone: owner dead, lock free, nothing queued, not paused.
+    pub fn alone(base: Base) -> Case {
+        Case {
+            base,
+            owner: Owner::Dead,
+            lock_held: false,
+            queued: false,
+            paused: false,
+        }
+    }
+
     /// Every combination (owners only vary for crashed bases).
     pub fn all() -> Vec<Case> {
         let mut cases = Vec::new();
