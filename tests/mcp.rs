@@ -113,6 +113,11 @@ fn every_tool_acts_on_the_workspace() {
         done.contains("session_note, learn, current_state, publish"),
         "{done}"
     );
+    // Where the memory went, as `run` says it on stderr.
+    assert!(
+        done.contains("publish: null backend: nothing to publish"),
+        "{done}"
+    );
     let state = p.current_state().expect("current-state.md written");
     assert!(state.contains("Added the MCP server"), "{state}");
     assert_eq!(p.notes().len(), 1);

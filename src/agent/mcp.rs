@@ -24,7 +24,7 @@ use crate::engine::queue::RunQueue;
 use crate::engine::{Engine, RunOverrides, plan_from_config};
 use crate::read::brief::DEFAULT_MAX_TOKENS;
 use crate::read::draft::DraftOptions;
-use crate::read::snapshot::queued_advice;
+use crate::read::snapshot::{queued_advice, where_it_went};
 use crate::read::{Condition, run_state};
 use crate::workspace::Workspace;
 
@@ -364,7 +364,11 @@ impl Server {
                 .and_then(|text| handoff::quality_note(ws, &text, today))
                 .map(|q| q + "\n")
                 .unwrap_or_default();
-            Ok(report.run_text() + &quality)
+            let went: String = where_it_went(ws, &report)
+                .into_iter()
+                .map(|line| line + "\n")
+                .collect();
+            Ok(report.run_text() + &went + &quality)
         })
         .await
     }

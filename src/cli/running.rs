@@ -4,10 +4,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff;
-use agent_handover::read::RunSnapshot;
-use agent_handover::read::snapshot::queued_advice;
+use agent_handover::read::snapshot::{queued_advice, where_it_went};
 use agent_handover::{
-    Engine, Error, Result, RunOverrides, RunReport, Workspace, WorkspaceOptions, plan_from_config,
+    Engine, Error, Result, RunOverrides, Workspace, WorkspaceOptions, plan_from_config,
 };
 use clap::Args;
 
@@ -93,31 +92,14 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
     {
         eprintln!("{note}");
     }
+    // Stdout keeps 0.5.1's one line; where the memory went is on stderr.
     if !out.json {
-        say_where_it_went(&ws, &report);
+        for line in where_it_went(&ws, &report) {
+            eprintln!("{line}");
+        }
     }
     out.emit(&report, || print!("{}", report.run_text()));
     Ok(exit::OK)
-}
-
-/// Where the requested run's publish put the memory (committed and pushed,
-/// committed locally with no remote, kept local), on stderr: stdout keeps
-/// 0.5.1's one line.
-fn say_where_it_went(ws: &Workspace, report: &RunReport) {
-    let Ok(snap) = RunSnapshot::load(ws) else {
-        return;
-    };
-    if snap.run_id != report.run_id {
-        return;
-    }
-    for step in &snap.steps {
-        if step.kind.as_deref() == Some("publish")
-            && report.executed.contains(&step.name)
-            && let Some(output) = &step.output
-        {
-            eprintln!("{}: {output}", step.name);
-        }
-    }
 }
 
 /// `resume`: finish the interrupted handover.

@@ -251,6 +251,25 @@ pub fn run_state(ws: &Workspace) -> RunState {
     }
 }
 
+/// Where the publish steps `report`'s run executed put the memory, one line
+/// each (`publish: committed 1a2b3c on master; committed locally, …`): what
+/// `run` says on stderr and the MCP `handover` tool after its report.
+pub fn where_it_went(ws: &Workspace, report: &crate::engine::RunReport) -> Vec<String> {
+    let Ok(snap) = RunSnapshot::load(ws) else {
+        return Vec::new();
+    };
+    if snap.run_id != report.run_id {
+        return Vec::new();
+    }
+    snap.steps
+        .iter()
+        .filter(|step| {
+            step.kind.as_deref() == Some("publish") && report.executed.contains(&step.name)
+        })
+        .filter_map(|step| Some(format!("{}: {}", step.name, step.output.as_ref()?)))
+        .collect()
+}
+
 /// `error` with what to do next when it is a handover staged in the queue
 /// ([`crate::Error::Queued`]): the run state's next action, read now (call
 /// it once the call that queued it has let go of the run lock). Any other
