@@ -1,0 +1,3 @@
+"""Placeholder until this wire format is written."""
+
+ROUTES = []

@@ -1,0 +1,100 @@
+"""OpenAI Chat Completions: POST .../chat/completions, streamed or not.
+
+Format: https://platform.openai.com/docs/api-reference/chat (messages
+with tool_calls and role "tool" results; streaming chunks of
+`chat.completion.chunk` with delta.content / delta.tool_calls, ended by
+`data: [DONE]`). Agents reach it through an OpenAI-compatible provider's
+base URL (each agent's scenario says which setting).
+"""
+
+import itertools
+import json
+import time
+
+import brain
+import usage
+from wire import json_response, sse_response, text_of
+
+#: Shell tools the agents offer under this format, and the argument that
+#: holds the command.
+SHELL_TOOLS = {"bash": "command", "shell": "command", "execute_command": "command",
+               "run_shell_command": "command"}
+IDS = itertools.count(1)
+
+
+def conversation(body):
+    msgs = []
+    for m in body.get("messages", []):
+        role = m.get("role")
+        if role in ("system", "developer"):
+            msgs.append(brain.Msg("system", text_of(m.get("content"))))
+        elif role == "assistant":
+            calls = []
+            for c in m.get("tool_calls") or []:
+                try:
+                    args = json.loads(c["function"].get("arguments") or "{}")
+                except ValueError:
+                    args = {}
+                calls.append(brain.Call(c.get("id", ""), c["function"]["name"], str(args.get("command", ""))))
+            msgs.append(brain.Msg("assistant", text_of(m.get("content")), calls))
+        elif role == "tool":
+            msgs.append(brain.Msg("tool", text_of(m.get("content")), call_id=m.get("tool_call_id", "")))
+        else:
+            msgs.append(brain.Msg("user", text_of(m.get("content"))))
+    return msgs
+
+
+def shell_tool(body):
+    for tool in body.get("tools") or []:
+        name = (tool.get("function") or {}).get("name")
+        if name in SHELL_TOOLS:
+            return name
+    return None
+
+
+def completions(path, body, headers):
+    body = body or {}
+    tool = shell_tool(body)
+    reply = brain.decide(conversation(body))
+    if reply.command and not tool:
+        reply = brain.Reply(text="Hello.")
+    n = next(IDS)
+    base = {"id": f"chatcmpl-mock-{n}", "created": int(time.time()), "model": body.get("model", "mock")}
+    used = usage.tokens()
+    usage_obj = {"prompt_tokens": used, "completion_tokens": 10, "total_tokens": used + 10}
+    call = None
+    if reply.command:
+        call = {"id": f"call_mock_{n}", "type": "function",
+                "function": {"name": tool, "arguments": json.dumps({SHELL_TOOLS[tool]: reply.command,
+                                                                    "description": "run what was asked"})}}
+    finish = "tool_calls" if call else "stop"
+    if not body.get("stream"):
+        message = {"role": "assistant", "content": None if call else reply.text}
+        if call:
+            message["tool_calls"] = [call]
+        return json_response(dict(base, object="chat.completion",
+                                  choices=[{"index": 0, "message": message, "finish_reason": finish}],
+                                  usage=usage_obj), decided=reply)
+    chunk = dict(base, object="chat.completion.chunk")
+    delta = {"role": "assistant"}
+    if call:
+        delta["tool_calls"] = [dict(call, index=0)]
+    else:
+        delta["content"] = reply.text
+    events = [
+        (None, dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])),
+        (None, dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": finish}])),
+        (None, dict(chunk, choices=[], usage=usage_obj)),
+        (None, "[DONE]"),
+    ]
+    return sse_response(events, named=False, decided=reply)
+
+
+def models(path, body, headers):
+    return json_response({"object": "list", "data": [{"id": "mock", "object": "model", "owned_by": "mock"}]})
+
+
+ROUTES = [
+    ("POST", lambda p: p.split("?")[0].endswith("/chat/completions"), completions),
+    ("GET", lambda p: p.split("?")[0].endswith("/models"), models),
+]

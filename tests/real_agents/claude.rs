@@ -1,0 +1,153 @@
+//! Claude Code (`@anthropic-ai/claude-code`), headless (`claude -p`), on
+//! the Anthropic Messages API through ANTHROPIC_BASE_URL
+//! (https://code.claude.com/docs/en/settings#environment-variables;
+//! https://code.claude.com/docs/en/headless). Hooks and MCP are what
+//! `install claude` writes; the project is trusted the way the trust
+//! dialog records it in ~/.claude.json.
+
+use crate::harness::{Mock, Project, program};
+
+fn claude(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
+    let out = p.run_agent(
+        &program("claude"),
+        &[
+            "-p",
+            prompt,
+            "--allowedTools",
+            "Bash",
+            "--output-format",
+            "json",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", mock.url()),
+            ("ANTHROPIC_API_KEY", "mock-key".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "claude -p {prompt:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The project trusted, and its .mcp.json server approved, as Claude Code
+/// records them in ~/.claude.json.
+fn trust(p: &Project) {
+    let root = p.root.canonicalize().unwrap();
+    let state = serde_json::json!({
+        "projects": { root.to_string_lossy(): {
+            "hasTrustDialogAccepted": true,
+            "enabledMcpjsonServers": ["agent-handover"],
+        }}
+    });
+    std::fs::write(p.home.join(".claude.json"), state.to_string()).unwrap();
+}
+
+#[test]
+fn claude_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() {
+    let p = Project::new();
+    p.install("claude");
+    trust(&p);
+    let mock = Mock::start(&p.scratch(), &[]);
+
+    claude(&p, &mock, "MOCK-WORK");
+
+    assert!(
+        mock.requests_with("# Session brief for claude") >= 1,
+        "the brief reached the model"
+    );
+    assert!(
+        mock.requests_with("mcp__agent-handover__handover") >= 1,
+        "the session offered the agent-handover MCP tools"
+    );
+    assert_eq!(
+        mock.asked(),
+        1,
+        "asked to hand over exactly once: {:#?}",
+        mock.replies()
+    );
+    assert_eq!(p.check(), 2, "the handover completed");
+    let notes = p.notes();
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].contains("MOCK-NOTE 1:"),
+        "the note holds the model's words: {}",
+        notes[0]
+    );
+    assert!(
+        !notes[0]
+            .lines()
+            .any(|l| l.contains("TODO") && !l.starts_with("<!--")),
+        "no TODO left outside the draft's own comments: {}",
+        notes[0]
+    );
+    assert!(
+        p.brief_drafts().is_empty(),
+        "the brief points to no draft after the handover"
+    );
+
+    // The next session starts from that handover and, doing nothing, is
+    // not asked again.
+    let next_dir = p.scratch().join("next");
+    std::fs::create_dir_all(&next_dir).unwrap();
+    let next = Mock::start(&next_dir, &[]);
+    claude(&p, &next, "Say hello.");
+    assert!(
+        next.requests_with("MOCK-NOTE 1:") >= 1,
+        "the next brief carries the handover"
+    );
+    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+}
+
+#[test]
+fn claude_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
+    let p = Project::new();
+    // install's own files stay uncommitted: they are not the session's work.
+    p.install("claude");
+    trust(&p);
+    let mock = Mock::start(&p.scratch(), &[]);
+
+    claude(&p, &mock, "Say hello.");
+
+    assert!(mock.requests_with("# Session brief for claude") >= 1);
+    assert_eq!(mock.asked(), 0, "{:#?}", mock.replies());
+    assert_eq!(p.check(), 0, "no handover was started");
+    assert!(p.drafts().is_empty(), "{:?}", p.drafts());
+    assert!(p.brief_drafts().is_empty());
+}
+
+#[test]
+fn claude_keeps_working_without_agent_handover_on_path_and_is_told_why() {
+    let mut p = Project::new();
+    p.install("claude");
+    trust(&p);
+    p.path_dirs.clear();
+    let mock = Mock::start(&p.scratch(), &[]);
+
+    claude(&p, &mock, "MOCK-WORK");
+
+    assert!(p.root.join("work.txt").exists(), "the agent did its work");
+    assert!(mock.requests_with("agent-handover is not installed or not on PATH") >= 1);
+    assert_eq!(mock.asked(), 0);
+}
+
+#[test]
+fn claude_mcp_list_connects_to_agent_handover_mcp() {
+    let p = Project::new();
+    p.install("claude");
+    trust(&p);
+    let out = p.run_agent(&program("claude"), &["mcp", "list"], &[]);
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let line = listing
+        .lines()
+        .find(|l| l.starts_with("agent-handover:"))
+        .unwrap_or_else(|| panic!("no agent-handover server listed: {listing}"));
+    assert!(line.contains("Connected"), "{line}");
+    let check = p.ours(&["install", "--check", "claude"]);
+    let said = String::from_utf8_lossy(&check.stdout).to_string()
+        + &String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success(), "{said}");
+}
