@@ -213,6 +213,47 @@ fn note_files_and_stdin() {
     assert_eq!(p.current_state().unwrap(), header(2) + "state from stdin");
 }
 
+/// Issue 25: a completed draft was handed over with its own "Replace
+/// every TODO, then hand over" comments, which the next brief then showed.
+#[test]
+fn a_completed_draft_is_handed_over_without_its_drafting_comments() {
+    let p = Project::new(&config(""));
+    let o = p.run(&["draft", "--agent", "claude", "-o", "draft.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let draft = std::fs::read_to_string(p.path("draft.md")).unwrap();
+    assert!(
+        draft.contains("<!-- Drafted by `agent-handover draft`"),
+        "{draft}"
+    );
+    let done: String = draft
+        .lines()
+        .map(|l| match l.find("TODO") {
+            Some(i) if !l.starts_with("<!--") => {
+                format!("{}Chose flock: 3/3 checks pass.", &l[..i])
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(p.path("draft.md"), &done).unwrap();
+    let o = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note-file",
+        "draft.md",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let note = &p.notes()[0].1;
+    assert!(note.contains("Chose flock: 3/3 checks pass."), "{note}");
+    assert!(
+        !note.contains("Drafted by") && !note.contains("A briefing for"),
+        "{note}"
+    );
+    let state = p.current_state().unwrap();
+    assert!(!state.contains("Replace every"), "{state}");
+}
+
 #[test]
 fn missing_note_and_unknown_backend_are_config_errors() {
     let p = Project::new(&config(""));

@@ -309,6 +309,9 @@ pub fn plan_from_config(
         .clone()
         .or_else(|| cfg.note.current_state.clone())
         .unwrap_or_else(|| session.clone());
+    // The draft's instructions to its writer are not part of the handoff.
+    let session = handoff::templates::without_drafting_comments(&session).into_owned();
+    let state = handoff::templates::without_drafting_comments(&state).into_owned();
     if !overrides.allow_empty {
         for (what, text) in [("session note", &session), ("current state", &state)] {
             if text.trim().is_empty() {

@@ -151,7 +151,8 @@ fn render(d: &Draft, date: NaiveDate) -> String {
         out.push('\n');
         if line.starts_with("# ") {
             out.push_str(&format!(
-                "\n<!-- Drafted by `agent-handover draft` for {}: the measured facts are filled in. Replace every TODO with what only you know, then hand over with `agent-handover run --note-file <this file>`. -->\n",
+                "\n{} for {}: the measured facts are filled in. Replace every TODO with what only you know, then hand over with `agent-handover run --note-file <this file>` (this comment is not handed over). -->\n",
+                crate::domain::handoff::templates::DRAFTING_COMMENTS[0],
                 d.agent
             ));
             continue;

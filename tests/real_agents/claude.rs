@@ -78,10 +78,8 @@ fn claude_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() 
         notes[0]
     );
     assert!(
-        !notes[0]
-            .lines()
-            .any(|l| l.contains("TODO") && !l.starts_with("<!--")),
-        "no TODO left outside the draft's own comments: {}",
+        !notes[0].contains("TODO") && !notes[0].contains("Drafted by"),
+        "neither a TODO nor the draft's own instructions are handed over: {}",
         notes[0]
     );
     assert!(
@@ -98,6 +96,11 @@ fn claude_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() 
     assert!(
         next.requests_with("MOCK-NOTE 1:") >= 1,
         "the next brief carries the handover"
+    );
+    assert_eq!(
+        next.requests_with("Replace every TODO"),
+        0,
+        "no drafting instructions reach the next session"
     );
     assert_eq!(next.asked(), 0, "{:#?}", next.replies());
 }

@@ -100,6 +100,44 @@ impl TemplateKind {
     }
 }
 
+/// How the comments a template and `agent-handover draft` write for the
+/// writer begin: instructions for completing the draft, not part of the
+/// handoff, so [`without_drafting_comments`] drops them from what is handed
+/// over.
+pub const DRAFTING_COMMENTS: [&str; 2] = [
+    "<!-- Drafted by `agent-handover draft`",
+    "<!-- A briefing for the next session",
+];
+
+/// `text` without the drafting comments (whole lines beginning with one of
+/// [`DRAFTING_COMMENTS`] and ending with `-->`) and the blank line after
+/// each: the next session would otherwise read "replace every TODO, then
+/// hand over" in its brief. Everything else is kept byte for byte.
+pub fn without_drafting_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_ours = |line: &str| {
+        let line = line.trim_end();
+        DRAFTING_COMMENTS.iter().any(|c| line.starts_with(c)) && line.ends_with("-->")
+    };
+    if !text.lines().any(is_ours) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut skip_blank = false;
+    for line in text.split_inclusive('\n') {
+        if is_ours(line) {
+            skip_blank = true;
+            continue;
+        }
+        if skip_blank && line.trim().is_empty() {
+            skip_blank = false;
+            continue;
+        }
+        skip_blank = false;
+        out.push_str(line);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 impl std::fmt::Display for TemplateKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -128,6 +166,30 @@ mod tests {
 
     fn day() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+    }
+
+    /// Issue 25: the draft's own instructions were stored in the note, so
+    /// the next brief told the agent to "replace every TODO, then hand over".
+    #[test]
+    fn drafting_comments_are_dropped_and_nothing_else() {
+        let draft = "# Handoff — code — 2026-11-26\n\n<!-- Drafted by `agent-handover draft` for claude: Replace every TODO. -->\n\n<!-- A briefing for the next session, 500-1,500 tokens. -->\n\n## Goal\nShip it <!-- mine -->\n\n<!-- my own note -->\n";
+        assert_eq!(
+            without_drafting_comments(draft),
+            "# Handoff — code — 2026-11-26\n\n## Goal\nShip it <!-- mine -->\n\n<!-- my own note -->\n"
+        );
+        let plain =
+            "# Handoff\n\nA line quoting <!-- Drafted by `agent-handover draft` mid-line -->\n";
+        assert!(matches!(
+            without_drafting_comments(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        for kind in TemplateKind::ALL {
+            let rendered = kind.render(day());
+            assert!(
+                !without_drafting_comments(&rendered).contains("<!-- A briefing"),
+                "{kind}: the template's hint comment is recognised"
+            );
+        }
     }
 
     #[test]
