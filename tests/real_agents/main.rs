@@ -10,3 +10,5 @@
 mod harness;
 
 mod claude;
+mod codex;
+mod gemini;
