@@ -10,5 +10,7 @@
 mod harness;
 
 mod claude;
+mod copilot;
 mod codex;
 mod gemini;
+mod aider;

@@ -84,7 +84,17 @@ fn canonical(raw: &str) -> PathBuf {
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {
     let text = fsx::read_text_bounded(path, MAX_BYTES, "").ok()??;
-    serde_json::from_str(&text).ok()
+    serde_json::from_str(&without_comment_lines(&text)).ok()
+}
+
+/// `text` without its whole-line `//` comments: Copilot CLI 1.0 writes its
+/// config.json with two of them on top ("// User settings belong in …").
+/// Comments after a value, or inside a string, are not looked for.
+fn without_comment_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Claude Code: a project entry with the dialog accepted, for the folder
@@ -311,5 +321,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(copilot(&ws), TrustState::Given, "a parent folder covers it");
+        // As Copilot CLI 1.0.102 rewrites it, with comment lines on top.
+        std::fs::write(
+            home.join(".copilot/config.json"),
+            format!(
+                "// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": [\n    \"{}\"\n  ]\n}}\n",
+                d.join("p").display()
+            ),
+        )
+        .unwrap();
+        assert_eq!(copilot(&ws), TrustState::Given, "its own comment lines are skipped");
     }
 }

@@ -129,4 +129,7 @@ def strip_tool_noise(text: str) -> str:
     """A tool result as the draft file's text: some agents wrap the output
     (exit codes, line numbers); the draft starts at its first heading."""
     start = text.find("# Handoff")
-    return text[start:] if start >= 0 else text
+    text = text[start:] if start >= 0 else text
+    # Copilot CLI ends a bash result with `<shellId: N completed with exit
+    # code N>` on its own line.
+    return re.sub(r"\n<shellId: [^>\n]*>\s*$", "\n", text)
