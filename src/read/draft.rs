@@ -250,20 +250,34 @@ pub struct SavedDraft {
 /// Save `text` as a draft of `agent` made by `trigger`, durably, and keep
 /// only the newest [`KEEP_DRAFTS`] of those a handover has used.
 pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<SavedDraft> {
+    let draft = new_draft(ws, agent, trigger)?;
+    write(ws, &draft.path, text)?;
+    Ok(draft)
+}
+
+/// Where a draft saved now by `agent` on `trigger` goes (nothing is
+/// written): a caller that records the path can then [`write`] the draft
+/// and its record at once.
+pub fn new_draft(ws: &Workspace, agent: &str, trigger: &str) -> Result<SavedDraft> {
     fsx::check_name("agent", agent)?;
     fsx::check_name("draft trigger", trigger)?;
-    let dir = ws.drafts_dir();
-    fsx::create_dir_durable(&dir)?;
     let saved_at = Utc::now();
     let stamp = saved_at.format("%Y%m%dT%H%M%S%.6fZ");
-    let path = dir.join(format!("{stamp}-{agent}-{trigger}.md"));
-    fsx::write_atomic(&path, text.as_bytes())?;
-    prune(ws, &dir);
     Ok(SavedDraft {
-        path,
+        path: ws.drafts_dir().join(format!("{stamp}-{agent}-{trigger}.md")),
         saved_at,
         trigger: trigger.to_string(),
     })
+}
+
+/// Writes `text` durably as the draft at `path` (in the drafts folder),
+/// then prunes the oldest unused drafts.
+pub fn write(ws: &Workspace, path: &Path, text: &str) -> Result<()> {
+    let dir = ws.drafts_dir();
+    fsx::create_dir_durable(&dir)?;
+    fsx::write_atomic(path, text.as_bytes())?;
+    prune(ws, &dir);
+    Ok(())
 }
 
 /// The newest saved draft made (or last rewritten) after the last

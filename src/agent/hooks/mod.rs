@@ -424,16 +424,17 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
         return quiet("no work this session since the last handover");
     }
     let described = work.describe();
-    let path = match save_session_draft(ws, agent, "stop", &mut record, work) {
-        Ok(path) => path,
+    let draft = match session_draft(ws, agent, "stop", &mut record, work) {
+        Ok(draft) => draft,
         Err(e) => return quiet(&format!("no draft saved: {e}")),
     };
     record.asked_at = Some(Utc::now());
-    if let Err(e) = session::save(ws, &record) {
-        // Without the mark the agent could be asked again: do not ask at all.
-        return quiet(&format!("session not recorded, not asking: {e}"));
+    if let Err(e) = write_with_record(ws, &draft, &record) {
+        // Without the draft there is nothing to complete, and without the
+        // mark the agent could be asked again: do not ask at all.
+        return quiet(&format!("draft or session not saved, not asking: {e}"));
     }
-    let path = path.strip_prefix(&ws.root).unwrap_or(&path);
+    let path = draft.path.strip_prefix(&ws.root).unwrap_or(&draft.path);
     let path = crate::base::shell::word(&path.to_string_lossy()).into_owned();
     // The binary by its absolute path: a login shell (Codex runs `bash
     // -lc`) may not have it on PATH, and this is the one reminder.
@@ -482,6 +483,27 @@ fn save_session_draft(
     record: &mut SessionRecord,
     work: activity::Activity,
 ) -> crate::Result<PathBuf> {
+    let draft = session_draft(ws, agent, trigger, record, work)?;
+    write_with_record(ws, &draft, record)?;
+    Ok(draft.path)
+}
+
+/// This session's draft as it is to be written: `text` is None when the
+/// agent is completing the draft already (it is left alone).
+struct SessionDraftWrite {
+    path: PathBuf,
+    text: Option<String>,
+}
+
+/// The session's draft for `work`, with `record` pointing to it; nothing
+/// is written yet.
+fn session_draft(
+    ws: &Workspace,
+    agent: &str,
+    trigger: &str,
+    record: &mut SessionRecord,
+    work: activity::Activity,
+) -> crate::Result<SessionDraftWrite> {
     // The session's draft, if it is ours (in the drafts folder) and no
     // handover has used it yet.
     let current = record.draft.as_ref().filter(|d| {
@@ -490,23 +512,45 @@ fn save_session_draft(
     if let Some(d) = current {
         let on_disk = std::fs::read_to_string(&d.path).ok();
         if on_disk.as_deref().map(session::text_hash).as_ref() != Some(&d.written) {
-            return Ok(d.path.clone()); // the agent is completing it
+            // The agent is completing it.
+            return Ok(SessionDraftWrite {
+                path: d.path.clone(),
+                text: None,
+            });
         }
     }
-    let in_place = current.map(|d| d.path.clone());
-    let text = draft_text(ws, agent, work)?;
-    let path = match in_place {
-        Some(path) => {
-            crate::base::fsx::write_atomic(&path, text.as_bytes())?;
-            path
-        }
-        None => draft::save(ws, agent, trigger, &text)?.path,
+    let path = match current {
+        Some(d) => d.path.clone(),
+        None => draft::new_draft(ws, agent, trigger)?.path,
     };
+    let text = draft_text(ws, agent, work)?;
     record.draft = Some(session::SessionDraft {
         path: path.clone(),
         written: session::text_hash(&text),
     });
-    Ok(path)
+    Ok(SessionDraftWrite {
+        path,
+        text: Some(text),
+    })
+}
+
+/// Writes the draft and the session record pointing to it, each durably
+/// and at the same time: the two fsyncs overlap (a hook the agent waits
+/// for: benches/hooks.rs). Done when both are on disk.
+fn write_with_record(
+    ws: &Workspace,
+    draft: &SessionDraftWrite,
+    record: &SessionRecord,
+) -> crate::Result<()> {
+    let Some(text) = &draft.text else {
+        return session::save(ws, record);
+    };
+    std::thread::scope(|scope| {
+        let drafted = scope.spawn(|| draft::write(ws, &draft.path, text));
+        let recorded = session::save(ws, record);
+        let drafted = drafted.join().expect("the draft writer does not panic");
+        drafted.and(recorded)
+    })
 }
 
 fn quiet(why: &str) -> HookReply {
@@ -537,8 +581,7 @@ fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) 
     if work.is_empty() {
         return said("no draft: no work this session since the last handover".into());
     }
-    let saved = save_session_draft(ws, agent, event.name(), &mut record, work)
-        .and_then(|path| session::save(ws, &record).map(|()| path));
+    let saved = save_session_draft(ws, agent, event.name(), &mut record, work);
     match saved {
         Ok(path) => said(format!(
             "draft saved to {}",
