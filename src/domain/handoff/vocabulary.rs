@@ -9,7 +9,6 @@
 //! approach although it contains no "failed", and "External blocker" is a
 //! wait although "blocker" alone is a problem.
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use serde::Serialize;
@@ -702,24 +701,23 @@ const NOT_A_SECTION: &[&str] = &[
 struct Entry {
     kind: SectionKind,
     language: &'static str,
-    /// Its words (one "word" for a phrase without spaces).
-    words: Vec<&'static str>,
-    /// Its length in characters (the longest match wins).
-    chars: usize,
+    phrase: &'static str,
     /// Its order in the vocabulary (ties go to the first).
     order: usize,
 }
 
-/// The vocabulary indexed for matching: spaced phrases by their first word,
-/// and the phrases matched anywhere (Japanese, Chinese, Korean).
+/// The vocabulary indexed for matching: spaced phrases sorted by their
+/// first word, and the phrases matched anywhere (Japanese, Chinese,
+/// Korean). Built once per process, and cheaply (no allocation per
+/// phrase): every hook that reads a handoff pays for it.
 struct Index {
-    by_first_word: HashMap<&'static str, Vec<Entry>>,
-    anywhere: Vec<(&'static str, Entry)>,
+    by_first_word: Vec<(&'static str, Entry)>,
+    anywhere: Vec<Entry>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
-        by_first_word: HashMap::new(),
+        by_first_word: Vec::with_capacity(640),
         anywhere: Vec::new(),
     };
     let mut order = 0;
@@ -730,22 +728,19 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
                 let entry = Entry {
                     kind: *kind,
                     language,
-                    words: phrase.split(' ').collect(),
-                    chars: phrase.chars().count(),
+                    phrase,
                     order,
                 };
                 if spaced_script(phrase) {
-                    index
-                        .by_first_word
-                        .entry(entry.words[0])
-                        .or_default()
-                        .push(entry);
+                    let first = phrase.split(' ').next().unwrap_or(phrase);
+                    index.by_first_word.push((first, entry));
                 } else {
-                    index.anywhere.push((phrase, entry));
+                    index.anywhere.push(entry);
                 }
             }
         }
     }
+    index.by_first_word.sort_unstable_by_key(|(first, _)| *first);
     index
 });
 
@@ -759,22 +754,24 @@ pub fn classify(norm: &str) -> Option<(SectionKind, &'static str)> {
     let owned: Vec<&str> = norm.split(' ').collect();
     let words = owned.as_slice();
     let spaced = words.iter().enumerate().flat_map(|(i, word)| {
-        index
-            .by_first_word
-            .get(word)
-            .into_iter()
-            .flatten()
-            .filter(move |e| words[i..].starts_with(&e.words))
+        let from = index.by_first_word.partition_point(|(first, _)| first < word);
+        index.by_first_word[from..]
+            .iter()
+            .take_while(move |(first, _)| first == word)
+            .map(|(_, e)| e)
+            .filter(move |e| {
+                let mut rest = words[i..].iter();
+                e.phrase.split(' ').all(|w| rest.next() == Some(&w))
+            })
     });
     let anywhere = index
         .anywhere
         .iter()
         .filter(|_| norm.chars().any(is_cjk))
-        .filter(|(phrase, _)| norm.contains(phrase))
-        .map(|(_, e)| e);
+        .filter(|e| norm.contains(e.phrase));
     spaced
         .chain(anywhere)
-        .min_by_key(|e| (std::cmp::Reverse(e.chars), e.order))
+        .min_by_key(|e| (std::cmp::Reverse(e.phrase.chars().count()), e.order))
         .map(|e| (e.kind, e.language))
 }
 
