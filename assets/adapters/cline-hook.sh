@@ -5,7 +5,17 @@
 # Format: Cline hooks (https://docs.cline.bot/customization/hooks): an
 # executable named after the event in .clinerules/hooks/, JSON in on stdin,
 # {"cancel": false, "contextModification": "..."} out on stdout.
+# Cline CLI 3 runs its task hooks in the background and drops their output,
+# but reads every .md file in .clinerules/ into each task's system prompt
+# (https://docs.cline.bot/customization/cline-rules): so this hook also
+# leaves the brief there, for the next task.
+here="$(dirname "$0")"
+brief="$here"/{brief}
 if command -v agent-handover >/dev/null 2>&1; then
-  exec agent-handover hook {event} --agent cline
+  agent-handover hook {event} --agent cline
+  (cd "$here"/{root} && agent-handover brief --agent cline) </dev/null >"$brief.$$" 2>&1
+  mv -f "$brief.$$" "$brief"
+  exit 0
 fi
+printf '%s\n' {missing} >"$brief.$$" && mv -f "$brief.$$" "$brief"
 printf '%s\n' {fallback}

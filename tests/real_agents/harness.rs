@@ -186,6 +186,9 @@ impl Project {
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(program);
         c.current_dir(&self.root)
+            // As a shell would: some agents (OpenCode) take PWD over the
+            // working directory, and the test's own PWD is the repository.
+            .env("PWD", &self.root)
             .env("HOME", &self.home)
             .env("PATH", self.path_var())
             .env("XDG_CONFIG_HOME", self.home.join(".config"))

@@ -14,3 +14,5 @@ mod copilot;
 mod codex;
 mod gemini;
 mod aider;
+mod opencode;
+mod cline;

@@ -143,6 +143,9 @@ pub enum HookSetup {
     Scripts {
         /// The directory of scripts.
         dir: &'static str,
+        /// A rules file every script leaves the brief in, for the next task
+        /// (Cline CLI 3 drops a start hook's output but reads its rules).
+        brief: &'static str,
         /// Our event and the script's name.
         events: &'static [(HookEvent, &'static str)],
     },
@@ -206,14 +209,24 @@ fn timeout_secs(event: HookEvent) -> u64 {
 
 /// The state folder (checkpoint, sessions, drafts: this machine's, never
 /// published) in the project's `.gitignore`, in the agent's marked block,
-/// when the folder is inside the project.
-fn ignore_part(ws: &Workspace) -> Option<Part> {
-    let rel = ws.state_dir().strip_prefix(&ws.root).ok()?;
-    let rel = rel.to_str().filter(|r| !r.is_empty())?;
-    Some(Part::Block {
+/// when the folder is inside the project; and the agent's brief file, when
+/// it has one (this machine's state too, rewritten by every task).
+fn ignore_part(ws: &Workspace, brief: Option<&str>) -> Option<Part> {
+    let state = ws
+        .state_dir()
+        .strip_prefix(&ws.root)
+        .ok()
+        .and_then(|rel| rel.to_str())
+        .filter(|r| !r.is_empty())
+        .map(|rel| format!("/{rel}/\n"));
+    let body: String = state
+        .into_iter()
+        .chain(brief.map(|b| format!("/{b}\n")))
+        .collect();
+    (!body.is_empty()).then(|| Part::Block {
         path: ".gitignore".into(),
         comment: Comment::Hash,
-        body: format!("/{rel}/\n"),
+        body,
         also: None,
     })
 }
@@ -294,8 +307,18 @@ impl Adapter {
         }
         parts.extend(self.hook_parts(ws));
         parts.extend(self.mcp_part());
-        parts.extend(ignore_part(ws));
+        parts.extend(ignore_part(ws, self.brief_file(ws)));
         parts
+    }
+
+    /// The rules file the hooks keep the brief in, when they are installed.
+    fn brief_file(&self, ws: &Workspace) -> Option<&'static str> {
+        match &self.hooks {
+            Some(HookSetup::Scripts { dir, brief, .. }) if !blocked_by_a_file(ws, dir) => {
+                Some(brief)
+            }
+            _ => None,
+        }
     }
 
     fn instructions_part(&self, ws: &Workspace) -> Part {
@@ -417,21 +440,38 @@ impl Adapter {
             }
             // Beside a single `.clinerules` file there is no hooks directory to write.
             HookSetup::Scripts { dir, .. } if blocked_by_a_file(ws, dir) => Vec::new(),
-            HookSetup::Scripts { dir, events } => events
-                .iter()
-                .map(|(event, name)| Part::Owned {
-                    path: format!("{dir}/{name}"),
-                    text: CLINE_HOOK
-                        .replace("{hook}", name)
-                        .replace("{what}", self.script_purpose(*event))
-                        .replace("{event}", event.name())
-                        .replace(
-                            "{fallback}",
-                            &shell::quote(self.fallback(*event).trim_end()),
-                        ),
-                    executable: true,
-                })
-                .collect(),
+            HookSetup::Scripts { dir, brief, events } => {
+                let mut parts: Vec<Part> = events
+                    .iter()
+                    .map(|(event, name)| Part::Owned {
+                        path: format!("{dir}/{name}"),
+                        text: CLINE_HOOK
+                            .replace("{hook}", name)
+                            .replace("{what}", self.script_purpose(*event))
+                            .replace("{event}", event.name())
+                            .replace("{brief}", &shell::quote(&relative_to(dir, brief)))
+                            .replace("{root}", &shell::quote(&relative_to(dir, "")))
+                            .replace(
+                                "{missing}",
+                                &shell::quote(missing_binary_brief(self.name).trim_end()),
+                            )
+                            .replace(
+                                "{fallback}",
+                                &shell::quote(self.fallback(*event).trim_end()),
+                            ),
+                        executable: true,
+                    })
+                    .collect();
+                parts.push(Part::Refreshed {
+                    path: brief.to_string(),
+                    text: crate::agent::hooks::brief_within(
+                        ws,
+                        self.name,
+                        self.protocol.start_cap_chars,
+                    ),
+                });
+                parts
+            }
             HookSetup::Plugin { path } => {
                 let missing = serde_json::to_string(&missing_binary_brief(self.name))
                     .expect("a string serializes");
@@ -489,6 +529,17 @@ impl Adapter {
             },
         })
     }
+}
+
+/// `file` (relative to the project root) as seen from the directory `dir`
+/// (relative to it too): `../01-brief.md` from `.clinerules/hooks`.
+fn relative_to(dir: &str, file: &str) -> String {
+    let dir: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
+    let file: Vec<&str> = file.split('/').filter(|c| !c.is_empty()).collect();
+    let common = dir.iter().zip(&file).take_while(|(a, b)| a == b).count();
+    let mut path: Vec<&str> = vec![".."; dir.len() - common];
+    path.extend(&file[common..]);
+    path.join("/")
 }
 
 /// Whether a file stands where a directory of `dir` would have to be.
@@ -985,6 +1036,35 @@ mod tests {
         for name in names {
             crate::domain::inbox::check_agent(name).unwrap();
         }
+    }
+
+    #[test]
+    fn a_refreshed_file_is_written_once_and_left_to_the_hooks() {
+        let part = Part::Refreshed {
+            path: ".clinerules/01-agent-handover-brief.md".into(),
+            text: "# Session brief\n".into(),
+        };
+        let file = Path::new("brief.md");
+        assert_eq!(part.plan("cline", None, file).unwrap(), "# Session brief\n");
+        assert_eq!(
+            part.plan("cline", Some("a newer brief\n"), file).unwrap(),
+            "a newer brief\n",
+            "install leaves what the hooks wrote"
+        );
+        assert!(part.holds("cline", "a newer brief\n"));
+        assert_eq!(
+            part.unplan("cline", "a newer brief\n", file).unwrap(),
+            Some(String::new())
+        );
+        assert_eq!(
+            relative_to(
+                ".clinerules/hooks",
+                ".clinerules/01-agent-handover-brief.md"
+            ),
+            "../01-agent-handover-brief.md"
+        );
+        assert_eq!(relative_to("a/b", "c.md"), "../../c.md");
+        assert_eq!(relative_to(".clinerules/hooks", ""), "../..");
     }
 
     #[test]

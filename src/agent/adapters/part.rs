@@ -36,6 +36,16 @@ pub enum Part {
         /// Whether it must be executable (a hook script).
         executable: bool,
     },
+    /// A file that is agent-handover's alone and that its hooks rewrite
+    /// (Cline's brief among its rules): install writes `text` when the file
+    /// is missing and leaves what the hooks wrote; it is installed while it
+    /// exists.
+    Refreshed {
+        /// The file, relative to the project root.
+        path: String,
+        /// Its first text.
+        text: String,
+    },
     /// Hooks merged into a JSON settings file.
     JsonHooks {
         /// The file, relative to the project root.
@@ -69,6 +79,7 @@ impl Part {
         match self {
             Part::Block { path, .. }
             | Part::Owned { path, .. }
+            | Part::Refreshed { path, .. }
             | Part::JsonHooks { path, .. }
             | Part::JsonEntry { path, .. }
             | Part::YamlRead { path, .. } => path,
@@ -92,6 +103,7 @@ impl Part {
         match self {
             Part::Block { comment, body, .. } => block::splice(old, *comment, agent, body, file),
             Part::Owned { text, .. } => Ok(text.clone()),
+            Part::Refreshed { text, .. } => Ok(existing.unwrap_or(text).to_string()),
             Part::JsonHooks { entries, .. } => json_hooks::merge(existing, entries, file),
             Part::JsonEntry {
                 parent, key, value, ..
@@ -115,6 +127,7 @@ impl Part {
                         .is_some_and(|b| block::holds(existing, *comment, agent, b))
             }
             Part::Owned { text, .. } => existing == text,
+            Part::Refreshed { .. } => true,
             Part::JsonHooks { entries, .. } => json_hooks::holds(existing, entries),
             Part::JsonEntry {
                 parent, key, value, ..
@@ -128,7 +141,7 @@ impl Part {
     pub fn unplan(&self, agent: &str, existing: &str, file: &Path) -> Result<Option<String>> {
         match self {
             Part::Block { comment, .. } => block::remove(existing, *comment, agent, file),
-            Part::Owned { .. } => Ok(Some(String::new())),
+            Part::Owned { .. } | Part::Refreshed { .. } => Ok(Some(String::new())),
             Part::JsonHooks { entries, .. } => {
                 let top: Vec<&str> = entries.required_top.iter().map(|(k, _)| *k).collect();
                 json_hooks::remove(existing, &top, file)

@@ -118,6 +118,13 @@ pub const ADAPTERS: &[Adapter] = &[
     //   session.idle, session.compacted and experimental.session.compacting; context
     //   goes in with client.session.prompt({noReply: true}), a request to go on with a
     //   plain prompt (https://opencode.ai/docs/plugins, https://opencode.ai/docs/sdk).
+    //   The brief can land after the first message (it is sent on session.created, as
+    //   that message is): experimental.chat.messages.transform (the `Hooks` type of
+    //   @opencode-ai/plugin) puts it first for the model. `opencode run MESSAGE` is
+    //   one-shot: it stops at its session's first idle and disposes the instance, so a
+    //   request made on that idle never reaches the model (src/cli/cmd/run.ts; the
+    //   `event` hook is not awaited, src/plugin/index.ts); there the plugin saves the
+    //   draft at idle (session-end) and the session is not marked as asked.
     //   This is the V1 plugin API; OpenCode 2.x runs V1 plugins no more.
     // - MCP: opencode.json, {"mcp": {name: {type: "local", command: [..], enabled}}}
     //   (https://opencode.ai/docs/mcp-servers).
@@ -142,13 +149,24 @@ pub const ADAPTERS: &[Adapter] = &[
         trust: None,
     },
     // Cline.
-    // - Rules: every .md file in .clinerules/ (docs/customization/cline-rules.mdx in cline/cline).
+    // - Rules: every .md file in .clinerules/, read into the system prompt
+    //   (docs/customization/cline-rules.mdx in cline/cline; https://docs.cline.bot/customization/cline-rules).
     // - Hooks: an executable per event in .clinerules/hooks/ named after it (TaskStart,
     //   TaskResume, TaskComplete, PreCompact); JSON in on stdin (taskId, workspaceRoots),
     //   {"cancel": false, "contextModification": "..."} out (50 KB cap); TaskComplete
     //   cannot make the agent go on; 30 s timeout
-    //   (docs/customization/hooks.mdx in cline/cline, at 901d1b5c97). Cline 4.x does
-    //   not inject TaskStart's context any more, so the rules file carries the brief command.
+    //   (docs/customization/hooks.mdx in cline/cline, at 901d1b5c97;
+    //   https://docs.cline.bot/customization/hooks).
+    // - Cline CLI 3 (npm `cline` 3.0.65, @cline/core 0.0.86) runs TaskStart,
+    //   TaskResume and TaskComplete in the background and drops their output
+    //   (sdk/packages/core/src/hooks/hook-file-hooks.ts: runAgentStart and runTurnEnd
+    //   go through runAsyncHookCommands; the `blockingRunStartHooks` option that would
+    //   honour contextModification is off unless the host sets it, and the CLI does
+    //   not), and never runs PreCompact (HOOK_CONFIG_FILE_EVENT_MAP in hook-file-config.ts).
+    //   It composes each run's system prompt from the rules before those hooks fire
+    //   (runtime/orchestration/session-runtime-orchestrator.ts). So every hook also
+    //   leaves the brief in a rules file, which the next task reads; install writes
+    //   the first one, and the rules file still carries the brief command.
     // - MCP: no project-level file (global cline_mcp_settings.json only).
     Adapter {
         name: "cline",
@@ -157,6 +175,7 @@ pub const ADAPTERS: &[Adapter] = &[
         instructions: Instructions::ClineRules,
         hooks: Some(HookSetup::Scripts {
             dir: ".clinerules/hooks",
+            brief: ".clinerules/01-agent-handover-brief.md",
             events: &[
                 (SessionStart, "TaskStart"),
                 (SessionStart, "TaskResume"),
