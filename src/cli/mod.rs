@@ -8,6 +8,7 @@ mod demo;
 mod doctor;
 mod draft;
 mod exit;
+mod generate;
 mod hook;
 mod identity;
 mod inbox;
@@ -39,7 +40,8 @@ use output::Output;
 #[derive(Debug, Parser)]
 #[command(
     name = "agent-handover",
-    version,
+    // The crate's version and the commit it was built from (build.rs).
+    version = env!("AGENT_HANDOVER_VERSION"),
     about = "Crash-safe session handovers for AI coding agents",
     long_about = "Crash-safe session handovers for AI coding agents.\n\n\
         At session end, `run` writes a dated session note (layer 1), replaces \
@@ -227,6 +229,12 @@ enum Command {
     Hook(hook::HookArgs),
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
+    /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
+    #[command(long_about = generate::COMPLETIONS_HELP)]
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    #[command(long_about = generate::MAN_HELP)]
+    Man(generate::ManArgs),
     /// Serve check, brief, draft, handover, inbox and lint to an agent over MCP (stdio).
     #[cfg(feature = "mcp")]
     Mcp(Target),
@@ -364,6 +372,8 @@ pub fn main() -> ExitCode {
         Command::Draft(args) => draft::draft(&args, out),
         Command::Hook(args) => Ok(hook::hook(&args)),
         Command::Init(args) => manage::init(&args, out),
+        Command::Completions(args) => generate::completions(&args, out),
+        Command::Man(args) => generate::man(&args, out),
         #[cfg(feature = "mcp")]
         Command::Mcp(target) => mcp::mcp(&target),
         #[cfg(feature = "dashboard")]
