@@ -351,7 +351,8 @@ impl Server {
                 allow_secret: false,
             };
             let today = chrono::Local::now().date_naive();
-            let request = plan_from_config(ws, &overrides, today)?;
+            let mut request = plan_from_config(ws, &overrides, today)?;
+            request.context = crate::agent::sessions::handing_over_context(ws);
             let lint_after = request.quality_gate.is_none().then(|| {
                 let inputs = &request.inputs;
                 inputs.current_state.clone().or(inputs.session_note.clone())

@@ -196,6 +196,9 @@ fn history_line(r: &RunSummary) -> String {
     if let Some(u) = &r.previous_handoff {
         line += &format!("  previous handoff {}", u.describe());
     }
+    if let Some(c) = &r.context {
+        line += &format!("  context {}", c.describe());
+    }
     line
 }
 

@@ -54,6 +54,17 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
         let state = t.read.map_or(TrustState::Unknown, |read| read(&ws));
         (state, t.steps)
     });
+    // The agent's plugin, when Claude Code runs it here: it gives the hooks
+    // and the MCP server, so install writes neither and --check asks for neither.
+    let plugin = agent.plugin_in_use(&ws);
+    let given = |plugin: &adapters::plugin::PluginUse| {
+        let files = adapters::plugin::of(agent).map_or_else(Vec::new, |p| p.replaces(agent));
+        format!(
+            "plugin     the hooks and the MCP server come from the {} plugin {plugin}: {} left to it",
+            agent.title,
+            files.join(" and ")
+        )
+    };
     if args.check {
         let files = adapters::check(&ws, agent)?;
         let ok = files.iter().all(|f| f.state == "installed");
@@ -62,11 +73,15 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                 "agent": agent.name,
                 "installed": ok,
                 "files": files,
+                "plugin": plugin,
                 "trust": trust.map(|(state, _)| state),
             }),
             || {
                 for f in &files {
                     println!("{:<9}  {}", f.state, f.path.display());
+                }
+                if let Some(p) = &plugin {
+                    println!("{}", given(p));
                 }
                 if !ok {
                     println!(
@@ -102,6 +117,7 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
             "removed": args.remove,
             "changed": changed,
             "files": files,
+            "plugin": plugin.as_ref().filter(|_| !args.remove),
             "trust": trust.filter(|_| !args.remove).map(|(state, steps)| json!({"state": state, "steps": steps})),
         }),
         || {
@@ -115,6 +131,9 @@ pub fn install(args: &InstallArgs, out: Output) -> Result<u8> {
                     Change::Kept => "kept",
                 };
                 println!("{what:<9}  {}", f.path.display());
+            }
+            if let Some(p) = plugin.as_ref().filter(|_| !args.remove) {
+                println!("{}", given(p));
             }
             match (args.remove, changed) {
                 (false, false) => {

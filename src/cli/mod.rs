@@ -22,6 +22,7 @@ mod metrics;
 mod output;
 mod quality;
 mod running;
+mod sessions;
 mod state;
 mod sync;
 mod task;
@@ -242,6 +243,8 @@ enum Command {
     #[cfg(feature = "dashboard")]
     #[command(visible_alias = "ui")]
     Dashboard(DashboardArgs),
+    /// The agent sessions of this workspace, newest first: context used (as the agent records it), compactions, asked, handed over, draft.
+    Sessions(Target),
     /// The registry of workspaces (every project where install or a handover ran): list, forget.
     Workspaces {
         #[command(subcommand)]
@@ -378,6 +381,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(target) => mcp::mcp(&target),
         #[cfg(feature = "dashboard")]
         Command::Dashboard(args) => dashboard(&args),
+        Command::Sessions(target) => sessions::sessions(&target, out),
         Command::Workspaces { command } => workspaces::workspaces(command.as_ref(), out),
         #[cfg(feature = "dashboard")]
         Command::Demo(args) => demo::demo(&args),

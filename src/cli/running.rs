@@ -76,7 +76,8 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         allow_secret: args.allow_secret,
     };
     let today = chrono::Local::now().date_naive();
-    let request = plan_from_config(&ws, &overrides, today)?;
+    let mut request = plan_from_config(&ws, &overrides, today)?;
+    request.context = agent_handover::agent::sessions::handing_over_context(&ws);
     super::workspaces::remember(&ws.root);
     // Linted after the handover, not before: the text goes to disk first.
     let unchecked = request

@@ -28,6 +28,7 @@ use super::probe::MetricsSample;
 use super::steps::StepSpec;
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
+use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::usefulness::Usefulness;
 
 /// The schema version we write.
@@ -199,6 +200,10 @@ pub struct Checkpoint {
     /// refused for a secret, and its publish commits files holding one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
+    /// How full the context of the agent session that handed over was,
+    /// when it was measured (its transcript, at `run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextUse>,
     /// How useful the handoff this run started from turned out to be,
     /// judged when the run completed (kept in the run record only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,6 +230,7 @@ impl Default for Checkpoint {
             step_records: IndexMap::new(),
             abandoned: None,
             allow_secret: false,
+            context: None,
             previous_handoff: None,
             extra: serde_json::Map::new(),
         }

@@ -339,6 +339,7 @@ impl Engine {
                 .collect(),
             plan: queued.plan,
             allow_secret: queued.allow_secret,
+            context: queued.context,
             extra: cp.extra.clone(),
             ..Checkpoint::default()
         })
@@ -537,6 +538,7 @@ impl Engine {
                 .collect(),
             plan: request.plan,
             allow_secret: request.allow_secret,
+            context: request.context,
             extra,
             ..Checkpoint::default()
         })

@@ -21,6 +21,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::base::secrets;
 use crate::domain::backend::BackendSpec;
+use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::{self, LintContext};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
@@ -70,6 +71,9 @@ pub struct RunRequest {
     /// refused for one, and the run's publish commits files holding one.
     /// Recorded with the run ([`super::Checkpoint::allow_secret`]).
     pub allow_secret: bool,
+    /// How full the context of the agent session handing over was, when
+    /// measured (recorded with the run: [`super::Checkpoint::context`]).
+    pub context: Option<ContextUse>,
 }
 
 /// Refuse a new run whose handoff scores below a minimum.
@@ -123,6 +127,7 @@ impl RunRequest {
             inputs,
             quality_gate: None,
             allow_secret: false,
+            context: None,
         }
     }
 
@@ -477,6 +482,7 @@ pub fn plan_from_config(
         },
         quality_gate,
         allow_secret: overrides.allow_secret,
+        context: None,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),

@@ -20,6 +20,7 @@ use super::steps::StepSpec;
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::base::secrets;
+use crate::domain::capacity::ContextUse;
 use crate::workspace::Workspace;
 
 /// A run's staged inputs file (`runs/<run id>.inputs.json`).
@@ -55,6 +56,9 @@ pub struct QueuedRun {
     /// Whether it lets a secret through (`run --allow-secret`).
     #[serde(default)]
     pub allow_secret: bool,
+    /// How full the handing-over session's context was, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextUse>,
 }
 
 /// A queued run, for display.
@@ -104,6 +108,7 @@ impl RunQueue {
             queued_at: Utc::now(),
             plan: request.plan.clone(),
             allow_secret: request.allow_secret,
+            context: request.context.clone(),
         };
         let json = serde_json::to_vec_pretty(&entry).expect("a queue entry serializes");
         fsx::write_atomic(&self.entry_file(run_id), &json)?;

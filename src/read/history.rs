@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::base::error::{Error, Result};
+use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::usefulness::Usefulness;
 use crate::engine::checkpoint::{Checkpoint, RunStatus, StepState};
 use crate::workspace::Workspace;
@@ -33,6 +34,9 @@ pub struct RunSummary {
     /// How useful the handoff it started from turned out to be.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_handoff: Option<Usefulness>,
+    /// How full the handing-over session's context was, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextUse>,
 }
 
 impl RunSummary {
@@ -64,6 +68,7 @@ impl RunSummary {
             }),
             allow_secret: cp.allow_secret,
             previous_handoff: cp.previous_handoff.clone(),
+            context: cp.context.clone(),
         })
     }
 }

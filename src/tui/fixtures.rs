@@ -317,6 +317,7 @@ pub fn full_data() -> FullData {
         abandoned: None,
         allow_secret: false,
         previous_handoff: None,
+        context: None,
     };
     FullData {
         runs: Some(Ok(vec![

@@ -44,6 +44,21 @@ pub struct Config {
     /// `[knowledge]`: the memory index's cap.
     #[serde(default)]
     pub knowledge: KnowledgeSection,
+    /// `[capacity]`: when an agent is told its context is running out.
+    #[serde(default)]
+    pub capacity: CapacitySection,
+}
+
+/// `[capacity]` section: an agent session is told once, when its context is
+/// this full, to hand over before compaction eats its memory.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CapacitySection {
+    /// The percentage of the context window at which it is told (default 75).
+    pub warn_at: Option<u8>,
+    /// Context windows (tokens) by model id, over the built-in table (a
+    /// model id, or a prefix of one: the longest matching key wins).
+    #[serde(default)]
+    pub windows: std::collections::BTreeMap<String, u64>,
 }
 
 /// `[knowledge]` section: the cap `MEMORY.md` is kept under (by moving

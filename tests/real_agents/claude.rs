@@ -5,7 +5,7 @@
 //! `install claude` writes; the project is trusted the way the trust
 //! dialog records it in ~/.claude.json.
 
-use crate::harness::{Mock, Project, program};
+use crate::harness::{Mock, Project, never_told, program, told_once_then_handed_over};
 
 fn claude(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
     let out = p.run_agent(
@@ -153,4 +153,32 @@ fn claude_mcp_list_connects_to_agent_handover_mcp() {
     let said = String::from_utf8_lossy(&check.stdout).to_string()
         + &String::from_utf8_lossy(&check.stderr);
     assert!(check.status.success(), "{said}");
+}
+
+#[test]
+fn claude_a_session_past_the_capacity_threshold_is_told_once_and_hands_over() {
+    let p = Project::new();
+    p.install("claude");
+    trust(&p);
+    // Claude Code asks for claude-opus-4-8, a 1M window
+    // (assets/capacity/windows.toml): 800,000 tokens in use is 80 %.
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "800000")]);
+
+    claude(&p, &mock, "MOCK-WORK");
+
+    told_once_then_handed_over(&p, &mock, "80% of 1M");
+}
+
+#[test]
+fn claude_a_session_below_the_capacity_threshold_is_not_told() {
+    let p = Project::new();
+    p.install("claude");
+    trust(&p);
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "100000")]);
+
+    claude(&p, &mock, "MOCK-WORK");
+
+    never_told(&p, &mock);
+    assert_eq!(mock.asked(), 1, "the stop still asks, as for any session");
+    assert_eq!(p.check(), 2);
 }

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mock, Project, own_binary, program};
+use crate::harness::{Mock, Project, own_binary, program, told_once_then_handed_over};
 
 /// `$CODEX_HOME`, inside the project's HOME.
 fn codex_home(p: &Project) -> PathBuf {
@@ -220,7 +220,14 @@ trust_level = "trusted"
     events.sort_unstable();
     assert_eq!(
         events,
-        ["preCompact", "sessionEnd", "sessionStart", "stop"],
+        [
+            "postToolUse",
+            "preCompact",
+            "sessionEnd",
+            "sessionStart",
+            "stop",
+            "userPromptSubmit"
+        ],
         "Codex discovers the hooks install wrote: {hooks:#?}"
     );
     let state: serde_json::Map<String, Value> = hooks
@@ -412,4 +419,18 @@ fn codex_mcp_list_shows_agent_handover_mcp_and_a_session_connects_to_it() {
         said.contains("trusts this project") && !said.contains("untrusted"),
         "install --check reads the trust Codex recorded: {said}"
     );
+}
+
+#[test]
+fn codex_a_session_past_the_capacity_threshold_is_told_once_and_hands_over() {
+    let p = Project::new();
+    p.install("codex");
+    trust(&p);
+    // Codex records the window itself (258,400 for the mock's model); a
+    // request of 200,000 input tokens (+10 output) fills 77 %.
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "200000")]);
+
+    codex(&p, &mock, "MOCK-WORK");
+
+    told_once_then_handed_over(&p, &mock, "77% of 258K");
 }

@@ -30,9 +30,9 @@
 
 use std::path::Path;
 
-use crate::harness::{Mock, Project, program};
+use crate::harness::{Mock, Project, program, told_once_then_handed_over};
 
-fn gemini(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
+pub(crate) fn gemini(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
     let out = p.run_agent(
         &program("gemini"),
         &["-p", prompt, "--yolo", "--output-format", "json"],
@@ -53,7 +53,7 @@ fn gemini(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
 
 /// The user settings: nothing reaches the internet, the API-key auth is
 /// selected, and the project is trusted as Gemini CLI records it.
-fn settings_and_trust(p: &Project) {
+pub(crate) fn settings_and_trust(p: &Project) {
     let dir = p.home.join(".gemini");
     std::fs::create_dir_all(&dir).unwrap();
     let settings = serde_json::json!({
@@ -70,7 +70,7 @@ fn settings_and_trust(p: &Project) {
 
 /// At most one draft in the drafts folder, and the brief points only to
 /// drafts that exist and are not `used` (the handover's own note file).
-fn drafts_are_sound(p: &Project, used: Option<&Path>) {
+pub(crate) fn drafts_are_sound(p: &Project, used: Option<&Path>) {
     let drafts = p.drafts();
     assert!(
         drafts.len() <= 1,
@@ -91,7 +91,7 @@ fn drafts_are_sound(p: &Project, used: Option<&Path>) {
 }
 
 /// The draft the model was asked to complete (its `cat` of it).
-fn asked_draft(mock: &Mock) -> Option<std::path::PathBuf> {
+pub(crate) fn asked_draft(mock: &Mock) -> Option<std::path::PathBuf> {
     mock.replies().iter().find_map(|r| {
         let c = r["command"].as_str()?;
         c.strip_prefix("cat ")
@@ -226,4 +226,19 @@ fn gemini_mcp_list_connects_to_agent_handover_mcp() {
     let said = String::from_utf8_lossy(&check.stdout).to_string()
         + &String::from_utf8_lossy(&check.stderr);
     assert!(check.status.success(), "{said}");
+}
+
+#[test]
+fn gemini_a_session_past_the_capacity_threshold_is_told_once_and_hands_over() {
+    let p = Project::new();
+    p.install("gemini");
+    settings_and_trust(&p);
+    // Gemini models have a 1,048,576-token window (Gemini CLI's own
+    // table): 900,000 is 85 %. PreCompress, which 0.61 fires before every
+    // request, is not counted as a compaction.
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "900000")]);
+
+    gemini(&p, &mock, "MOCK-WORK");
+
+    told_once_then_handed_over(&p, &mock, "85% of 1.05M");
 }

@@ -296,3 +296,59 @@ impl Project {
         out
     }
 }
+
+/// The words the progress hook tells an agent with when its context runs low.
+pub const CAPACITY_LOW: &str = "context capacity low";
+
+/// What the session records of `p` say they were told of their context.
+pub fn capacity_told(p: &Project) -> Vec<String> {
+    let dir = p.root.join(".agent-handover/sessions");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .flat_map(|e| {
+            let record: Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+            record["capacity_told"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| t.as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// A session driven past `[capacity] warn_at` (75 %) by the mock's usage:
+/// told once how full (`how_full`, as measured), in the conversation once;
+/// it followed the words and handed over, so the stop asked nothing more.
+pub fn told_once_then_handed_over(p: &Project, mock: &Mock, how_full: &str) {
+    let requests = mock.requests();
+    let last = requests
+        .iter()
+        .rev()
+        .find(|r| r.get("reply").is_some())
+        .expect("the model was asked");
+    assert_eq!(
+        last["body"].to_string().matches(CAPACITY_LOW).count(),
+        1,
+        "told exactly once in the conversation"
+    );
+    assert!(mock.requests_with(how_full) >= 1, "told {how_full:?}, as measured");
+    assert_eq!(capacity_told(p), ["75%"]);
+    assert_eq!(
+        mock.asked(),
+        1,
+        "it handed over on being told, and the stop then asked nothing: {:#?}",
+        mock.replies()
+    );
+    assert_eq!(p.check(), 2);
+    assert!(p.notes()[0].contains("MOCK-NOTE 1:"));
+}
+
+/// A session below the threshold: never told of its context.
+pub fn never_told(p: &Project, mock: &Mock) {
+    assert_eq!(mock.requests_with(CAPACITY_LOW), 0);
+    assert!(capacity_told(p).is_empty());
+}

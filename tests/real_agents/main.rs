@@ -16,3 +16,4 @@ mod gemini;
 mod aider;
 mod opencode;
 mod cline;
+mod claude_plugin;

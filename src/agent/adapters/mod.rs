@@ -12,6 +12,7 @@
 pub mod block;
 pub mod json_hooks;
 pub mod part;
+pub mod plugin;
 pub mod table;
 pub mod trust;
 pub mod yaml_read;
@@ -202,7 +203,7 @@ pub fn find(name: &str) -> Result<&'static Adapter> {
 /// How long a hook may take, in seconds, per event (a session end must be quick).
 fn timeout_secs(event: HookEvent) -> u64 {
     match event {
-        HookEvent::SessionEnd => 10,
+        HookEvent::SessionEnd | HookEvent::Progress => 10,
         _ => 30,
     }
 }
@@ -296,8 +297,16 @@ impl Adapter {
             .replace("\n\n\n", "\n\n")
     }
 
-    /// Every edit this agent's install makes in `ws`.
+    /// Every edit this agent's install can make in `ws` (what `remove`
+    /// takes out).
     pub fn parts(&self, ws: &Workspace) -> Vec<Part> {
+        self.parts_beside(ws, None)
+    }
+
+    /// The edits `install` makes in `ws`: all of [`Adapter::parts`], less
+    /// the hooks and the MCP server when the agent's plugin gives them
+    /// (`plugin`, from [`Adapter::plugin_in_use`]).
+    pub fn parts_beside(&self, ws: &Workspace, plugin: Option<&plugin::PluginUse>) -> Vec<Part> {
         let mut parts = vec![self.instructions_part(ws)];
         if let Instructions::AiderConventions { path, config } = &self.instructions {
             parts.push(Part::YamlRead {
@@ -305,10 +314,18 @@ impl Adapter {
                 file: path.to_string(),
             });
         }
-        parts.extend(self.hook_parts(ws));
-        parts.extend(self.mcp_part());
+        if plugin.is_none() {
+            parts.extend(self.hook_parts(ws));
+            parts.extend(self.mcp_part());
+        }
         parts.extend(ignore_part(ws, self.brief_file(ws)));
         parts
+    }
+
+    /// The agent's plugin, when it has one (see [`plugin`]) and the agent
+    /// runs it for this project.
+    pub fn plugin_in_use(&self, ws: &Workspace) -> Option<plugin::PluginUse> {
+        plugin::of(self).and_then(|p| p.in_use(ws))
     }
 
     /// The rules file the hooks keep the brief in, when they are installed.
@@ -368,48 +385,62 @@ impl Adapter {
         }
     }
 
+    /// The hooks this agent's install merges into its JSON settings file,
+    /// when they are nested the Claude Code way (`{"hooks": {Event: [{matcher,
+    /// hooks: [...]}]}}`); also what its plugin gives, when it has one
+    /// ([`plugin`]).
+    pub fn settings_hooks(&self) -> Option<HookEntries> {
+        let Some(HookSetup::NestedJson {
+            events,
+            timeout,
+            end_cap_secs,
+            ..
+        }) = &self.hooks
+        else {
+            return None;
+        };
+        let entries = events
+            .iter()
+            .map(|(event, name, matcher)| {
+                let secs = match (event, end_cap_secs) {
+                    (HookEvent::SessionEnd, Some(cap)) => timeout_secs(*event).min(*cap),
+                    _ => timeout_secs(*event),
+                };
+                let timeout = match timeout {
+                    Timeout::Seconds => secs,
+                    Timeout::Milliseconds => secs * 1000,
+                };
+                let hook = json!({
+                    "type": "command",
+                    "command": self.hook_command(*event),
+                    "timeout": timeout,
+                });
+                let group = match matcher {
+                    Some(m) => json!({"matcher": m, "hooks": [hook]}),
+                    None => json!({"hooks": [hook]}),
+                };
+                (*name, group)
+            })
+            .collect();
+        Some(HookEntries {
+            required_top: vec![],
+            events: entries,
+        })
+    }
+
     fn hook_parts(&self, ws: &Workspace) -> Vec<Part> {
         let Some(hooks) = &self.hooks else {
             return Vec::new();
         };
         match hooks {
-            HookSetup::NestedJson {
-                path,
-                events,
-                timeout,
-                end_cap_secs,
-            } => {
-                let entries = events
-                    .iter()
-                    .map(|(event, name, matcher)| {
-                        let secs = match (event, end_cap_secs) {
-                            (HookEvent::SessionEnd, Some(cap)) => timeout_secs(*event).min(*cap),
-                            _ => timeout_secs(*event),
-                        };
-                        let timeout = match timeout {
-                            Timeout::Seconds => secs,
-                            Timeout::Milliseconds => secs * 1000,
-                        };
-                        let hook = json!({
-                            "type": "command",
-                            "command": self.hook_command(*event),
-                            "timeout": timeout,
-                        });
-                        let group = match matcher {
-                            Some(m) => json!({"matcher": m, "hooks": [hook]}),
-                            None => json!({"hooks": [hook]}),
-                        };
-                        (*name, group)
-                    })
-                    .collect();
-                vec![Part::JsonHooks {
+            HookSetup::NestedJson { path, .. } => self
+                .settings_hooks()
+                .map(|entries| Part::JsonHooks {
                     path: path.to_string(),
-                    entries: HookEntries {
-                        required_top: vec![],
-                        events: entries,
-                    },
-                }]
-            }
+                    entries,
+                })
+                .into_iter()
+                .collect(),
             HookSetup::FlatJson {
                 path,
                 events,
@@ -490,6 +521,7 @@ impl Adapter {
             HookEvent::Stop => "a request to hand over",
             HookEvent::PreCompact => "a draft handoff before the context is compacted",
             HookEvent::SessionEnd => "a draft handoff when the task ends without one",
+            HookEvent::Progress => "a word when the context runs low",
         }
     }
 
@@ -649,12 +681,17 @@ fn sweep(ws: &Workspace, adapter: &Adapter) {
 
 /// Install `adapter` in `ws`: idempotent; every file is read and checked
 /// before any is written, so a malformed one leaves them all untouched.
+/// When the agent's plugin is in use ([`Adapter::plugin_in_use`]) the hooks
+/// and the MCP server are not written (the plugin gives them), and what an
+/// earlier install wrote there is left as it is: the plugin's hooks keep
+/// quiet beside it ([`plugin`]).
 pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let _one_at_a_time = lock(ws)?;
     sweep(ws, adapter);
     Intent::finish_pending(ws)?;
     let mut planned = Vec::new();
-    for (rel, parts) in by_file(adapter.parts(ws)) {
+    let plugin = adapter.plugin_in_use(ws);
+    for (rel, parts) in by_file(adapter.parts_beside(ws, plugin.as_ref())) {
         let abs = ws.root.join(&rel);
         let old = read(&abs)?;
         let mut text = old.clone();
@@ -829,11 +866,13 @@ fn make_executable(_path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether each of `adapter`'s files holds what `install` would write now.
+/// Whether each of `adapter`'s files holds what `install` would write now
+/// (beside the agent's plugin, when it is in use: not its hooks and MCP server).
 pub fn check(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileCheck>> {
     let record = InstallRecord::load(&ws.install_record())?;
     let mut checks = Vec::new();
-    for (rel, parts) in by_file(adapter.parts(ws)) {
+    let plugin = adapter.plugin_in_use(ws);
+    for (rel, parts) in by_file(adapter.parts_beside(ws, plugin.as_ref())) {
         let abs = ws.root.join(&rel);
         let text = read(&abs)?;
         let state = match &text {

@@ -7,10 +7,10 @@
 use super::trust::{self, Trust};
 use super::{Adapter, HookSetup, Instructions, McpSetup, Timeout};
 use crate::agent::hooks::{
-    AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope,
+    AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope, TranscriptFormat,
 };
 
-use HookEvent::{PreCompact, SessionEnd, SessionStart, Stop};
+use HookEvent::{PreCompact, Progress, SessionEnd, SessionStart, Stop};
 
 /// Claude Code's hook and memory documentation caps hook output at
 /// 10,000 characters; the other agents document no smaller cap for the
@@ -45,6 +45,8 @@ pub const ADAPTERS: &[Adapter] = &[
                 (Stop, "Stop", None),
                 (PreCompact, "PreCompact", Some("manual|auto")),
                 (SessionEnd, "SessionEnd", None),
+                (Progress, "PostToolUse", None),
+                (Progress, "UserPromptSubmit", None),
             ],
             timeout: Timeout::Seconds,
             end_cap_secs: None,
@@ -54,7 +56,11 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: Some("CLAUDE_PROJECT_DIR"),
-            input: InputKeys::CLAUDE,
+            compactions_seen: true,
+            input: InputKeys {
+                transcript: Some(("transcript_path", TranscriptFormat::ClaudeJsonl)),
+                ..InputKeys::CLAUDE
+            },
         },
         mcp: Some(McpSetup::McpServers {
             path: ".mcp.json",
@@ -92,6 +98,8 @@ pub const ADAPTERS: &[Adapter] = &[
                 (Stop, "Stop", None),
                 (PreCompact, "PreCompact", None),
                 (SessionEnd, "SessionEnd", None),
+                (Progress, "PostToolUse", None),
+                (Progress, "UserPromptSubmit", None),
             ],
             timeout: Timeout::Seconds,
             end_cap_secs: Some(3),
@@ -102,7 +110,11 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: 9_000,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
-            input: InputKeys::CLAUDE,
+            compactions_seen: true,
+            input: InputKeys {
+                transcript: Some(("transcript_path", TranscriptFormat::CodexRollout)),
+                ..InputKeys::CLAUDE
+            },
         },
         mcp: Some(McpSetup::CodexToml {
             path: ".codex/config.toml",
@@ -141,6 +153,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
+            compactions_seen: true,
             input: InputKeys::CLAUDE,
         },
         mcp: Some(McpSetup::OpencodeJson {
@@ -188,12 +201,14 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: None,
             project_dir_env: None,
+            compactions_seen: true,
             input: InputKeys {
                 session_id: &["taskId"],
                 cwd: None,
                 roots: Some("workspaceRoots"),
                 source: None,
                 continued: Continued::Unmarked,
+                transcript: None,
             },
         },
         mcp: None,
@@ -220,6 +235,8 @@ pub const ADAPTERS: &[Adapter] = &[
                 (Stop, "AfterAgent", None),
                 (PreCompact, "PreCompress", None),
                 (SessionEnd, "SessionEnd", None),
+                (Progress, "AfterTool", None),
+                (Progress, "BeforeAgent", None),
             ],
             timeout: Timeout::Milliseconds,
             end_cap_secs: None,
@@ -229,7 +246,13 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionDeny),
             project_dir_env: Some("GEMINI_PROJECT_DIR"),
-            input: InputKeys::CLAUDE,
+            // PreCompress fires before every model request in 0.61, not only
+            // before a compaction (tests/real_agents/gemini.rs).
+            compactions_seen: false,
+            input: InputKeys {
+                transcript: Some(("transcript_path", TranscriptFormat::GeminiChat)),
+                ..InputKeys::CLAUDE
+            },
         },
         mcp: Some(McpSetup::McpServers {
             path: ".gemini/settings.json",
@@ -272,12 +295,14 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::FollowupMessage),
             project_dir_env: Some("CURSOR_PROJECT_DIR"),
+            compactions_seen: true,
             input: InputKeys {
                 session_id: &["session_id", "conversation_id"],
                 cwd: None,
                 roots: Some("workspace_roots"),
                 source: None,
                 continued: Continued::Count("loop_count"),
+                transcript: None,
             },
         },
         mcp: Some(McpSetup::McpServers {
@@ -321,12 +346,14 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
+            compactions_seen: true,
             input: InputKeys {
                 session_id: &["sessionId"],
                 cwd: Some("cwd"),
                 roots: None,
                 source: Some("source"),
                 continued: Continued::Flag("stop_hook_active"),
+                transcript: None,
             },
         },
         mcp: Some(McpSetup::McpServers {
@@ -357,6 +384,7 @@ pub const ADAPTERS: &[Adapter] = &[
             start_cap_chars: TEN_THOUSAND,
             ask: None,
             project_dir_env: None,
+            compactions_seen: true,
             input: InputKeys::CLAUDE,
         },
         mcp: None,

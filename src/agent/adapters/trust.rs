@@ -62,7 +62,7 @@ pub struct Trust {
 
 /// The folders a rule may name for this project: the project root and the
 /// git repository's root above it, both canonical.
-fn project_keys(ws: &Workspace) -> Vec<PathBuf> {
+pub(super) fn project_keys(ws: &Workspace) -> Vec<PathBuf> {
     let root = ws.root.canonicalize().unwrap_or_else(|_| ws.root.clone());
     let mut keys = vec![root.clone()];
     if let Some(top) = git2::Repository::discover(&root)
@@ -77,12 +77,12 @@ fn project_keys(ws: &Workspace) -> Vec<PathBuf> {
 }
 
 /// A path as an agent wrote it, canonical when it exists.
-fn canonical(raw: &str) -> PathBuf {
+pub(super) fn canonical(raw: &str) -> PathBuf {
     let path = PathBuf::from(raw.trim_end_matches('/'));
     path.canonicalize().unwrap_or(path)
 }
 
-fn read_json(path: &Path) -> Option<serde_json::Value> {
+pub(super) fn read_json(path: &Path) -> Option<serde_json::Value> {
     let text = fsx::read_text_bounded(path, MAX_BYTES, "").ok()??;
     serde_json::from_str(&without_comment_lines(&text)).ok()
 }

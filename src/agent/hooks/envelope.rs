@@ -20,12 +20,18 @@ pub enum StartEnvelope {
 }
 
 impl StartEnvelope {
-    /// `context` wrapped for the agent, with a final newline.
+    /// `context` wrapped for the agent at session start, with a final newline.
     pub fn wrap(self, context: &str) -> String {
+        self.wrap_event("SessionStart", context)
+    }
+
+    /// `context` wrapped for the agent as the answer to its event `event`
+    /// (its own name, which some envelopes repeat), with a final newline.
+    pub fn wrap_event(self, event: &str, context: &str) -> String {
         let value = match self {
             StartEnvelope::Plain => return context.to_string(),
             StartEnvelope::HookSpecificOutput => json!({
-                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}
+                "hookSpecificOutput": {"hookEventName": event, "additionalContext": context}
             }),
             StartEnvelope::AdditionalContext => json!({ "additionalContext": context }),
             StartEnvelope::AdditionalContextSnake => json!({ "additional_context": context }),

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde_json::Value;
 
+use crate::domain::capacity::{ContextUse, DEFAULT_WARN_AT, Windows};
 use crate::domain::handoff::templates::TemplateKind;
 use crate::engine::identity::file_clock_now;
 use crate::engine::pause::active_pause;
@@ -36,6 +37,7 @@ use crate::read::draft::{self, DraftOptions};
 use crate::read::history::last_completed_at;
 use crate::workspace::Workspace;
 use crate::workspace::activity;
+pub use crate::agent::capacity::TranscriptFormat;
 pub use envelope::{AskEnvelope, StartEnvelope};
 use session::SessionRecord;
 
@@ -50,15 +52,19 @@ pub enum HookEvent {
     PreCompact,
     /// The session ends; the agent can no longer be asked.
     SessionEnd,
+    /// The agent is at work (a tool call ended, the user sent a prompt):
+    /// it can be told something without stopping it.
+    Progress,
 }
 
 impl HookEvent {
     /// Every event, in the order help texts list them.
-    pub const ALL: [HookEvent; 4] = [
+    pub const ALL: [HookEvent; 5] = [
         HookEvent::SessionStart,
         HookEvent::Stop,
         HookEvent::PreCompact,
         HookEvent::SessionEnd,
+        HookEvent::Progress,
     ];
 
     /// Its name on the command line.
@@ -68,6 +74,7 @@ impl HookEvent {
             HookEvent::Stop => "stop",
             HookEvent::PreCompact => "pre-compact",
             HookEvent::SessionEnd => "session-end",
+            HookEvent::Progress => "progress",
         }
     }
 }
@@ -83,6 +90,9 @@ pub struct HookProtocol {
     pub ask: Option<AskEnvelope>,
     /// The environment variable naming the project directory, if the agent sets one.
     pub project_dir_env: Option<&'static str>,
+    /// Whether its pre-compact event means the context is being compacted
+    /// (counted as a compaction of the session).
+    pub compactions_seen: bool,
     /// The keys of the JSON it writes on a hook's stdin.
     pub input: InputKeys,
 }
@@ -102,6 +112,9 @@ pub struct InputKeys {
     pub source: Option<&'static str>,
     /// How a stop that follows the hook's own request to go on is marked.
     pub continued: Continued,
+    /// The key naming the agent's transcript file, and how to read the
+    /// context use in it (None: the agent gives none we can read).
+    pub transcript: Option<(&'static str, TranscriptFormat)>,
 }
 
 /// How an agent marks a stop that follows a stop hook's request to go on.
@@ -124,6 +137,7 @@ impl InputKeys {
         roots: None,
         source: Some("source"),
         continued: Continued::Flag("stop_hook_active"),
+        transcript: None,
     };
 }
 
@@ -139,6 +153,11 @@ pub struct HookInput {
     /// Whether this stop already follows a request to go on
     /// (`stop_hook_active`, a `loop_count` above 0).
     pub continued: bool,
+    /// The agent's transcript file, with how to read it.
+    pub transcript: Option<(PathBuf, TranscriptFormat)>,
+    /// The agent's own name of the event (`hook_event_name`), which some
+    /// agents want back in the answer.
+    pub event_name: Option<String>,
 }
 
 impl HookInput {
@@ -163,6 +182,10 @@ impl HookInput {
                 Continued::Count(k) => v[k].as_u64().is_some_and(|n| n > 0),
                 Continued::Unmarked => false,
             },
+            transcript: keys
+                .transcript
+                .and_then(|(k, format)| text(k).map(|path| (PathBuf::from(path), format))),
+            event_name: text("hook_event_name"),
         }
     }
 }
@@ -288,7 +311,10 @@ pub fn respond(
     match event {
         HookEvent::SessionStart => session_start(protocol, agent, input, &ws),
         HookEvent::Stop => stop(protocol, agent, input, &ws),
-        HookEvent::PreCompact | HookEvent::SessionEnd => save_draft(agent, event, input, &ws),
+        HookEvent::PreCompact | HookEvent::SessionEnd => {
+            save_draft(protocol, agent, event, input, &ws)
+        }
+        HookEvent::Progress => progress(protocol, agent, input, &ws),
     }
 }
 
@@ -324,9 +350,8 @@ fn session_start(
         started_at: file_clock_now(),
         source: input.source.clone(),
         tmux_pane: std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty()),
-        asked_at: None,
-        baseline: None,
-        draft: None,
+        transcript: input.transcript.as_ref().map(|(path, _)| path.clone()),
+        ..SessionRecord::unseen(agent, input.session_id.as_deref())
     };
     // A resumed or compacted session keeps its start, baseline, "asked"
     // mark and draft: only a start that says `startup` begins anew (Cline
@@ -342,10 +367,141 @@ fn session_start(
     if !keep && let Err(e) = session::save(ws, &record) {
         stderr.push_str(&format!("agent-handover: session not recorded: {e}\n"));
     }
-    let text = brief_within(ws, agent, protocol.start_cap_chars);
+    let mut text = brief_within(ws, agent, protocol.start_cap_chars);
+    // A resumed or compacted session starts with its context partly full:
+    // say how full, so the work is sized to it.
+    if let Some(used) = context_use(ws, input).filter(|c| c.used_tokens > 0) {
+        let advice = match used.percent() {
+            Some(p) if p >= 50 => " Take a small, well-scoped task, and hand over before it fills.",
+            _ => "",
+        };
+        text = fit_chars(
+            &format!(
+                "_Context at this start: {} used ({} session)._{advice}\n\n{text}",
+                used.describe(),
+                input.source.as_deref().unwrap_or("resumed"),
+            ),
+            protocol.start_cap_chars,
+        );
+    }
     HookReply {
         stdout: protocol.start.wrap(&text),
         stderr,
+    }
+}
+
+/// The context use the agent's transcript records last, with the window
+/// from the table and the workspace's `[capacity.windows]`.
+fn context_use(ws: &Workspace, input: &HookInput) -> Option<ContextUse> {
+    let (path, format) = input.transcript.as_ref()?;
+    let windows = Windows::with_overrides(&ws.config.capacity.windows);
+    Some(crate::agent::capacity::read(*format, path)?.with_window(&windows))
+}
+
+/// `[capacity] warn_at`, kept within 1-99 %.
+fn warn_at(ws: &Workspace) -> u8 {
+    ws.config
+        .capacity
+        .warn_at
+        .unwrap_or(DEFAULT_WARN_AT)
+        .clamp(1, 99)
+}
+
+/// While the agent works: when its context crossed `[capacity] warn_at`
+/// (or was compacted) and no handover was written this session, tell it
+/// once, with the draft to complete; never twice for the same reason in a
+/// session, never when paused. Otherwise silent.
+fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace) -> HookReply {
+    if let Some(p) = active_pause(&ws.pause_files()) {
+        return quiet_progress(&format!("paused by {}", p.file.display()));
+    }
+    let Ok(Some(record)) = session::load(ws, agent, input.session_id.as_deref()) else {
+        return quiet_progress("no record of this session's start");
+    };
+    if record.asked_at.is_some() {
+        // Asked to hand over already (by the stop hook): saying it again,
+        // with the same draft, would only repeat it.
+        return quiet_progress("already asked to hand over this session");
+    }
+    let used = context_use(ws, input);
+    let Some(reason) = capacity_reason(&record, used.as_ref(), warn_at(ws)) else {
+        return quiet_progress("context not low, or already told");
+    };
+    let last = last_completed_at(ws).ok().flatten();
+    if last.is_some_and(|last| last > record.started_at) {
+        return quiet_progress("a handover was written this session");
+    }
+    let _one_at_a_time = match session_lock(ws) {
+        Ok(lock) => lock,
+        Err(e) => return quiet_progress(&format!("session not readable: {e}")),
+    };
+    // Read again under the lock: a hook beside this one may have told it.
+    let mut record = match session::load(ws, agent, input.session_id.as_deref()) {
+        Ok(Some(r)) if !r.capacity_told.contains(&reason) && r.asked_at.is_none() => r,
+        _ => return quiet_progress("already told, or asked"),
+    };
+    record.capacity_told.push(reason.clone());
+    let how_full = match (&used, reason.as_str()) {
+        (Some(used), COMPACTED) => format!(
+            "Your context was compacted ({} used now): what was only in it is gone from it.",
+            used.describe()
+        ),
+        (_, COMPACTED) => "Your context was compacted: what was only in it is gone from it.".into(),
+        (Some(used), _) => format!("Your context is {} full.", used.describe()),
+        (None, _) => "Your context is nearly full.".into(),
+    };
+    let work = session_work(ws, &record, last);
+    let own = crate::base::shell::own_command();
+    let advice = if work.is_empty() {
+        saved_or_quiet(session::save(ws, &record))
+            .map(|()| "Nothing has changed in the project since this session started, so there is nothing to hand over yet: take only a small, well-scoped task from here, and hand over when it is done.".to_string())
+    } else {
+        let draft = match session_draft(ws, agent, "capacity", &mut record, work) {
+            Ok(draft) => draft,
+            Err(e) => return quiet_progress(&format!("no draft saved: {e}")),
+        };
+        saved_or_quiet(write_with_record(ws, &draft, &record)).map(|()| {
+            let path = draft.path.strip_prefix(&ws.root).unwrap_or(&draft.path);
+            let path = crate::base::shell::word(&path.to_string_lossy()).into_owned();
+            format!("Hand over now, while you still remember why: complete the draft at {path} (replace every TODO with what only you know) and run: {own} run --note-file {path}\nThen take only a small, well-scoped task (or check messages); leave large changes to a fresh session.")
+        })
+    };
+    match advice {
+        Ok(advice) => HookReply {
+            stdout: protocol.start.wrap_event(
+                input.event_name.as_deref().unwrap_or("PostToolUse"),
+                &format!("agent-handover: context capacity low. {how_full}\n{advice}"),
+            ),
+            stderr: String::new(),
+        },
+        Err(reply) => reply,
+    }
+}
+
+/// What a session is told of now, if anything: "compacted" after its first
+/// compaction, else "N%" once its context is at least `warn_at` % full.
+fn capacity_reason(record: &SessionRecord, used: Option<&ContextUse>, warn_at: u8) -> Option<String> {
+    if record.compactions > 0 && !record.capacity_told.iter().any(|t| t == COMPACTED) {
+        return Some(COMPACTED.to_string());
+    }
+    let threshold = format!("{warn_at}%");
+    let crossed = used.and_then(ContextUse::percent).is_some_and(|p| p >= warn_at);
+    (crossed && !record.capacity_told.contains(&threshold)).then_some(threshold)
+}
+
+/// What the session record says after a compaction was told of.
+const COMPACTED: &str = "compacted";
+
+/// `Ok` when saved; else the quiet reply saying why the agent is not told
+/// (unrecorded, it would be told again).
+fn saved_or_quiet(saved: crate::Result<()>) -> Result<(), HookReply> {
+    saved.map_err(|e| quiet_progress(&format!("session not recorded, not telling: {e}")))
+}
+
+fn quiet_progress(why: &str) -> HookReply {
+    HookReply {
+        stdout: envelope::NOTHING.to_string(),
+        stderr: format!("agent-handover: nothing to say: {why}\n"),
     }
 }
 
@@ -393,7 +549,7 @@ pub fn fit_chars(text: &str, cap: usize) -> String {
 
 fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace) -> HookReply {
     let Some(ask) = protocol.ask else {
-        return save_draft(agent, HookEvent::SessionEnd, input, ws);
+        return save_draft(protocol, agent, HookEvent::SessionEnd, input, ws);
     };
     if input.continued {
         return quiet("this stop already follows a request to hand over");
@@ -563,7 +719,13 @@ fn quiet(why: &str) -> HookReply {
 /// Save this session's draft when the session worked since its start (or
 /// since its own handover): before a compaction and at session end, where
 /// the agent cannot be asked.
-fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) -> HookReply {
+fn save_draft(
+    protocol: &HookProtocol,
+    agent: &str,
+    event: HookEvent,
+    input: &HookInput,
+    ws: &Workspace,
+) -> HookReply {
     let said = |why: String| HookReply {
         stdout: envelope::NOTHING.to_string(),
         stderr: format!("agent-handover: {why}\n"),
@@ -576,10 +738,22 @@ fn save_draft(agent: &str, event: HookEvent, input: &HookInput, ws: &Workspace) 
         .ok()
         .flatten()
         .unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
+    if event == HookEvent::PreCompact && protocol.compactions_seen {
+        record.compactions += 1;
+    }
     let last = last_completed_at(ws).ok().flatten();
     let work = session_work(ws, &record, last);
     if work.is_empty() {
-        return said("no draft: no work this session since the last handover".into());
+        let counted = match event {
+            HookEvent::PreCompact => session::save(ws, &record)
+                .err()
+                .map(|e| format!(" (compaction not recorded: {e})"))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        return said(format!(
+            "no draft: no work this session since the last handover{counted}"
+        ));
     }
     let saved = save_session_draft(ws, agent, event.name(), &mut record, work);
     match saved {

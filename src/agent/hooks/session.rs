@@ -42,6 +42,20 @@ pub struct SessionRecord {
     /// Its draft, if a hook saved one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draft: Option<SessionDraft>,
+    /// The agent's transcript, where its context use is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<PathBuf>,
+    /// How many times its context was compacted (pre-compact hooks seen).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub compactions: u32,
+    /// What it was told of its context, once each: the threshold it
+    /// crossed ("75%"), and "compacted" after its first compaction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity_told: Vec<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The one draft of a session: updated in place while nobody edited it.
@@ -66,6 +80,9 @@ impl SessionRecord {
             asked_at: None,
             baseline: None,
             draft: None,
+            transcript: None,
+            compactions: 0,
+            capacity_told: Vec::new(),
         }
     }
 }
@@ -136,6 +153,25 @@ pub fn newest(ws: &Workspace, wanted: impl Fn(&SessionRecord) -> bool) -> Option
     })
 }
 
+/// Every readable session record of `ws`, with when it was last written;
+/// unreadable ones are skipped (the next session start replaces them).
+pub fn all(ws: &Workspace) -> Result<Vec<(SessionRecord, std::time::SystemTime)>> {
+    let entries = match std::fs::read_dir(ws.sessions_dir()) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("read the sessions folder", ws.sessions_dir(), e)),
+    };
+    Ok(entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| {
+            let written = e.metadata().ok()?.modified().ok()?;
+            let text = fsx::read_text_bounded(&e.path(), MAX_BYTES, "remove it").ok()??;
+            Some((serde_json::from_str(&text).ok()?, written))
+        })
+        .collect())
+}
+
 fn prune(dir: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -170,9 +206,7 @@ mod tests {
             started_at: Utc::now(),
             source: None,
             tmux_pane: pane.map(Into::into),
-            asked_at: None,
-            baseline: None,
-            draft: None,
+            ..SessionRecord::unseen(agent, Some(agent))
         };
         save(&ws, &record("claude", Some("%3"))).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -191,10 +225,7 @@ mod tests {
             session_id: Some("../../etc/passwd".into()),
             started_at: Utc::now(),
             source: Some("startup".into()),
-            tmux_pane: None,
-            asked_at: None,
-            baseline: None,
-            draft: None,
+            ..SessionRecord::unseen("claude", None)
         };
         save(&ws, &r).unwrap();
         assert_eq!(

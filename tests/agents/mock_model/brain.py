@@ -19,10 +19,12 @@ tell that the handover holds the model's words.
 import re
 from dataclasses import dataclass, field
 
-#: The words the Stop hook asks with (src/agent/hooks/mod.rs, `stop`).
+#: The words the hooks ask with (src/agent/hooks/mod.rs: `stop`, "Complete
+#: the draft at P: … Run: CMD", and `progress` when the context runs low,
+#: "complete the draft at P (…) and run: CMD").
 ASK = re.compile(
-    r"Complete the draft at (?P<path>\S+?):.*?Run: (?P<cmd>[^\n]*?run --note-file \S+)",
-    re.S,
+    r"complete the draft at (?P<path>\S+?)(?::| \().*?run: (?P<cmd>[^\n]*?run --note-file \S+)",
+    re.S | re.I,
 )
 WORK = "MOCK-WORK"
 SHELL = re.compile(r"MOCK-SHELL: (?P<cmd>[^\n]+)")
@@ -96,6 +98,12 @@ def decide(msgs) -> Reply:
     if not turns or turns[-1].role == "assistant":
         return Reply(text="Hello.")
     last = turns[-1]
+    # A request to hand over that came since the model last spoke (as a
+    # tool result's companion, in a system turn, or as the user's words):
+    # read the draft it names first.
+    fresh = new_ask(msgs)
+    if fresh:
+        return Reply(command=f"cat {fresh[0]}")
     if last.role == "tool":
         call = last_call(msgs, last.call_id)
         asked = find_ask(msgs)
@@ -118,10 +126,22 @@ def decide(msgs) -> Reply:
 def find_ask(msgs):
     """(draft path, command) of the newest hand-over request, if any."""
     for m in reversed(msgs):
-        if m.role == "user":
+        if m.role != "assistant":
             found = ASK.search(m.text)
             if found:
                 return found.group("path"), found.group("cmd").strip()
+    return None
+
+
+def new_ask(msgs):
+    """The newest hand-over request made after the model's last turn, if
+    that turn did not already start following it."""
+    for m in reversed(msgs):
+        if m.role == "assistant":
+            return None
+        found = ASK.search(m.text)
+        if found:
+            return found.group("path"), found.group("cmd").strip()
     return None
 
 

@@ -1,0 +1,286 @@
+//! How full a live agent session's context is, read from the file the agent
+//! itself keeps (its transcript), in the format its entry in
+//! `adapters/table.rs` names. Only the file's tail is read: a hook that runs
+//! after every tool call must stay quick (benches/hooks.rs).
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::domain::capacity::ContextUse;
+
+/// The most bytes read from the end of a transcript: the last model reply
+/// is near the end; a longer line than this is not looked for.
+const TAIL_BYTES: u64 = 1 << 20;
+
+/// Where an agent records the token use of its model requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscriptFormat {
+    /// Claude Code's session transcript (JSON lines; `transcript_path` in
+    /// every hook's input): the last `"type": "assistant"` line's
+    /// `message.usage` (`input_tokens` + `cache_read_input_tokens` +
+    /// `cache_creation_input_tokens`) and `message.model`; subagent lines
+    /// (`isSidechain`) and synthetic messages are skipped
+    /// (https://code.claude.com/docs/en/hooks, "Hook input"; the format as
+    /// Claude Code 2.1.197 writes it, tests/fixtures/capacity/).
+    ClaudeJsonl,
+    /// Codex CLI's rollout (JSON lines; `transcript_path` in every hook's
+    /// input): the last `token_count` event's `info.last_token_usage.total_tokens`
+    /// (what Codex's own `/status` counts as in the context) and
+    /// `info.model_context_window` (the window Codex itself uses); the model
+    /// from the last `turn_context` (https://developers.openai.com/codex/hooks;
+    /// the format as Codex 0.169.0 writes it, tests/fixtures/capacity/).
+    CodexRollout,
+    /// Gemini CLI's chat record (JSON lines; `transcript_path` in every
+    /// hook's input): the last `"type": "gemini"` record's `tokens.input`
+    /// (the prompt's tokens, what Gemini's footer counts) and `model`
+    /// (Gemini CLI 0.61.0's docs/hooks/reference.md; the format as it
+    /// writes it, tests/fixtures/capacity/).
+    GeminiChat,
+}
+
+/// The context use `transcript` records last, in `format`; None when the
+/// file is missing, unreadable or holds no reading.
+pub fn read(format: TranscriptFormat, transcript: &Path) -> Option<ContextUse> {
+    let tail = read_tail(transcript)?;
+    let mut lines = tail.lines().rev();
+    match format {
+        TranscriptFormat::ClaudeJsonl => claude(&mut lines),
+        TranscriptFormat::CodexRollout => codex(&mut lines),
+        TranscriptFormat::GeminiChat => lines.find_map(gemini_line),
+    }
+}
+
+/// The last `TAIL_BYTES` of the file as text, starting at a whole line.
+fn read_tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::with_capacity((len - start) as usize);
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if start == 0 {
+        return Some(text);
+    }
+    // The first line may be cut: start after it.
+    text.find('\n').map(|i| text[i + 1..].to_string())
+}
+
+/// Claude Code, newest line first: the last main-thread reply's use; after
+/// a compaction (a newer `compact_boundary` line, whose
+/// `compactMetadata.postTokens` is what is left), that count, with the
+/// model of the reply before it.
+fn claude<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Option<ContextUse> {
+    let mut compacted_to = None;
+    for line in lines {
+        if compacted_to.is_none()
+            && line.contains("\"compact_boundary\"")
+            && let Ok(v) = serde_json::from_str::<Value>(line)
+            && v["subtype"] == "compact_boundary"
+        {
+            compacted_to = v["compactMetadata"]["postTokens"].as_u64();
+            continue;
+        }
+        if let Some(reply) = claude_line(line) {
+            return Some(match compacted_to {
+                Some(left) => ContextUse {
+                    used_tokens: left,
+                    ..reply
+                },
+                None => reply,
+            });
+        }
+    }
+    compacted_to.map(|left| ContextUse {
+        used_tokens: left,
+        window_tokens: None,
+        model: None,
+    })
+}
+
+/// A Claude Code transcript line's reading, if it is a main-thread
+/// assistant message with usage.
+fn claude_line(line: &str) -> Option<ContextUse> {
+    // Cheap test before parsing: most lines are not model replies.
+    if !line.contains("\"usage\"") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v["type"] != "assistant" || v["isSidechain"] == true {
+        return None;
+    }
+    let message = &v["message"];
+    let model = message["model"].as_str().filter(|m| !m.starts_with('<'))?;
+    let usage = &message["usage"];
+    let count = |key: &str| usage[key].as_u64().unwrap_or(0);
+    let used = usage["input_tokens"].as_u64()?
+        + count("cache_read_input_tokens")
+        + count("cache_creation_input_tokens");
+    Some(ContextUse {
+        used_tokens: used,
+        window_tokens: None,
+        model: Some(model.to_string()),
+    })
+}
+
+/// Codex, newest line first: the tokens of the last request (a
+/// `token_usage_record`, written as soon as a response ends, or a
+/// `token_count` event, written after its tool results), the window Codex
+/// itself uses (`model_context_window` of a `token_count` or of
+/// `task_started`), and the model of the last `turn_context`.
+fn codex<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Option<ContextUse> {
+    let (mut used, mut window, mut model) = (None, None, None);
+    for line in lines {
+        let interesting = [
+            "\"token_count\"",
+            "\"token_usage_record\"",
+            "\"task_started\"",
+            "\"turn_context\"",
+        ]
+        .iter()
+        .any(|k| line.contains(k));
+        if !interesting {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let payload = &v["payload"];
+        match (v["type"].as_str(), payload["type"].as_str()) {
+            (Some("token_usage_record"), _) => {
+                used = used.or(payload["usage"]["total_tokens"].as_u64());
+            }
+            (_, Some("token_count")) => {
+                let info = &payload["info"];
+                used = used.or(info["last_token_usage"]["total_tokens"].as_u64());
+                window = window.or(info["model_context_window"].as_u64());
+            }
+            (_, Some("task_started")) => {
+                window = window.or(payload["model_context_window"].as_u64());
+            }
+            (Some("turn_context"), _) => {
+                model = model.or(payload["model"].as_str().map(String::from));
+            }
+            _ => {}
+        }
+        if used.is_some() && window.is_some() && model.is_some() {
+            break;
+        }
+    }
+    Some(ContextUse {
+        used_tokens: used?,
+        window_tokens: window,
+        model,
+    })
+}
+
+/// A Gemini CLI chat record's reading, if it is a model reply with tokens.
+fn gemini_line(line: &str) -> Option<ContextUse> {
+    if !line.contains("\"tokens\"") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v["type"] != "gemini" {
+        return None;
+    }
+    Some(ContextUse {
+        used_tokens: v["tokens"]["input"].as_u64()?,
+        window_tokens: None,
+        model: v["model"].as_str().map(String::from),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_the_last_main_thread_reply_counts_with_its_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let lines = [
+            r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","message":{"model":"claude-opus-4-8","usage":{"input_tokens":10,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":7}}}"#,
+            r#"{"type":"assistant","isSidechain":true,"message":{"model":"claude-haiku","usage":{"input_tokens":999999}}}"#,
+            r#"{"type":"assistant","message":{"model":"<synthetic>","usage":{"input_tokens":0}}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"ok"}]}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let r = read(TranscriptFormat::ClaudeJsonl, &path).unwrap();
+        assert_eq!(r.used_tokens, 115);
+        assert_eq!(r.model.as_deref(), Some("claude-opus-4-8"));
+        assert_eq!(
+            read(TranscriptFormat::ClaudeJsonl, &dir.path().join("none")),
+            None
+        );
+        std::fs::write(&path, lines[0]).unwrap();
+        assert_eq!(read(TranscriptFormat::ClaudeJsonl, &path), None);
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/capacity")
+            .join(name)
+    }
+
+    /// The files the agents wrote themselves against a mock model that
+    /// reported 150,000 input tokens a request (tests/fixtures/capacity/SOURCES.md).
+    #[test]
+    fn each_agents_own_file_is_read_as_it_wrote_it() {
+        // Claude Code 2.1.197, after a `/compact`: what is left, not the
+        // last reply's 150,000.
+        let claude = read(
+            TranscriptFormat::ClaudeJsonl,
+            &fixture("claude-transcript.jsonl"),
+        )
+        .unwrap();
+        assert_eq!(claude.used_tokens, 570);
+        assert_eq!(claude.model.as_deref(), Some("claude-opus-4-8"));
+        // Codex 0.169.0: its own window, and the total of the last request.
+        let codex = read(
+            TranscriptFormat::CodexRollout,
+            &fixture("codex-rollout.jsonl"),
+        )
+        .unwrap();
+        assert_eq!(codex.used_tokens, 150_010);
+        assert_eq!(codex.window_tokens, Some(258_400));
+        assert_eq!(codex.model.as_deref(), Some("mock-model"));
+        // Gemini CLI 0.61.0: the prompt's tokens.
+        let gemini = read(TranscriptFormat::GeminiChat, &fixture("gemini-chat.jsonl")).unwrap();
+        assert_eq!(gemini.used_tokens, 150_000);
+        assert_eq!(gemini.model.as_deref(), Some("gemini-3.8-flash"));
+        // A file in another agent's format reads as nothing, never a guess.
+        assert_eq!(
+            read(
+                TranscriptFormat::CodexRollout,
+                &fixture("claude-transcript.jsonl")
+            ),
+            None
+        );
+        assert_eq!(
+            read(
+                TranscriptFormat::GeminiChat,
+                &fixture("codex-rollout.jsonl")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_transcript_longer_than_the_tail_is_read_from_a_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let reply = r#"{"type":"assistant","message":{"model":"claude-sonnet-5","usage":{"input_tokens":42}}}"#;
+        let filler = format!("{{\"type\":\"user\",\"pad\":\"{}\"}}\n", "x".repeat(1000));
+        let text = reply.to_string() + "\n" + &filler.repeat(2000) + reply + "\n";
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            read(TranscriptFormat::ClaudeJsonl, &path)
+                .unwrap()
+                .used_tokens,
+            42
+        );
+    }
+}
