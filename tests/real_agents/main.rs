@@ -16,4 +16,5 @@ mod gemini;
 mod aider;
 mod opencode;
 mod cline;
+mod gemini_extension;
 mod claude_plugin;

@@ -43,7 +43,7 @@ use crate::harness::{Mock, Project, program};
 const SERVER_WAIT: Duration = Duration::from_secs(180);
 
 /// OpenCode's global config, in the project's HOME: `mock` is the model.
-fn configure(p: &Project, mock: &Mock) {
+pub(crate) fn configure(p: &Project, mock: &Mock) {
     let config = json!({
         "$schema": "https://opencode.ai/config.json",
         "provider": {"mock": {
@@ -86,13 +86,13 @@ fn opencode(p: &Project, args: &[&str]) -> Output {
 }
 
 /// `opencode serve` in the project, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     url: String,
     child: Child,
 }
 
 impl Server {
-    fn start(p: &Project) -> Server {
+    pub(crate) fn start(p: &Project) -> Server {
         let log = std::fs::File::create(p.scratch().join("opencode-serve.log")).unwrap();
         let mut child = p
             .command(program("opencode"))
@@ -119,7 +119,7 @@ impl Server {
 
     /// `opencode run --attach URL MESSAGE` (a new session, or with
     /// `--continue` the last one).
-    fn run(&self, p: &Project, extra: &[&str], message: &str) -> Output {
+    pub(crate) fn run(&self, p: &Project, extra: &[&str], message: &str) -> Output {
         let mut args = vec!["run", "--attach", &self.url];
         args.extend_from_slice(extra);
         args.push(message);
@@ -152,7 +152,7 @@ impl Server {
     /// Waits until `done` holds and then no session is busy for a few
     /// seconds in a row (a request to go on is made within moments of the
     /// idle it follows).
-    fn settle(&self, done: impl Fn() -> bool) {
+    pub(crate) fn settle(&self, done: impl Fn() -> bool) {
         let start = Instant::now();
         let mut quiet_since: Option<Instant> = None;
         while start.elapsed() < SERVER_WAIT {
@@ -179,7 +179,7 @@ impl Drop for Server {
 
 /// The messages of the first agent turn (a request offering tools: not
 /// the title OpenCode has the model write) that carried `text`.
-fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
+pub(crate) fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
     mock.requests()
         .into_iter()
         .filter(|r| r.get("reply").is_some() && r["body"]["tools"].is_array())
@@ -188,7 +188,7 @@ fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-fn position(messages: &[Value], text: &str) -> Option<usize> {
+pub(crate) fn position(messages: &[Value], text: &str) -> Option<usize> {
     messages
         .iter()
         .position(|m| m["role"] == "user" && m["content"].to_string().contains(text))

@@ -1,0 +1,130 @@
+// agent-handover for OpenCode: the session brief at session start, one
+// request to hand over when the agent goes idle after work without one (a
+// draft instead in a one-shot `opencode run`), and a draft before the
+// context is compacted.
+//
+// Installed by `agent-handover install opencode`; taken out again by
+// `agent-handover install --remove opencode`.
+// Format: OpenCode's plugin API (https://opencode.ai/docs/plugins: plugins in
+// .opencode/plugins/, the `event` hook with session.created / session.idle /
+// session.compacted, `experimental.session.compacting`, and
+// client.session.prompt with noReply to add context; https://opencode.ai/docs/sdk;
+// the `Hooks` type of @opencode-ai/plugin for `experimental.chat.messages.transform`).
+import { spawnSync } from "node:child_process";
+
+const AGENT = "opencode";
+const MISSING = "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it (`cargo install agent-handover`) or put it on PATH, then run `agent-handover brief --agent opencode`.\n";
+
+// `opencode run MESSAGE` (https://opencode.ai/docs/cli#run) is one-shot: it
+// stops reading events at its session's first idle and disposes the
+// instance, which stops a request made on that idle before the model sees
+// it (packages/opencode/src/cli/cmd/run.ts). A plugin cannot hold it: the
+// `event` hook is not awaited (src/plugin/index.ts), and a `dispose` hook
+// runs once the session's loop is already stopped (OpenCode 1.18.33). So
+// there the session's draft is saved at idle instead, and the session is
+// not marked as asked: continued where it can be asked, it is. `run
+// --interactive` stays open, and `run --attach` runs this plugin in the
+// server it attaches to: both are asked.
+const ONE_SHOT = isOneShotRun(process.argv.slice(2));
+
+// process.argv is [runtime, entry script, ...OpenCode's command line].
+function isOneShotRun(args) {
+  // OpenCode's options that take a value, which may come before the command.
+  const valued = ["--log-level", "--port", "--hostname", "--mdns-domain", "--cors",
+    "-m", "--model", "-s", "--session", "--prompt", "--agent"];
+  for (let i = 0; i < args.length; i++) {
+    if (valued.includes(args[i])) i++;
+    else if (!args[i].startsWith("-")) {
+      return args[i] === "run" && !args.includes("-i") && !args.includes("--interactive");
+    }
+  }
+  return false;
+}
+
+function hook(event, directory, payload) {
+  const run = spawnSync("agent-handover", ["hook", event, "--agent", AGENT], {
+    cwd: directory,
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    timeout: 30000,
+  });
+  if (run.error) return event === "session-start" ? MISSING : "{}";
+  return run.stdout || "";
+}
+
+function sessionOf(event) {
+  const p = event.properties || {};
+  return p.sessionID || (p.info && p.info.id) || null;
+}
+
+function textOf(message) {
+  return (message.parts || []).map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+export const AgentHandover = async ({ client, directory }) => {
+  // Sessions whose next idle follows our own request to hand over.
+  const continued = new Set();
+  // The brief each session started with, by session id.
+  const started = new Map();
+  const brief = async (id, source) => {
+    const text = hook("session-start", directory, { session_id: id, cwd: directory, source });
+    if (text.trim()) {
+      if (source === "startup") started.set(id, text);
+      await client.session.prompt({
+        path: { id },
+        body: { noReply: true, parts: [{ type: "text", text }] },
+      });
+    }
+  };
+  return {
+    event: async ({ event }) => {
+      const id = sessionOf(event);
+      if (!id) return;
+      if (event.type === "session.created") {
+        await brief(id, "startup");
+      } else if (event.type === "session.compacted") {
+        await brief(id, "compact");
+      } else if (event.type === "session.idle" && ONE_SHOT) {
+        hook("session-end", directory, { session_id: id, cwd: directory });
+      } else if (event.type === "session.idle") {
+        const out = hook("stop", directory, {
+          session_id: id,
+          cwd: directory,
+          stop_hook_active: continued.has(id),
+        });
+        continued.delete(id);
+        let reply = {};
+        try {
+          reply = JSON.parse(out);
+        } catch {
+          return;
+        }
+        if (reply.decision === "block" && reply.reason) {
+          continued.add(id);
+          await client.session.prompt({
+            path: { id },
+            body: { parts: [{ type: "text", text: reply.reason }] },
+          });
+        }
+      }
+    },
+    // The brief goes in when the session is created, which is when its first
+    // message is sent (`opencode run MESSAGE` does both at once): it can land
+    // after that message. Before each model request the model's copy of the
+    // messages is put in order, the brief first, as the context it is; the
+    // session itself keeps them as they came.
+    "experimental.chat.messages.transform": async (_input, output) => {
+      const messages = output.messages;
+      const first = messages.findIndex((m) => m.info.role === "user");
+      const isBrief = (m) => {
+        const text = started.get(m.info.sessionID);
+        return m.info.role === "user" && text !== undefined && textOf(m).trim() === text.trim();
+      };
+      const at = messages.findIndex((m, i) => i > first && isBrief(m));
+      if (first >= 0 && at > first) messages.splice(first, 0, ...messages.splice(at, 1));
+    },
+    "experimental.session.compacting": async (input) => {
+      hook("pre-compact", directory, { session_id: input.sessionID, cwd: directory });
+    },
+  };
+};
