@@ -141,6 +141,12 @@ pub fn fingerprint(ws: &Workspace) -> Stamps {
     ];
     paths.extend(ws.pause_files());
     paths.extend(directories(ws));
+    // The newest agent session's transcript, outside the workspace: how
+    // full its context is changes with it (the fleet's context column).
+    paths.push(ws.sessions_dir());
+    paths.extend(
+        agent_handover::agent::hooks::session::newest(ws, |_| true).and_then(|r| r.transcript),
+    );
     // A message changes its queue's folder, not `messages/`.
     if let Ok(queues) = std::fs::read_dir(ws.messages_dir()) {
         let mut queues: Vec<PathBuf> = queues.flatten().map(|e| e.path()).collect();

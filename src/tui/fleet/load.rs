@@ -5,6 +5,8 @@
 use std::path::Path;
 
 use agent_handover::agent::hooks::session;
+use agent_handover::agent::sessions;
+use agent_handover::domain::capacity::warn_at;
 use agent_handover::domain::handoff::{LintContext, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::read::RunSnapshot;
@@ -63,6 +65,9 @@ pub fn row(dir: &Path, details: bool) -> Row {
         .map(chrono::DateTime::<chrono::Utc>::from);
     row.score_stamp = watch::score_stamp(&ws);
     row.agent = session::newest(&ws, |_| true).map(|r| r.agent);
+    let live = sessions::live(&ws);
+    row.context = live.iter().filter_map(|s| s.context_percent).max();
+    row.context_low = row.context.is_some_and(|p| p >= warn_at(&ws));
     match Inbox::new(&ws).queues() {
         Ok(queues) => {
             for q in queues {

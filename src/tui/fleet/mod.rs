@@ -82,6 +82,12 @@ pub struct Row {
     pub for_human: usize,
     /// Whether a merge superseded text of the current state (drift).
     pub drift: bool,
+    /// How full the fullest live agent session's context is, in %, when
+    /// its agent records it.
+    pub context: Option<u8>,
+    /// Whether that is at or past `[capacity] warn_at` with no handover
+    /// since the session started.
+    pub context_low: bool,
     /// The newest change among its state files.
     pub activity: Option<DateTime<Utc>>,
     /// Why it could not be read.
@@ -113,6 +119,8 @@ impl Row {
             unread: 0,
             for_human: 0,
             drift: false,
+            context: None,
+            context_low: false,
             activity: None,
             error: None,
             details: false,
@@ -164,6 +172,15 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
     }
     if new.paused && !old.paused {
         say("paused", "paused by someone else".into());
+    }
+    if old.details && new.context_low && !old.context_low {
+        say(
+            "context",
+            format!(
+                "an agent's context is {}% full, no handover yet",
+                new.context.unwrap_or(0)
+            ),
+        );
     }
     if old.details && new.for_human > old.for_human {
         let n = new.for_human;

@@ -50,6 +50,13 @@ fn fleet(size: (u16, u16)) -> Fleet {
         r.unread = i % 3;
         r.for_human = usize::from(i == 1);
         r.drift = i == 3;
+        // The running agent is past the threshold; another is at 41 %.
+        r.context = match i {
+            0 => Some(82),
+            3 => Some(41),
+            _ => None,
+        };
+        r.context_low = i == 0;
         if *health == Health::Missing {
             r.agent = None;
             r.activity = None;
@@ -251,4 +258,17 @@ fn slash_filters_the_workspaces_and_enter_opens_the_one_shown() {
         assert!(draw(&f).contains(&format!(" {all} workspaces")));
         assert_eq!(f.cursor, 1, "the selection stays on its workspace");
     }
+}
+
+#[test]
+fn an_agent_whose_context_runs_low_rings_once() {
+    let old = row("parser", Health::Run(StateKind::Running));
+    let mut new = old.clone();
+    new.context = Some(80);
+    new.context_low = true;
+    let alerts = alerts(0, &old, &new);
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(alerts[0].event, "context");
+    assert!(alerts[0].detail.contains("80% full"), "{:?}", alerts[0]);
+    assert!(super::alerts(0, &new, &new).is_empty(), "not again while it stays low");
 }

@@ -89,6 +89,27 @@ fn columns() -> Vec<Column> {
             },
         },
         Column {
+            title: "context",
+            width: 8,
+            cell: |f, i| {
+                let row = &f.rows[i];
+                match row.context {
+                    _ if !row.details => ("…".into(), f.theme.muted),
+                    None => ("—".into(), f.theme.muted),
+                    Some(p) => {
+                        let style = if row.context_low {
+                            f.theme.alert
+                        } else if p >= 50 {
+                            f.theme.warn
+                        } else {
+                            f.theme.ok
+                        };
+                        (format!("{} {p:>2}%", bar(p)), style)
+                    }
+                }
+            },
+        },
+        Column {
             title: "agent",
             width: 8,
             cell: |f, i| match &f.rows[i].agent {
@@ -121,6 +142,15 @@ fn columns() -> Vec<Column> {
             },
         },
     ]
+}
+
+/// A context share as a three-cell bar: each cell a third, in eighths.
+fn bar(percent: u8) -> String {
+    const LEVELS: [char; 9] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'];
+    let eighths = (usize::from(percent.min(100)) * 24).div_ceil(100);
+    (0..3)
+        .map(|cell| LEVELS[eighths.saturating_sub(cell * 8).min(8)])
+        .collect()
 }
 
 fn health_style(f: &Fleet, h: Health) -> Style {
