@@ -1150,3 +1150,60 @@ fn pasted_text_never_runs_as_keys() {
     });
     assert_eq!(p.check(), 1);
 }
+
+/// Issue 29: the fleet shows how full each live agent session's context is
+/// (read from the agent's own transcript) and rings once when one crosses
+/// `[capacity] warn_at` with no handover since it started.
+#[test]
+fn the_fleet_shows_an_agents_context_and_rings_once_when_it_runs_low() {
+    let p = Project::new(&config(
+        "[dashboard]\nnotify = \"echo $AGENT_HANDOVER_EVENT >> notified\"\n",
+    ));
+    let other = Project::new(&config(""));
+    let transcript = p.path("claude-session.jsonl");
+    // Claude Code's transcript line for a reply of `used` tokens of a
+    // 200K model (the format its 2.1.197 writes; tests/fixtures/capacity).
+    let reply = |used: u64| {
+        let line = serde_json::json!({"type": "assistant", "isSidechain": false,
+            "message": {"model": "claude-sonnet-4-5", "role": "assistant",
+                        "usage": {"input_tokens": used, "cache_read_input_tokens": 0,
+                                  "cache_creation_input_tokens": 0, "output_tokens": 9}}});
+        std::fs::write(&transcript, line.to_string() + "\n").unwrap();
+    };
+    reply(80_000);
+    let start = serde_json::json!({"session_id": "s1", "source": "startup",
+        "transcript_path": transcript, "hook_event_name": "SessionStart"});
+    let o = p
+        .cmd()
+        .args(["hook", "session-start", "--agent", "claude"])
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
+    let Some(t) = Tmux::start_with(&p, (120, 30), "", &dirs) else {
+        return;
+    };
+    let bell = || t.tmux(&["display-message", "-p", "-t", "0", "#{window_bell_flag}"]);
+    t.wait_for("the context column at 40 %", |s| {
+        s.contains("context") && s.contains("40%")
+    });
+    assert_eq!(bell().trim(), "0", "no bell at 40 %");
+
+    reply(164_000);
+    let screen = t.wait_for("82 % within the fingerprint's period", |s| {
+        s.contains("82%")
+    });
+    assert!(!screen.contains("40%"), "{screen}");
+    wait_until("the bell", || bell().trim() == "1");
+    let title = t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
+    assert!(title.contains("82% full"), "pane title: {title}");
+    reply(170_000);
+    t.wait_for("85 %", |s| s.contains("85%"));
+    std::thread::sleep(Duration::from_millis(500));
+    let notified = std::fs::read_to_string(p.path("notified")).unwrap_or_default();
+    assert_eq!(
+        notified, "context\n",
+        "rang once, not again while it stays low"
+    );
+}
