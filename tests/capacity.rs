@@ -294,12 +294,17 @@ fn a_resumed_session_starts_with_its_context_in_the_brief() {
 fn a_handover_records_how_full_the_handing_over_sessions_context_was() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 150_000, 20_000);
-    p.hook("session-start", "SessionStart", json!({"source": "startup"}));
-    let out = p.ours(
-        &["run", "--note", "## Goal\nShip it: 3/3 checks pass."],
-        "",
+    p.hook(
+        "session-start",
+        "SessionStart",
+        json!({"source": "startup"}),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = p.ours(&["run", "--note", "## Goal\nShip it: 3/3 checks pass."], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let history = p.ours(&["history", "--json"], "");
     let runs: Value = serde_json::from_slice(&history.stdout).unwrap();
     let run = &runs.as_array().map_or(&runs["runs"][0], |a| &a[0]);

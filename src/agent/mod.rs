@@ -7,6 +7,6 @@
 pub mod adapters;
 pub mod capacity;
 pub mod hooks;
-pub mod sessions;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod sessions;

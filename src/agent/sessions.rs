@@ -58,8 +58,7 @@ pub fn sessions(ws: &Workspace) -> crate::Result<Vec<SessionView>> {
     Ok(views)
 }
 
-/// How long a session's last activity counts as "now" for
-/// [`handing_over_context`].
+/// How long a session's last activity counts as "now" ([`live`]).
 const LIVE_SECS: i64 = 15 * 60;
 
 /// The context of the agent session that is handing over now: the most
@@ -67,12 +66,18 @@ const LIVE_SECS: i64 = 15 * 60;
 /// last quarter of an hour, when its agent records its context. None for a
 /// handover typed by a person with no agent at work.
 pub fn handing_over_context(ws: &Workspace) -> Option<ContextUse> {
+    live(ws).into_iter().next()?.context
+}
+
+/// The sessions of `ws` at work now: active in the last quarter of an
+/// hour and not handed over since they started, the most recent first.
+pub fn live(ws: &Workspace) -> Vec<SessionView> {
     let now = Utc::now();
     sessions(ws)
-        .ok()?
+        .unwrap_or_default()
         .into_iter()
-        .find(|s| !s.handed_over && (now - s.last_activity).num_seconds() <= LIVE_SECS)?
-        .context
+        .filter(|s| !s.handed_over && (now - s.last_activity).num_seconds() <= LIVE_SECS)
+        .collect()
 }
 
 fn view(

@@ -16,6 +16,15 @@ use serde::{Deserialize, Serialize};
 /// a session is told to hand over.
 pub const DEFAULT_WARN_AT: u8 = 75;
 
+/// `[capacity] warn_at` of `ws`, kept within 1-99 %.
+pub fn warn_at(ws: &crate::workspace::Workspace) -> u8 {
+    ws.config
+        .capacity
+        .warn_at
+        .unwrap_or(DEFAULT_WARN_AT)
+        .clamp(1, 99)
+}
+
 /// One reading of a session's context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextUse {

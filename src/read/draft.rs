@@ -264,7 +264,9 @@ pub fn new_draft(ws: &Workspace, agent: &str, trigger: &str) -> Result<SavedDraf
     let saved_at = Utc::now();
     let stamp = saved_at.format("%Y%m%dT%H%M%S%.6fZ");
     Ok(SavedDraft {
-        path: ws.drafts_dir().join(format!("{stamp}-{agent}-{trigger}.md")),
+        path: ws
+            .drafts_dir()
+            .join(format!("{stamp}-{agent}-{trigger}.md")),
         saved_at,
         trigger: trigger.to_string(),
     })

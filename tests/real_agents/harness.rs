@@ -335,7 +335,10 @@ pub fn told_once_then_handed_over(p: &Project, mock: &Mock, how_full: &str) {
         1,
         "told exactly once in the conversation"
     );
-    assert!(mock.requests_with(how_full) >= 1, "told {how_full:?}, as measured");
+    assert!(
+        mock.requests_with(how_full) >= 1,
+        "told {how_full:?}, as measured"
+    );
     assert_eq!(capacity_told(p), ["75%"]);
     assert_eq!(
         mock.asked(),

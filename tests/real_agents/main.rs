@@ -9,12 +9,12 @@
 
 mod harness;
 
-mod claude;
-mod copilot;
-mod codex;
-mod gemini;
 mod aider;
-mod opencode;
-mod cline;
-mod gemini_extension;
+mod claude;
 mod claude_plugin;
+mod cline;
+mod codex;
+mod copilot;
+mod gemini;
+mod gemini_extension;
+mod opencode;

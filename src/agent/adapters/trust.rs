@@ -330,6 +330,10 @@ mod tests {
             ),
         )
         .unwrap();
-        assert_eq!(copilot(&ws), TrustState::Given, "its own comment lines are skipped");
+        assert_eq!(
+            copilot(&ws),
+            TrustState::Given,
+            "its own comment lines are skipped"
+        );
     }
 }

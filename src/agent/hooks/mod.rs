@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde_json::Value;
 
-use crate::domain::capacity::{ContextUse, DEFAULT_WARN_AT, Windows};
+pub use crate::agent::capacity::TranscriptFormat;
+use crate::domain::capacity::{ContextUse, Windows, warn_at};
 use crate::domain::handoff::templates::TemplateKind;
 use crate::engine::identity::file_clock_now;
 use crate::engine::pause::active_pause;
@@ -37,7 +38,6 @@ use crate::read::draft::{self, DraftOptions};
 use crate::read::history::last_completed_at;
 use crate::workspace::Workspace;
 use crate::workspace::activity;
-pub use crate::agent::capacity::TranscriptFormat;
 pub use envelope::{AskEnvelope, StartEnvelope};
 use session::SessionRecord;
 
@@ -398,15 +398,6 @@ fn context_use(ws: &Workspace, input: &HookInput) -> Option<ContextUse> {
     Some(crate::agent::capacity::read(*format, path)?.with_window(&windows))
 }
 
-/// `[capacity] warn_at`, kept within 1-99 %.
-fn warn_at(ws: &Workspace) -> u8 {
-    ws.config
-        .capacity
-        .warn_at
-        .unwrap_or(DEFAULT_WARN_AT)
-        .clamp(1, 99)
-}
-
 /// While the agent works: when its context crossed `[capacity] warn_at`
 /// (or was compacted) and no handover was written this session, tell it
 /// once, with the draft to complete; never twice for the same reason in a
@@ -480,12 +471,18 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
 
 /// What a session is told of now, if anything: "compacted" after its first
 /// compaction, else "N%" once its context is at least `warn_at` % full.
-fn capacity_reason(record: &SessionRecord, used: Option<&ContextUse>, warn_at: u8) -> Option<String> {
+fn capacity_reason(
+    record: &SessionRecord,
+    used: Option<&ContextUse>,
+    warn_at: u8,
+) -> Option<String> {
     if record.compactions > 0 && !record.capacity_told.iter().any(|t| t == COMPACTED) {
         return Some(COMPACTED.to_string());
     }
     let threshold = format!("{warn_at}%");
-    let crossed = used.and_then(ContextUse::percent).is_some_and(|p| p >= warn_at);
+    let crossed = used
+        .and_then(ContextUse::percent)
+        .is_some_and(|p| p >= warn_at);
     (crossed && !record.capacity_told.contains(&threshold)).then_some(threshold)
 }
 

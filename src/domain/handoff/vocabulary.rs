@@ -740,7 +740,9 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
             }
         }
     }
-    index.by_first_word.sort_unstable_by_key(|(first, _)| *first);
+    index
+        .by_first_word
+        .sort_unstable_by_key(|(first, _)| *first);
     index
 });
 
@@ -754,7 +756,9 @@ pub fn classify(norm: &str) -> Option<(SectionKind, &'static str)> {
     let owned: Vec<&str> = norm.split(' ').collect();
     let words = owned.as_slice();
     let spaced = words.iter().enumerate().flat_map(|(i, word)| {
-        let from = index.by_first_word.partition_point(|(first, _)| first < word);
+        let from = index
+            .by_first_word
+            .partition_point(|(first, _)| first < word);
         index.by_first_word[from..]
             .iter()
             .take_while(move |(first, _)| first == word)

@@ -270,5 +270,8 @@ fn an_agent_whose_context_runs_low_rings_once() {
     assert_eq!(alerts.len(), 1);
     assert_eq!(alerts[0].event, "context");
     assert!(alerts[0].detail.contains("80% full"), "{:?}", alerts[0]);
-    assert!(super::alerts(0, &new, &new).is_empty(), "not again while it stays low");
+    assert!(
+        super::alerts(0, &new, &new).is_empty(),
+        "not again while it stays low"
+    );
 }
