@@ -4,7 +4,9 @@
 //! files at its start, one more file changed before its second stop).
 //! Target: session start and stop each ≤ 3× `check` (medians); the stop is
 //! measured on its three paths: nothing done yet, work done (the one that
-//! saves a draft and asks, once a session), and asked already. The three commands are
+//! saves a draft and asks, once a session), and asked already; and the
+//! progress hook that runs after every tool call (the context read from
+//! the agent's transcript, a 4 MB one here). The commands are
 //! interleaved so machine noise hits each equally. `cargo bench --bench
 //! hooks` (`BENCH_ITERS`, default 41); writes `target/bench-hooks.md`.
 
@@ -86,9 +88,20 @@ fn main() {
     std::thread::sleep(Duration::from_millis(1100));
     git(&dir, &["status", "--porcelain"]);
     let root = dir.display().to_string();
+    // A long session's transcript, as Claude Code writes it: 4 MB of
+    // messages and tool results, the last reply's usage near the end
+    // (60,000 of a 200K window: nothing to say).
+    let transcript = dir.join("home/transcript.jsonl");
+    let filler = format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"content\":\"{}\"}}]}}}}\n",
+        "x".repeat(2000)
+    );
+    let reply = "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"usage\":{\"input_tokens\":60000,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0,\"output_tokens\":9}}}\n";
+    std::fs::write(&transcript, filler.repeat(2000) + reply + &filler).unwrap();
+    let path = transcript.display().to_string();
     let input = |event: &str, extra: &str| {
         format!(
-            r#"{{"session_id": "bench", "transcript_path": "/tmp/x.jsonl", "cwd": "{root}", "hook_event_name": "{event}"{extra}}}"#
+            r#"{{"session_id": "bench", "transcript_path": "{path}", "cwd": "{root}", "hook_event_name": "{event}"{extra}}}"#
         )
     };
     let start_in = input("SessionStart", r#", "source": "startup""#);
@@ -98,7 +111,13 @@ fn main() {
     let check = ["check"];
     let start = ["hook", "session-start", "--agent", "claude"];
     let stop = ["hook", "stop", "--agent", "claude"];
-    let mut samples: [Vec<Duration>; 5] = Default::default();
+    // After a tool call: the context read from the transcript, nothing said.
+    let progress_in = input("PostToolUse", r#", "tool_name": "Bash""#);
+    let progress = ["hook", "progress", "--agent", "claude"];
+    // The same hook with no transcript to read: what reading it costs is
+    // the difference.
+    let unread_in = progress_in.replace(&path, "/nonexistent/transcript.jsonl");
+    let mut samples: [Vec<Duration>; 7] = Default::default();
     for i in 0..iters + 3 {
         // A fresh session each round (its record and draft gone, their
         // folders kept, as in a project that has seen sessions): the start
@@ -130,6 +149,8 @@ fn main() {
             },
             // Asked already: quiet at once (every later turn of the session).
             time(&bin, &dir, &stop, &stop_in),
+            time(&bin, &dir, &progress, &progress_in),
+            time(&bin, &dir, &progress, &unread_in),
         ];
         if i >= 3 {
             for (all, one) in samples.iter_mut().zip(round) {
@@ -149,6 +170,8 @@ fn main() {
         "`hook stop`, nothing done yet (work measured: none)",
         "`hook stop` after work (measured, draft saved with 2 fsyncs, asked with 2 more)",
         "`hook stop` once asked (every later turn)",
+        "`hook progress` after a tool call (context read from a 4 MB transcript: 30%, nothing said)",
+        "`hook progress`, no transcript to read",
     ];
     for (name, (median, p90)) in names.into_iter().zip(rest) {
         let ratio = median / check.0;
@@ -161,6 +184,11 @@ fn main() {
             "| {name} | {median:.2} | {p90:.2} | {ratio:.2} | ≤ {TARGET_RATIO}×: {verdict} |\n"
         );
     }
+    let read_cost = rest[4].0 - rest[5].0;
+    report += &format!(
+        "\nReading the context from the transcript adds {read_cost:.2} ms to the progress hook (median against median; target ≤ 2 ms: {}).\n",
+        if read_cost <= 2.0 { "PASS" } else { "FAIL" }
+    );
     print!("{report}");
     let out = target.join("bench-hooks.md");
     std::fs::write(&out, &report).expect("target/ is writable");

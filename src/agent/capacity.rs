@@ -10,9 +10,11 @@ use serde_json::Value;
 
 use crate::domain::capacity::ContextUse;
 
-/// The most bytes read from the end of a transcript: the last model reply
-/// is near the end; a longer line than this is not looked for.
-const TAIL_BYTES: u64 = 1 << 20;
+/// How much of a transcript's end is read first, and at most: the last
+/// model reply is near the end; a longer line than the most is not looked
+/// for.
+const TAIL_FIRST: u64 = 64 << 10;
+const TAIL_MOST: u64 = 1 << 20;
 
 /// Where an agent records the token use of its model requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,29 +45,37 @@ pub enum TranscriptFormat {
 /// The context use `transcript` records last, in `format`; None when the
 /// file is missing, unreadable or holds no reading.
 pub fn read(format: TranscriptFormat, transcript: &Path) -> Option<ContextUse> {
-    let tail = read_tail(transcript)?;
-    let mut lines = tail.lines().rev();
-    match format {
-        TranscriptFormat::ClaudeJsonl => claude(&mut lines),
-        TranscriptFormat::CodexRollout => codex(&mut lines),
-        TranscriptFormat::GeminiChat => lines.find_map(gemini_line),
+    let mut tail_bytes = TAIL_FIRST;
+    loop {
+        let (tail, whole) = read_tail(transcript, tail_bytes)?;
+        let mut lines = tail.lines().rev();
+        let found = match format {
+            TranscriptFormat::ClaudeJsonl => claude(&mut lines),
+            TranscriptFormat::CodexRollout => codex(&mut lines),
+            TranscriptFormat::GeminiChat => lines.find_map(gemini_line),
+        };
+        if found.is_some() || whole || tail_bytes >= TAIL_MOST {
+            return found;
+        }
+        tail_bytes = TAIL_MOST;
     }
 }
 
-/// The last `TAIL_BYTES` of the file as text, starting at a whole line.
-fn read_tail(path: &Path) -> Option<String> {
+/// The last `bytes` of the file as text, starting at a whole line, and
+/// whether that is the whole file.
+fn read_tail(path: &Path, bytes: u64) -> Option<(String, bool)> {
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(TAIL_BYTES);
+    let start = len.saturating_sub(bytes);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::with_capacity((len - start) as usize);
     file.read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     if start == 0 {
-        return Some(text);
+        return Some((text, true));
     }
     // The first line may be cut: start after it.
-    text.find('\n').map(|i| text[i + 1..].to_string())
+    text.find('\n').map(|i| (text[i + 1..].to_string(), false))
 }
 
 /// Claude Code, newest line first: the last main-thread reply's use; after
@@ -281,6 +291,17 @@ mod tests {
                 .unwrap()
                 .used_tokens,
             42
+        );
+        // The last reply 200 KB before the end (a long tool output after
+        // it): found in the larger tail.
+        let older = reply.replace("42", "43");
+        let text = filler.repeat(100) + &older + "\n" + &filler.repeat(200);
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            read(TranscriptFormat::ClaudeJsonl, &path)
+                .unwrap()
+                .used_tokens,
+            43
         );
     }
 }
