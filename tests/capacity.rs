@@ -314,3 +314,45 @@ fn a_handover_records_how_full_the_handing_over_sessions_context_was() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("context 85% of 200K"), "{text}");
 }
+
+#[test]
+fn a_session_that_starts_low_is_pointed_to_the_small_step_of_its_task() {
+    let p = Project::new();
+    for args in [
+        &[
+            "task",
+            "start",
+            "parser",
+            "--step",
+            "rewrite the parser",
+            "--step",
+            "rename a flag",
+        ][..],
+        &["task", "step", "parser", "1", "--size", "L"],
+        &["task", "step", "parser", "2", "--size", "s"],
+    ] {
+        let out = p.ours(args, "");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    p.write_transcript("claude-sonnet-4-5", 140_000, 0);
+    let reply = p.hook(
+        "session-start",
+        "SessionStart",
+        json!({"source": "compact"}),
+    );
+    let brief = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        brief.contains("70% of 200K used (compact session)")
+            && brief.contains("The task's next step that fits: 2. rename a flag (S)."),
+        "{brief}"
+    );
+    let shown = p.ours(&["task", "show", "parser"], "");
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("1. rewrite the parser (L)"), "{shown}");
+}

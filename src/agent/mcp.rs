@@ -161,6 +161,7 @@ impl TaskArgs {
                         output: self.output.clone(),
                         blocker: self.blocker.clone(),
                         reason: None,
+                        size: None,
                     },
                 }
             }

@@ -3,7 +3,7 @@
 
 use agent_handover::Result;
 use agent_handover::domain::task::{
-    Notes, StepChange, StepStatus, TaskAction, TaskOutcome, TaskStore,
+    Notes, StepChange, StepSize, StepStatus, TaskAction, TaskOutcome, TaskStore,
 };
 use chrono::Utc;
 use clap::{Args, Subcommand};
@@ -46,6 +46,10 @@ pub enum TaskCommand {
         /// What is in its way while it stays in progress.
         #[arg(long, conflicts_with_all = ["done", "pending"])]
         blocker: Option<String>,
+        /// How big the step is: S (fits the end of a session), M, L (wants a
+        /// fresh context). Given alone, the step's status is left as it is.
+        #[arg(long, value_parser = ["S", "M", "L"], ignore_case = true)]
+        size: Option<String>,
         #[command(flatten)]
         notes: NoteArgs,
         #[command(flatten)]
@@ -128,6 +132,7 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
             pending,
             output,
             blocker,
+            size,
             notes,
             target,
         } => {
@@ -142,6 +147,13 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
                 output: output.clone(),
                 blocker: blocker.clone(),
                 reason: None,
+                size: size
+                    .as_deref()
+                    .map(|s| match s.to_ascii_uppercase().as_str() {
+                        "S" => StepSize::S,
+                        "M" => StepSize::M,
+                        _ => StepSize::L,
+                    }),
             };
             let action = TaskAction::Step {
                 name: name.clone(),

@@ -57,6 +57,29 @@ pub enum StepStatus {
     Done,
 }
 
+/// How big a step is, as whoever planned it judged: what a session with
+/// little context left should take (a small one), or leave to a fresh one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum StepSize {
+    /// Small: a well-scoped change, fine at the end of a session.
+    S,
+    /// Medium.
+    M,
+    /// Large: for a session with most of its context free.
+    L,
+}
+
+impl StepSize {
+    /// Its letter.
+    pub fn letter(self) -> &'static str {
+        match self {
+            StepSize::S => "S",
+            StepSize::M => "M",
+            StepSize::L => "L",
+        }
+    }
+}
+
 /// One step of a task's plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
@@ -73,6 +96,9 @@ pub struct PlanStep {
     /// Why it is blocked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How big it is, when someone said (`task step --size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<StepSize>,
     /// Keys written by someone else, kept as they were.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -133,6 +159,22 @@ impl Task {
             .collect()
     }
 
+    /// The first step still to do (in progress first, then pending, in
+    /// order) no bigger than `at_most`; unsized steps are not assumed small.
+    pub fn next_step_within(&self, at_most: StepSize) -> Option<&PlanStep> {
+        let fits = |s: &&PlanStep| s.size.is_some_and(|size| size <= at_most);
+        self.plan
+            .iter()
+            .filter(|s| s.status == StepStatus::InProgress)
+            .find(fits)
+            .or_else(|| {
+                self.plan
+                    .iter()
+                    .filter(|s| s.status == StepStatus::Pending)
+                    .find(fits)
+            })
+    }
+
     /// How many steps are done, of how many.
     pub fn progress(&self) -> (usize, usize) {
         let done = self
@@ -165,6 +207,8 @@ pub struct StepChange {
     pub blocker: Option<String>,
     /// Why it is blocked.
     pub reason: Option<String>,
+    /// Its size (`None`: as it was).
+    pub size: Option<StepSize>,
 }
 
 /// What to add to the task with a change.
@@ -248,6 +292,7 @@ impl TaskStore {
                 output: None,
                 blocker: None,
                 reason: None,
+                size: None,
                 extra: Default::default(),
             })
             .collect();
@@ -310,16 +355,24 @@ impl TaskStore {
                         output: None,
                         blocker: None,
                         reason: None,
+                        size: None,
                         extra: Default::default(),
                     });
                     task.plan.len() - 1
                 }
             };
             let step = &mut task.plan[i];
+            // A size alone changes nothing else.
+            let only_size = change.size.is_some()
+                && change.status.is_none()
+                && change.output.is_none()
+                && change.blocker.is_none()
+                && change.reason.is_none();
             // No status given means "working on it": a done step stays done
             // (only an explicit status reopens it).
             step.status = match (change.status, step.status) {
                 (Some(status), _) => status,
+                (None, current) if only_size => current,
                 (None, StepStatus::Done) => StepStatus::Done,
                 (None, _) => StepStatus::InProgress,
             };
@@ -328,6 +381,9 @@ impl TaskStore {
             }
             step.blocker = change.blocker;
             step.reason = change.reason;
+            if change.size.is_some() {
+                step.size = change.size;
+            }
             if step.status == StepStatus::Done
                 && !task.plan.iter().any(|s| s.status == StepStatus::InProgress)
                 && let Some(next) = task
@@ -581,8 +637,12 @@ impl Task {
                     detail.push_str(&format!(" · {label}: {}", secrets::redact(v)));
                 }
             }
+            let size = s
+                .size
+                .map(|size| format!(" ({})", size.letter()))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "  {mark} {}. {}{detail}\n",
+                "  {mark} {}. {}{size}{detail}\n",
                 i + 1,
                 secrets::redact(&s.step)
             ));
@@ -766,6 +826,49 @@ mod tests {
         assert_eq!(t.extra["owner"], "claude");
         assert!(store.active().unwrap().is_none());
         assert_eq!(t.progress(), (1, 3));
+    }
+
+    /// Issue 29: a step carries a size; a size alone changes nothing else,
+    /// and the next step that fits a small session is found.
+    #[test]
+    fn steps_carry_a_size_and_the_next_small_one_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TaskStore::new(dir.path().join("tasks"));
+        let steps = ["refactor the parser", "fix the typo", "write the test"].map(String::from);
+        store.start("t", &steps, Notes::default(), now()).unwrap();
+        let size = |s| StepChange {
+            size: Some(s),
+            ..Default::default()
+        };
+        store
+            .step("t", "1", size(StepSize::L), Notes::default(), now())
+            .unwrap();
+        store
+            .step("t", "3", size(StepSize::S), Notes::default(), now())
+            .unwrap();
+        let t = store.load("t").unwrap();
+        assert_eq!(t.plan[0].status, StepStatus::InProgress);
+        assert_eq!(
+            t.plan[2].status,
+            StepStatus::Pending,
+            "a size alone starts nothing"
+        );
+        assert_eq!(t.plan[0].size, Some(StepSize::L));
+        assert_eq!(t.next_step().unwrap().step, "refactor the parser");
+        assert_eq!(
+            t.next_step_within(StepSize::S).unwrap().step,
+            "write the test",
+            "the unsized typo is not assumed small"
+        );
+        assert_eq!(
+            t.next_step_within(StepSize::L).unwrap().step,
+            "refactor the parser"
+        );
+        assert!(
+            t.text().contains("1. refactor the parser (L)"),
+            "{}",
+            t.text()
+        );
     }
 
     #[test]

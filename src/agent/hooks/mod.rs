@@ -372,8 +372,11 @@ fn session_start(
     // say how full, so the work is sized to it.
     if let Some(used) = context_use(ws, input).filter(|c| c.used_tokens > 0) {
         let advice = match used.percent() {
-            Some(p) if p >= 50 => " Take a small, well-scoped task, and hand over before it fills.",
-            _ => "",
+            Some(p) if p >= 50 => format!(
+                " Take a small, well-scoped task, and hand over before it fills.{}",
+                small_step(ws)
+            ),
+            _ => String::new(),
         };
         text = fit_chars(
             &format!(
@@ -387,6 +390,34 @@ fn session_start(
     HookReply {
         stdout: protocol.start.wrap(&text),
         stderr,
+    }
+}
+
+/// The active task's next step that fits a session with little context
+/// left (sized S by whoever planned it), when the next step in order is
+/// bigger: " The task's next step that fits: 3. write the test (S)."
+fn small_step(ws: &Workspace) -> String {
+    use crate::domain::task::{StepSize, TaskStore};
+    let Ok(Some(task)) = TaskStore::new(ws.tasks_dir()).active() else {
+        return String::new();
+    };
+    let next_is_small = task
+        .next_step()
+        .is_some_and(|s| s.size == Some(StepSize::S));
+    match task.next_step_within(StepSize::S) {
+        Some(step) if !next_is_small => {
+            let n = task
+                .plan
+                .iter()
+                .position(|p| p.step == step.step)
+                .unwrap_or(0)
+                + 1;
+            format!(
+                " The task's next step that fits: {n}. {} (S).",
+                crate::base::secrets::redact(&step.step)
+            )
+        }
+        _ => String::new(),
     }
 }
 
