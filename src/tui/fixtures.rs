@@ -380,6 +380,7 @@ pub fn tasks() -> Vec<Task> {
         output: output.map(Into::into),
         blocker: None,
         reason: reason.map(Into::into),
+        size: None,
         extra: Default::default(),
     };
     let task = |name: &str, status, plan, failed: &[&str], updated: i64| Task {
