@@ -356,3 +356,36 @@ fn a_session_that_starts_low_is_pointed_to_the_small_step_of_its_task() {
     let shown = String::from_utf8_lossy(&shown.stdout);
     assert!(shown.contains("1. rewrite the parser (L)"), "{shown}");
 }
+
+/// A draft that cannot be written (here a file stands where the drafts
+/// folder goes) leaves the session record without the "asked" mark, so
+/// the next stop asks with a draft that exists; it never says "asked" about
+/// a draft that is not there.
+#[test]
+fn a_draft_that_cannot_be_written_leaves_the_session_unasked() {
+    let p = Project::new();
+    p.write_transcript("claude-sonnet-4-5", 1_000, 0);
+    p.hook(
+        "session-start",
+        "SessionStart",
+        json!({"source": "startup"}),
+    );
+    std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
+    let drafts = p.root().join(".agent-handover/drafts");
+    std::fs::write(&drafts, "in the way").unwrap();
+    let stop = json!({"stop_hook_active": false});
+    assert_eq!(p.hook("stop", "Stop", stop.clone()), json!({}), "not asked");
+    assert_eq!(p.sessions()["sessions"][0]["asked_at"], Value::Null);
+
+    std::fs::remove_file(&drafts).unwrap();
+    let asked = p.hook("stop", "Stop", stop);
+    assert_eq!(asked["decision"], "block", "{asked}");
+    let reason = asked["reason"].as_str().unwrap();
+    let draft = reason
+        .split_whitespace()
+        .find(|w| w.starts_with(".agent-handover/drafts/"))
+        .unwrap()
+        .trim_end_matches(':');
+    assert!(p.root().join(draft).is_file(), "{draft}");
+    assert!(p.sessions()["sessions"][0]["asked_at"].is_string());
+}

@@ -102,14 +102,9 @@ fn the_plugins_hooks_and_server_are_what_install_claude_writes() {
     let plugin = read_json(&plugin_file("hooks/hooks.json"));
     let installed = settings["hooks"].as_object().unwrap();
     let given = plugin["hooks"].as_object().unwrap();
-    // The one documented difference: each command starts with the guard.
-    let guard = CLAUDE.guard(find("claude").unwrap());
-    assert!(
-        guard.starts_with(
-            "grep -qsF 'agent-handover hook ' \"$CLAUDE_PROJECT_DIR/.claude/settings.json\""
-        ) && guard.ends_with(" && exit 0; "),
-        "{guard}"
-    );
+    // The one documented difference: each command starts with the guard
+    // for its own event.
+    let claude = find("claude").unwrap();
     assert_eq!(
         installed.keys().collect::<Vec<_>>(),
         given.keys().collect::<Vec<_>>(),
@@ -121,6 +116,15 @@ fn the_plugins_hooks_and_server_are_what_install_claude_writes() {
             for hook in group["hooks"].as_array_mut().unwrap() {
                 let command = hook["command"].as_str().unwrap();
                 assert!(command.contains("agent-handover hook "), "{command}");
+                let guard = CLAUDE.guard(claude, command);
+                assert!(
+                    guard.starts_with("grep -qsF 'agent-handover hook ")
+                        && guard.contains(
+                            " --agent claude' \"$CLAUDE_PROJECT_DIR/.claude/settings.json\""
+                        )
+                        && guard.ends_with(" && exit 0; "),
+                    "{guard}"
+                );
                 hook["command"] = json!(format!("{guard}{command}"));
             }
         }

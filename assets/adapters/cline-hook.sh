@@ -13,8 +13,13 @@ here="$(dirname "$0")"
 brief="$here"/{brief}
 if command -v agent-handover >/dev/null 2>&1; then
   agent-handover hook {event} --agent cline
-  (cd "$here"/{root} && agent-handover brief --agent cline) </dev/null >"$brief.$$" 2>&1
-  mv -f "$brief.$$" "$brief"
+  # Only a whole brief replaces the last one (its warnings stay out of the
+  # rules, which go into every prompt).
+  if (cd "$here"/{root} && agent-handover brief --agent cline) </dev/null >"$brief.$$" 2>/dev/null; then
+    mv -f "$brief.$$" "$brief"
+  else
+    rm -f "$brief.$$"
+  fi
   exit 0
 fi
 printf '%s\n' {missing} >"$brief.$$" && mv -f "$brief.$$" "$brief"

@@ -14,6 +14,7 @@ use crate::domain::capacity::ContextUse;
 /// model reply is near the end; a longer line than the most is not looked
 /// for.
 const TAIL_FIRST: u64 = 64 << 10;
+/// See [`TAIL_FIRST`].
 const TAIL_MOST: u64 = 1 << 20;
 
 /// Where an agent records the token use of its model requests.
@@ -47,7 +48,9 @@ pub enum TranscriptFormat {
 pub fn read(format: TranscriptFormat, transcript: &Path) -> Option<ContextUse> {
     let mut tail_bytes = TAIL_FIRST;
     loop {
-        let (tail, whole) = read_tail(transcript, tail_bytes)?;
+        // A tail with no whole line in it (one long line being written):
+        // nothing found yet.
+        let (tail, whole) = read_tail(transcript, tail_bytes).unwrap_or_default();
         let mut lines = tail.lines().rev();
         let found = match format {
             TranscriptFormat::ClaudeJsonl => claude(&mut lines),
@@ -57,6 +60,7 @@ pub fn read(format: TranscriptFormat, transcript: &Path) -> Option<ContextUse> {
         if found.is_some() || whole || tail_bytes >= TAIL_MOST {
             return found;
         }
+        std::fs::metadata(transcript).ok()?;
         tail_bytes = TAIL_MOST;
     }
 }

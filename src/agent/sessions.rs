@@ -48,18 +48,31 @@ pub struct SessionView {
 
 /// Every recorded session of `ws`, the most recently active first.
 pub fn sessions(ws: &Workspace) -> crate::Result<Vec<SessionView>> {
+    views(ws, |_| true)
+}
+
+/// The sessions last active at or after `since` (by their record's and
+/// transcript's times, read before any transcript is), most recent first.
+fn views(
+    ws: &Workspace,
+    active_since: impl Fn(SystemTime) -> bool,
+) -> crate::Result<Vec<SessionView>> {
     let windows = Windows::with_overrides(&ws.config.capacity.windows);
     let last = last_completed_at(ws)?;
     let mut views: Vec<SessionView> = session::all(ws)?
         .into_iter()
-        .map(|(record, written)| view(ws, record, written, last, &windows))
+        .filter_map(|(record, written)| {
+            let transcript_written = record.transcript.as_deref().and_then(modified);
+            let active = transcript_written.map_or(written, |t| t.max(written));
+            active_since(active).then(|| view(ws, record, active, last, &windows))
+        })
         .collect();
     views.sort_by_key(|v| std::cmp::Reverse(v.last_activity));
     Ok(views)
 }
 
 /// How long a session's last activity counts as "now" ([`live`]).
-const LIVE_SECS: i64 = 15 * 60;
+const LIVE_SECS: u64 = 15 * 60;
 
 /// The context of the agent session that is handing over now: the most
 /// recently active session of `ws` that has not handed over, active in the
@@ -72,18 +85,18 @@ pub fn handing_over_context(ws: &Workspace) -> Option<ContextUse> {
 /// The sessions of `ws` at work now: active in the last quarter of an
 /// hour and not handed over since they started, the most recent first.
 pub fn live(ws: &Workspace) -> Vec<SessionView> {
-    let now = Utc::now();
-    sessions(ws)
+    let since = SystemTime::now() - std::time::Duration::from_secs(LIVE_SECS);
+    views(ws, |active| active >= since)
         .unwrap_or_default()
         .into_iter()
-        .filter(|s| !s.handed_over && (now - s.last_activity).num_seconds() <= LIVE_SECS)
+        .filter(|s| !s.handed_over)
         .collect()
 }
 
 fn view(
     ws: &Workspace,
     record: SessionRecord,
-    written: SystemTime,
+    last_activity: SystemTime,
     last_handover: Option<DateTime<Utc>>,
     windows: &Windows,
 ) -> SessionView {
@@ -97,8 +110,6 @@ fn view(
         }
         _ => None,
     };
-    let transcript_written = record.transcript.as_deref().and_then(modified);
-    let last_activity = transcript_written.map_or(written, |t| t.max(written));
     let draft = record
         .draft
         .as_ref()

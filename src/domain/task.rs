@@ -379,10 +379,12 @@ impl TaskStore {
             if change.output.is_some() {
                 step.output = change.output;
             }
-            step.blocker = change.blocker;
-            step.reason = change.reason;
             if change.size.is_some() {
                 step.size = change.size;
+            }
+            if !only_size {
+                step.blocker = change.blocker;
+                step.reason = change.reason;
             }
             if step.status == StepStatus::Done
                 && !task.plan.iter().any(|s| s.status == StepStatus::InProgress)
@@ -834,12 +836,30 @@ mod tests {
     fn steps_carry_a_size_and_the_next_small_one_is_found() {
         let dir = tempfile::tempdir().unwrap();
         let store = TaskStore::new(dir.path().join("tasks"));
-        let steps = ["refactor the parser", "fix the typo", "write the test"].map(String::from);
+        let steps = ["refactor the parser", "fix the grammar", "write the test"].map(String::from);
         store.start("t", &steps, Notes::default(), now()).unwrap();
         let size = |s| StepChange {
             size: Some(s),
             ..Default::default()
         };
+        let blocked = StepChange {
+            status: Some(StepStatus::Blocked),
+            reason: Some("waiting on the grammar".into()),
+            ..Default::default()
+        };
+        store
+            .step("t", "2", blocked, Notes::default(), now())
+            .unwrap();
+        store
+            .step("t", "2", size(StepSize::S), Notes::default(), now())
+            .unwrap();
+        let t = store.load("t").unwrap();
+        assert_eq!(
+            t.plan[1].status,
+            StepStatus::Blocked,
+            "a size keeps the status"
+        );
+        assert_eq!(t.plan[1].reason.as_deref(), Some("waiting on the grammar"));
         store
             .step("t", "1", size(StepSize::L), Notes::default(), now())
             .unwrap();
@@ -858,7 +878,7 @@ mod tests {
         assert_eq!(
             t.next_step_within(StepSize::S).unwrap().step,
             "write the test",
-            "the unsized typo is not assumed small"
+            "the blocked small step does not fit"
         );
         assert_eq!(
             t.next_step_within(StepSize::L).unwrap().step,

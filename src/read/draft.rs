@@ -247,14 +247,6 @@ pub struct SavedDraft {
     pub trigger: String,
 }
 
-/// Save `text` as a draft of `agent` made by `trigger`, durably, and keep
-/// only the newest [`KEEP_DRAFTS`] of those a handover has used.
-pub fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<SavedDraft> {
-    let draft = new_draft(ws, agent, trigger)?;
-    write(ws, &draft.path, text)?;
-    Ok(draft)
-}
-
 /// Where a draft saved now by `agent` on `trigger` goes (nothing is
 /// written): a caller that records the path can then [`write`] the draft
 /// and its record at once.
@@ -366,6 +358,14 @@ fn prune(ws: &Workspace, dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A draft saved now by `agent` on `trigger` (what the hooks do in two
+    /// steps: [`new_draft`], then [`write`]).
+    fn save(ws: &Workspace, agent: &str, trigger: &str, text: &str) -> Result<SavedDraft> {
+        let draft = new_draft(ws, agent, trigger)?;
+        write(ws, &draft.path, text)?;
+        Ok(draft)
+    }
     use crate::domain::handoff::{LintContext, lint};
 
     fn workspace(dir: &Path) -> Workspace {

@@ -185,6 +185,17 @@ impl Project {
     /// (XDG folders inside HOME).
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(program);
+        // Nothing of the developer's environment but the locale and the
+        // temp folder: a provider variable (CLAUDE_CODE_USE_BEDROCK,
+        // GOOGLE_GENAI_USE_VERTEXAI, GH_TOKEN, OPENCODE_CONFIG, ...) could
+        // send a test's prompts, with real credentials, somewhere other than
+        // the mock.
+        c.env_clear();
+        for kept in ["LANG", "LC_ALL", "TMPDIR", "TERM"] {
+            if let Some(value) = std::env::var_os(kept) {
+                c.env(kept, value);
+            }
+        }
         c.current_dir(&self.root)
             // As a shell would: some agents (OpenCode) take PWD over the
             // working directory, and the test's own PWD is the repository.
@@ -199,7 +210,6 @@ impl Project {
             .env("GIT_AUTHOR_EMAIL", "mock@example.com")
             .env("GIT_COMMITTER_NAME", "mock")
             .env("GIT_COMMITTER_EMAIL", "mock@example.com")
-            .env_remove("AGENT_HANDOVER_CHECKPOINT")
             .stdin(Stdio::null());
         c
     }

@@ -114,23 +114,31 @@ impl Plugin {
         format!("{}@{}", self.name, self.marketplace)
     }
 
-    /// The shell words a plugin hook's command starts with: it exits,
-    /// quiet, when the project's settings (`.claude/settings.json` or
-    /// `.claude/settings.local.json`, in `$CLAUDE_PROJECT_DIR`) hold install's
-    /// hooks, whose commands all contain [`COMMAND_MARK`]; there Claude Code
-    /// runs those, and the plugin's would give the brief twice. A plain
-    /// `grep` on the file Claude Code reads its project hooks from: no JSON
-    /// parsing, no second program, the same test install uses to recognise its
-    /// hooks, and a missing file (or variable) only means "not there".
-    pub fn guard(&self, adapter: &Adapter) -> String {
+    /// The shell words the plugin hook running `command` starts with: it
+    /// exits, quiet, when the project's settings (`.claude/settings.json`
+    /// or `.claude/settings.local.json`, in `$CLAUDE_PROJECT_DIR`) hold the
+    /// same hook of install's (`agent-handover hook EVENT --agent NAME`, the
+    /// part of [`COMMAND_MARK`] on of `command`); there Claude Code runs
+    /// that one, and the plugin's would say it twice. Per event: a project
+    /// installed by an older version, without a newer event's hook, still
+    /// gets that one from the plugin. A plain `grep` on the file Claude
+    /// Code reads its project hooks from: no JSON parsing, no second
+    /// program, and a missing file (or variable) only means "not there".
+    pub fn guard(&self, adapter: &Adapter, command: &str) -> String {
         let Some(HookSetup::NestedJson { path, .. }) = &adapter.hooks else {
             return String::new();
         };
         let var = adapter.protocol.project_dir_env.unwrap_or("PWD");
         let local = path.replace(".json", ".local.json");
+        let agent = format!(" --agent {}", adapter.name);
+        let mark = command
+            .find(COMMAND_MARK)
+            .map(|start| &command[start..])
+            .and_then(|rest| rest.find(&agent).map(|end| &rest[..end + agent.len()]))
+            .unwrap_or(COMMAND_MARK);
         format!(
             "grep -qsF {} \"${var}/{path}\" \"${var}/{local}\" && exit 0; ",
-            shell::quote(COMMAND_MARK),
+            shell::quote(mark),
         )
     }
 
@@ -154,11 +162,11 @@ impl Plugin {
     pub fn files(&self, adapter: &Adapter) -> Vec<(&'static str, String)> {
         let mut files = Vec::new();
         if let Some(entries) = adapter.settings_hooks() {
-            let guard = self.guard(adapter);
             let mut hooks = Map::new();
             for (event, mut group) in entries.events {
                 for hook in group["hooks"].as_array_mut().into_iter().flatten() {
                     let command = hook["command"].as_str().unwrap_or_default();
+                    let guard = self.guard(adapter, command);
                     hook["command"] = json!(format!("{guard}{command}"));
                 }
                 hooks
@@ -332,21 +340,18 @@ mod tests {
         let files = CLAUDE.files(claude);
         let hooks: Value = serde_json::from_str(&files[0].1).unwrap();
         let settings = claude.settings_hooks().unwrap();
-        let guard = CLAUDE.guard(claude);
-        assert!(
-            guard.contains("$CLAUDE_PROJECT_DIR/.claude/settings.json"),
-            "{guard}"
-        );
-        assert!(
-            guard.contains("$CLAUDE_PROJECT_DIR/.claude/settings.local.json"),
-            "{guard}"
-        );
         for (event, group) in &settings.events {
             let mut expected = group.clone();
             let command = expected["hooks"][0]["command"]
                 .as_str()
                 .unwrap()
                 .to_string();
+            let guard = CLAUDE.guard(claude, &command);
+            assert!(
+                guard.contains("$CLAUDE_PROJECT_DIR/.claude/settings.json")
+                    && guard.contains("$CLAUDE_PROJECT_DIR/.claude/settings.local.json"),
+                "{guard}"
+            );
             expected["hooks"][0]["command"] = json!(format!("{guard}{command}"));
             let listed = hooks["hooks"][*event].as_array().unwrap();
             assert!(listed.contains(&expected), "{event}: {listed:?}");
@@ -361,8 +366,13 @@ mod tests {
 
     #[test]
     fn the_guard_is_quiet_where_the_settings_hold_installs_hooks() {
+        use crate::agent::hooks::HookEvent::{Progress, Stop};
         let claude = find("claude").unwrap();
-        let guard = CLAUDE.guard(claude);
+        let guard = CLAUDE.guard(claude, &claude.hook_command(Stop));
+        assert!(
+            guard.starts_with("grep -qsF 'agent-handover hook stop --agent claude' "),
+            "{guard}"
+        );
         let dir = tempfile::tempdir().unwrap();
         let run = || {
             let out = std::process::Command::new("/bin/sh")
@@ -383,13 +393,21 @@ mod tests {
         assert_eq!(run(), "spoke\n", "settings without install's hooks");
         let installed = format!(
             r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
-            serde_json::to_string(&claude.hook_command(crate::agent::hooks::HookEvent::Stop))
-                .unwrap()
+            serde_json::to_string(&claude.hook_command(Stop)).unwrap()
         );
         std::fs::write(dir.path().join(".claude/settings.local.json"), &installed).unwrap();
         assert_eq!(run(), "", "install's hooks in the local settings");
         std::fs::remove_file(dir.path().join(".claude/settings.local.json")).unwrap();
         std::fs::write(dir.path().join(".claude/settings.json"), &installed).unwrap();
         assert_eq!(run(), "", "install's hooks in the project settings");
+        // A project installed before the progress hook: the plugin's own
+        // progress hook still speaks there.
+        let progress = CLAUDE.guard(claude, &claude.hook_command(Progress));
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", &format!("{progress}echo spoke")])
+            .env("CLAUDE_PROJECT_DIR", dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "spoke\n");
     }
 }

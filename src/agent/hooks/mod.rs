@@ -356,15 +356,28 @@ fn session_start(
     // A resumed or compacted session keeps its start, baseline, "asked"
     // mark and draft: only a start that says `startup` begins anew (Cline
     // says nothing on TaskResume).
-    let keep = session::load(ws, agent, input.session_id.as_deref())
+    let kept = session::load(ws, agent, input.session_id.as_deref())
         .ok()
         .flatten()
-        .is_some_and(|_| input.source.as_deref() != Some("startup"));
-    let record = SessionRecord {
-        baseline: (!keep).then(|| activity::baseline(ws)),
-        ..record
+        .filter(|_| input.source.as_deref() != Some("startup"));
+    let to_save = match kept {
+        // A kept record learns the transcript it lacked (written by an
+        // older version, or by a hook that saw no start).
+        Some(kept) if kept.transcript.is_none() && record.transcript.is_some() => {
+            Some(SessionRecord {
+                transcript: record.transcript,
+                ..kept
+            })
+        }
+        Some(_) => None,
+        None => Some(SessionRecord {
+            baseline: Some(activity::baseline(ws)),
+            ..record
+        }),
     };
-    if !keep && let Err(e) = session::save(ws, &record) {
+    if let Some(record) = to_save
+        && let Err(e) = session::save(ws, &record)
+    {
         stderr.push_str(&format!("agent-handover: session not recorded: {e}\n"));
     }
     let mut text = brief_within(ws, agent, protocol.start_cap_chars);
@@ -409,7 +422,7 @@ fn small_step(ws: &Workspace) -> String {
             let n = task
                 .plan
                 .iter()
-                .position(|p| p.step == step.step)
+                .position(|p| std::ptr::eq(p, step))
                 .unwrap_or(0)
                 + 1;
             format!(
@@ -523,7 +536,7 @@ const COMPACTED: &str = "compacted";
 /// `Ok` when saved; else the quiet reply saying why the agent is not told
 /// (unrecorded, it would be told again).
 fn saved_or_quiet(saved: crate::Result<()>) -> Result<(), HookReply> {
-    saved.map_err(|e| quiet_progress(&format!("session not recorded, not telling: {e}")))
+    saved.map_err(|e| quiet_progress(&format!("draft or session not saved, not telling: {e}")))
 }
 
 fn quiet_progress(why: &str) -> HookReply {
@@ -659,7 +672,7 @@ fn session_work(
 /// Save `record`'s session's one draft: rewritten in place while it still
 /// holds what a hook last wrote and no handover came after it; left alone
 /// while the agent completes it; a new one once a handover used it.
-/// Returns its path; the caller saves the record.
+/// Returns its path, once the draft and `record` (pointing to it) are saved.
 fn save_session_draft(
     ws: &Workspace,
     agent: &str,
@@ -718,9 +731,11 @@ fn session_draft(
     })
 }
 
-/// Writes the draft and the session record pointing to it, each durably
-/// and at the same time: the two fsyncs overlap (a hook the agent waits
-/// for: benches/hooks.rs). Done when both are on disk.
+/// Writes the draft and the session record pointing to it, durably: the
+/// record's bytes reach the disk while the draft is written (their fsyncs
+/// overlap: a hook the agent waits for, benches/hooks.rs), but the record
+/// is put in place only once the draft is, so a record never says "asked"
+/// or "told" about a draft that is not there.
 fn write_with_record(
     ws: &Workspace,
     draft: &SessionDraftWrite,
@@ -729,12 +744,13 @@ fn write_with_record(
     let Some(text) = &draft.text else {
         return session::save(ws, record);
     };
-    std::thread::scope(|scope| {
+    let prepared = std::thread::scope(|scope| {
         let drafted = scope.spawn(|| draft::write(ws, &draft.path, text));
-        let recorded = session::save(ws, record);
+        let prepared = session::prepare(ws, record);
         let drafted = drafted.join().expect("the draft writer does not panic");
-        drafted.and(recorded)
-    })
+        drafted.and(prepared)
+    })?;
+    prepared.commit()
 }
 
 fn quiet(why: &str) -> HookReply {
