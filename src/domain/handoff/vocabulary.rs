@@ -706,18 +706,19 @@ struct Entry {
     order: usize,
 }
 
-/// The vocabulary indexed for matching: spaced phrases sorted by their
-/// first word, and the phrases matched anywhere (Japanese, Chinese,
-/// Korean). Built once per process, and cheaply (no allocation per
-/// phrase): every hook that reads a handoff pays for it.
+/// The vocabulary indexed for matching: spaced phrases in buckets by the
+/// first byte of their first word, and the phrases matched anywhere
+/// (Japanese, Chinese, Korean). Built once per process, and cheaply (no
+/// sort, no allocation per phrase): every hook that reads a handoff pays
+/// for it (benches/hooks.rs).
 struct Index {
-    by_first_word: Vec<(&'static str, Entry)>,
+    by_first_byte: Vec<Vec<(&'static str, Entry)>>,
     anywhere: Vec<Entry>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
-        by_first_word: Vec::with_capacity(640),
+        by_first_byte: (0..256).map(|_| Vec::new()).collect(),
         anywhere: Vec::new(),
     };
     let mut order = 0;
@@ -733,16 +734,14 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
                 };
                 if spaced_script(phrase) {
                     let first = phrase.split(' ').next().unwrap_or(phrase);
-                    index.by_first_word.push((first, entry));
+                    let bucket = usize::from(first.as_bytes().first().copied().unwrap_or(0));
+                    index.by_first_byte[bucket].push((first, entry));
                 } else {
                     index.anywhere.push(entry);
                 }
             }
         }
     }
-    index
-        .by_first_word
-        .sort_unstable_by_key(|(first, _)| *first);
     index
 });
 
@@ -756,12 +755,10 @@ pub fn classify(norm: &str) -> Option<(SectionKind, &'static str)> {
     let owned: Vec<&str> = norm.split(' ').collect();
     let words = owned.as_slice();
     let spaced = words.iter().enumerate().flat_map(|(i, word)| {
-        let from = index
-            .by_first_word
-            .partition_point(|(first, _)| first < word);
-        index.by_first_word[from..]
+        let bucket = usize::from(word.as_bytes().first().copied().unwrap_or(0));
+        index.by_first_byte[bucket]
             .iter()
-            .take_while(move |(first, _)| first == word)
+            .filter(move |(first, _)| first == word)
             .map(|(_, e)| e)
             .filter(move |e| {
                 let mut rest = words[i..].iter();
