@@ -168,7 +168,7 @@ fn main() {
     let names = [
         "`hook session-start` (brief + baseline of 40 uncommitted files)",
         "`hook stop`, nothing done yet (work measured: none)",
-        "`hook stop` after work (measured; draft and session record saved, their fsyncs overlapping; asked)",
+        "`hook stop` after work (measured; draft, then session record saved; asked)",
         "`hook stop` once asked (every later turn)",
         "`hook progress` after a tool call (context read from a 4 MB transcript: 30%, nothing said)",
         "`hook progress`, no transcript to read",

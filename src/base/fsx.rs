@@ -47,39 +47,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A durable write of `path` made in two steps: its bytes are on disk in a
-/// temp file beside it ([`prepare_atomic`]); [`PreparedWrite::commit`]
-/// renames it into place. Dropped uncommitted, the temp file goes and
-/// `path` is untouched. For a write that must follow another (a record
-/// that points to a file written at the same time).
-#[derive(Debug)]
-pub struct PreparedWrite {
-    tmp: tempfile::NamedTempFile,
-    path: PathBuf,
-}
-
-/// `bytes` on disk beside `path`, not yet in place (see [`PreparedWrite`]).
-pub fn prepare_atomic(path: &Path, bytes: &[u8]) -> Result<PreparedWrite> {
-    refuse_symlink(path)?;
-    Ok(PreparedWrite {
-        tmp: write_temp_beside(path, bytes)?,
-        path: path.to_path_buf(),
-    })
-}
-
-impl PreparedWrite {
-    /// Rename it into place, durably (as [`write_atomic`] ends).
-    pub fn commit(self) -> Result<()> {
-        let path = self.path;
-        self.tmp
-            .persist(&path)
-            .map_err(|e| Error::io("rename into place", &path, e.error))?;
-        sync_parent(&path)?;
-        crate::base::failpoint::after_op();
-        Ok(())
-    }
-}
-
 /// Durably create `path` with `bytes` unless it already exists.
 ///
 /// Returns `Ok(false)` (and writes nothing) when a file is already there, so

@@ -121,37 +121,16 @@ pub fn load(ws: &Workspace, agent: &str, id: Option<&str>) -> Result<Option<Sess
 
 /// Save `record` atomically, keeping the newest [`KEEP`] records.
 pub fn save(ws: &Workspace, record: &SessionRecord) -> Result<()> {
-    prepare(ws, record)?.commit()
-}
-
-/// `record` on disk beside its file, not yet in place: committed, it is
-/// saved as [`save`] saves it; dropped, nothing changed.
-pub fn prepare(ws: &Workspace, record: &SessionRecord) -> Result<PreparedRecord> {
     fsx::check_name("agent", &record.agent)?;
     let dir = ws.sessions_dir();
     fsx::create_dir_durable(&dir)?;
     let text = serde_json::to_string_pretty(record).expect("record serializes") + "\n";
-    let write = fsx::prepare_atomic(
+    fsx::write_atomic(
         &file(ws, &record.agent, record.session_id.as_deref()),
         text.as_bytes(),
     )?;
-    Ok(PreparedRecord { write, dir })
-}
-
-/// A session record written but not yet in place ([`prepare`]).
-#[derive(Debug)]
-pub struct PreparedRecord {
-    write: fsx::PreparedWrite,
-    dir: PathBuf,
-}
-
-impl PreparedRecord {
-    /// Put it in place, durably, keeping the newest [`KEEP`] records.
-    pub fn commit(self) -> Result<()> {
-        self.write.commit()?;
-        prune(&self.dir);
-        Ok(())
-    }
+    prune(&dir);
+    Ok(())
 }
 
 /// The newest session record (by when it was written) that `wanted`
