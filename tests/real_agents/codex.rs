@@ -34,7 +34,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mock, Project, own_binary, program, told_once_then_handed_over};
+use crate::harness::{
+    Mock, Project, idle_and_never_asked, next_session_starts_from_it, own_binary, program,
+    told_once_then_handed_over, worked_and_handed_over, worked_without_the_binary,
+};
 
 /// `$CODEX_HOME`, inside the project's HOME.
 fn codex_home(p: &Project) -> PathBuf {
@@ -284,53 +287,13 @@ fn codex_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() {
     codex(&p, &mock, "MOCK-WORK");
 
     assert!(
-        mock.requests_with("# Session brief for codex") >= 1,
-        "the brief reached the model"
-    );
-    assert!(
         offers_mcp_handover(&mock),
         "the session offered the agent-handover MCP tools"
     );
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
-    assert!(
-        !notes[0].contains("TODO") && !notes[0].contains("Drafted by"),
-        "neither a TODO nor the draft's own instructions are handed over: {}",
-        notes[0]
-    );
-    assert!(
-        p.brief_drafts().is_empty(),
-        "the brief points to no draft after the handover"
-    );
-
-    // The next session starts from that handover and, doing nothing, is
-    // not asked again.
-    let next_dir = p.scratch().join("next");
-    std::fs::create_dir_all(&next_dir).unwrap();
-    let next = Mock::start(&next_dir, &[]);
-    codex(&p, &next, "Say hello.");
-    assert!(
-        next.requests_with("MOCK-NOTE 1:") >= 1,
-        "the next brief carries the handover"
-    );
-    assert_eq!(
-        next.requests_with("Replace every TODO"),
-        0,
-        "no drafting instructions reach the next session"
-    );
-    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+    worked_and_handed_over(&p, &mock, "codex");
+    next_session_starts_from_it(&p, |next| {
+        codex(&p, next, "Say hello.");
+    });
 }
 
 #[test]
@@ -343,11 +306,7 @@ fn codex_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
 
     codex(&p, &mock, "Say hello.");
 
-    assert!(mock.requests_with("# Session brief for codex") >= 1);
-    assert_eq!(mock.asked(), 0, "{:#?}", mock.replies());
-    assert_eq!(p.check(), 0, "no handover was started");
-    assert!(p.drafts().is_empty(), "{:?}", p.drafts());
-    assert!(p.brief_drafts().is_empty());
+    idle_and_never_asked(&p, &mock, "codex");
 }
 
 #[test]
@@ -360,9 +319,7 @@ fn codex_keeps_working_without_agent_handover_on_path_and_is_told_why() {
 
     codex(&p, &mock, "MOCK-WORK");
 
-    assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert!(mock.requests_with("agent-handover is not installed or not on PATH") >= 1);
-    assert_eq!(mock.asked(), 0);
+    worked_without_the_binary(&p, &mock);
 }
 
 #[test]

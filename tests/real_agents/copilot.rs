@@ -24,7 +24,10 @@
 //! also pass `--allow-all-paths` ("Disable file path verification",
 //! `copilot --help`).
 
-use crate::harness::{Mock, Project, program};
+use crate::harness::{
+    Mock, Project, idle_and_never_asked, next_session_starts_from_it, program,
+    worked_and_handed_over, worked_without_the_binary,
+};
 
 fn copilot(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
     let out = p.run_agent(
@@ -87,59 +90,19 @@ fn copilot_a_session_that_worked_is_asked_once_and_hands_over_the_models_words()
     copilot(&p, &mock, "MOCK-WORK");
 
     assert!(
-        mock.requests_with("# Session brief for copilot") >= 1,
-        "the brief reached the model"
-    );
-    assert!(
         mock.requests_with("agent-handover:begin copilot") >= 1,
         "the instructions reached the model"
     );
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
+    worked_and_handed_over(&p, &mock, "copilot");
     assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
-    assert!(
-        !notes[0].contains("TODO") && !notes[0].contains("Drafted by"),
-        "neither a TODO nor the draft's own instructions are handed over: {}",
-        notes[0]
-    );
-    assert!(
-        !notes[0].contains("<shellId"),
+        !p.notes()[0].contains("<shellId"),
         "no tool output in the note: {}",
-        notes[0]
+        p.notes()[0]
     );
-    assert!(
-        p.brief_drafts().is_empty(),
-        "the brief points to no draft after the handover"
-    );
-
-    // The next session starts from that handover and, doing nothing, is
-    // not asked again.
-    let next_dir = p.scratch().join("next");
-    std::fs::create_dir_all(&next_dir).unwrap();
-    let next = Mock::start(&next_dir, &[]);
-    copilot(&p, &next, "Say hello.");
-    assert!(
-        next.requests_with("MOCK-NOTE 1:") >= 1,
-        "the next brief carries the handover"
-    );
-    assert_eq!(
-        next.requests_with("Replace every TODO"),
-        0,
-        "no drafting instructions reach the next session"
-    );
-    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+    next_session_starts_from_it(&p, |next| {
+        copilot(&p, next, "Say hello.");
+    });
 }
 
 #[test]
@@ -152,11 +115,7 @@ fn copilot_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
 
     copilot(&p, &mock, "Say hello.");
 
-    assert!(mock.requests_with("# Session brief for copilot") >= 1);
-    assert_eq!(mock.asked(), 0, "{:#?}", mock.replies());
-    assert_eq!(p.check(), 0, "no handover was started");
-    assert!(p.drafts().is_empty(), "{:?}", p.drafts());
-    assert!(p.brief_drafts().is_empty());
+    idle_and_never_asked(&p, &mock, "copilot");
 }
 
 #[test]
@@ -169,9 +128,7 @@ fn copilot_keeps_working_without_agent_handover_on_path_and_is_told_why() {
 
     copilot(&p, &mock, "MOCK-WORK");
 
-    assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert!(mock.requests_with("agent-handover is not installed or not on PATH") >= 1);
-    assert_eq!(mock.asked(), 0);
+    worked_without_the_binary(&p, &mock);
 }
 
 #[test]

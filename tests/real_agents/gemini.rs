@@ -30,7 +30,10 @@
 
 use std::path::Path;
 
-use crate::harness::{Mock, Project, program, told_once_then_handed_over};
+use crate::harness::{
+    Mock, Project, idle_and_never_asked, next_session_starts_from_it, program,
+    told_once_then_handed_over, worked_and_handed_over, worked_without_the_binary,
+};
 
 pub(crate) fn gemini(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
     let out = p.run_agent(
@@ -111,32 +114,10 @@ fn gemini_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() 
 
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
     assert!(
-        mock.requests_with("# Session brief for gemini") >= 1,
-        "the brief reached the model"
-    );
-    assert!(
         mock.requests_with("mcp_agent-handover_handover") >= 1,
         "the session offered the agent-handover MCP tools"
     );
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
-    assert!(
-        !notes[0].contains("TODO") && !notes[0].contains("Drafted by"),
-        "neither a TODO nor the draft's own instructions are handed over: {}",
-        notes[0]
-    );
+    worked_and_handed_over(&p, &mock, "gemini");
     let used = p
         .root
         .join(asked_draft(&mock).expect("the model read a draft"));
@@ -148,28 +129,11 @@ fn gemini_a_session_that_worked_is_asked_once_and_hands_over_the_models_words() 
         "{}",
         used.display()
     );
-    assert!(
-        p.brief_drafts().is_empty(),
-        "the brief points to no draft after the handover"
-    );
     drafts_are_sound(&p, Some(&used));
-
-    // The next session starts from that handover and, doing nothing, is
-    // not asked again, and leaves the drafts as they were.
-    let next_dir = p.scratch().join("next");
-    std::fs::create_dir_all(&next_dir).unwrap();
-    let next = Mock::start(&next_dir, &[]);
-    gemini(&p, &next, "Say hello.");
-    assert!(
-        next.requests_with("MOCK-NOTE 1:") >= 1,
-        "the next brief carries the handover"
-    );
-    assert_eq!(
-        next.requests_with("Replace every TODO"),
-        0,
-        "no drafting instructions reach the next session"
-    );
-    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+    // The next session leaves the drafts as they were.
+    next_session_starts_from_it(&p, |next| {
+        gemini(&p, next, "Say hello.");
+    });
     assert!(p.brief_drafts().is_empty());
     drafts_are_sound(&p, Some(&used));
 }
@@ -184,11 +148,7 @@ fn gemini_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
 
     gemini(&p, &mock, "Say hello.");
 
-    assert!(mock.requests_with("# Session brief for gemini") >= 1);
-    assert_eq!(mock.asked(), 0, "{:#?}", mock.replies());
-    assert_eq!(p.check(), 0, "no handover was started");
-    assert!(p.drafts().is_empty(), "{:?}", p.drafts());
-    assert!(p.brief_drafts().is_empty());
+    idle_and_never_asked(&p, &mock, "gemini");
 }
 
 #[test]
@@ -201,9 +161,7 @@ fn gemini_keeps_working_without_agent_handover_on_path_and_is_told_why() {
 
     gemini(&p, &mock, "MOCK-WORK");
 
-    assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert!(mock.requests_with("agent-handover is not installed or not on PATH") >= 1);
-    assert_eq!(mock.asked(), 0);
+    worked_without_the_binary(&p, &mock);
     assert!(p.drafts().is_empty(), "{:?}", p.drafts());
 }
 

@@ -365,3 +365,76 @@ pub fn never_told(p: &Project, mock: &Mock) {
     assert_eq!(mock.requests_with(CAPACITY_LOW), 0);
     assert!(capacity_told(p).is_empty());
 }
+
+/// After a session that worked (prompt `MOCK-WORK`): the brief reached the
+/// model, it was asked to hand over exactly once, and its handover
+/// completed (`check` 2) with the model's words and none of the draft's own
+/// instructions; the brief points to no draft.
+pub fn worked_and_handed_over(p: &Project, mock: &Mock, agent: &str) {
+    assert!(
+        mock.requests_with(&format!("# Session brief for {agent}")) >= 1,
+        "the brief reached the model"
+    );
+    assert_eq!(
+        mock.asked(),
+        1,
+        "asked to hand over exactly once: {:#?}",
+        mock.replies()
+    );
+    assert_eq!(p.check(), 2, "the handover completed");
+    let notes = p.notes();
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].contains("MOCK-NOTE 1:"),
+        "the note holds the model's words: {}",
+        notes[0]
+    );
+    assert!(
+        !notes[0].contains("TODO") && !notes[0].contains("Drafted by"),
+        "neither a TODO nor the draft's own instructions are handed over: {}",
+        notes[0]
+    );
+    assert!(
+        p.brief_drafts().is_empty(),
+        "the brief points to no draft after the handover"
+    );
+}
+
+/// The next session, run by `run` against a fresh mock with an idle prompt,
+/// starts from that handover (its brief carries the model's words, and no
+/// drafting instructions) and, doing nothing, is not asked again.
+pub fn next_session_starts_from_it(p: &Project, run: impl FnOnce(&Mock)) {
+    let next_dir = p.scratch().join("next");
+    std::fs::create_dir_all(&next_dir).unwrap();
+    let next = Mock::start(&next_dir, &[]);
+    run(&next);
+    assert!(
+        next.requests_with("MOCK-NOTE 1:") >= 1,
+        "the next brief carries the handover"
+    );
+    assert_eq!(
+        next.requests_with("Replace every TODO"),
+        0,
+        "no drafting instructions reach the next session"
+    );
+    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+}
+
+/// After an idle first session (install's own files uncommitted): the
+/// brief reached the model, it was never asked, no handover was started
+/// and no draft is left or pointed to.
+pub fn idle_and_never_asked(p: &Project, mock: &Mock, agent: &str) {
+    assert!(mock.requests_with(&format!("# Session brief for {agent}")) >= 1);
+    assert_eq!(mock.asked(), 0, "{:#?}", mock.replies());
+    assert_eq!(p.check(), 0, "no handover was started");
+    assert!(p.drafts().is_empty(), "{:?}", p.drafts());
+    assert!(p.brief_drafts().is_empty());
+}
+
+/// After a session with agent-handover off PATH: the agent did its work,
+/// the model was told why there is no brief, and nothing asked.
+pub fn worked_without_the_binary(p: &Project, mock: &Mock) {
+    assert!(p.root.join("work.txt").exists(), "the agent did its work");
+    assert!(mock.requests_with("agent-handover is not installed or not on PATH") >= 1);
+    assert_eq!(mock.asked(), 0);
+}
