@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::gemini::{asked_draft, drafts_are_sound, gemini, settings_and_trust};
-use crate::harness::{Mock, Project, program};
+use crate::harness::{Mock, Project, program, worked_and_handed_over};
 
 /// The extension's folder in this repository.
 fn source() -> PathBuf {
@@ -115,20 +115,7 @@ fn gemini_extension_alone_gives_the_context_the_brief_the_tools_and_one_request_
         mock.requests_with("mcp_agent-handover_handover") >= 1,
         "the session offered the extension's agent-handover MCP tools"
     );
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
+    worked_and_handed_over(&p, &mock, "gemini");
     let used = p
         .root
         .join(asked_draft(&mock).expect("the model read a draft"));

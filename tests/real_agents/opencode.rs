@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mock, Project, program};
+use crate::harness::{Mock, Project, next_session_starts_from_it, program, worked_and_handed_over};
 
 /// How long a server may take to start, and a handover to finish.
 const SERVER_WAIT: Duration = Duration::from_secs(180);
@@ -220,40 +220,13 @@ fn opencode_a_session_that_worked_is_asked_once_and_hands_over_the_models_words(
         "the session offered the agent-handover MCP tools"
     );
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
-    assert!(!notes[0].contains("TODO"), "{}", notes[0]);
-    assert!(
-        p.brief_drafts().is_empty(),
-        "the brief points to no draft after the handover"
-    );
-
-    // The next session starts from that handover and, doing nothing, is
-    // not asked again.
-    let next_dir = p.scratch().join("next");
-    std::fs::create_dir_all(&next_dir).unwrap();
-    let next = Mock::start(&next_dir, &[]);
-    configure(&p, &next);
-    let server = Server::start(&p);
-    server.run(&p, &[], "Say hello.");
-    server.settle(|| true);
-    assert!(
-        next.requests_with("MOCK-NOTE 1:") >= 1,
-        "the next brief carries the handover"
-    );
-    assert_eq!(next.asked(), 0, "{:#?}", next.replies());
+    worked_and_handed_over(&p, &mock, "opencode");
+    next_session_starts_from_it(&p, |next| {
+        configure(&p, next);
+        let server = Server::start(&p);
+        server.run(&p, &[], "Say hello.");
+        server.settle(|| true);
+    });
 }
 
 #[test]

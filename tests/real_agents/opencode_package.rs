@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::harness::{Mock, Project};
+use crate::harness::{Mock, Project, worked_and_handed_over};
 use crate::opencode::{Server, configure, first_turn_with, position};
 
 /// The package's folder in this repository.
@@ -84,18 +84,5 @@ fn opencode_package_named_by_path_gives_the_brief_and_asks_once() {
         "the package's plugin gave the brief, before the prompt: {first:#?}"
     );
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert_eq!(
-        mock.asked(),
-        1,
-        "asked to hand over exactly once: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(
-        notes[0].contains("MOCK-NOTE 1:"),
-        "the note holds the model's words: {}",
-        notes[0]
-    );
+    worked_and_handed_over(&p, &mock, "opencode");
 }
