@@ -125,6 +125,12 @@ impl Project {
         std::fs::write(self.transcript(), text).unwrap();
     }
 
+    /// Claude Code's session-start hook for `source` ("startup", "resume",
+    /// "compact"): the reply, its brief.
+    fn start(&self, source: &str) -> Value {
+        self.hook("session-start", "SessionStart", json!({ "source": source }))
+    }
+
     fn sessions(&self) -> Value {
         let out = self.ours(&["sessions", "--json"], "");
         assert!(
@@ -145,11 +151,7 @@ fn sessions_show_the_context_the_transcript_records() {
     let p = Project::new();
     assert_eq!(p.sessions()["sessions"], json!([]));
     p.write_transcript("claude-sonnet-4-5-20250929", 20_000, 100_000);
-    p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    p.start("startup");
 
     let s = &p.sessions()["sessions"][0];
     assert_eq!(s["agent"], "claude");
@@ -174,11 +176,7 @@ fn sessions_show_the_context_the_transcript_records() {
 fn a_session_is_told_once_when_its_context_crosses_the_threshold() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 100_000, 0);
-    p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    p.start("startup");
     std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
 
     // 50 %: nothing to say.
@@ -211,11 +209,7 @@ fn a_session_is_told_once_when_its_context_crosses_the_threshold() {
 fn a_compaction_is_told_once_and_a_paused_or_handed_over_session_never() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 1_000, 0);
-    p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    p.start("startup");
     p.ours(&["pause", "--reason", "lunch"], "");
     p.hook("pre-compact", "PreCompact", json!({"trigger": "auto"}));
     assert_eq!(
@@ -241,11 +235,7 @@ fn a_compaction_is_told_once_and_a_paused_or_handed_over_session_never() {
     // A session that handed over is not told, however full.
     let q = Project::new();
     q.write_transcript("claude-sonnet-4-5", 190_000, 0);
-    q.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    q.start("startup");
     let out = q.ours(
         &[
             "run",
@@ -268,7 +258,7 @@ fn a_compaction_is_told_once_and_a_paused_or_handed_over_session_never() {
 fn a_resumed_session_starts_with_its_context_in_the_brief() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 130_000, 0);
-    let reply = p.hook("session-start", "SessionStart", json!({"source": "resume"}));
+    let reply = p.start("resume");
     let brief = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -279,11 +269,7 @@ fn a_resumed_session_starts_with_its_context_in_the_brief() {
     assert!(brief.contains("# Session brief for claude"), "{brief}");
     // No transcript yet (a fresh start): nothing said.
     let q = Project::new();
-    let reply = q.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    let reply = q.start("startup");
     let brief = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -294,11 +280,7 @@ fn a_resumed_session_starts_with_its_context_in_the_brief() {
 fn a_handover_records_how_full_the_handing_over_sessions_context_was() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 150_000, 20_000);
-    p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    p.start("startup");
     let out = p.ours(&["run", "--note", "## Goal\nShip it: 3/3 checks pass."], "");
     assert!(
         out.status.success(),
@@ -339,11 +321,7 @@ fn a_session_that_starts_low_is_pointed_to_the_small_step_of_its_task() {
         );
     }
     p.write_transcript("claude-sonnet-4-5", 140_000, 0);
-    let reply = p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "compact"}),
-    );
+    let reply = p.start("compact");
     let brief = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -365,11 +343,7 @@ fn a_session_that_starts_low_is_pointed_to_the_small_step_of_its_task() {
 fn a_draft_that_cannot_be_written_leaves_the_session_unasked() {
     let p = Project::new();
     p.write_transcript("claude-sonnet-4-5", 1_000, 0);
-    p.hook(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    p.start("startup");
     std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
     let drafts = p.root().join(".agent-handover/drafts");
     std::fs::write(&drafts, "in the way").unwrap();

@@ -177,9 +177,20 @@ impl Drop for Server {
     }
 }
 
+/// The first request holding the prompt `MOCK-WORK` has the brief before
+/// it (`what` says whose brief, when it does not).
+pub(crate) fn brief_before_the_prompt(mock: &Mock, what: &str) {
+    let first = first_turn_with(mock, "MOCK-WORK");
+    let (brief, prompt) = (
+        position(&first, "# Session brief for opencode"),
+        position(&first, "MOCK-WORK"),
+    );
+    assert!(brief.is_some() && brief < prompt, "{what}: {first:#?}");
+}
+
 /// The messages of the first agent turn (a request offering tools: not
 /// the title OpenCode has the model write) that carried `text`.
-pub(crate) fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
+fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
     mock.requests()
         .into_iter()
         .filter(|r| r.get("reply").is_some() && r["body"]["tools"].is_array())
@@ -188,7 +199,7 @@ pub(crate) fn first_turn_with(mock: &Mock, text: &str) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-pub(crate) fn position(messages: &[Value], text: &str) -> Option<usize> {
+fn position(messages: &[Value], text: &str) -> Option<usize> {
     messages
         .iter()
         .position(|m| m["role"] == "user" && m["content"].to_string().contains(text))
@@ -206,15 +217,7 @@ fn opencode_a_session_that_worked_is_asked_once_and_hands_over_the_models_words(
     server.settle(|| p.check() == 2);
     drop(server);
 
-    let first = first_turn_with(&mock, "MOCK-WORK");
-    let (brief, prompt) = (
-        position(&first, "# Session brief for opencode"),
-        position(&first, "MOCK-WORK"),
-    );
-    assert!(
-        brief.is_some() && brief < prompt,
-        "the brief reached the model before the prompt: {first:#?}"
-    );
+    brief_before_the_prompt(&mock, "the brief reached the model before the prompt");
     assert!(
         mock.requests_with("agent-handover_handover") >= 1,
         "the session offered the agent-handover MCP tools"

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::harness::{Mock, Project, worked_and_handed_over};
-use crate::opencode::{Server, configure, first_turn_with, position};
+use crate::opencode::{Server, brief_before_the_prompt, configure};
 
 /// The package's folder in this repository.
 fn package() -> PathBuf {
@@ -74,14 +74,9 @@ fn opencode_package_named_by_path_gives_the_brief_and_asks_once() {
         !p.root.join(".opencode").exists() && !p.root.join("AGENTS.md").exists(),
         "nothing of `install opencode` in the project"
     );
-    let first = first_turn_with(&mock, "MOCK-WORK");
-    let (brief, prompt) = (
-        position(&first, "# Session brief for opencode"),
-        position(&first, "MOCK-WORK"),
-    );
-    assert!(
-        brief.is_some() && brief < prompt,
-        "the package's plugin gave the brief, before the prompt: {first:#?}"
+    brief_before_the_prompt(
+        &mock,
+        "the package's plugin gave the brief, before the prompt",
     );
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
     worked_and_handed_over(&p, &mock, "opencode");

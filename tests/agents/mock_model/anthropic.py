@@ -55,9 +55,7 @@ def shell_tool(body):
 def messages(path, body, headers):
     body = body or {}
     tool = shell_tool(body)
-    reply = brain.decide(conversation(body)) if tool else brain.Reply(text="Hello.")
-    if reply.command and not tool:
-        reply = brain.Reply(text="Hello.")
+    reply = brain.decide_offered(conversation(body), tool)
     model = body.get("model", "mock")
     used = usage.tokens()
     msg_id = f"msg_mock_{next(IDS)}"

@@ -89,6 +89,12 @@ def last_call(msgs, call_id):
     return None
 
 
+def decide_offered(msgs, shell_tool) -> Reply:
+    """The next turn for a request that offers the shell tool `shell_tool`
+    (None: no shell, as in an agent's side questions, which get text)."""
+    return decide(msgs) if shell_tool else Reply(text="Hello.")
+
+
 def decide(msgs) -> Reply:
     """The next turn for the conversation `msgs`."""
     # Agents put their own context (hook output, reminders) in system

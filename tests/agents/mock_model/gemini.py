@@ -200,9 +200,7 @@ def generate(path, body, headers):
         reply = brain.Reply(text=json.dumps(smallest(schema)))
     else:
         tool = shell_tool(body)
-        reply = brain.decide(conversation(body)) if tool else brain.Reply(text="Hello.")
-        if reply.command and not tool:
-            reply = brain.Reply(text="Hello.")
+        reply = brain.decide_offered(conversation(body), tool)
     parts = function_calls(body, reply.command) if reply.command else [{"text": reply.text}]
     model = path.split("/models/", 1)[-1].split(":", 1)[0]
     response = {

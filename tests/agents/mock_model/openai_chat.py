@@ -107,9 +107,7 @@ def shell_tool(body):
 def completions(path, body, headers):
     body = body or {}
     tool = shell_tool(body)
-    reply = brain.decide(conversation(body))
-    if reply.command and not tool:
-        reply = brain.Reply(text="Hello.")
+    reply = brain.decide_offered(conversation(body), tool)
     n = next(IDS)
     base = {"id": f"chatcmpl-mock-{n}", "created": int(time.time()), "model": body.get("model", "mock")}
     used = usage.tokens()

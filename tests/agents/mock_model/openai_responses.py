@@ -87,9 +87,7 @@ def shell_tool(body):
 def responses(path, body, headers):
     body = body or {}
     tool = shell_tool(body)
-    reply = brain.decide(conversation(body))
-    if reply.command and not tool:
-        reply = brain.Reply(text="Hello.")
+    reply = brain.decide_offered(conversation(body), tool)
     n = next(IDS)
     resp_id = f"resp_mock_{n}"
     used = usage.tokens()
