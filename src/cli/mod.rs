@@ -292,17 +292,17 @@ fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
         label: None,
     };
     let result = if args.all || args.dirs.len() > 1 {
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        if args.all {
-            let registry = workspaces::user_registry()?;
-            dirs.extend(registry.load()?.into_iter().map(|e| e.path));
-        }
-        for dir in given {
-            if !dirs.contains(&dir) {
-                dirs.push(dir);
+        let registry = match args.all {
+            true => {
+                let registry = workspaces::user_registry()?;
+                // A registry that cannot be read is said now, not shown empty.
+                registry.load()?;
+                Some(registry)
             }
-        }
-        crate::tui::run_fleet(dirs, opts)
+            false => None,
+        };
+        let source = crate::tui::fleet::runtime::Source { registry, given };
+        crate::tui::run_fleet(source, opts)
     } else {
         let ws = match given.first() {
             Some(dir) => Workspace::resolve(WorkspaceOptions {

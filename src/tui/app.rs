@@ -22,10 +22,13 @@ use super::dialogs::reader::Reader;
 use super::dialogs::reason::{Purpose, Reason};
 use super::keys::KeyMap;
 use super::layout::{Areas, is_wide};
-use super::model::{Action, Draft, Effect, Event, FullData, LoadRequest, Shared, WatchMode};
+use super::model::{
+    Action, Draft, DraftField, Effect, Event, FullData, LoadRequest, Shared, WatchMode,
+};
 use super::tab::{Reply, Tab, Tabs};
-use super::tabs;
+use super::tabs::{self, inbox};
 use super::theme::Theme;
+use agent_handover::domain::inbox::HUMAN;
 
 /// How long a status message stays in the footer (it stays in the log, `L`).
 pub const TOAST_FOR: chrono::TimeDelta = chrono::TimeDelta::seconds(4);
@@ -120,6 +123,33 @@ impl App {
         }
         self.toast = Some((text, error));
         self.toast_at = Some(self.shared.now);
+    }
+
+    /// Open on the human's queue (the fleet's drill-in when it has mail
+    /// for the human).
+    pub fn show_human_queue(&mut self) {
+        self.selected = inbox::ID;
+        let reply = self
+            .tabs
+            .get_mut(inbox::ID)
+            .update(inbox::SHOW_HUMAN, &self.shared, true);
+        self.apply(reply);
+    }
+
+    /// Open a new message to `agent` (the fleet's `c`), in the inbox.
+    pub fn write_to(&mut self, agent: Option<String>) {
+        self.selected = inbox::ID;
+        let draft = Draft {
+            field: if agent.is_some() {
+                DraftField::Subject
+            } else {
+                DraftField::To
+            },
+            to: agent.unwrap_or_default(),
+            from: HUMAN.into(),
+            ..Draft::default()
+        };
+        self.apply(Reply::Compose(Box::new(draft)));
     }
 
     /// The tabs on the tab bar of the current layout.
@@ -336,7 +366,8 @@ impl App {
     fn on_command(&mut self, command: Command) -> Vec<Effect> {
         let page = usize::from(self.shared.size.1.saturating_sub(8)).max(1);
         match command {
-            Command::Quit => {
+            Command::Quit if self.in_fleet => vec![Effect::Back],
+            Command::Quit | Command::QuitAll => {
                 self.quit = true;
                 vec![Effect::Quit]
             }
@@ -785,5 +816,41 @@ mod tests {
         app.in_fleet = true;
         assert_eq!(app.update(code(KeyCode::Esc)), vec![Effect::Back]);
         assert_eq!(app.update(key('t')), vec![Effect::Act(Action::JumpToPane)]);
+    }
+
+    /// Drilled in from the fleet: `q` goes back like esc, `Q` and ctrl-c
+    /// quit everything, and the footer says so.
+    #[test]
+    fn in_a_workspace_opened_from_the_fleet_q_goes_back_and_capital_q_quits() {
+        let mut app = fixtures::loaded((100, 30));
+        app.in_fleet = true;
+        assert_eq!(app.update(key('q')), vec![Effect::Back]);
+        assert!(!app.quit);
+        let screen = fixtures::render_text((100, 30), |f| crate::tui::view::render(f, &app));
+        let footer = screen.lines().last().unwrap_or("");
+        assert!(
+            footer.contains("q back") && footer.contains("Q quit"),
+            "{footer}"
+        );
+        assert_eq!(app.update(key('Q')), vec![Effect::Quit]);
+        let mut alone = fixtures::app((100, 30));
+        assert_eq!(alone.update(key('q')), vec![Effect::Quit]);
+    }
+
+    /// The fleet's drill-in: the human's queue when it has mail, and `c`
+    /// opens a message to the workspace's agent.
+    #[test]
+    fn the_fleet_opens_the_humans_queue_or_a_message_to_the_agent() {
+        let mut app = fixtures::loaded((100, 30));
+        app.show_human_queue();
+        assert_eq!(app.selected, inbox::ID);
+        assert_eq!(app.load_request().inbox_agent.as_deref(), Some(HUMAN));
+        let mut app = fixtures::loaded((100, 30));
+        app.write_to(Some("codex".into()));
+        assert_eq!(app.selected, inbox::ID);
+        let compose = app.modal.as_ref().and_then(|m| m.downcast::<Compose>());
+        assert!(compose.is_some(), "{:?}", app.modal);
+        let screen = fixtures::render_text((100, 30), |f| crate::tui::view::render(f, &app));
+        assert!(screen.contains("codex"), "{screen}");
     }
 }

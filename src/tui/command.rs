@@ -22,8 +22,11 @@ impl TabId {
 /// Everything a key or a click can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Command {
-    /// Leave the dashboard.
+    /// Leave the dashboard (from a workspace opened in the fleet view:
+    /// back to the fleet).
     Quit,
+    /// Leave the dashboard, the fleet view too.
+    QuitAll,
     /// Show or hide the key help.
     Help,
     /// Next tab.

@@ -66,7 +66,8 @@ const TABLE: &[Row] = &[
     global("pane", Command::Pane, &["t"], "", "jump to the agent's tmux pane"),
     global("back", Command::Back, &["esc"], "", "back to the fleet view (dashboard DIR… or --all)"),
     global("help", Command::Help, &["?"], "help", "this help"),
-    global("quit", Command::Quit, &["q", "ctrl-c"], "quit", "quit"),
+    global("quit", Command::Quit, &["q"], "quit", "quit (opened from the fleet view: back to it)"),
+    global("quit-all", Command::QuitAll, &["Q", "ctrl-c"], "", "quit, the fleet view too"),
 ];
 
 /// A key, as written in the table and in config: `q`, `R`, `?`, `ctrl-c`,
@@ -255,12 +256,18 @@ impl KeyMap {
     }
 
     /// The footer hints that are always shown, whatever else is cut: help
-    /// (the way to every other key) and quit.
-    pub fn essentials(&self) -> Vec<(String, &'static str)> {
+    /// (the way to every other key) and quit; `in_fleet`, quit goes back to
+    /// the fleet view and the key that quits all is shown too.
+    pub fn essentials(&self, in_fleet: bool) -> Vec<(String, &'static str)> {
         self.entries
             .iter()
-            .filter(|e| matches!(e.command, Command::Help | Command::Quit) && !e.label.is_empty())
-            .map(|e| (e.keys[0].clone(), e.label))
+            .filter_map(|e| match e.command {
+                Command::Help if !e.label.is_empty() => Some((e.keys[0].clone(), e.label)),
+                Command::Quit if in_fleet => Some((e.keys[0].clone(), "back")),
+                Command::Quit if !e.label.is_empty() => Some((e.keys[0].clone(), e.label)),
+                Command::QuitAll if in_fleet => Some((e.keys[0].clone(), "quit")),
+                _ => None,
+            })
             .collect()
     }
 
@@ -357,7 +364,7 @@ mod tests {
             Some(Command::Down)
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(m.command_for(&ctrl_c, run::ID), Some(Command::Quit));
+        assert_eq!(m.command_for(&ctrl_c, run::ID), Some(Command::QuitAll));
         assert_eq!(m.command_for(&key(KeyCode::Char('c')), run::ID), None);
     }
 

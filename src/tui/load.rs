@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use agent_handover::Workspace;
+use agent_handover::agent::hooks::session;
 use agent_handover::base::{fsx, secrets};
 use agent_handover::domain::handoff::context::newest_note;
 use agent_handover::domain::handoff::{LintContext, lint};
-use agent_handover::domain::inbox::Inbox;
+use agent_handover::domain::inbox::{Inbox, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::{Version, list_versions, read_version};
@@ -17,6 +18,7 @@ use agent_handover::engine::Checkpoint;
 use agent_handover::read::RunSnapshot;
 use agent_handover::read::history::{latest_previous_handoff, load_runs, summarize};
 use agent_handover::read::metrics::sessions;
+use agent_handover::workspace::install_record::InstallRecord;
 
 use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
 
@@ -63,10 +65,29 @@ fn of_runs<T>(
     derive(runs).map_err(|e| e.to_string())
 }
 
+/// The agents installed in `ws` and the one whose session started last.
+fn own_agents(ws: &Workspace) -> std::collections::BTreeSet<String> {
+    let mut agents = InstallRecord::load(&ws.install_record())
+        .map(|r| r.agents())
+        .unwrap_or_default();
+    agents.extend(session::newest(ws, |_| true).map(|r| r.agent));
+    agents
+}
+
 /// The inbox as `agent` sees it (default: the first agent).
 fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxData> {
     let inbox = Inbox::new(ws);
-    let queues = inbox.queues()?;
+    let mut queues = inbox.queues()?;
+    // The workspace's own agents are offered before anyone wrote to them.
+    for own in own_agents(ws) {
+        if !queues.iter().any(|q| q.agent == own) {
+            queues.push(QueueSummary {
+                agent: own,
+                total: 0,
+                unread: 0,
+            });
+        }
+    }
     let agent = agent
         .filter(|a| queues.iter().any(|q| q.agent == *a))
         .or_else(|| {
@@ -77,7 +98,6 @@ fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxDat
         })
         .map(str::to_string);
     let page = inbox.page(agent.as_deref(), false, MESSAGES_SHOWN)?;
-    let mut queues = queues;
     // `shared` counted as the agent shown reads it (by its own marks), as
     // its message list shows it, not as "read by anyone".
     if let Some(a) = &agent {

@@ -80,14 +80,17 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
     })
 }
 
-/// Start the fleet view on `dirs` (one row each); `enter` opens one as
-/// [`run`] does, `esc` comes back. Returns when the user quits.
-pub fn run_fleet(dirs: Vec<std::path::PathBuf>, opts: runtime::LoopOptions) -> Result<(), String> {
+/// Start the fleet view on the workspaces of `source` (one row each, the
+/// registry's followed while it runs); `enter` opens one as [`run`] does,
+/// `esc` comes back. Returns when the user quits.
+pub fn run_fleet(source: fleet::runtime::Source, opts: runtime::LoopOptions) -> Result<(), String> {
     need_a_terminal()?;
     let (w, h) = crossterm::terminal::size().map_err(|e| e.to_string())?;
     let (theme, _) = Theme::new(theme::no_color_requested(), &Default::default());
-    let fleet = fleet::Fleet::new(dirs, theme, (w, h), chrono::Utc::now());
-    in_terminal(|mut terminal| async move { fleet::runtime::run(&mut terminal, fleet, opts).await })
+    let fleet = fleet::Fleet::new(source.dirs(), theme, (w, h), chrono::Utc::now());
+    in_terminal(|mut terminal| async move {
+        fleet::runtime::run(&mut terminal, fleet, source, opts).await
+    })
 }
 
 fn need_a_terminal() -> Result<(), String> {

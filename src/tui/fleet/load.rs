@@ -7,14 +7,15 @@ use std::path::Path;
 use agent_handover::agent::hooks::session;
 use agent_handover::agent::sessions;
 use agent_handover::domain::capacity::warn_at;
-use agent_handover::domain::handoff::{LintContext, lint};
+use agent_handover::domain::handoff::{HandoffDocument, LintContext, SectionKind, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
-use agent_handover::read::RunSnapshot;
 use agent_handover::read::history::latest_previous_handoff;
+use agent_handover::read::{NextAction, RunSnapshot, StateKind};
 use agent_handover::{MemoryStore, Workspace, WorkspaceOptions};
 
-use super::{Health, Row, Score};
+use super::{Detail, Health, Row, Score};
 use crate::tui::watch;
+use crate::tui::widgets::ago_at;
 
 /// One row of the fleet: what the list shows of the workspace at `dir`,
 /// read cheaply (the checkpoint, PAUSE, the queue and the drift record;
@@ -44,6 +45,10 @@ pub fn row(dir: &Path, details: bool) -> Row {
     match RunSnapshot::load(&ws) {
         Ok(snap) => {
             row.run = snap.state.own_kind();
+            row.needs_decision = matches!(
+                snap.state.next_action().unpaused(),
+                NextAction::Decide { .. } | NextAction::Repair { .. } | NextAction::Upgrade { .. }
+            );
             row.paused = snap.paused.is_some();
             row.drift = !snap.drift.is_empty();
             row.health = Health::Run(snap.state.kind());
@@ -105,6 +110,152 @@ pub fn score(dir: &Path) -> Score {
         score,
         outcome: latest_previous_handoff(&ws),
     }
+}
+
+/// Lines of a step's output the detail pane shows.
+const OUTPUT_TAIL: usize = 3;
+
+/// What the fleet's detail pane says of the workspace at `dir`: its run
+/// state and the next action (the library's words, as `check` says them),
+/// the step in progress or the failed one with its output's tail, the next
+/// step its current state names, the newest message for the human, PAUSE's
+/// reason and author, its score with the finding that costs most, drift,
+/// and each live agent session's context. Read for the selected row only.
+pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
+    let mut detail = Detail {
+        path: dir.to_path_buf(),
+        ..Detail::default()
+    };
+    if !dir.is_dir() {
+        detail.state = format!(
+            "{} is gone: `agent-handover workspaces forget --missing` drops it from the list",
+            dir.display()
+        );
+        return detail;
+    }
+    let ws = match Workspace::resolve(WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        ..Default::default()
+    }) {
+        Ok(ws) => ws,
+        Err(e) => {
+            detail.state = e.to_string();
+            return detail;
+        }
+    };
+    match RunSnapshot::load(&ws) {
+        Ok(snap) => {
+            detail.state = snap.state.describe();
+            let next = snap.state.next_action();
+            if next != NextAction::Nothing {
+                detail.next = Some(next.sentence());
+            }
+            let step = snap
+                .steps
+                .iter()
+                .rev()
+                .find(|s| s.last_error.is_some() || s.output.is_some());
+            if let Some(step) = step.filter(|_| snap.state.kind() != StateKind::Completed) {
+                detail.step = Some(match &step.last_error {
+                    Some(e) => format!("{}: {}", step.name, e.lines().next().unwrap_or("")),
+                    None => step.name.clone(),
+                });
+                detail.output = step
+                    .output
+                    .iter()
+                    .flat_map(|o| o.lines())
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>();
+                let keep = detail.output.len().saturating_sub(OUTPUT_TAIL);
+                detail.output.drain(..keep);
+            }
+            detail.pause = snap.paused.as_ref().map(|p| {
+                let reason = p.reason.clone().unwrap_or_else(|| "no reason given".into());
+                let by = p.by.as_ref().map(|b| format!(" ({b})")).unwrap_or_default();
+                let scope = if p.global { "global PAUSE" } else { "PAUSE" };
+                format!("{scope}: {reason}{by}")
+            });
+            detail.drift = snap
+                .drift
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{} ({}) superseded text from {} {} ago: `{}`",
+                        d.file.file_name(),
+                        d.section_names(),
+                        d.from,
+                        ago_at(now, d.at),
+                        d.diff_command()
+                    )
+                })
+                .collect();
+        }
+        Err(e) => detail.state = e.to_string(),
+    }
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    if let Ok(Some(text)) = store.read_current_state() {
+        let doc = HandoffDocument::parse(&text);
+        detail.next_step = doc
+            .items_of(SectionKind::NextStep)
+            .next()
+            .map(|i| i.text.clone());
+        let report = lint(&text, &LintContext::for_workspace(&ws));
+        let top = report
+            .findings
+            .iter()
+            .max_by_key(|f| f.points)
+            .filter(|f| f.points > 0);
+        detail.score = Some(match top {
+            Some(f) => format!(
+                "{}/100; costs most: {} (-{}) {}",
+                report.score, f.rule, f.points, f.message
+            ),
+            None => format!("{}/100, no finding", report.score),
+        });
+    }
+    if let Ok(messages) = Inbox::new(&ws).list(Some(HUMAN), true)
+        && let Some(m) = messages
+            .iter()
+            .filter(|m| m.queue == HUMAN)
+            .max_by_key(|m| m.created)
+    {
+        detail.for_human = Some(format!(
+            "from {} {} ago: {}",
+            m.from,
+            ago_at(now, m.created),
+            m.subject
+        ));
+    }
+    detail.sessions = sessions::live(&ws)
+        .iter()
+        .map(|s| {
+            let context = s
+                .context
+                .as_ref()
+                .map_or_else(|| "context unknown".to_string(), |c| c.describe());
+            let compactions = match s.compactions {
+                0 => String::new(),
+                1 => ", compacted once".into(),
+                n => format!(", compacted {n} times"),
+            };
+            let handed = if s.handed_over {
+                ", handed over"
+            } else {
+                ", no handover yet"
+            };
+            format!(
+                "{} started {} ago: {context}{compactions}{handed}",
+                s.agent,
+                ago_at(now, s.started_at)
+            )
+        })
+        .collect();
+    detail.last_handover = agent_handover::read::history::last_completed_at(&ws)
+        .ok()
+        .flatten()
+        .map(|at| format!("{} ago", ago_at(now, at)));
+    detail
 }
 
 #[cfg(test)]

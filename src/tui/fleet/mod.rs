@@ -19,6 +19,7 @@ use agent_handover::read::StateKind;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
+use super::model::Action;
 use super::tab::ListFilter;
 use super::theme::Theme;
 
@@ -71,6 +72,9 @@ pub struct Row {
     pub health: Health,
     /// Its run's kind, PAUSE aside (`RunState::own_kind`; `None` when unread).
     pub run: StateKind,
+    /// Whether the next action is a human's decision (retry or abandon a
+    /// step that may have taken effect, repair a file, upgrade).
+    pub needs_decision: bool,
     /// Whether a PAUSE file is present.
     pub paused: bool,
     /// The newest agent its hooks saw start a session.
@@ -114,6 +118,7 @@ impl Row {
             name,
             health: Health::Loading,
             run: StateKind::None,
+            needs_decision: false,
             paused: false,
             agent: None,
             unread: 0,
@@ -138,6 +143,106 @@ pub struct Score {
     pub score: Option<u8>,
     /// The previous handoff's usefulness, as the newest handover judged it.
     pub outcome: Option<Usefulness>,
+}
+
+/// What the detail pane says of the selected row (read for it alone, by
+/// [`load::detail`]); every field in the library's words.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Detail {
+    /// The workspace it describes.
+    pub path: PathBuf,
+    /// The run's state in a sentence.
+    pub state: String,
+    /// The one thing to do about it, when something is to be done.
+    pub next: Option<String>,
+    /// The step in progress or the one that stopped it, with its error.
+    pub step: Option<String>,
+    /// The last lines that step printed.
+    pub output: Vec<String>,
+    /// The next step its current state names.
+    pub next_step: Option<String>,
+    /// The newest unread message for the human.
+    pub for_human: Option<String>,
+    /// PAUSE: its reason and who paused.
+    pub pause: Option<String>,
+    /// Its score and the finding that costs most.
+    pub score: Option<String>,
+    /// Superseded text, with the command that shows it.
+    pub drift: Vec<String>,
+    /// Each live agent session: its context, compactions, handover.
+    pub sessions: Vec<String>,
+    /// How long ago the last handover completed.
+    pub last_handover: Option<String>,
+}
+
+/// How the rows are ordered (`s` cycles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// What needs a human first ([`urgency`]).
+    #[default]
+    Urgency,
+    /// By name.
+    Name,
+    /// Most recently active first.
+    Seen,
+    /// Lowest score first.
+    Score,
+    /// Fullest context first.
+    Context,
+}
+
+impl Sort {
+    /// The next order.
+    pub fn next(self) -> Sort {
+        match self {
+            Sort::Urgency => Sort::Name,
+            Sort::Name => Sort::Seen,
+            Sort::Seen => Sort::Score,
+            Sort::Score => Sort::Context,
+            Sort::Context => Sort::Urgency,
+        }
+    }
+
+    /// Its name in the header.
+    pub fn word(self) -> &'static str {
+        match self {
+            Sort::Urgency => "urgency",
+            Sort::Name => "name",
+            Sort::Seen => "last seen",
+            Sort::Score => "score",
+            Sort::Context => "context",
+        }
+    }
+}
+
+/// How urgently a row wants a human, most urgent 0: a decision (a step
+/// that may have taken effect, a failed step, a file that cannot be read),
+/// an interrupted handover, mail for the human, a context running low,
+/// PAUSE, a queue, a handover running, idle, missing.
+pub fn urgency(row: &Row) -> u8 {
+    match row.health {
+        _ if row.needs_decision => 0,
+        Health::Unreadable | Health::Run(StateKind::Failed | StateKind::Unreadable) => 0,
+        _ if row.run == StateKind::Interrupted => 1,
+        _ if row.for_human > 0 => 2,
+        _ if row.context_low => 3,
+        Health::Run(StateKind::Paused) => 4,
+        Health::Run(StateKind::Queued) => 5,
+        Health::Run(StateKind::Running) => 6,
+        Health::Missing => 8,
+        _ => 7,
+    }
+}
+
+/// An action on a row that waits for `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    /// The rows it acts on.
+    pub rows: Vec<usize>,
+    /// What it does to each.
+    pub action: Action,
+    /// The question, naming what is lost or repeated.
+    pub question: String,
 }
 
 /// Something a supervisor should know at once.
@@ -202,14 +307,43 @@ pub enum FleetEffect {
     Reload(usize),
     /// Read every row again.
     ReloadAll,
-    /// Open the single-workspace view of a row.
-    Open(usize),
+    /// Open the single-workspace view of a row, where it matters.
+    Open(usize, Focus),
+    /// Carry out an action on a row's workspace (as the CLI would).
+    Act(usize, Action),
     /// Jump to the tmux pane of a row's agent.
     JumpToPane(usize),
     /// Ring, retitle and notify.
     Alert(Alert),
     /// Leave.
     Quit,
+}
+
+/// Where a drilled-in workspace opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// Its first tab.
+    Overview,
+    /// The human's queue (it has unread mail).
+    HumanQueue,
+    /// A new message to its agent.
+    WriteToAgent,
+}
+
+/// Whether `r` resumes this row: its handover stopped with steps left (or a
+/// step failed) and no PAUSE holds it.
+pub fn resumable(row: &Row) -> bool {
+    matches!(row.run, StateKind::Interrupted | StateKind::Failed)
+        && !row.paused
+        && !row.needs_decision
+}
+
+/// Whether `a` can abandon this row's handover: one is in progress.
+pub fn abandonable(row: &Row) -> bool {
+    matches!(
+        row.run,
+        StateKind::Interrupted | StateKind::Failed | StateKind::Queued
+    )
 }
 
 /// The fleet view's state.
@@ -233,6 +367,8 @@ pub struct Fleet {
     pub now: DateTime<Utc>,
     /// Whether the key help is open.
     pub help: bool,
+    /// How far it is scrolled.
+    pub help_scroll: usize,
     /// The last status message and when it was said (cleared after
     /// [`super::app::TOAST_FOR`]).
     pub toast: Option<(String, bool, DateTime<Utc>)>,
@@ -246,12 +382,51 @@ pub struct Fleet {
     pub filter: ListFilter,
     /// The `/` filter being typed (it applies as it is typed).
     pub typing: bool,
+    /// How the rows are ordered.
+    pub sort: Sort,
+    /// The action waiting for `y`.
+    pub confirm: Option<Confirm>,
+    /// What the detail pane shows (of the selected row, once read).
+    pub detail: Option<Detail>,
+    /// Set when the selected row changed or was read again: the loop reads
+    /// its detail.
+    pub detail_stale: bool,
 }
 
 /// The fleet's keys: (keys, footer label, help). The footer, the help and
 /// [`Fleet::on_key`] read this one table.
 pub const KEYS: &[(&str, &str, &str)] = &[
-    ("enter", "open", "open the workspace (esc comes back here)"),
+    (
+        "enter",
+        "",
+        "open the workspace: your queue when it has mail for you (esc or q come back here)",
+    ),
+    (
+        "p",
+        "",
+        "pause the selected workspace at once; on a paused one, unpause (asks for y)",
+    ),
+    (
+        "P",
+        "",
+        "pause every workspace listed; when all are paused, unpause them all (asks for y)",
+    ),
+    (
+        "r",
+        "",
+        "resume its interrupted handover (done steps are not redone)",
+    ),
+    (
+        "a",
+        "",
+        "abandon its handover (asks for y; its record and files are kept)",
+    ),
+    ("c", "", "write a message to its agent"),
+    (
+        "s",
+        "sort",
+        "sort by urgency, name, last seen, score, context",
+    ),
     ("t", "pane", "jump to the agent's tmux pane"),
     ("j/k", "", "move (the arrows, g/G, pageup/pagedown too)"),
     (
@@ -260,8 +435,36 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "filter the workspaces: rows holding every word typed (Enter keeps it, Esc clears it)",
     ),
     ("ctrl-r", "", "read every workspace again now"),
-    ("?", "help", "this help"),
+    ("?", "help", "this help: keys, columns and states"),
     ("q", "quit", "quit"),
+];
+
+/// What each column means, for the help.
+pub const COLUMNS: &[(&str, &str)] = &[
+    (
+        "state",
+        "the last handover: running, interrupted, failed, queued, paused, completed, abandoned, never (none ran), missing (directory gone)",
+    ),
+    ("you", "unread messages for you (the human's queue)"),
+    ("mail", "unread messages between agents"),
+    ("seen", "time since any of its handover files changed"),
+    (
+        "score",
+        "the current state's quality score, 0-100 (`lint` explains it)",
+    ),
+    (
+        "context",
+        "the fullest live agent session's context: red at [capacity] warn_at with no handover since",
+    ),
+    ("agent", "the agent whose session started last"),
+    (
+        "outcome",
+        "how useful the previous handoff proved, 0-100; ✓ its next step was acted on, ✗ not",
+    ),
+    (
+        "drift",
+        "a merge superseded text of the current state or identity",
+    ),
 ];
 
 impl Fleet {
@@ -278,17 +481,54 @@ impl Fleet {
             size,
             now,
             help: false,
+            help_scroll: 0,
             toast: None,
             quit: false,
             quiet: None,
             filter: ListFilter::default(),
             typing: false,
+            sort: Sort::default(),
+            confirm: None,
+            detail: None,
+            detail_stale: true,
         }
     }
 
-    /// The rows listed (indexes into `rows`): those the filter keeps.
+    /// List `dirs` now (the registry changed): rows and scores already read
+    /// are kept for the directories still listed, the selection stays on
+    /// its workspace when it is still there.
+    pub fn set_dirs(&mut self, dirs: Vec<PathBuf>) {
+        let selected = self.rows.get(self.cursor).map(|r| r.path.clone());
+        let mut rows = Vec::with_capacity(dirs.len());
+        let mut scores = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            match self.rows.iter().position(|r| r.path == dir) {
+                Some(at) => {
+                    rows.push(self.rows[at].clone());
+                    scores.push(self.scores[at].clone());
+                }
+                None => {
+                    rows.push(Row::loading(dir));
+                    scores.push(None);
+                }
+            }
+        }
+        self.rows = rows;
+        self.scores = scores;
+        self.quiet = None;
+        self.cursor = selected
+            .and_then(|p| self.rows.iter().position(|r| r.path == p))
+            .unwrap_or(0);
+        self.offset = 0;
+        let position = self.position();
+        self.select(position);
+        self.detail_stale = true;
+    }
+
+    /// The rows listed (indexes into `rows`): those the filter keeps, in
+    /// the chosen order (ties by name).
     pub fn shown(&self) -> Vec<usize> {
-        (0..self.rows.len())
+        let mut shown: Vec<usize> = (0..self.rows.len())
             .filter(|&i| {
                 let r = &self.rows[i];
                 self.filter.keeps(&format!(
@@ -298,7 +538,65 @@ impl Fleet {
                     r.path.display()
                 ))
             })
-            .collect()
+            .collect();
+        let score = |i: usize| {
+            self.scores
+                .get(i)
+                .and_then(|s| s.as_ref()?.score)
+                .map_or(u16::MAX, u16::from)
+        };
+        shown.sort_by(|&a, &b| {
+            let (ra, rb) = (&self.rows[a], &self.rows[b]);
+            let first = match self.sort {
+                Sort::Urgency => urgency(ra).cmp(&urgency(rb)),
+                Sort::Name => std::cmp::Ordering::Equal,
+                Sort::Seen => rb.activity.cmp(&ra.activity),
+                Sort::Score => score(a).cmp(&score(b)),
+                Sort::Context => rb.context.cmp(&ra.context),
+            };
+            first.then_with(|| ra.name.cmp(&rb.name)).then(a.cmp(&b))
+        });
+        shown
+    }
+
+    /// The selected row, when the list shows it.
+    pub fn selected(&self) -> Option<&Row> {
+        self.shown()
+            .contains(&self.cursor)
+            .then(|| self.rows.get(self.cursor))
+            .flatten()
+    }
+
+    /// The keys that act on the selected row now: (key, footer label),
+    /// only those that would do something.
+    pub fn row_keys(&self) -> Vec<(&'static str, &'static str)> {
+        let Some(row) = self.selected() else {
+            return Vec::new();
+        };
+        let mut keys = Vec::new();
+        if row.health != Health::Missing {
+            keys.push((
+                "enter",
+                if row.for_human > 0 {
+                    "your mail"
+                } else {
+                    "open"
+                },
+            ));
+        }
+        if matches!(row.health, Health::Run(_)) {
+            keys.push(("p", if row.paused { "unpause" } else { "pause" }));
+        }
+        if resumable(row) {
+            keys.push(("r", "resume"));
+        }
+        if abandonable(row) {
+            keys.push(("a", "abandon"));
+        }
+        if matches!(row.health, Health::Run(_)) {
+            keys.push(("c", "write"));
+        }
+        keys
     }
 
     /// Where the selected row is in the list shown.
@@ -319,6 +617,9 @@ impl Fleet {
         let Some(old) = self.rows.get_mut(i) else {
             return Vec::new();
         };
+        if i == self.cursor {
+            self.detail_stale = true;
+        }
         let found = if self.quiet == Some(i) {
             self.quiet = None;
             Vec::new()
@@ -348,16 +649,26 @@ impl Fleet {
             .collect()
     }
 
+    /// Select the first row listed (the most urgent, sorted by urgency).
+    pub fn select_top(&mut self) {
+        self.offset = 0;
+        self.select(0);
+    }
+
     /// How many rows the list shows at once.
     pub fn page(&self) -> usize {
-        view::list_height(self.size).max(1)
+        view::list_height(self.size, self.shown().len()).max(1)
     }
 
     /// Select the row at `position` in the list shown (kept on the list).
     fn select(&mut self, position: usize) {
         let shown = self.shown();
         let at = position.min(shown.len().saturating_sub(1));
-        self.cursor = shown.get(at).copied().unwrap_or(0);
+        let cursor = shown.get(at).copied().unwrap_or(0);
+        if cursor != self.cursor {
+            self.cursor = cursor;
+            self.detail_stale = true;
+        }
         let page = self.page();
         if at < self.offset {
             self.offset = at;
@@ -391,7 +702,35 @@ impl Fleet {
     /// A key press.
     pub fn on_key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
         if self.help {
-            self.help = false;
+            // j/k (and the arrows, pages) scroll a help taller than the
+            // screen; any other key closes it.
+            let max = view::help_scroll_max(self);
+            match key.code {
+                KeyCode::Char('j') | KeyCode::Down => {
+                    self.help_scroll = (self.help_scroll + 1).min(max)
+                }
+                KeyCode::Char('k') | KeyCode::Up => {
+                    self.help_scroll = self.help_scroll.saturating_sub(1)
+                }
+                KeyCode::PageDown => self.help_scroll = (self.help_scroll + self.page()).min(max),
+                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(self.page()),
+                _ => {
+                    self.help = false;
+                    self.help_scroll = 0;
+                }
+            }
+            return Vec::new();
+        }
+        if let Some(confirm) = self.confirm.take() {
+            // Only `y` acts: Enter, Esc and every other key cancel.
+            if key.code == KeyCode::Char('y') && key.modifiers.is_empty() {
+                return confirm
+                    .rows
+                    .into_iter()
+                    .map(|i| FleetEffect::Act(i, confirm.action.clone()))
+                    .collect();
+            }
+            self.say("cancelled: nothing was changed", false);
             return Vec::new();
         }
         if self.typing {
@@ -403,7 +742,7 @@ impl Fleet {
         let at = self.position();
         let no_rows = self.shown().is_empty();
         match key.code {
-            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('q' | 'Q') => self.quit = true,
             KeyCode::Char('c') if ctrl => self.quit = true,
             KeyCode::Char('r') if ctrl => return vec![FleetEffect::ReloadAll],
             KeyCode::Char('j') | KeyCode::Down => self.select(at + 1),
@@ -416,16 +755,34 @@ impl Fleet {
             KeyCode::Char('G') | KeyCode::End => self.select(last),
             KeyCode::Char('?') => self.help = true,
             KeyCode::Char('/') => self.typing = true,
+            KeyCode::Char('s') => {
+                self.sort = self.sort.next();
+                self.offset = 0;
+                let keep = self.cursor;
+                let position = self.shown().iter().position(|&i| i == keep).unwrap_or(0);
+                self.select(position);
+                let text = format!("sorted by {}", self.sort.word());
+                self.say(text, false);
+            }
+            KeyCode::Char('P') => return self.pause_all(),
             _ if no_rows => {}
             KeyCode::Char('t') => {
                 return vec![FleetEffect::JumpToPane(self.cursor)];
             }
+            KeyCode::Char(c @ ('p' | 'r' | 'a' | 'c')) => return self.on_row_key(c),
             KeyCode::Enter => match self.rows.get(self.cursor) {
                 Some(row) if row.health == Health::Missing => {
                     let text = format!("{} is missing", row.path.display());
                     self.say(text, true);
                 }
-                Some(_) => return vec![FleetEffect::Open(self.cursor)],
+                Some(row) => {
+                    let focus = if row.for_human > 0 {
+                        Focus::HumanQueue
+                    } else {
+                        Focus::Overview
+                    };
+                    return vec![FleetEffect::Open(self.cursor, focus)];
+                }
                 None => {}
             },
             _ => {}
@@ -435,6 +792,91 @@ impl Fleet {
         } else {
             Vec::new()
         }
+    }
+
+    /// `p`, `r`, `a` or `c` on the selected row: what it does there now,
+    /// or why it does nothing.
+    fn on_row_key(&mut self, key: char) -> Vec<FleetEffect> {
+        let i = self.cursor;
+        let Some(row) = self.selected().cloned() else {
+            return Vec::new();
+        };
+        let not_here = |what: &str| format!("{}: {what} ({})", row.name, row.health.word());
+        match key {
+            _ if !matches!(row.health, Health::Run(_)) => {
+                let text = not_here("nothing to act on");
+                self.say(text, true);
+            }
+            'p' if row.paused => {
+                self.confirm = Some(Confirm {
+                    rows: vec![i],
+                    action: Action::Unpause,
+                    question: format!(
+                        "Unpause {}? Its agent's handovers run again. y unpauses; any other key cancels.",
+                        row.name
+                    ),
+                });
+            }
+            'p' => return vec![FleetEffect::Act(i, Action::Pause(None))],
+            'r' if resumable(&row) => return vec![FleetEffect::Act(i, Action::Resume)],
+            'r' => {
+                let text = not_here("nothing to resume");
+                self.say(text, false);
+            }
+            'a' if abandonable(&row) => {
+                self.confirm = Some(Confirm {
+                    rows: vec![i],
+                    action: Action::Abandon(Some("abandoned from the fleet view".into())),
+                    question: format!(
+                        "Abandon {}'s {} handover? Its steps left are not run; its record and files are kept. y abandons; any other key cancels.",
+                        row.name,
+                        row.run.word()
+                    ),
+                });
+            }
+            'a' => {
+                let text = not_here("nothing to abandon");
+                self.say(text, false);
+            }
+            _ => return vec![FleetEffect::Open(i, Focus::WriteToAgent)],
+        }
+        Vec::new()
+    }
+
+    /// `P`: pause every listed workspace that runs, in one key; when all
+    /// are paused already, ask to unpause them all.
+    fn pause_all(&mut self) -> Vec<FleetEffect> {
+        let live: Vec<usize> = self
+            .shown()
+            .into_iter()
+            .filter(|&i| matches!(self.rows[i].health, Health::Run(_)))
+            .collect();
+        let running: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&i| !self.rows[i].paused)
+            .collect();
+        if !running.is_empty() {
+            return running
+                .into_iter()
+                .map(|i| {
+                    FleetEffect::Act(i, Action::Pause(Some("paused from the fleet view".into())))
+                })
+                .collect();
+        }
+        if live.is_empty() {
+            self.say("no workspace to pause", false);
+            return Vec::new();
+        }
+        self.confirm = Some(Confirm {
+            question: format!(
+                "Unpause all {} workspaces? Their agents' handovers run again. y unpauses; any other key cancels.",
+                live.len()
+            ),
+            rows: live,
+            action: Action::Unpause,
+        });
+        Vec::new()
     }
 
     /// A mouse event: a click selects (a click on the selected row opens
@@ -447,7 +889,7 @@ impl Fleet {
                 if let Some(at) = view::row_at(self, mouse.row) {
                     let row = self.shown()[at];
                     if row == self.cursor {
-                        return vec![FleetEffect::Open(row)];
+                        return vec![FleetEffect::Open(row, Focus::Overview)];
                     }
                     self.select(at);
                 }

@@ -11,34 +11,111 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
+use agent_handover::workspace::registry::Registry;
 use agent_handover::{Workspace, WorkspaceOptions};
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::{Alert, Fleet, FleetEffect, Row, Score, load, view};
+use super::{Alert, Detail, Fleet, FleetEffect, Focus, Row, Score, load, view};
 use crate::tui::model::Event;
 use crate::tui::runtime::{self, CLOCK_EVERY, Exit, FrameLog, Input, LoopOptions, RECONCILE_EVERY};
 use crate::tui::{actions, watch};
 
-/// What the fleet's background work reports.
+/// What the fleet's background work reports. Results about rows carry the
+/// generation of the list they were asked for: after the registry changed
+/// the list, an older answer is dropped.
 #[derive(Debug)]
 enum Msg {
     /// A row was read.
-    Row(usize, Box<Row>),
+    Row(u64, usize, Box<Row>),
     /// A score was read.
-    Score(usize, Score),
+    Score(u64, usize, Score),
+    /// The selected row's detail was read.
+    Detail(Box<Detail>),
     /// A workspace's files changed.
-    Changed(usize),
+    Changed(u64, usize),
+    /// The registry lists other workspaces now.
+    Registry(Vec<PathBuf>),
     /// The once-a-second clock.
     Clock(chrono::DateTime<chrono::Utc>),
-    /// Something to say in the status line (a notify command failed, a jump).
-    Say(String, bool),
+    /// Something to say in the status line (an action's outcome, a failed
+    /// notify command, a jump); the row to read again, if any.
+    Say(String, bool, Option<PathBuf>),
+}
+
+/// Where the fleet's list comes from.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    /// The user's registry, watched (`dashboard --all`).
+    pub registry: Option<Registry>,
+    /// Directories named on the command line, listed after it.
+    pub given: Vec<PathBuf>,
+}
+
+impl Source {
+    /// The directories listed now: the registry's, then the given ones.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self
+            .registry
+            .as_ref()
+            .and_then(|r| r.load().ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        for dir in &self.given {
+            if !dirs.contains(dir) {
+                dirs.push(dir.clone());
+            }
+        }
+        dirs
+    }
+}
+
+/// What reads and watches the rows of one list of workspaces; rebuilt
+/// when the registry changes the list.
+struct World {
+    generation: u64,
+    dirs: Vec<PathBuf>,
+    _watches: Vec<watch::Watch>,
+    reconcile: tokio::task::JoinHandle<()>,
+    loader: Loader,
+}
+
+impl World {
+    fn start(generation: u64, dirs: Vec<PathBuf>, tx: &UnboundedSender<Msg>) -> World {
+        let workspaces: Vec<Option<Workspace>> = dirs.iter().map(|d| resolve(d).ok()).collect();
+        let watches = workspaces
+            .iter()
+            .enumerate()
+            .filter_map(|(i, ws)| Some(watch_one(generation, i, ws.as_ref()?, tx)))
+            .collect();
+        let reconcile = spawn_reconcile(generation, workspaces, tx.clone());
+        let mut loader = Loader::new(generation, dirs.clone());
+        for i in 0..dirs.len() {
+            loader.row(i, tx);
+        }
+        World {
+            generation,
+            dirs,
+            _watches: watches,
+            reconcile,
+            loader,
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        self.reconcile.abort();
+    }
 }
 
 /// Run the fleet view until the user quits.
 pub async fn run(
     terminal: &mut DefaultTerminal,
     mut fleet: Fleet,
+    source: Source,
     opts: LoopOptions,
 ) -> std::io::Result<()> {
     let dirs: Vec<PathBuf> = fleet.rows.iter().map(|r| r.path.clone()).collect();
@@ -48,6 +125,7 @@ pub async fn run(
     for (i, row) in read_states(&dirs).into_iter().enumerate() {
         fleet.row_loaded(i, row);
     }
+    fleet.select_top();
     fleet.now = chrono::Utc::now();
     terminal.draw(|f| view::render(f, &fleet))?;
     frames.record()?;
@@ -57,18 +135,11 @@ pub async fn run(
     let (tx, mut rx) = unbounded_channel::<Msg>();
     let input = Input::start(term_tx.clone());
     runtime::spawn_signals(term_tx.clone());
-    let workspaces: Vec<Option<Workspace>> = dirs.iter().map(|d| resolve(d).ok()).collect();
-    let _watches: Vec<watch::Watch> = workspaces
-        .iter()
-        .enumerate()
-        .filter_map(|(i, ws)| Some(watch_one(i, ws.as_ref()?, &tx)))
-        .collect();
-    spawn_reconcile(workspaces, tx.clone());
-    spawn_clock(tx.clone());
-    let mut loader = Loader::new(dirs.clone());
-    for i in 0..dirs.len() {
-        loader.row(i, &tx);
+    let mut world = World::start(0, dirs, &tx);
+    if let Some(registry) = source.registry.clone() {
+        spawn_registry_watch(registry, source.clone(), world.dirs.clone(), tx.clone());
     }
+    spawn_clock(tx.clone());
 
     loop {
         let mut effects = Vec::new();
@@ -82,7 +153,7 @@ pub async fn run(
             Some(msg) = rx.recv() => {
                 let mut next = Some(msg);
                 while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
-                    effects.extend(on_msg(&mut fleet, &mut loader, msg, &tx));
+                    effects.extend(on_msg(&mut fleet, &mut world, msg, &tx));
                 }
             }
             else => return Ok(()),
@@ -90,25 +161,37 @@ pub async fn run(
         for effect in effects {
             match effect {
                 FleetEffect::Quit => return Ok(()),
-                FleetEffect::Reload(i) => loader.row(i, &tx),
+                FleetEffect::Reload(i) => world.loader.row(i, &tx),
                 FleetEffect::ReloadAll => {
-                    for i in 0..dirs.len() {
-                        loader.row(i, &tx);
+                    for i in 0..world.dirs.len() {
+                        world.loader.row(i, &tx);
                     }
                 }
                 FleetEffect::Alert(alert) => ring(&alert, &fleet.rows[alert.row], &tx),
                 FleetEffect::JumpToPane(i) => {
-                    let (dir, tx) = (dirs[i].clone(), tx.clone());
+                    let (dir, tx) = (world.dirs[i].clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {
                         let said = resolve(&dir).and_then(|ws| actions::jump_to_pane(&ws));
                         let _ = match said {
-                            Ok(text) => tx.send(Msg::Say(text, false)),
-                            Err(text) => tx.send(Msg::Say(text, true)),
+                            Ok(text) => tx.send(Msg::Say(text, false, None)),
+                            Err(text) => tx.send(Msg::Say(text, true, None)),
                         };
                     });
                 }
-                FleetEffect::Open(i) => {
-                    let ws = match resolve(&dirs[i]) {
+                FleetEffect::Act(i, action) => {
+                    let (dir, tx) = (world.dirs[i].clone(), tx.clone());
+                    let name = fleet.rows[i].name.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let said = resolve(&dir).and_then(|ws| actions::perform(&ws, action));
+                        let (text, error) = match said {
+                            Ok(text) => (format!("{name}: {text}"), false),
+                            Err(text) => (format!("{name}: {text}"), true),
+                        };
+                        let _ = tx.send(Msg::Say(text, error, Some(dir)));
+                    });
+                }
+                FleetEffect::Open(i, focus) => {
+                    let ws = match resolve(&world.dirs[i]) {
                         Ok(ws) => ws,
                         Err(e) => {
                             fleet.say(e, true);
@@ -117,6 +200,11 @@ pub async fn run(
                     };
                     let mut app = crate::tui::new_app(&ws, fleet.size);
                     app.in_fleet = true;
+                    match focus {
+                        Focus::Overview => {}
+                        Focus::HumanQueue => app.show_human_queue(),
+                        Focus::WriteToAgent => app.write_to(fleet.rows[i].agent.clone()),
+                    }
                     let exit = runtime::run(terminal, ws, app, opts.clone(), &input).await?;
                     if exit == Exit::Quit {
                         return Ok(());
@@ -127,14 +215,25 @@ pub async fn run(
                     }
                     // What changed while the user looked at it was seen.
                     fleet.quiet = Some(i);
-                    for i in 0..dirs.len() {
-                        loader.row(i, &tx);
+                    fleet.detail_stale = true;
+                    for i in 0..world.dirs.len() {
+                        world.loader.row(i, &tx);
                     }
                 }
             }
         }
         if fleet.quit {
             return Ok(());
+        }
+        if std::mem::take(&mut fleet.detail_stale)
+            && view::shows_detail(fleet.size)
+            && let Some(row) = fleet.selected()
+        {
+            let (dir, tx) = (row.path.clone(), tx.clone());
+            tokio::task::spawn_blocking(move || {
+                let detail = load::detail(&dir, chrono::Utc::now());
+                let _ = tx.send(Msg::Detail(Box::new(detail)));
+            });
         }
         terminal.draw(|f| view::render(f, &fleet))?;
         frames.record()?;
@@ -144,28 +243,45 @@ pub async fn run(
 /// Apply one background result.
 fn on_msg(
     fleet: &mut Fleet,
-    loader: &mut Loader,
+    world: &mut World,
     msg: Msg,
     tx: &UnboundedSender<Msg>,
 ) -> Vec<FleetEffect> {
+    let current = world.generation;
     match msg {
-        Msg::Row(i, row) => {
-            loader.row_done(i, tx);
-            loader.score_if_stale(i, &row, tx);
+        Msg::Row(g, i, row) if g == current => {
+            world.loader.row_done(i, tx);
+            world.loader.score_if_stale(i, &row, tx);
             fleet.row_loaded(i, *row)
         }
-        Msg::Score(i, score) => {
+        Msg::Score(g, i, score) if g == current => {
             if let Some(slot) = fleet.scores.get_mut(i) {
                 *slot = Some(score);
             }
-            loader.score_done(tx);
+            world.loader.score_done(tx);
             Vec::new()
         }
-        Msg::Changed(i) => vec![FleetEffect::Reload(i)],
-        Msg::Clock(now) => fleet.clock(now),
-        Msg::Say(text, error) => {
-            fleet.say(text, error);
+        Msg::Changed(g, i) if g == current => vec![FleetEffect::Reload(i)],
+        Msg::Row(..) | Msg::Score(..) | Msg::Changed(..) => Vec::new(),
+        Msg::Detail(detail) => {
+            fleet.detail = Some(*detail);
             Vec::new()
+        }
+        Msg::Registry(dirs) => {
+            fleet.set_dirs(dirs.clone());
+            *world = World::start(current + 1, dirs, tx);
+            Vec::new()
+        }
+        Msg::Clock(now) => fleet.clock(now),
+        Msg::Say(text, error, reread) => {
+            fleet.say(text, error);
+            match reread.and_then(|dir| world.dirs.iter().position(|d| *d == dir)) {
+                Some(i) => {
+                    fleet.detail_stale |= i == fleet.cursor;
+                    vec![FleetEffect::Reload(i)]
+                }
+                None => Vec::new(),
+            }
         }
     }
 }
@@ -176,6 +292,48 @@ fn resolve(dir: &std::path::Path) -> Result<Workspace, String> {
         ..Default::default()
     })
     .map_err(|e| e.to_string())
+}
+
+/// How often the registry file is looked at (a `stat`).
+const REGISTRY_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Watch the registry (its size and time, twice a second): when the
+/// workspaces it lists change, the list follows.
+fn spawn_registry_watch(
+    registry: Registry,
+    source: Source,
+    mut listed: Vec<PathBuf>,
+    tx: UnboundedSender<Msg>,
+) {
+    tokio::spawn(async move {
+        let stamp = |r: &Registry| {
+            std::fs::metadata(&r.file)
+                .ok()
+                .map(|m| (m.modified().ok(), m.len()))
+        };
+        let mut last = stamp(&registry);
+        let mut tick = tokio::time::interval(REGISTRY_EVERY);
+        loop {
+            tick.tick().await;
+            let now = stamp(&registry);
+            if now == last {
+                continue;
+            }
+            last = now;
+            let dirs = tokio::task::spawn_blocking({
+                let source = source.clone();
+                move || source.dirs()
+            })
+            .await
+            .unwrap_or_default();
+            if dirs != listed {
+                listed = dirs.clone();
+                if tx.send(Msg::Registry(dirs)).is_err() {
+                    return;
+                }
+            }
+        }
+    });
 }
 
 /// Every row's state, read on two threads.
@@ -201,13 +359,14 @@ fn read_states(dirs: &[PathBuf]) -> Vec<Row> {
 }
 
 /// Watch one workspace; its changes arrive as [`Msg::Changed`].
-fn watch_one(i: usize, ws: &Workspace, tx: &UnboundedSender<Msg>) -> watch::Watch {
+fn watch_one(generation: u64, i: usize, ws: &Workspace, tx: &UnboundedSender<Msg>) -> watch::Watch {
     let (raw_tx, mut raw_rx) = unbounded_channel::<Event>();
     let w = watch::start(ws, raw_tx);
     let tx = tx.clone();
     tokio::spawn(async move {
         while let Some(event) = raw_rx.recv().await {
-            if matches!(event, Event::FilesChanged) && tx.send(Msg::Changed(i)).is_err() {
+            if matches!(event, Event::FilesChanged) && tx.send(Msg::Changed(generation, i)).is_err()
+            {
                 break;
             }
         }
@@ -217,7 +376,11 @@ fn watch_one(i: usize, ws: &Workspace, tx: &UnboundedSender<Msg>) -> watch::Watc
 
 /// Compare every workspace's fingerprint now and then, in case an event
 /// was missed (or a missing directory came back).
-fn spawn_reconcile(workspaces: Vec<Option<Workspace>>, tx: UnboundedSender<Msg>) {
+fn spawn_reconcile(
+    generation: u64,
+    workspaces: Vec<Option<Workspace>>,
+    tx: UnboundedSender<Msg>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let print = |ws: &Option<Workspace>| ws.as_ref().map(watch::fingerprint);
         let mut last: Vec<_> = workspaces.iter().map(print).collect();
@@ -229,13 +392,13 @@ fn spawn_reconcile(workspaces: Vec<Option<Workspace>>, tx: UnboundedSender<Msg>)
                 let now = print(ws);
                 if now != last[i] {
                     last[i] = now;
-                    if tx.send(Msg::Changed(i)).is_err() {
+                    if tx.send(Msg::Changed(generation, i)).is_err() {
                         return;
                     }
                 }
             }
         }
-    });
+    })
 }
 
 fn spawn_clock(tx: UnboundedSender<Msg>) {
@@ -258,6 +421,7 @@ const ROWS_AT_ONCE: usize = 2;
 /// At most [`ROWS_AT_ONCE`] reads of rows at a time, one per row (a
 /// request during one is remembered), and one score at a time.
 struct Loader {
+    generation: u64,
     dirs: Vec<PathBuf>,
     reading: Vec<bool>,
     again: Vec<bool>,
@@ -269,9 +433,10 @@ struct Loader {
 }
 
 impl Loader {
-    fn new(dirs: Vec<PathBuf>) -> Self {
+    fn new(generation: u64, dirs: Vec<PathBuf>) -> Self {
         let n = dirs.len();
         Loader {
+            generation,
             dirs,
             reading: vec![false; n],
             again: vec![false; n],
@@ -299,9 +464,9 @@ impl Loader {
         {
             self.reading[i] = true;
             self.rows_in_flight += 1;
-            let (dir, tx) = (self.dirs[i].clone(), tx.clone());
+            let (dir, tx, g) = (self.dirs[i].clone(), tx.clone(), self.generation);
             tokio::task::spawn_blocking(move || {
-                let _ = tx.send(Msg::Row(i, Box::new(load::row(&dir, true))));
+                let _ = tx.send(Msg::Row(g, i, Box::new(load::row(&dir, true))));
             });
         }
     }
@@ -341,9 +506,9 @@ impl Loader {
         };
         let dir = self.dirs[i].clone();
         self.scoring = true;
-        let tx = tx.clone();
+        let (tx, g) = (tx.clone(), self.generation);
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Score(i, load::score(&dir)));
+            let _ = tx.send(Msg::Score(g, i, load::score(&dir)));
         });
     }
 }
@@ -358,7 +523,7 @@ fn ring(alert: &Alert, row: &Row, tx: &UnboundedSender<Msg>) {
     let mut out = std::io::stdout();
     let _ = write!(out, "\x07\x1b]2;{title}\x07");
     let _ = out.flush();
-    let _ = tx.send(Msg::Say(alert.detail.clone(), true));
+    let _ = tx.send(Msg::Say(alert.detail.clone(), true, None));
     let Some(command) = row.notify.clone() else {
         return;
     };
@@ -380,6 +545,6 @@ fn ring(alert: &Alert, row: &Row, tx: &UnboundedSender<Msg>) {
             Ok(s) => format!("[dashboard].notify exited with {s}"),
             Err(e) => format!("[dashboard].notify could not start: {e}"),
         };
-        let _ = tx.send(Msg::Say(failed, true));
+        let _ = tx.send(Msg::Say(failed, true, None));
     });
 }

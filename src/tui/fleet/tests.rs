@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
 use crate::tui::fixtures::now;
+use crate::tui::model::Action;
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -82,6 +83,7 @@ fn fleet(size: (u16, u16)) -> Fleet {
             _ => Some(Score::default()),
         };
     }
+    f.select_top();
     f
 }
 
@@ -117,6 +119,17 @@ fn the_help_lists_the_fleet_keys_and_any_key_closes_it() {
         "{screen}"
     );
     insta::assert_snapshot!("fleet_help_60x20", screen);
+    // Taller than 20 rows: j scrolls to the legend of the columns.
+    assert!(!screen.contains("outcome"));
+    for _ in 0..40 {
+        f.on_key(key(KeyCode::Char('j')));
+    }
+    assert!(f.help);
+    let end = draw(&f);
+    assert!(
+        end.contains("outcome") && end.contains("bell rings"),
+        "{end}"
+    );
     f.on_key(key(KeyCode::Char('x')));
     assert!(!f.help);
 }
@@ -125,7 +138,10 @@ fn the_help_lists_the_fleet_keys_and_any_key_closes_it() {
 fn enter_opens_the_selected_workspace_but_not_a_missing_one() {
     let mut f = fleet((100, 30));
     f.on_key(key(KeyCode::Char('j')));
-    assert_eq!(f.on_key(key(KeyCode::Enter)), vec![FleetEffect::Open(1)]);
+    assert_eq!(
+        f.on_key(key(KeyCode::Enter)),
+        vec![FleetEffect::Open(1, Focus::HumanQueue)]
+    );
     assert_eq!(
         f.on_key(key(KeyCode::Char('t'))),
         vec![FleetEffect::JumpToPane(1)]
@@ -252,7 +268,10 @@ fn slash_filters_the_workspaces_and_enter_opens_the_one_shown() {
         insta::assert_snapshot!(format!("fleet_filtered_{}x{}", size.0, size.1), screen);
         // j stays on the one row shown; enter opens it, not row 0.
         f.on_key(key(KeyCode::Char('j')));
-        assert_eq!(f.on_key(key(KeyCode::Enter)), vec![FleetEffect::Open(1)]);
+        assert_eq!(
+            f.on_key(key(KeyCode::Enter)),
+            vec![FleetEffect::Open(1, Focus::HumanQueue)]
+        );
         f.on_key(key(KeyCode::Char('/')));
         f.on_key(key(KeyCode::Esc));
         assert!(draw(&f).contains(&format!(" {all} workspaces")));
@@ -274,4 +293,193 @@ fn an_agent_whose_context_runs_low_rings_once() {
         super::alerts(0, &new, &new).is_empty(),
         "not again while it stays low"
     );
+}
+
+/// Issue 28, the cockpit: rows by urgency (a failed step first, then the
+/// interrupted handover with mail for the human, the agent running low,
+/// PAUSE, idle, missing); `s` cycles the orders and the selection stays on
+/// its workspace.
+#[test]
+fn rows_are_sorted_by_urgency_and_s_cycles_the_order() {
+    let mut f = fleet((100, 30));
+    let names =
+        |f: &Fleet| -> Vec<String> { f.shown().iter().map(|&i| f.rows[i].name.clone()).collect() };
+    assert_eq!(
+        names(&f),
+        [
+            "mobile-app-with-a-long-name",
+            "billing-service",
+            "parser",
+            "docs",
+            "infra",
+            "scratch",
+            "old-prototype"
+        ]
+    );
+    assert_eq!(f.cursor, 4, "the most urgent row is selected");
+    f.on_key(key(KeyCode::Char('j')));
+    f.on_key(key(KeyCode::Char('s')));
+    assert_eq!(f.sort, Sort::Name);
+    assert_eq!(names(&f)[0], "billing-service");
+    assert_eq!(f.cursor, 1, "the selection follows its workspace");
+    assert!(draw(&f).contains("by name"));
+    f.on_key(key(KeyCode::Char('s')));
+    f.on_key(key(KeyCode::Char('s')));
+    assert_eq!(f.sort, Sort::Score);
+    assert_eq!(names(&f)[0], "billing-service", "42 is the lowest score");
+    f.on_key(key(KeyCode::Char('s')));
+    assert_eq!(names(&f)[..2], ["parser", "infra"], "82 % and 41 % full");
+    f.on_key(key(KeyCode::Char('s')));
+    assert_eq!(f.sort, Sort::Urgency);
+}
+
+/// Select the row named `name`.
+fn select(f: &mut Fleet, name: &str) -> usize {
+    f.on_key(key(KeyCode::Char('g')));
+    while f.rows[f.cursor].name != name {
+        let before = f.cursor;
+        f.on_key(key(KeyCode::Char('j')));
+        assert_ne!(before, f.cursor, "no row {name}");
+    }
+    f.cursor
+}
+
+#[test]
+fn p_pauses_at_once_and_only_y_unpauses() {
+    let mut f = fleet((100, 30));
+    let infra = select(&mut f, "infra");
+    assert_eq!(
+        f.on_key(key(KeyCode::Char('p'))),
+        vec![FleetEffect::Act(infra, Action::Pause(None))]
+    );
+    let docs = select(&mut f, "docs");
+    assert!(f.on_key(key(KeyCode::Char('p'))).is_empty(), "asks first");
+    assert!(draw(&f).contains("Unpause docs?"), "{}", draw(&f));
+    f.on_key(key(KeyCode::Esc));
+    for cancel in [KeyCode::Enter, KeyCode::Esc, KeyCode::Char('n')] {
+        f.on_key(key(KeyCode::Char('p')));
+        assert!(f.on_key(key(cancel)).is_empty(), "{cancel:?} cancels");
+        assert!(f.confirm.is_none());
+    }
+    f.on_key(key(KeyCode::Char('p')));
+    assert_eq!(
+        f.on_key(key(KeyCode::Char('y'))),
+        vec![FleetEffect::Act(docs, Action::Unpause)]
+    );
+}
+
+#[test]
+fn capital_p_pauses_every_running_workspace_then_asks_to_unpause_all() {
+    let mut f = fleet((100, 30));
+    let paused: Vec<usize> = f
+        .on_key(key(KeyCode::Char('P')))
+        .into_iter()
+        .map(|e| match e {
+            FleetEffect::Act(i, Action::Pause(_)) => i,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // Every listed workspace but the paused docs and the missing one.
+    assert_eq!(paused.len(), 5, "{paused:?}");
+    for i in 0..f.rows.len() {
+        if f.rows[i].health != Health::Missing {
+            f.rows[i].paused = true;
+        }
+    }
+    assert!(f.on_key(key(KeyCode::Char('P'))).is_empty());
+    assert!(draw(&f).contains("Unpause all 6 workspaces?"));
+    assert_eq!(f.on_key(key(KeyCode::Char('y'))).len(), 6);
+}
+
+#[test]
+fn resume_and_abandon_act_only_where_a_handover_waits() {
+    let mut f = fleet((100, 30));
+    let billing = select(&mut f, "billing-service");
+    assert_eq!(
+        f.on_key(key(KeyCode::Char('r'))),
+        vec![FleetEffect::Act(billing, Action::Resume)]
+    );
+    assert!(f.on_key(key(KeyCode::Char('a'))).is_empty(), "asks first");
+    assert!(draw(&f).contains("Abandon billing-service's interrupted handover?"));
+    let acted = f.on_key(key(KeyCode::Char('y')));
+    assert!(
+        matches!(&acted[..], [FleetEffect::Act(i, Action::Abandon(_))] if *i == billing),
+        "{acted:?}"
+    );
+    assert_eq!(
+        f.on_key(key(KeyCode::Char('c'))),
+        vec![FleetEffect::Open(billing, Focus::WriteToAgent)]
+    );
+    // A workspace where no handover ran: no resume, no abandon, not offered.
+    select(&mut f, "scratch");
+    assert!(f.on_key(key(KeyCode::Char('r'))).is_empty());
+    assert!(f.on_key(key(KeyCode::Char('a'))).is_empty());
+    assert!(f.confirm.is_none());
+    let keys: Vec<&str> = f.row_keys().iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, ["enter", "p", "c"]);
+    assert!(!draw(&f).contains(" r resume"));
+    select(&mut f, "old-prototype");
+    assert!(f.row_keys().is_empty(), "nothing acts on a missing one");
+}
+
+#[test]
+fn a_paste_or_enter_never_confirms() {
+    let mut f = fleet((100, 30));
+    select(&mut f, "billing-service");
+    f.on_key(key(KeyCode::Char('a')));
+    assert!(f.on_key(key(KeyCode::Enter)).is_empty());
+    assert!(f.confirm.is_none());
+}
+
+#[test]
+fn the_registry_changing_keeps_what_was_read() {
+    let mut f = fleet((100, 30));
+    let billing = select(&mut f, "billing-service");
+    let kept = f.rows[billing].clone();
+    let dirs = vec![PathBuf::from("/home/dev/src/new-one"), kept.path.clone()];
+    f.set_dirs(dirs);
+    assert_eq!(f.rows.len(), 2);
+    assert_eq!(f.rows[1], kept);
+    assert_eq!(f.rows[0].health, Health::Loading);
+    assert_eq!(f.cursor, 1, "the selection stays on its workspace");
+}
+
+/// The detail pane under the list from 100 columns: state and next action,
+/// the step and its output, PAUSE, mail, next step, score, drift, sessions.
+#[test]
+fn the_detail_pane_says_everything_of_the_selected_row() {
+    for size in [(100, 30), (160, 48)] {
+        let mut f = fleet(size);
+        let billing = select(&mut f, "billing-service");
+        f.detail = Some(Detail {
+            path: f.rows[billing].path.clone(),
+            state: "the last handover (run-20261126T101500Z) was interrupted; pending: tests, publish".into(),
+            next: Some("run `agent-handover resume` (done steps are not redone)".into()),
+            step: Some("tests: its process died mid-step (pid 4242 is gone); the step is idempotent, so resume runs it again".into()),
+            output: vec!["running 212 tests".into(), "test api::proration ... ok".into()],
+            next_step: Some("Fix the rounding in `src/billing/proration.rs:88` and run `cargo test proration`".into()),
+            for_human: Some("from codex 12m ago: Which currency wins on a split invoice?".into()),
+            pause: None,
+            score: Some("42/100; costs most: failed-approaches-missing (-15) add what was tried and failed".into()),
+            drift: Vec::new(),
+            sessions: vec!["claude started 2h ago: 151,200 of 200,000 tokens (76%), compacted once, no handover yet".into()],
+            last_handover: Some("1d ago".into()),
+        });
+        let screen = draw(&f);
+        for must in [
+            "next action",
+            "agent-handover resume",
+            "proration.rs:88",
+            "Which currency",
+            "76%",
+            "r resume",
+            "a abandon",
+        ] {
+            assert!(screen.contains(must), "{must:?} at {size:?}:\n{screen}");
+        }
+        insta::assert_snapshot!(format!("fleet_detail_{}x{}", size.0, size.1), screen);
+    }
+    // No pane below 100 columns: the list has the screen.
+    let f = fleet((99, 30));
+    assert!(!draw(&f).contains("next action"));
 }

@@ -10,22 +10,37 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::{Fleet, Health, KEYS, Row, Score};
+use super::{COLUMNS, Fleet, Health, KEYS, Row, Score, Sort};
 use crate::tui::widgets::{ago_at, fit};
 
 /// Rows above the list (header, column titles) and below it (footer).
 const ABOVE: u16 = 2;
 const BELOW: u16 = 1;
 
-/// How many workspaces fit on a screen of `size`.
-pub fn list_height(size: (u16, u16)) -> usize {
-    usize::from(size.1.saturating_sub(ABOVE + BELOW))
+/// The narrowest and lowest screen with a detail pane under the list.
+const DETAIL_FROM: (u16, u16) = (100, 24);
+
+/// Whether a screen of `size` shows the detail pane.
+pub fn shows_detail(size: (u16, u16)) -> bool {
+    size.0 >= DETAIL_FROM.0 && size.1 >= DETAIL_FROM.1
+}
+
+/// How many of `rows` workspaces the list shows at once on a screen of
+/// `size`: all it can, or with the detail pane, at most half the screen.
+pub fn list_height(size: (u16, u16), rows: usize) -> usize {
+    let room = usize::from(size.1.saturating_sub(ABOVE + BELOW));
+    if shows_detail(size) {
+        rows.max(1).min(room / 2)
+    } else {
+        room
+    }
 }
 
 /// The position in the list shown of the row at screen row `y`, if any.
 pub fn row_at(fleet: &Fleet, y: u16) -> Option<usize> {
     let at = usize::from(y.checked_sub(ABOVE)?) + fleet.offset;
-    (y < fleet.size.1.saturating_sub(BELOW) && at < fleet.shown().len()).then_some(at)
+    let height = list_height(fleet.size, fleet.shown().len());
+    (usize::from(y - ABOVE) < height && at < fleet.shown().len()).then_some(at)
 }
 
 /// A column: its title, width, and its cell for a row.
@@ -207,7 +222,14 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
         format!("{} of {} workspaces", listed.len(), fleet.rows.len())
     };
     header.push(Span::styled(
-        format!(" fleet · {count}{}", fleet.filter.title()),
+        format!(
+            " fleet · {count}{}{}",
+            fleet.filter.title(),
+            match fleet.sort {
+                Sort::Urgency if width < 80 => String::new(),
+                sort => format!(" · by {}", sort.word()),
+            }
+        ),
         t.accent,
     ));
     if attention > 0 {
@@ -245,8 +267,8 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     frame.render_widget(Paragraph::new(Line::from(titles)), line(area, 1));
 
     // The rows.
-    let height =
-        list_height(fleet.size).min(usize::from(area.height.saturating_sub(ABOVE + BELOW)));
+    let height = list_height(fleet.size, listed.len())
+        .min(usize::from(area.height.saturating_sub(ABOVE + BELOW)));
     if fleet.rows.is_empty() {
         let text = "no workspaces yet: `install` or a handover registers one (agent-handover workspaces lists them)";
         frame.render_widget(
@@ -295,10 +317,109 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
         );
     }
 
+    if shows_detail(fleet.size) {
+        let top = ABOVE + height as u16;
+        let rest = Rect::new(
+            area.x,
+            area.y + top,
+            area.width,
+            area.height.saturating_sub(top + BELOW),
+        );
+        detail(frame, rest, fleet);
+    }
     footer(frame, line(area, area.height.saturating_sub(1)), fleet);
     if fleet.help {
         help(frame, area, fleet);
     }
+    if let Some(confirm) = &fleet.confirm {
+        let inner = usize::from(area.width.saturating_sub(6)).min(70);
+        let mut lines: Vec<Line<'_>> = wrap(&confirm.question, inner)
+            .into_iter()
+            .map(Line::raw)
+            .collect();
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled(" y ", t.alert),
+            Span::styled(" yes   ", t.muted),
+            Span::styled(" any other key ", t.accent),
+            Span::styled(" cancel", t.muted),
+        ]));
+        boxed(frame, area, fleet, " Confirm ", lines, inner);
+    }
+}
+
+/// The detail pane: everything the library says of the selected row, each
+/// line labelled and wrapped (nothing cut), in `area` under the list.
+fn detail(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
+    let t = &fleet.theme;
+    let Some(row) = fleet.selected() else {
+        return;
+    };
+    let width = usize::from(area.width.saturating_sub(2));
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut say = |label: &str, text: &str, style: Style| {
+        let label_width = 12;
+        for (n, chunk) in wrap(text, width.saturating_sub(label_width + 1))
+            .into_iter()
+            .enumerate()
+        {
+            let head = if n == 0 { label } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{head:>w$} ", w = label_width), t.muted),
+                Span::styled(chunk, style),
+            ]));
+        }
+    };
+    match fleet.detail.as_ref().filter(|d| d.path == row.path) {
+        None => say("", "reading…", t.muted),
+        Some(d) => {
+            say("state", &d.state, health_style(fleet, row.health));
+            if let Some(next) = &d.next {
+                say("next action", next, t.accent);
+            }
+            if let Some(step) = &d.step {
+                say("step", step, Style::default());
+            }
+            for out in &d.output {
+                say("", out, t.muted);
+            }
+            if let Some(pause) = &d.pause {
+                say("paused", pause, t.paused);
+            }
+            if let Some(m) = &d.for_human {
+                say("for you", m, t.warn);
+            }
+            if let Some(step) = &d.next_step {
+                say("next step", step, Style::default());
+            }
+            if let Some(score) = &d.score {
+                say("score", score, Style::default());
+            }
+            for drift in &d.drift {
+                say("drift", drift, t.warn);
+            }
+            for (n, session) in d.sessions.iter().enumerate() {
+                say(
+                    if n == 0 { "sessions" } else { "" },
+                    session,
+                    Style::default(),
+                );
+            }
+            if let Some(at) = &d.last_handover {
+                say("handed over", at, t.muted);
+            }
+        }
+    }
+    let title = format!(" {} · {} ", row.name, shown_path(row, &fleet.home));
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(t.muted)
+                .title(Span::styled(fit(&title, width), t.accent)),
+        ),
+        area,
+    );
 }
 
 /// Row `y` of `area`.
@@ -323,10 +444,14 @@ fn footer(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
         return frame.render_widget(Paragraph::new(prompt), area);
     }
     let width = usize::from(area.width);
-    let keys: Vec<(&str, &str)> = KEYS
-        .iter()
-        .filter(|(_, label, _)| !label.is_empty())
-        .map(|(k, l, _)| (*k, *l))
+    let keys: Vec<(&str, &str)> = fleet
+        .row_keys()
+        .into_iter()
+        .chain(
+            KEYS.iter()
+                .filter(|(_, label, _)| !label.is_empty())
+                .map(|(k, l, _)| (*k, *l)),
+        )
         .collect();
     let key_width = |(k, l): &(&str, &str)| k.chars().count() + l.len() + 3;
     let essentials: usize = keys
@@ -363,24 +488,71 @@ fn footer(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The help dialog: the keys, and what rings.
-fn help(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
+/// The inner width of the help on a screen `columns` wide.
+fn help_width(columns: u16) -> usize {
+    usize::from(columns.saturating_sub(6)).min(80)
+}
+
+/// The help's rows on a screen `size`: the keys, the columns, what rings.
+fn help_lines(fleet: &Fleet) -> Vec<Line<'static>> {
     let t = &fleet.theme;
-    let inner = usize::from(area.width.saturating_sub(6)).min(80);
-    let mut lines: Vec<Line<'_>> = KEYS
-        .iter()
-        .map(|(k, _, text)| {
-            Line::from(vec![
-                Span::styled(format!("{k:>8}  "), t.accent),
-                Span::raw(fit(text, inner.saturating_sub(10))),
-            ])
-        })
-        .collect();
+    let inner = help_width(fleet.size.0);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut row = |key: &str, text: &str| {
+        for (n, chunk) in wrap(text, inner.saturating_sub(10)).into_iter().enumerate() {
+            let key = if n == 0 { key } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{key:>8}  "), t.accent),
+                Span::raw(chunk),
+            ]));
+        }
+    };
+    for (k, _, text) in KEYS {
+        row(k, text);
+    }
+    row("", "");
+    for (column, text) in COLUMNS {
+        row(column, text);
+    }
     lines.push(Line::raw(""));
-    let about = "The bell rings, and the window title says why, when a workspace becomes interrupted, failed or paused, or mail arrives for `human`; [dashboard] notify runs too.";
+    let about = "Rows needing you come first: a decision, an interrupted handover, mail for you, a context running low, PAUSE, a queue, a handover running, idle. The bell rings, and the window title says why, when a workspace becomes interrupted, failed or paused, an agent's context runs low, or mail arrives for `human`; [dashboard] notify runs too.";
     for chunk in wrap(about, inner) {
         lines.push(Line::styled(chunk, t.muted));
     }
+    lines
+}
+
+/// How far the help scrolls on the fleet's screen (its rows beyond the box).
+pub fn help_scroll_max(fleet: &Fleet) -> usize {
+    let rows = usize::from(fleet.size.1.saturating_sub(2));
+    help_lines(fleet).len().saturating_sub(rows)
+}
+
+/// The help dialog, scrolled to `fleet.help_scroll`.
+fn help(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
+    let lines: Vec<Line<'_>> = help_lines(fleet)
+        .into_iter()
+        .skip(fleet.help_scroll.min(help_scroll_max(fleet)))
+        .collect();
+    let title = if help_scroll_max(fleet) > 0 {
+        " Fleet keys and columns — j/k scroll, any other key closes "
+    } else {
+        " Fleet keys and columns — any key closes "
+    };
+    boxed(frame, area, fleet, title, lines, help_width(area.width));
+}
+
+/// `lines` in a box `inner` columns wide, centred on `area` (cut at its
+/// height).
+fn boxed(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    fleet: &Fleet,
+    title: &str,
+    lines: Vec<Line<'_>>,
+    inner: usize,
+) {
+    let t = &fleet.theme;
     let h = (lines.len() as u16 + 2).min(area.height);
     let w = (inner as u16 + 2).min(area.width);
     let rect = Rect::new(
@@ -395,7 +567,7 @@ fn help(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(t.accent)
-                .title(Span::styled(" Fleet keys — any key closes ", t.accent)),
+                .title(Span::styled(title.to_string(), t.accent)),
         ),
         rect,
     );

@@ -32,6 +32,9 @@ const COMPOSE: Command = Command::Local("compose");
 const REPLY: Command = Command::Local("reply");
 /// Only the unread messages, or all.
 const UNREAD_ONLY: Command = Command::Local("unread-only");
+/// Show the human's queue (the fleet view opens a workspace there when it
+/// has mail for the human); no key.
+pub const SHOW_HUMAN: Command = Command::Local("show-human-queue");
 
 /// The inbox's own keys.
 #[rustfmt::skip]
@@ -160,6 +163,12 @@ impl Tab for InboxTab {
 
     fn update(&mut self, command: Command, shared: &Shared, _selected: bool) -> Reply {
         match command {
+            SHOW_HUMAN => {
+                self.agent = Some(HUMAN.into());
+                self.message = Cursor::default();
+                self.unread_only = false;
+                Reply::Effects(vec![Effect::LoadFull])
+            }
             MARK_READ => self.mark_read(&shared.full),
             PREV_QUEUE => self.switch_queue(&shared.full, false),
             NEXT_QUEUE => self.switch_queue(&shared.full, true),

@@ -147,7 +147,7 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let hint_width = |key: &str, label: &str| key.chars().count() + label.len() + 3;
     // Help and quit are always there; the status line gets what is left
     // of the first half; the other keys fill the rest.
-    let essentials = app.keys.essentials();
+    let essentials = app.keys.essentials(app.in_fleet);
     let essential_width: usize = essentials.iter().map(|(k, l)| hint_width(k, l)).sum();
     let status_width = status.as_ref().map_or(0, |(text, _)| {
         (text.chars().count() + 1)
@@ -163,7 +163,7 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let mut used = 0;
     let paused = app.shared.snapshot().is_some_and(|s| s.paused.is_some());
     for (key, label) in app.keys.footer(app.selected) {
-        if essentials.iter().any(|(k, l)| *k == key && *l == label) {
+        if essentials.iter().any(|(k, _)| *k == key) {
             continue;
         }
         // One wording with the button: the pause key unpauses while paused.
@@ -385,7 +385,7 @@ mod tests {
                 KeyModifiers::NONE,
             )));
             let screen = draw(&app);
-            assert!(screen.contains("q ctrl-c"), "{screen}");
+            assert!(screen.contains("Q ctrl-c"), "{screen}");
             insta::assert_snapshot!(format!("help_end_{}x{}", size.0, size.1), screen);
             app.modal = None;
             app.say("select a failed or interrupted step to retry", false);
