@@ -1207,3 +1207,160 @@ fn the_fleet_shows_an_agents_context_and_rings_once_when_it_runs_low() {
         "rang once, not again while it stays low"
     );
 }
+
+/// Issue 28, the cockpit, on the real binary: three workspaces, one killed
+/// mid-handover, one with mail for the human, one quiet. The killed one
+/// sorts first with its next action in the detail pane (160×48 and
+/// 100×30); `a` asks and only `y` abandons (a paste never confirms);
+/// Enter on the one with mail opens the human's queue; `q` comes back to
+/// the fleet and `Q` quits.
+#[test]
+fn the_cockpit_sorts_by_urgency_details_the_selected_row_and_acts_on_it() {
+    let (killed, mut child) = slow_handover();
+    let mail = Project::new(&config(""));
+    assert!(mail.handover("all quiet").status.success());
+    send(
+        &mail,
+        "human",
+        "codex",
+        "Which currency wins?",
+        "On a split invoice.",
+    );
+    let quiet = Project::new(&config(""));
+    assert!(quiet.handover("all quiet").status.success());
+    // Listed quiet first: the order on screen is the fleet's own.
+    let dirs = format!(
+        "{} {} {}",
+        quiet.dir.path().display(),
+        mail.dir.path().display(),
+        killed.dir.path().display()
+    );
+    let Some(t) = Tmux::start_with(&killed, (160, 48), "", &dirs) else {
+        let _ = child.kill();
+        return;
+    };
+    t.wait_for("three rows", |s| s.contains("fleet · 3 workspaces"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let name = |p: &Project| {
+        p.dir
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let order = |s: &str| -> Vec<usize> {
+        [&killed, &mail, &quiet]
+            .iter()
+            .map(|p| {
+                let n = name(p);
+                s.lines()
+                    .position(|l| {
+                        (l.starts_with("▸ ") || l.starts_with("  "))
+                            && l.contains(&n[..n.len().min(18)])
+                    })
+                    .unwrap_or(usize::MAX)
+            })
+            .collect()
+    };
+    let screen = t.wait_for("the killed handover first, its decision in the pane", |s| {
+        let o = order(s);
+        o[0] < o[1]
+            && o[1] < o[2]
+            && s.contains("next action")
+            && s.contains("decide about step slow")
+    });
+    assert!(screen.contains("by urgency"), "{screen}");
+    assert!(screen.contains("a abandon"), "{screen}");
+    t.tmux(&["resize-window", "-t", "0", "-x", "100", "-y", "30"]);
+    t.wait_for("the pane at 100×30", |s| {
+        s.lines().count() <= 30 && s.contains("next action") && s.contains("decide about")
+    });
+
+    // Abandon asks; a paste and Enter do not confirm; y does.
+    t.keys(&["a"]);
+    t.wait_for("the question", |s| s.contains("y abandons"));
+    t.tmux(&["set-buffer", "--", "y\ny\n"]);
+    t.tmux(&["paste-buffer", "-p", "-t", "0"]);
+    t.keys(&["Enter"]);
+    t.wait_for("cancelled", |s| s.contains("cancelled"));
+    assert_eq!(killed.check(), 1, "nothing abandoned yet");
+    t.keys(&["a"]);
+    t.wait_for("the question again", |s| s.contains("y abandons"));
+    t.keys(&["y"]);
+    t.wait_for("abandoned", |s| s.contains("abandoned"));
+    wait_until("the checkpoint to say abandoned", || killed.check() == 0);
+
+    // Now the mail sorts first; Enter opens the human's queue.
+    t.wait_for("the mail first", |s| {
+        let o = order(s);
+        o[1] < o[0] && o[1] < o[2]
+    });
+    t.keys(&["g", "Enter"]);
+    let screen = t.wait_for("the human's queue", |s| s.contains("Which currency wins?"));
+    assert!(
+        screen.contains("q back") && screen.contains("Q quit"),
+        "{screen}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("the fleet again", |s| s.contains("fleet · 3 workspaces"));
+    assert!(t.session_alive());
+    t.keys(&["Q"]);
+    wait_until("the dashboard to quit", || !t.session_alive());
+}
+
+/// Issue 28, item 3: `dashboard --all` follows the registry while it is
+/// open: a workspace that registers (its first handover) appears, one
+/// forgotten goes, each within 2 s.
+#[test]
+fn the_fleet_follows_the_registry_while_open() {
+    let first = Project::new(&config(""));
+    let config_home = first.path("xdg");
+    std::fs::create_dir_all(&config_home).unwrap();
+    let xdg = config_home.display().to_string();
+    let handover = |p: &Project| {
+        let o = p
+            .cmd()
+            .env("XDG_CONFIG_HOME", &xdg)
+            .args(["run", "--config", "handover.toml", "--note", "one"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
+    handover(&first);
+    let env = format!("XDG_CONFIG_HOME={xdg}");
+    let Some(t) = Tmux::start_with(&first, (100, 30), &env, "--all") else {
+        return;
+    };
+    t.wait_for("one workspace", |s| s.contains("fleet · 1 workspaces"));
+    let second = Project::new(&config(""));
+    let started = Instant::now();
+    handover(&second);
+    let n = second
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let screen = t.wait_for("the new workspace", |s| {
+        s.contains("fleet · 2 workspaces") && s.contains(&n[..n.len().min(18)])
+    });
+    let appeared = started.elapsed();
+    let forgotten = Instant::now();
+    let o = second
+        .cmd()
+        .env("XDG_CONFIG_HOME", &xdg)
+        .args(["workspaces", "forget", second.dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the forgotten workspace gone", |s| {
+        s.contains("fleet · 1 workspaces")
+    });
+    let gone = forgotten.elapsed();
+    eprintln!("registry -> fleet: appeared in {appeared:?}, gone in {gone:?}");
+    assert!(appeared < Duration::from_secs(2), "{appeared:?}\n{screen}");
+    assert!(gone < Duration::from_secs(2), "{gone:?}");
+}
