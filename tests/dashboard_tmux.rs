@@ -1034,9 +1034,11 @@ fn the_fleet_and_the_dashboard_say_the_state_every_face_says() {
         .iter()
         .map(|b| b.project.dir.path().display().to_string())
         .collect();
+    // The list gets half the screen (the detail pane the rest): every
+    // row fits.
     let Some(t) = Tmux::start_with(
         &built[0].project,
-        (160, cases.len() as u16 + 12),
+        (160, 2 * cases.len() as u16 + 12),
         "",
         &dirs.join(" "),
     ) else {
@@ -1363,4 +1365,69 @@ fn the_fleet_follows_the_registry_while_open() {
     eprintln!("registry -> fleet: appeared in {appeared:?}, gone in {gone:?}");
     assert!(appeared < Duration::from_secs(2), "{appeared:?}\n{screen}");
     assert!(gone < Duration::from_secs(2), "{gone:?}");
+}
+
+/// The dashboard's process (the pane's pid: the shell `exec`s it).
+fn dashboard_pid(t: &Tmux) -> u32 {
+    t.tmux(&["display-message", "-p", "-t", "0", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// A field of `/proc/PID/status`, in kB.
+fn proc_kb(pid: u32, field: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix(field))?
+        .trim()
+        .trim_end_matches(" kB")
+        .parse()
+        .ok()
+}
+
+/// Issue 28, item 2: a stream of input (NUL bytes piped into the pane
+/// without end) queued without bound (758 MB) and SIGTERM waited behind
+/// it. Input is read in bounded batches: memory stays bounded and SIGTERM
+/// ends the program promptly, the terminal restored.
+#[test]
+fn an_input_flood_stays_bounded_and_sigterm_still_quits() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("all quiet").status.success());
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", "; echo dashboard-exited-$?; sleep 10")
+    else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("completed"));
+    let pid = std::process::Command::new("pgrep")
+        .args(["-P", &dashboard_pid(&t).to_string()])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or_else(|| dashboard_pid(&t));
+    let before = proc_kb(pid, "VmRSS:").unwrap();
+    t.tmux(&["pipe-pane", "-I", "-t", "0", "exec cat /dev/zero"]);
+    std::thread::sleep(Duration::from_secs(3));
+    let peak = proc_kb(pid, "VmHWM:").unwrap();
+    let sent = Instant::now();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    wait_until("the dashboard to end after SIGTERM", || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z "))
+    });
+    let took = sent.elapsed();
+    t.tmux(&["pipe-pane", "-t", "0"]);
+    eprintln!("input flood: RSS {before} kB before, peak {peak} kB; SIGTERM -> exit in {took:?}");
+    assert!(peak < before + 50_000, "peak {peak} kB (was {before} kB)");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    t.wait_for("the shell after it", |s| s.contains("dashboard-exited-0"));
 }

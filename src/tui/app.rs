@@ -176,6 +176,10 @@ impl App {
         match event {
             Event::Key(key) => self.on_key(key),
             Event::Paste(text) => self.on_paste(&text),
+            Event::Terminate => {
+                self.quit = true;
+                vec![Effect::Quit]
+            }
             Event::Mouse(mouse) => self.on_mouse(mouse),
             Event::Resize(w, h) => {
                 self.shared.size = (w, h);

@@ -72,8 +72,7 @@ pub fn run(ws: Workspace, opts: runtime::LoopOptions) -> Result<(), String> {
         app.label = label.clone();
     }
     in_terminal(|mut terminal| async move {
-        let (tx, _) = tokio::sync::mpsc::unbounded_channel();
-        let input = runtime::Input::start(tx);
+        let input = runtime::Input::start();
         runtime::run(&mut terminal, ws, app, opts, &input)
             .await
             .map(drop)

@@ -270,6 +270,8 @@ pub enum Event {
     Key(KeyEvent),
     /// Text pasted at once (a bracketed paste): never keys.
     Paste(String),
+    /// SIGTERM, SIGHUP or SIGINT: quit now, whatever is open.
+    Terminate,
     /// A mouse event.
     Mouse(MouseEvent),
     /// The terminal was resized.

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_handover::Workspace;
@@ -56,7 +56,6 @@ pub async fn run(
     input: &Input,
 ) -> std::io::Result<Exit> {
     let (tx, mut rx) = unbounded_channel::<Event>();
-    input.redirect(tx.clone());
     let mut frames = FrameLog::open(opts.frame_log)?;
     // The first frame needs only the run snapshot; the rest loads behind it.
     app.update(Event::RunLoaded(Box::new(load::run(&ws))));
@@ -72,11 +71,23 @@ pub async fn run(
     let mut loader = Loader::default();
     loader.start_full(&ws, &tx, app.load_request());
 
-    while let Some(first) = rx.recv().await {
+    loop {
+        // The loop's own events first (a signal, a load), then a bounded
+        // batch of input; one frame after each.
+        let events: Vec<Event> = tokio::select! {
+            biased;
+            Some(first) = rx.recv() => {
+                let mut events = vec![first];
+                while let Ok(event) = rx.try_recv() {
+                    events.push(event);
+                }
+                events
+            }
+            Some(batch) = input.batch() => batch,
+            else => return Ok(Exit::Quit),
+        };
         let mut effects = Vec::new();
-        let mut pending = Some(first);
-        // Take everything already queued before drawing once.
-        while let Some(event) = pending.take().or_else(|| rx.try_recv().ok()) {
+        for event in events {
             if matches!(event, Event::FullLoaded(_)) {
                 loader.full_done(&ws, &tx, app.load_request());
             }
@@ -142,7 +153,6 @@ pub async fn run(
         terminal.draw(|f| view::render(f, &app))?;
         frames.record()?;
     }
-    Ok(Exit::Quit)
 }
 
 /// At most one background load at a time; a request during one is remembered.
@@ -173,22 +183,30 @@ impl Loader {
     }
 }
 
+/// How many terminal events wait, at most, for the loop: when it falls
+/// behind (a flood of input), the reader stops reading and the terminal
+/// holds the rest, so memory stays bounded.
+const INPUT_QUEUE: usize = 64;
+/// Most terminal events taken before a frame is drawn (and signals are
+/// looked at again).
+const INPUT_BATCH: usize = 64;
+
 /// Terminal input, read on its own thread so that it can step aside while
 /// `$EDITOR` has the terminal (a reader left running would take the
 /// editor's keys). One reader serves the whole session: the fleet view
-/// and each workspace opened from it [`Input::redirect`] it to their loop.
+/// and each workspace opened from it take their events with
+/// [`Input::batch`], one loop at a time.
 pub struct Input {
     paused: Arc<AtomicBool>,
-    target: Arc<Mutex<UnboundedSender<Event>>>,
+    events: tokio::sync::Mutex<tokio::sync::mpsc::Receiver<Event>>,
 }
 
 impl Input {
-    /// Start reading; events go to `tx` until redirected.
-    pub fn start(tx: UnboundedSender<Event>) -> Input {
+    /// Start reading.
+    pub fn start() -> Input {
         let paused = Arc::new(AtomicBool::new(false));
         let flag = paused.clone();
-        let target = Arc::new(Mutex::new(tx));
-        let to = target.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(INPUT_QUEUE);
         std::thread::spawn(move || {
             loop {
                 if flag.load(Ordering::SeqCst) {
@@ -208,18 +226,31 @@ impl Input {
                     Ok(_) => continue,
                     Err(_) => break,
                 };
-                // A loop that ended without redirecting drops its key.
-                let _ = to.lock().map(|tx| tx.send(event));
+                // Waits while the queue is full: the loop is behind.
+                if tx.blocking_send(event).is_err() {
+                    break;
+                }
             }
         });
-        Input { paused, target }
+        Input {
+            paused,
+            events: tokio::sync::Mutex::new(rx),
+        }
     }
 
-    /// Send the next events to `tx`.
-    pub fn redirect(&self, tx: UnboundedSender<Event>) {
-        if let Ok(mut target) = self.target.lock() {
-            *target = tx;
+    /// The next terminal events: waits for one, then takes those already
+    /// queued, at most [`INPUT_BATCH`]; `None` once the terminal is gone.
+    pub async fn batch(&self) -> Option<Vec<Event>> {
+        let mut events = self.events.lock().await;
+        let first = events.recv().await?;
+        let mut batch = vec![first];
+        while batch.len() < INPUT_BATCH {
+            match events.try_recv() {
+                Ok(event) => batch.push(event),
+                Err(_) => break,
+            }
         }
+        Some(batch)
     }
 
     /// Stop reading, and wait until a read under way is over.
@@ -255,7 +286,9 @@ fn edit(terminal: &mut DefaultTerminal, path: &Path, line: usize) -> std::io::Re
     }
 }
 
-/// SIGTERM, SIGHUP and SIGINT quit cleanly (the terminal is restored).
+/// SIGTERM, SIGHUP and SIGINT quit cleanly (the terminal is restored):
+/// [`Event::Terminate`] on the loop's own channel, which it reads before
+/// any input.
 pub fn spawn_signals(tx: UnboundedSender<Event>) {
     use tokio::signal::unix::{SignalKind, signal};
     for kind in [
@@ -267,11 +300,7 @@ pub fn spawn_signals(tx: UnboundedSender<Event>) {
         if let Ok(mut stream) = signal(kind) {
             tokio::spawn(async move {
                 if stream.recv().await.is_some() {
-                    let quit = crossterm::event::KeyEvent::new(
-                        crossterm::event::KeyCode::Char('c'),
-                        crossterm::event::KeyModifiers::CONTROL,
-                    );
-                    let _ = tx.send(Event::Key(quit));
+                    let _ = tx.send(Event::Terminate);
                 }
             });
         }

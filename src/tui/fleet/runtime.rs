@@ -133,7 +133,7 @@ pub async fn run(
 
     let (term_tx, mut term_rx) = unbounded_channel::<Event>();
     let (tx, mut rx) = unbounded_channel::<Msg>();
-    let input = Input::start(term_tx.clone());
+    let input = Input::start();
     runtime::spawn_signals(term_tx.clone());
     let mut world = World::start(0, dirs, &tx);
     if let Some(registry) = source.registry.clone() {
@@ -144,16 +144,18 @@ pub async fn run(
     loop {
         let mut effects = Vec::new();
         tokio::select! {
-            Some(event) = term_rx.recv() => match event {
-                Event::Key(key) => effects.extend(fleet.on_key(key)),
-                Event::Mouse(mouse) => effects.extend(fleet.on_mouse(mouse)),
-                Event::Resize(w, h) => fleet.resize((w, h)),
-                _ => {}
-            },
+            biased;
+            // A signal (as ctrl-c) before anything else.
+            Some(event) = term_rx.recv() => effects.extend(on_input(&mut fleet, event)),
             Some(msg) = rx.recv() => {
                 let mut next = Some(msg);
                 while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
                     effects.extend(on_msg(&mut fleet, &mut world, msg, &tx));
+                }
+            }
+            Some(batch) = input.batch() => {
+                for event in batch {
+                    effects.extend(on_input(&mut fleet, event));
                 }
             }
             else => return Ok(()),
@@ -209,7 +211,6 @@ pub async fn run(
                     if exit == Exit::Quit {
                         return Ok(());
                     }
-                    input.redirect(term_tx.clone());
                     if let Ok((w, h)) = crossterm::terminal::size() {
                         fleet.resize((w, h));
                     }
@@ -237,6 +238,21 @@ pub async fn run(
         }
         terminal.draw(|f| view::render(f, &fleet))?;
         frames.record()?;
+    }
+}
+
+/// Apply one terminal event (pasted text is never read as keys: the
+/// fleet has no text field but its filter, typed).
+fn on_input(fleet: &mut Fleet, event: Event) -> Vec<FleetEffect> {
+    match event {
+        Event::Key(key) => fleet.on_key(key),
+        Event::Mouse(mouse) => fleet.on_mouse(mouse),
+        Event::Resize(w, h) => {
+            fleet.resize((w, h));
+            Vec::new()
+        }
+        Event::Terminate => vec![FleetEffect::Quit],
+        _ => Vec::new(),
     }
 }
 
