@@ -1074,3 +1074,62 @@ fn tuning_part() {
         );
     }
 }
+
+/// Issue 27, item 1: a path can only be stale in a project. `lint FILE`
+/// checks the handoff's paths against the project holding FILE (or
+/// `--root DIR`); with none, it checks no path and says so, wherever it is
+/// run from.
+#[test]
+fn paths_are_checked_only_against_the_project_holding_the_handoff() {
+    let elsewhere = Project::new(&config(""));
+    let loose = tempfile::tempdir().unwrap();
+    let text = "# Handoff 2026-11-26\n\n## Next step\n- Fix `src/billing/proration.rs` and run the tests.\n";
+    let file = loose.path().join("HANDOFF.md");
+    std::fs::write(&file, text).unwrap();
+    let o = elsewhere.run(&["--json", "lint", file.to_str().unwrap()]);
+    let v = json(&o);
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(!rules.contains(&"stale-path"), "{rules:?}");
+    assert!(v["paths_checked_in"].is_null(), "{v}");
+    let o = elsewhere.run(&["lint", file.to_str().unwrap()]);
+    assert!(stdout(&o).contains("paths not checked"), "{}", stdout(&o));
+
+    // In a project (a git repository) that lacks the file: stale.
+    let project = tempfile::tempdir().unwrap();
+    git(project.path(), &["init", "-q"]);
+    let inside = project.path().join("docs/HANDOFF.md");
+    std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+    std::fs::write(&inside, text).unwrap();
+    let o = elsewhere.run(&["--json", "lint", inside.to_str().unwrap()]);
+    let v = json(&o);
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "stale-path"),
+        "{v}"
+    );
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    assert_eq!(v["paths_checked_in"], root.to_str().unwrap());
+    // Once it exists there, nothing is stale; --root names a project too.
+    std::fs::create_dir_all(project.path().join("src/billing")).unwrap();
+    std::fs::write(project.path().join("src/billing/proration.rs"), "").unwrap();
+    let o = elsewhere.run(&["--json", "lint", inside.to_str().unwrap()]);
+    assert!(!stdout(&o).contains("stale-path"), "{}", stdout(&o));
+    let o = elsewhere.run(&[
+        "--json",
+        "lint",
+        file.to_str().unwrap(),
+        "--root",
+        project.path().to_str().unwrap(),
+    ]);
+    assert!(!stdout(&o).contains("stale-path"), "{}", stdout(&o));
+    let o = elsewhere.run(&["lint", file.to_str().unwrap(), "--root", "/nonexistent/xyz"]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+}

@@ -27,6 +27,11 @@ pub struct LintArgs {
     /// Exit 7 when the score is below N (0-100).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
     min_score: u8,
+    /// The project whose files the handoff's paths are checked against
+    /// [default: the project holding FILE (a `handover.toml`, `.agent-handover`
+    /// or `.git` above it); without one, paths are not checked].
+    #[arg(long, value_name = "DIR", conflicts_with = "outcomes")]
+    root: Option<PathBuf>,
     /// Hold the rules' weights against how useful past handoffs turned out
     /// (each judged by the session after it) instead of scoring one.
     #[arg(long, conflicts_with_all = ["file", "min_score"])]
@@ -69,7 +74,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         return outcomes(&ws, out);
     }
     let (file, text) = read_handoff(&ws, args.file.as_deref())?;
-    let report = handoff::lint(&text, &LintContext::for_workspace(&ws));
+    let report = handoff::lint(&text, &context(&ws, args)?);
     let passed = report.passes(args.min_score);
     let shown = LintOutput {
         ok: true,
@@ -135,6 +140,48 @@ fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
         }
     });
     Ok(exit::OK)
+}
+
+/// What a handoff is judged in: its project's root, history, inbox and
+/// commits. The current state is the workspace's; a FILE belongs to
+/// `--root DIR` or the project holding it (stdin: the one holding the
+/// working directory); with no project, only the text is judged.
+fn context(ws: &Workspace, args: &LintArgs) -> Result<LintContext> {
+    let root = match (&args.root, args.file.as_deref()) {
+        (Some(dir), _) => {
+            if !dir.is_dir() {
+                return Err(Error::Usage {
+                    what: format!("--root {} is not a directory", dir.display()),
+                    fix: "name the project the handoff belongs to".into(),
+                });
+            }
+            std::fs::canonicalize(dir).ok()
+        }
+        (None, None) => return Ok(LintContext::for_workspace(ws)),
+        (None, Some(file)) if file == Path::new("-") => {
+            agent_handover::workspace::project_containing(&ws.root, ws.home.as_deref())
+        }
+        (None, Some(file)) => {
+            agent_handover::workspace::project_containing(file, ws.home.as_deref())
+        }
+    };
+    let Some(root) = root else {
+        return Ok(LintContext::default());
+    };
+    if std::fs::canonicalize(&ws.root).is_ok_and(|r| r == root) {
+        return Ok(LintContext::for_workspace(ws));
+    }
+    let at_root = Workspace::resolve(agent_handover::WorkspaceOptions {
+        cwd: Some(root.clone()),
+        ..Default::default()
+    });
+    Ok(match at_root {
+        Ok(other) => LintContext::for_workspace(&other),
+        Err(_) => LintContext {
+            root: Some(root),
+            ..LintContext::default()
+        },
+    })
 }
 
 /// The handoff to lint: FILE, stdin (`-`), or the current state.

@@ -37,6 +37,24 @@ pub const SHARED: &str = "shared";
 /// Longest agent name (and tag) accepted.
 pub const MAX_AGENT_NAME_BYTES: usize = 64;
 
+/// The project a file belongs to: the nearest directory at or above `path`
+/// holding a `handover.toml`, an `.agent-handover` folder or a `.git`, not
+/// the home folder `home` itself (a dotfiles repository is nobody's
+/// project); `None` when no such directory holds it.
+pub fn project_containing(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let path = std::fs::canonicalize(path).ok()?;
+    let home = home.and_then(|h| std::fs::canonicalize(h).ok());
+    path.ancestors()
+        .filter(|dir| dir.is_dir())
+        .filter(|dir| Some(*dir) != home.as_deref())
+        .find(|dir| {
+            ["handover.toml", ".agent-handover", ".git"]
+                .iter()
+                .any(|marker| dir.join(marker).exists())
+        })
+        .map(Path::to_path_buf)
+}
+
 /// Check an agent name (a `[handover].tag` too: it names the agent's notes
 /// and queue): 1 to 64 bytes of letters, digits (any script, as 0.5.1's
 /// tags), `-`, `_` or `.`, not starting with `.` or `-`, no `..`, and not

@@ -87,6 +87,9 @@ pub struct LintReport {
     pub date: Option<NaiveDate>,
     /// The language most of its headings are written in, when recognised.
     pub language: Option<&'static str>,
+    /// The project its paths were checked against; `None`: not checked (no
+    /// project holds the handoff).
+    pub paths_checked_in: Option<std::path::PathBuf>,
 }
 
 impl LintReport {
@@ -113,6 +116,9 @@ impl LintReport {
         }
         if self.findings.is_empty() {
             text += "  no findings\n";
+        }
+        if self.paths_checked_in.is_none() {
+            text += "  paths not checked: no project holds this handoff (--root DIR names one)\n";
         }
         text
     }
@@ -196,6 +202,7 @@ pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
         sections,
         date: doc.date.map(|d| d.date),
         language: doc.language,
+        paths_checked_in: ctx.root.clone(),
     }
 }
 
