@@ -27,6 +27,11 @@ use regex::Regex;
 /// 64, the usage error, is not among them on purpose.
 const DOCUMENTED: &[i32] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 74, 78];
 
+/// What the shell says of a process that wrote into a closed pipe: the
+/// binary ends quietly by SIGPIPE there, as `cat` does (documented beside
+/// the exit codes), e.g. `agent-handover man | man -l -` without `man`.
+const CLOSED_PIPE: i32 = 128 + libc::SIGPIPE;
+
 /// The examples the documents mark `# not run:` (file, command without its
 /// comment): they need a terminal or a live agent. Each is only parsed,
 /// with `--help` appended. A mark added or removed in a document must be
@@ -398,7 +403,7 @@ impl World {
             # Runs the binary the tests built and records its exit code.\n\
             if [ -n \"$DOCS_HELP_ONLY\" ]; then \"$DOCS_REAL_BIN\" \"$@\" --help; else \"$DOCS_REAL_BIN\" \"$@\"; fi\n\
             rc=$?\n\
-            printf '%s\\t%s\\n' \"$rc\" \"$*\" >> \"$DOCS_LOG\"\n\
+            printf '%s\\t%s\\n' \"$rc\" \"$(printf '%s' \"$*\" | tr '\\n' ' ')\" >> \"$DOCS_LOG\"\n\
             exit $rc\n";
         // The agent (or you) completing a draft: a sentence over every TODO.
         let editor = "#!/bin/sh\n\
@@ -535,11 +540,37 @@ impl World {
         }
         child.kill().unwrap();
         child.wait().unwrap();
+        // The step's process group is ended by its watcher; until it is,
+        // `resume` and `abandon` would rightly say busy.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.live_step_groups() {
+            assert!(
+                Instant::now() < deadline,
+                "the killed step's processes live on"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let deadline = Instant::now() + Duration::from_secs(20);
         while self.bin(&["check"]).output().unwrap().status.code() != Some(1) {
             assert!(Instant::now() < deadline, "check never said interrupted");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Whether a process of a recorded step group still lives.
+    fn live_step_groups(&self) -> bool {
+        let dir = self.ws.join(".agent-handover/groups");
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                std::fs::read_to_string(e.path())
+                    .ok()
+                    .and_then(|t| t.trim().parse::<i32>().ok())
+                    // SAFETY: signal 0 only asks whether the group exists.
+                    .is_some_and(|pgid| unsafe { libc::kill(-pgid, 0) } == 0)
+            })
     }
 
     /// The invocations logged so far: (exit code, arguments).
@@ -630,7 +661,7 @@ fn run(world: &World, e: &Example) -> Vec<String> {
                 e.at(),
                 said()
             ));
-        } else if !DOCUMENTED.contains(rc) {
+        } else if !DOCUMENTED.contains(rc) && *rc != CLOSED_PIPE {
             wrong.push(format!(
                 "{}: `agent-handover {args}` exited {rc}, not a documented code (a crash or a signal?)\n{}",
                 e.at(),
@@ -714,19 +745,18 @@ fn every_command_example_runs_with_a_documented_exit_code() {
         .iter()
         .map(|(f, c)| (f.to_string(), c.to_string()))
         .collect();
-    assert_eq!(
-        marked, listed,
-        "the examples marked `# not run:` in the documents differ from NOT_RUN in this test"
-    );
-    assert_eq!(
-        not_run.len(),
-        NOT_RUN.len(),
-        "a `# not run:` line twice in one document"
-    );
-    assert!(
-        ran >= 80,
-        "only {ran} examples ran: is the extraction broken?"
-    );
+    if marked != listed || not_run.len() != NOT_RUN.len() {
+        wrong.push(format!(
+            "the examples marked `# not run:` in the documents differ from NOT_RUN in this test: marked but not listed {:?}, listed but not marked {:?} (or one is marked twice)",
+            marked.difference(&listed).collect::<Vec<_>>(),
+            listed.difference(&marked).collect::<Vec<_>>()
+        ));
+    }
+    if ran < 80 {
+        wrong.push(format!(
+            "only {ran} examples ran: is the extraction broken?"
+        ));
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
 
@@ -757,7 +787,7 @@ fn every_toml_example_is_a_handover_toml_the_binary_accepts() {
             checked += 1;
         }
     }
-    assert!(checked >= 4, "only {checked} toml blocks found");
+    assert!(checked >= 3, "only {checked} toml blocks found");
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
 
