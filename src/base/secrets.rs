@@ -308,7 +308,7 @@ const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: "secret assignment",
-        regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|app[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;]{12,})"#,
+        regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|app[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)(?:\*\*|__|["'*`])?\s*[:=]\s*(?:\*\*|["'*`])?([^\s"'`,;*]{12,})"#,
         secret: random_group1,
         wraps: Wrap::Unseen,
     },
@@ -1102,6 +1102,21 @@ mod tests {
         ] {
             assert!(scan(prose).is_empty(), "{prose}");
         }
+    }
+
+    /// Seen in a real public handoff: a key written in Markdown, its name in
+    /// bold and its value in backticks (`- **ZAI_API_KEY**: `…``).
+    #[test]
+    fn an_assignment_written_in_markdown_is_found() {
+        let value = fake("aa8e1ccdcb48463aa3def6939a959a5c", ".GK2rlnuBm76aHRaI");
+        for form in [
+            format!("- **ZAI_API_KEY**: `{value}`"),
+            format!("- `OPENAI_API_KEY`: `{value}`"),
+            format!("__api_key__ = *{value}*"),
+        ] {
+            assert!(!redact(&form).contains(&value), "{form}");
+        }
+        assert!(scan("- **API_KEY**: set in the team vault, never here").is_empty());
     }
 
     #[test]
