@@ -32,6 +32,10 @@ pub struct LintArgs {
     /// or `.git` above it); without one, paths are not checked].
     #[arg(long, value_name = "DIR", conflicts_with = "outcomes")]
     root: Option<PathBuf>,
+    /// Show each rule's weight and where it comes from (the fitted model,
+    /// or a hand-set weight and why).
+    #[arg(long, conflicts_with = "outcomes")]
+    explain: bool,
     /// Hold the rules' weights against how useful past handoffs turned out
     /// (each judged by the session after it) instead of scoring one.
     #[arg(long, conflicts_with_all = ["file", "min_score"])]
@@ -65,6 +69,9 @@ struct LintOutput<'a> {
     /// newest handover completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     previous_handoff: Option<Usefulness>,
+    /// With `--explain`: each rule that fired, its weight and its source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<Vec<handoff::RuleWeight>>,
 }
 
 /// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
@@ -83,9 +90,25 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         passed,
         report: &report,
         previous_handoff: latest_previous_handoff(&ws),
+        explain: args.explain.then(|| report.explain()),
     };
     out.emit(&shown, || {
         print!("{}", report.text(&shown.file));
+        if let Some(rules) = &shown.explain {
+            let fit = &handoff::model::MODEL.fit;
+            println!(
+                "how it was scored: penalty {:.1} through the fitted calibration ({}: {} rated handoffs from {} repositories; cross-validated Spearman {:.2}, AUC {:.2})",
+                report.penalty,
+                handoff::model::WEIGHTS_FILE,
+                fit.documents,
+                fit.repositories,
+                fit.cv_spearman,
+                fit.cv_auc
+            );
+            for r in rules {
+                println!("  {:<28} -{:<3} {}", r.rule, r.points, r.source);
+            }
+        }
         if let Some(u) = &shown.previous_handoff {
             println!("previous handoff: {}", u.describe());
         }

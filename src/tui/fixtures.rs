@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_handover::base::outcome::AfterCrash;
+use agent_handover::domain::handoff::model::Model;
 use agent_handover::domain::handoff::usefulness::Usefulness;
-use agent_handover::domain::handoff::{LintContext, lint};
+use agent_handover::domain::handoff::{LintContext, lint_with};
 use agent_handover::domain::inbox::{MessageSummary, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::versions::{Source, Version};
@@ -348,16 +349,16 @@ pub fn full_data() -> FullData {
                     title: "current state",
                     path: "memory/layer2/current-state.md".into(),
                     text: HANDOFF.into(),
-                    report: lint(HANDOFF, &LintContext::default()),
+                    report: lint_with(HANDOFF, &LintContext::default(), &Model::hand_set()),
                 },
                 Reviewed {
                     title: "latest session note",
                     path: "memory/layer1/2026-11/parser-2026-11-21.md".into(),
                     text: NOTE.into(),
-                    report: lint(NOTE, &LintContext::default()),
+                    report: lint_with(NOTE, &LintContext::default(), &Model::hand_set()),
                 },
             ],
-            min_score: 60,
+            min_score: 40,
             previous: Some(Usefulness {
                 score: 80,
                 next_step_acted_on: Some(true),

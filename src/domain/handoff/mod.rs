@@ -25,6 +25,7 @@
 pub mod agreement;
 pub mod context;
 pub mod document;
+pub mod model;
 pub mod rules;
 pub mod score;
 pub mod templates;
@@ -52,6 +53,52 @@ use crate::base::fsx;
 use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
 use crate::workspace::Workspace;
 
+impl LintReport {
+    /// The score with a `?` when it rests on few signals.
+    pub fn score_label(&self) -> String {
+        match self.low_confidence {
+            Some(_) => format!("{}?", self.score),
+            None => self.score.to_string(),
+        }
+    }
+
+    /// What `lint --explain` adds: for each rule that fired, its strength,
+    /// its weight and where the weight comes from.
+    pub fn explain(&self) -> Vec<RuleWeight> {
+        let mut rules: Vec<&'static str> = self.findings.iter().map(|f| f.rule).collect();
+        rules.dedup();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+            .into_iter()
+            .map(|rule| RuleWeight {
+                rule,
+                points: self
+                    .findings
+                    .iter()
+                    .filter(|f| f.rule == rule)
+                    .map(|f| u32::from(f.points))
+                    .sum(),
+                weight: model::MODEL.weight(rule),
+                source: model::MODEL.source(rule),
+            })
+            .collect()
+    }
+}
+
+/// A rule's part in a score, as `lint --explain` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleWeight {
+    /// The rule.
+    pub rule: &'static str,
+    /// What its findings took off.
+    pub points: u32,
+    /// What it costs at full strength.
+    pub weight: f64,
+    /// Where that weight comes from.
+    pub source: String,
+}
+
 /// How many findings a refusal from [`gate`] lists.
 pub const GATE_FINDINGS_SHOWN: usize = 5;
 
@@ -73,7 +120,7 @@ pub struct SectionSummary {
 }
 
 /// The result of linting a handoff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LintReport {
     /// 0-100; see [`score`].
     pub score: u8,
@@ -90,6 +137,11 @@ pub struct LintReport {
     /// The project its paths were checked against; `None`: not checked (no
     /// project holds the handoff).
     pub paths_checked_in: Option<std::path::PathBuf>,
+    /// Why the score rests on few signals (a very short document, or one
+    /// whose sections were not recognised); `None`: the usual footing.
+    pub low_confidence: Option<String>,
+    /// The penalty the fitted model added up (the score is its calibration).
+    pub penalty: f64,
 }
 
 impl LintReport {
@@ -107,6 +159,9 @@ impl LintReport {
             self.tokens,
             self.sections.len()
         );
+        if let Some(why) = &self.low_confidence {
+            text += &format!("  low confidence: {why}\n");
+        }
         for f in &self.findings {
             if f.points > 0 {
                 text += &format!("  {f} (-{})\n", f.points);
@@ -174,6 +229,12 @@ pub fn quality_note(ws: &Workspace, text: &str, today: NaiveDate) -> Option<Stri
 
 /// Lint and score a handoff. Pure: the same text and context give the same report.
 pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
+    lint_with(text, ctx, &model::MODEL)
+}
+
+/// [`lint`] weighed by another model (tests that must not move when the
+/// shipped weights are refitted use [`model::Model::hand_set`]).
+pub fn lint_with(text: &str, ctx: &LintContext, model: &model::Model) -> LintReport {
     let doc = HandoffDocument::parse(text);
     let mut findings = rules::check(&doc, ctx);
     for f in &mut findings {
@@ -182,7 +243,8 @@ pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
         }
     }
     findings.sort_by_key(|f| (Reverse(f.severity), f.line.unwrap_or(0)));
-    let score = score::apply(&mut findings);
+    let penalty = model.penalty(&model::features(&findings));
+    let score = score::apply_with(model, &mut findings);
     let sections = doc
         .sections
         .iter()
@@ -203,7 +265,29 @@ pub fn lint(text: &str, ctx: &LintContext) -> LintReport {
         date: doc.date.map(|d| d.date),
         language: doc.language,
         paths_checked_in: ctx.root.clone(),
+        low_confidence: low_confidence(&doc, text::estimate_tokens(text)),
+        penalty: (penalty * 10.0).round() / 10.0,
     }
+}
+
+/// Fewer tokens than this and the score rests on too little text.
+const LOW_CONFIDENCE_TOKENS: usize = 120;
+
+/// Why a score deserves little confidence, if it does: a very short text,
+/// or headings none of which the parser recognised (an unusual form or
+/// language: the section rules had nothing to read).
+fn low_confidence(doc: &HandoffDocument<'_>, tokens: usize) -> Option<String> {
+    if tokens < LOW_CONFIDENCE_TOKENS {
+        return Some(format!("only about {tokens} tokens to judge"));
+    }
+    let current: Vec<_> = doc.sections.iter().filter(|s| !s.past).collect();
+    if !current.is_empty() && current.iter().all(|s| s.kind.is_none()) {
+        return Some(format!(
+            "none of its {} headings was recognised as a section (goal, done, next step, ...)",
+            current.len()
+        ));
+    }
+    None
 }
 
 /// Lint `text` and refuse it when it scores below `min_score`: the error

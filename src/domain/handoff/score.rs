@@ -1,29 +1,44 @@
-//! The score: 100 minus, for each rule, the points of its findings (each
-//! finding worth its rule's weight or less, the rule's total capped), never
-//! below 0; any secret makes it 0. The weights are in
-//! [`super::rules::RULES`].
+//! The score: each rule's findings weigh what the fitted model says the
+//! rule costs ([`super::model`]: its weight times its strength, the
+//! findings' raw points over the rule's cap), the penalties add up, and the
+//! calibration maps the total to 0-100; any secret makes it 0.
 
-use std::collections::HashMap;
+use super::model::{self, MODEL, Model};
+use super::rules::{Finding, SECRET};
 
-use super::rules::{self, Finding, SECRET};
-
-/// Set each finding's `points` to what it actually takes off the score
-/// (its own points, until its rule's cap is used up) and return the score,
-/// 0-100.
+/// Set each finding's `points` to its share of its rule's penalty (in
+/// proportion to its raw points) and return the score, 0-100.
 pub fn apply(findings: &mut [Finding]) -> u8 {
-    let mut left: HashMap<&str, u8> = HashMap::new();
-    let mut penalty = 0u32;
-    for f in findings.iter_mut() {
-        let cap = rules::find(f.rule).map_or(0, |r| r.cap);
-        let room = left.entry(f.rule).or_insert(cap);
-        f.points = f.points.min(*room);
-        *room -= f.points;
-        penalty += u32::from(f.points);
+    apply_with(&MODEL, findings)
+}
+
+/// [`apply`] with another model (the fitter's candidates).
+pub fn apply_with(model: &Model, findings: &mut [Finding]) -> u8 {
+    let features = model::features(findings);
+    let raw_total = |rule: &str| -> f64 {
+        findings
+            .iter()
+            .filter(|f| f.rule == rule)
+            .map(|f| f64::from(f.points))
+            .sum()
+    };
+    let totals: Vec<f64> = findings.iter().map(|f| raw_total(f.rule)).collect();
+    for (f, total) in findings.iter_mut().zip(totals) {
+        let rule_penalty = model.weight(f.rule) * features.get(f.rule).copied().unwrap_or(0.0);
+        let share = if total > 0.0 {
+            f64::from(f.points) / total
+        } else {
+            0.0
+        };
+        f.points = (rule_penalty * share).round().clamp(0.0, 255.0) as u8;
     }
     if findings.iter().any(|f| f.rule == SECRET.id) {
         return 0;
     }
-    100u32.saturating_sub(penalty) as u8
+    model
+        .calibrate(model.penalty(&features))
+        .round()
+        .clamp(0.0, 100.0) as u8
 }
 
 /// The score of a handoff with these findings, 0-100.
@@ -34,30 +49,53 @@ pub fn score(findings: &[Finding]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::handoff::rules::{PLACEHOLDER, SECTION_RECOMMENDED, TOO_SHORT};
+    use crate::domain::handoff::rules::{self, PLACEHOLDER, SECTION_RECOMMENDED, TOO_SHORT};
 
-    #[test]
-    fn weights_add_up_per_rule_with_caps() {
-        assert_eq!(score(&[]), 100);
-        let placeholder = PLACEHOLDER.at(Some(1), "x");
-        assert_eq!(score(std::slice::from_ref(&placeholder)), 95);
-        assert_eq!(score(&vec![placeholder; 10]), 85, "capped at 15");
-        let info = SECTION_RECOMMENDED.at(None, "x");
-        assert_eq!(score(&[info.clone(), info]), 98);
-        assert_eq!(score(&[TOO_SHORT.scaled(None, 12, "x")]), 88);
+    /// Every rule at its cap, scored as 100 minus the penalty: the
+    /// arithmetic, whatever the shipped fit says.
+    fn at_caps() -> Model {
+        Model::hand_set()
+    }
+
+    fn scored(findings: &[Finding]) -> u8 {
+        apply_with(&at_caps(), &mut findings.to_vec())
     }
 
     #[test]
-    fn points_are_what_each_finding_takes_off() {
+    fn weights_add_up_per_rule_with_caps() {
+        assert_eq!(scored(&[]), 100);
+        let placeholder = PLACEHOLDER.at(Some(1), "x");
+        assert_eq!(scored(std::slice::from_ref(&placeholder)), 95);
+        assert_eq!(scored(&vec![placeholder; 10]), 85, "capped at 15");
+        let info = SECTION_RECOMMENDED.at(None, "x");
+        assert_eq!(scored(&[info.clone(), info]), 98);
+        assert_eq!(scored(&[TOO_SHORT.scaled(None, 12, "x")]), 88);
+    }
+
+    #[test]
+    fn points_are_each_findings_share_of_its_rules_penalty() {
         let mut findings = vec![PLACEHOLDER.at(Some(1), "x"); 4];
-        assert_eq!(apply(&mut findings), 85);
+        assert_eq!(apply_with(&at_caps(), &mut findings), 85);
         let points: Vec<u8> = findings.iter().map(|f| f.points).collect();
-        assert_eq!(points, [5, 5, 5, 0]);
+        assert_eq!(points, [4, 4, 4, 4], "15 points shared by four");
+        let mut halved = at_caps();
+        halved.weights.insert("placeholder".into(), 7.5);
+        let mut one = vec![PLACEHOLDER.at(Some(1), "x")];
+        assert_eq!(apply_with(&halved, &mut one), 98, "a third of 7.5");
+    }
+
+    #[test]
+    fn a_dropped_rule_costs_nothing() {
+        let mut model = at_caps();
+        model.weights.remove("placeholder");
+        let mut findings = vec![PLACEHOLDER.at(Some(1), "x")];
+        assert_eq!(apply_with(&model, &mut findings), 100);
+        assert_eq!(findings[0].points, 0);
     }
 
     #[test]
     fn a_secret_fails_outright() {
-        assert_eq!(score(&[SECRET.at(Some(3), "x")]), 0);
+        assert_eq!(score(&[rules::SECRET.at(Some(3), "x")]), 0);
     }
 
     #[test]
@@ -66,6 +104,6 @@ mod tests {
             .iter()
             .flat_map(|r| std::iter::repeat_n(r.at(None, "x"), 5))
             .collect();
-        assert_eq!(score(&all), 0);
+        assert_eq!(scored(&all), 0);
     }
 }

@@ -101,13 +101,14 @@ pub fn score(dir: &Path) -> Score {
         return Score::default();
     };
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    let score = store
+    let report = store
         .read_current_state()
         .ok()
         .flatten()
-        .map(|text| lint(&text, &LintContext::for_workspace(&ws)).score);
+        .map(|text| lint(&text, &LintContext::for_workspace(&ws)));
     Score {
-        score,
+        score: report.as_ref().map(|r| r.score),
+        low_confidence: report.is_some_and(|r| r.low_confidence.is_some()),
         outcome: latest_previous_handoff(&ws),
     }
 }
@@ -206,12 +207,17 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             .iter()
             .max_by_key(|f| f.points)
             .filter(|f| f.points > 0);
+        let confidence = report
+            .low_confidence
+            .as_ref()
+            .map(|why| format!(" (low confidence: {why})"))
+            .unwrap_or_default();
         detail.score = Some(match top {
             Some(f) => format!(
-                "{}/100; costs most: {} (-{}) {}",
+                "{}/100{confidence}; costs most: {} (-{}) {}",
                 report.score, f.rule, f.points, f.message
             ),
-            None => format!("{}/100, no finding", report.score),
+            None => format!("{}/100{confidence}, no finding", report.score),
         });
     }
     if let Ok(messages) = Inbox::new(&ws).list(Some(HUMAN), true)

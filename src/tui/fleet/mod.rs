@@ -141,6 +141,8 @@ impl Row {
 pub struct Score {
     /// The current state's lint score (`None`: no current state yet).
     pub score: Option<u8>,
+    /// Whether that score rests on few signals (shown as `64?`).
+    pub low_confidence: bool,
     /// The previous handoff's usefulness, as the newest handover judged it.
     pub outcome: Option<Usefulness>,
 }

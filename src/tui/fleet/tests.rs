@@ -66,6 +66,7 @@ fn fleet(size: (u16, u16)) -> Fleet {
         f.scores[i] = match i {
             0 => Some(Score {
                 score: Some(86),
+                low_confidence: false,
                 outcome: Some(Usefulness {
                     score: 70,
                     next_step_acted_on: Some(true),
@@ -77,6 +78,12 @@ fn fleet(size: (u16, u16)) -> Fleet {
             }),
             1 => Some(Score {
                 score: Some(42),
+                low_confidence: false,
+                outcome: None,
+            }),
+            3 => Some(Score {
+                score: Some(64),
+                low_confidence: true,
                 outcome: None,
             }),
             5 => None,

@@ -100,6 +100,11 @@ fn columns() -> Vec<Column> {
             cell: |f, i| match &f.scores[i] {
                 None => ("…".into(), f.theme.muted),
                 Some(Score { score: None, .. }) => ("—".into(), f.theme.muted),
+                Some(Score {
+                    score: Some(s),
+                    low_confidence: true,
+                    ..
+                }) => (format!("{s}?"), f.theme.muted),
                 Some(Score { score: Some(s), .. }) => (s.to_string(), score_style(f, *s)),
             },
         },

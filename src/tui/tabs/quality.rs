@@ -203,10 +203,14 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
         50..80 => t.warn,
         _ => t.error,
     };
+    let label = match &report.low_confidence {
+        Some(why) => format!("{}/100 (low confidence: {why})", report.score),
+        None => format!("{}/100", report.score),
+    };
     let g = Gauge::default()
         .gauge_style(score_style)
         .ratio(f64::from(report.score) / 100.0)
-        .label(format!("{}/100", report.score));
+        .label(fit(&label, usize::from(gauge.width)));
     frame.render_widget(g, gauge);
     if let Some(text) = banner {
         let width = usize::from(banner_area.width);

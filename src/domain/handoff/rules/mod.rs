@@ -32,6 +32,9 @@
 //! | `volatile-identity` | warning | 10 | 20 |
 //! | `policy-in-state` | warning | 5 | 10 |
 //! | `section-recommended` | info | 1 | 4 |
+//! | `few-specifics` | info | 20 | 20 |
+//! | `skeleton` | info | 15 | 15 |
+//! | `celebration` | info | 15 | 15 |
 //!
 //! Some rules scale: a finding's points can differ from the weight (a
 //! missing goal costs less than a missing next step; `too-short`,
@@ -377,6 +380,36 @@ pub const POLICY_IN_STATE: Rule = rule(
     "standing policies live in the identity layer, not the current state",
 );
 
+/// The handoff names few specific things the next session can check or
+/// act on: files, commands and identifiers in code spans, commit ids,
+/// dates, counts. Graded: the fewer, the stronger (none: all 20 points).
+pub const FEW_SPECIFICS: Rule = rule(
+    "few-specifics",
+    Info,
+    20,
+    20,
+    "the handoff names the specific files, commands, commits, dates and counts it is about",
+);
+/// Headings and short bullets with little under them: an outline, not a
+/// briefing. Graded by the words per heading.
+pub const SKELETON: Rule = rule(
+    "skeleton",
+    Info,
+    15,
+    15,
+    "the sections carry text, not just an outline of headings",
+);
+
+/// Claims of being finished or flawless ("100% complete", "production
+/// ready", 🎉, rows of ✅) in place of the state: graded by how many.
+pub const CELEBRATION: Rule = rule(
+    "celebration",
+    Info,
+    15,
+    15,
+    "the state is reported, not celebrated (\"100% complete\", \"production ready\", 🎉 ✅)",
+);
+
 /// Every rule.
 pub const RULES: &[Rule] = &[
     SECRET,
@@ -407,6 +440,9 @@ pub const RULES: &[Rule] = &[
     FILLER,
     VAGUE_ERROR,
     FAILED_WITHOUT_REASON,
+    FEW_SPECIFICS,
+    SKELETON,
+    CELEBRATION,
 ];
 
 /// The rule with this id.

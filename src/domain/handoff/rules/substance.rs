@@ -8,7 +8,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{FAILED_WITHOUT_REASON, FILLER, Finding, NO_EVIDENCE, VAGUE_ERROR};
+use super::{
+    CELEBRATION, FAILED_WITHOUT_REASON, FEW_SPECIFICS, FILLER, Finding, NO_EVIDENCE, SKELETON,
+    VAGUE_ERROR,
+};
 use crate::base::patterns::pattern;
 use crate::domain::handoff::document::{HandoffDocument, Item, LineRole, SectionKind};
 use crate::domain::handoff::text::snippet;
@@ -34,6 +37,30 @@ static EVIDENCE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b[0-9a-f]{7,40}\b|\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%|`[^`]{2,}`|\w\.[a-z]{1,5}:\d+|\bline \d+|#\d+\b|\b[\w-]+/[\w./-]+\.[a-z]{1,5}\b|\b[\w-]+\.(?:rs|py|ts|tsx|js|go|rb|java|kt|cs|cpp|c|h|md|yml|yaml|toml|json|sql|sh|lua|html|css)\b|\b[1-5]\d\d\b|\bv?\d+\.\d+\.\d+\b|\b\d[\d,.]*\s*(?:tests?|ms|s|min|minutes|seconds|hours|mb|gb|kb|rows|lines|files|errors)\b|\d\s*(?:件|個|건|개|秒|分|行)",
     )
 });
+/// Specific things a handoff names: a code span (file, command,
+/// identifier, quoted error), a commit id, a date, a count with its unit
+/// or a fraction, a path with an extension.
+static SPECIFIC: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"`[^`\n]{2,}`|\b(?:[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)\b|\b20\d\d[-/.]\d\d?[-/.]\d\d?\b|\b\d+\s*/\s*\d+\b|\b\d[\d,.]*\s*(?:%|ms|tests?|files?|lines?|errors?|commits?|mb|gb|kb)\b|\b[\w-]+/[\w./-]+\.[a-z]{1,5}\b",
+    )
+});
+/// Specific things at which a handoff stops being thin.
+const ENOUGH_SPECIFICS: usize = 20;
+/// Words per heading below which the sections are an outline...
+const OUTLINE_WORDS_PER_HEADING: usize = 30;
+/// ...once there are this many headings.
+const OUTLINE_MIN_HEADINGS: usize = 4;
+
+/// A claim of being finished or flawless, or a celebration.
+static CELEBRATED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b100\s?%|\bproduction[- ]ready\b|\bfully (?:implemented|functional|complete[d]?|operational|tested)\b|\ball (?:tasks|features|phases|tests) (?:are )?(?:done|complete[d]?|passing)\b|\bmission accomplished\b|\bsuccessfully (?:completed|implemented)\b|🎉|🚀|✨|🏆|💯|✅|已完成|完美|完了しました|abgeschlossen|terminé|completado|завершено",
+    )
+});
+/// Celebrations at which the rule is at full strength.
+const CELEBRATIONS_FULL: usize = 12;
+
 /// Words that carry something: a digit, a code span, a path or file name,
 /// an identifier (`snake_case`, `CamelCase`, `a::b`, `f()`), a quotation.
 static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
@@ -71,6 +98,9 @@ static REASON: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_evidence(doc, out);
+    check_specifics(doc, out);
+    check_outline(doc, out);
+    check_celebration(doc, out);
     check_filler(doc, out);
     check_errors(doc, out);
     for item in doc.items_of(SectionKind::FailedApproaches) {
@@ -106,6 +136,85 @@ fn check_evidence(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
             format!(
                 "{evidence} line{} of evidence: back the claims with commit ids, counts (\"41/44 tests\"), file:line, the quoted error and the commands run",
                 if evidence == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+}
+
+/// How many distinct specific things the handoff names, graded up to
+/// [`ENOUGH_SPECIFICS`].
+fn check_specifics(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let named: std::collections::BTreeSet<&str> = doc
+        .lines
+        .iter()
+        .flat_map(|l| SPECIFIC.find_iter(l.text).map(|m| m.as_str()))
+        .collect();
+    let n = named.len();
+    if n < ENOUGH_SPECIFICS {
+        let points = (ENOUGH_SPECIFICS - n) * usize::from(FEW_SPECIFICS.cap) / ENOUGH_SPECIFICS;
+        out.push(FEW_SPECIFICS.scaled(
+            None,
+            u8::try_from(points).unwrap_or(u8::MAX),
+            format!(
+                "names {n} specific thing{} (files, commands and identifiers in `code`, commit ids, dates, counts): the next session acts on specifics",
+                if n == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+}
+
+/// Celebrations in place of the state (three or more).
+fn check_celebration(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let found: Vec<(usize, &str)> = doc
+        .lines
+        .iter()
+        .filter(|l| !l.fenced)
+        .flat_map(|l| {
+            CELEBRATED
+                .find_iter(l.text)
+                .map(move |m| (l.number, m.as_str()))
+        })
+        .collect();
+    if found.len() < 3 {
+        return;
+    }
+    let points =
+        found.len().min(CELEBRATIONS_FULL) * usize::from(CELEBRATION.cap) / CELEBRATIONS_FULL;
+    out.push(CELEBRATION.scaled(
+        found.first().map(|(line, _)| *line),
+        u8::try_from(points).unwrap_or(u8::MAX),
+        format!(
+            "{} celebrations such as \"{}\": say what works, with its evidence, and what is left",
+            found.len(),
+            found[0].1
+        ),
+    ));
+}
+
+/// An outline: many headings with few words under each.
+fn check_outline(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    let headings = doc.sections.len();
+    if headings < OUTLINE_MIN_HEADINGS {
+        return;
+    }
+    let words: usize = doc
+        .lines
+        .iter()
+        .filter(|l| !l.fenced)
+        .map(|l| {
+            let cjk = l.text.chars().filter(|c| is_cjk(*c)).count();
+            l.text.split_whitespace().count() + cjk / 2
+        })
+        .sum();
+    let per_heading = words / headings;
+    if per_heading < OUTLINE_WORDS_PER_HEADING {
+        let points = (OUTLINE_WORDS_PER_HEADING - per_heading) * usize::from(SKELETON.cap)
+            / OUTLINE_WORDS_PER_HEADING;
+        out.push(SKELETON.scaled(
+            None,
+            u8::try_from(points).unwrap_or(u8::MAX),
+            format!(
+                "{headings} headings over {words} words ({per_heading} a heading): an outline; say under each what the next session needs"
             ),
         ));
     }
