@@ -106,3 +106,4 @@ done
 (cd "$work/docs" && HOME=$work/docs/home "$bin" pause --reason "reviewing the docs" >/dev/null)
 dash_args="$ws $work/billing $work/docs" shot_home=$work shot fleet-100x30 100 30
 dash_args="$ws $work/billing $work/docs" shot_home=$work shot fleet-narrow-60x20 60 20
+dash_args="$ws $work/billing $work/docs" shot_home=$work shot fleet-cockpit-160x48 160 48

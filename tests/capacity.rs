@@ -289,7 +289,7 @@ fn a_handover_records_how_full_the_handing_over_sessions_context_was() {
     );
     let history = p.ours(&["history", "--json"], "");
     let runs: Value = serde_json::from_slice(&history.stdout).unwrap();
-    let run = &runs.as_array().map_or(&runs["runs"][0], |a| &a[0]);
+    let run = &runs["runs"][0];
     assert_eq!(run["context"]["used_tokens"], 170_000, "{runs}");
     assert_eq!(run["context"]["window_tokens"], 200_000);
     let text = p.ours(&["history"], "");

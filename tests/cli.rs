@@ -640,7 +640,7 @@ fn history_lists_runs_newest_first_with_json() {
         assert!(p.handover(n).status.success());
     }
     let runs = json(&p.run(&["history", "--json"]));
-    let runs = runs.as_array().unwrap();
+    let runs = runs["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3);
     let started: Vec<&str> = runs
         .iter()
@@ -655,7 +655,7 @@ fn history_lists_runs_newest_first_with_json() {
             .all(|r| r["status"] == "completed" && r["steps_done"] == 4)
     );
     assert_eq!(
-        json(&p.run(&["history", "--json", "--limit", "1"]))
+        json(&p.run(&["history", "--json", "--limit", "1"]))["runs"]
             .as_array()
             .unwrap()
             .len(),

@@ -420,7 +420,7 @@ fn retention_keeps_exactly_n_runs_and_state_versions() {
     );
     // `history` shows exactly the kept runs, the newest one last written.
     let v = json(&p.run(&["history", "--json"]));
-    assert_eq!(v.as_array().map_or(0, Vec::len), 3, "{v}");
+    assert_eq!(v["runs"].as_array().map_or(0, Vec::len), 3, "{v}");
     assert!(p.current_state().unwrap().ends_with("session 5"));
 }
 

@@ -222,7 +222,7 @@ fn current_state_changed_on_both_machines_merges_by_section_and_flags_drift() {
         .unwrap_or_else(|| panic!("{list}"));
     assert!(drift_line.contains("## Status"), "{drift_line}");
     let versions = common::json(&b.run(&["--json", "state", "list"]));
-    let superseded = versions
+    let superseded = versions["versions"]
         .as_array()
         .unwrap()
         .iter()
@@ -808,7 +808,7 @@ fn three_machines_sixty_handovers_without_pulling_lose_nothing() {
             "machine {m} holds each section's newest text"
         );
         let versions = common::json(&p.run(&["--json", "state", "list", "--limit", "100000"]));
-        let flagged: Vec<&str> = versions
+        let flagged: Vec<&str> = versions["versions"]
             .as_array()
             .unwrap()
             .iter()

@@ -310,7 +310,7 @@ fn read_marks_hold_across_processes_and_concurrent_acks_keep_each_other() {
     );
 
     let o = p.run(&["--json", "inbox", "queues"]);
-    let queues = json(&o);
+    let queues = &json(&o)["queues"];
     assert_eq!(
         queues[0],
         serde_json::json!({"agent": "claude", "total": 8, "unread": 0})

@@ -1105,7 +1105,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     std::fs::write(root.join("first.md"), first).unwrap();
     let o = p.handover_with_state_file("one", "first.md");
     assert!(o.status.success(), "{}", stderr(&o));
-    let runs = json(&p.run(&["--json", "history"]));
+    let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
     assert!(
         runs[0].get("previous_handoff").is_none(),
         "nothing to judge yet: {runs}"
@@ -1120,7 +1120,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     let o = p.handover_with_state_file("two", "second.md");
     assert!(o.status.success(), "{}", stderr(&o));
 
-    let runs = json(&p.run(&["--json", "history"]));
+    let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
     let judged = &runs[0]["previous_handoff"];
     assert_eq!(judged["next_step_acted_on"], true, "{runs}");
     assert_eq!(judged["failed_retried"], serde_json::json!([]));
@@ -1153,7 +1153,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     std::fs::write(root.join("third.md"), third).unwrap();
     let o = p.handover_with_state_file("three", "third.md");
     assert!(o.status.success(), "{}", stderr(&o));
-    let runs = json(&p.run(&["--json", "history"]));
+    let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
     let judged = &runs[0]["previous_handoff"];
     assert_eq!(judged["next_step_acted_on"], false, "{runs}");
     assert_eq!(judged["numbers_moved"], false);

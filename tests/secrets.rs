@@ -378,7 +378,7 @@ fn allow_secret_lets_a_run_through_and_the_record_says_so() {
         stdout(&o)
     );
     let o = door.run(&["--json", "history"]);
-    assert_eq!(json(&o)[0]["allow_secret"], true);
+    assert_eq!(json(&o)["runs"][0]["allow_secret"], true);
     let o = door.run(&["status", "-v"]);
     assert!(stdout(&o).contains("secrets allowed"), "{}", stdout(&o));
     // It is on disk as written; every view of it is redacted.
@@ -415,7 +415,7 @@ fn allow_secret_lets_a_run_through_and_the_record_says_so() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(door.project.checkpoint_json().get("allow_secret"), None);
     let o = door.run(&["--json", "history"]);
-    let runs = json(&o);
+    let runs = json(&o)["runs"].clone();
     assert_eq!(runs[0].get("allow_secret"), None);
     assert_eq!(runs[1]["allow_secret"], true);
 

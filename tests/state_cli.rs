@@ -57,7 +57,7 @@ fn list_shows_every_version_newest_first() {
     assert!(limited.contains("... and 2 older"), "{limited}");
 
     let v = json(&p.run(&["state", "list", "--json"]));
-    let versions = v.as_array().unwrap();
+    let versions = v["versions"].as_array().unwrap();
     assert_eq!(versions.len(), 3);
     assert_eq!(
         versions[0]["sources"],
@@ -91,7 +91,7 @@ fn diff_defaults_to_the_last_change_with_words_marked() {
     );
 
     // Same versions named by run id and by blob id.
-    let v = json(&p.run(&["state", "list", "--json"]));
+    let v = json(&p.run(&["state", "list", "--json"]))["versions"].clone();
     let (new_run, old_id) = (v[0]["run"].as_str().unwrap(), v[1]["id"].as_str().unwrap());
     let by_name = p.run(&["state", "diff", &old_id[..8], new_run]);
     assert_eq!(stdout(&by_name), text);
@@ -188,7 +188,7 @@ fn git_commits_of_the_memory_merge_with_local_snapshots() {
     assert!(p.handover("third state\n").status.success());
 
     let v = json(&p.run(&["state", "list", "--json"]));
-    let versions = v.as_array().unwrap();
+    let versions = v["versions"].as_array().unwrap();
     let summary: Vec<(bool, bool, &str)> = versions
         .iter()
         .map(|v| {

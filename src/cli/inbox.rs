@@ -228,11 +228,14 @@ fn ack(target: &Target, agent: &Option<String>, ids: &[String], out: Output) -> 
 fn queues(target: &Target, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
     let queues = Inbox::new(&ws).queues()?;
-    out.emit(&queues, || {
+    out.emit(&json!({ "ok": true, "queues": &queues }), || {
         for q in &queues {
             println!(
-                "{:<24} {:>6} messages  {:>6} unread",
-                q.agent, q.total, q.unread
+                "{:<24} {:>6} {:<8}  {:>6} unread",
+                q.agent,
+                q.total,
+                if q.total == 1 { "message" } else { "messages" },
+                q.unread
             );
         }
     });

@@ -164,7 +164,7 @@ fn print_details(snap: &RunSnapshot) {
 pub fn history(target: &Target, limit: usize, out: Output) -> Result<u8> {
     let ws = target.workspace()?;
     let runs = list_runs(&ws, limit)?;
-    out.emit(&runs, || {
+    out.emit(&json!({ "ok": true, "runs": &runs }), || {
         if runs.is_empty() {
             println!("no handovers yet");
         }

@@ -325,6 +325,61 @@ fn dashboard(args: &DashboardArgs) -> agent_handover::Result<u8> {
 }
 
 /// Parse the command line and run it; returns the process exit code.
+/// Whether `--json` is on the command line (anywhere before a `--`), so
+/// that even a line that does not parse answers in JSON.
+fn json_requested(argv: &[OsString]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// A command line clap answered itself (an error, `--help`, `--version`):
+/// printed as clap prints it, and with `--json` also as one JSON object on
+/// stdout; returns the exit code.
+fn parse_failed(e: &clap::Error, json: bool) -> u8 {
+    use clap::error::ErrorKind;
+    let code = if e.use_stderr() {
+        exit::USAGE
+    } else {
+        exit::OK
+    };
+    if !json {
+        let _ = e.print();
+        return code;
+    }
+    let text = e.render().to_string();
+    let value = match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            if !e.use_stderr() =>
+        {
+            serde_json::json!({ "ok": true, "help": text })
+        }
+        ErrorKind::DisplayVersion => serde_json::json!({ "ok": true, "version": text.trim() }),
+        _ => {
+            eprint!("{text}");
+            let message = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string();
+            serde_json::json!({
+                "ok": false,
+                "error": message,
+                "kind": "usage",
+                "exit_code": code,
+                "usage": text.trim(),
+            })
+        }
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).expect("output serializes")
+    );
+    code
+}
+
 pub fn main() -> ExitCode {
     // An exported but empty $AGENT_HANDOVER_CHECKPOINT means "not set", not "no value".
     if std::env::var_os("AGENT_HANDOVER_CHECKPOINT").is_some_and(|v| v.is_empty()) {
@@ -335,14 +390,7 @@ pub fn main() -> ExitCode {
     let parsed = Cli::parse_session_start(&argv).map_or_else(|| Cli::try_parse_from(&argv), Ok);
     let cli = match parsed {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            });
-        }
+        Err(e) => return ExitCode::from(parse_failed(&e, json_requested(&argv))),
     };
     let out = Output { json: cli.json };
     let result = match cli.command {
@@ -380,11 +428,16 @@ pub fn main() -> ExitCode {
         #[cfg(feature = "mcp")]
         Command::Mcp(target) => mcp::mcp(&target),
         #[cfg(feature = "dashboard")]
+        Command::Dashboard(_) if out.json => Err(agent_handover::Error::Usage {
+            what: "the dashboard is interactive and prints no JSON".into(),
+            fix: "for scripts use `agent-handover --json status` (or `sessions`, `workspaces`)"
+                .into(),
+        }),
         Command::Dashboard(args) => dashboard(&args),
         Command::Sessions(target) => sessions::sessions(&target, out),
         Command::Workspaces { command } => workspaces::workspaces(command.as_ref(), out),
         #[cfg(feature = "dashboard")]
-        Command::Demo(args) => demo::demo(&args),
+        Command::Demo(args) => demo::demo(&args, out),
     };
     ExitCode::from(match result {
         Ok(code) => code,

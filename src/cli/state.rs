@@ -92,7 +92,8 @@ pub fn list(file: VersionedFile, args: &ListArgs, out: Output) -> Result<u8> {
     let mut all = versions::list_versions(&ws, file)?;
     let total = all.len();
     all.truncate(limit);
-    out.emit(&all, || {
+    let shown = serde_json::json!({ "ok": true, "file": file.file_name(), "total": total, "versions": &all });
+    out.emit(&shown, || {
         if all.is_empty() {
             println!("no versions of {} yet", file.file_name());
         }

@@ -265,10 +265,15 @@ impl TaskStore {
             "a task file is a plan, not a log: move it aside and start the task again",
         )?
         else {
+            let names = self.names()?;
             return Err(Error::UnknownTask {
                 name: name.to_string(),
                 dir: self.dir.clone(),
-                known: self.names()?.join(", "),
+                known: if names.is_empty() {
+                    "none yet".into()
+                } else {
+                    names.join(", ")
+                },
             });
         };
         parse(&path, &text)

@@ -80,10 +80,16 @@ const PROJECT_FILES: [(&str, &str); 8] = [
 ];
 
 /// Run the demo.
-pub fn demo(args: &DemoArgs) -> Result<u8> {
+pub fn demo(args: &DemoArgs, out: crate::cli::output::Output) -> Result<u8> {
+    if out.json && !args.tour {
+        return Err(Error::Usage {
+            what: "the demo dashboard is interactive and prints no JSON".into(),
+            fix: "run `agent-handover --json demo --tour` for the story as JSON".into(),
+        });
+    }
     let ws = create_workspace(args.dir.as_deref())?;
     if args.tour {
-        return tour::tour(&ws);
+        return tour::tour(&ws, out);
     }
     let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
     // Two finished sessions, so the timeline and the diff have something to show.

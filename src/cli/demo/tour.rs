@@ -13,69 +13,151 @@ use agent_handover::{Engine, Error, Result, Workspace};
 
 use super::{crash_during_tests, finish, spawn_run};
 use crate::cli::exit;
+use crate::cli::output::Output;
+
+/// The tour's story: printed as it happens, or (`--json`) gathered into
+/// one object at the end.
+struct Narrator {
+    json: bool,
+    /// Each part: its title and what was shown under it.
+    parts: Vec<(String, Vec<String>)>,
+}
+
+impl Narrator {
+    fn say(&mut self, text: &str) {
+        if !self.json {
+            println!("\n{text}");
+        }
+        self.parts.push((text.to_string(), Vec::new()));
+    }
+
+    fn show(&mut self, text: &str) {
+        if !self.json {
+            println!("   {text}");
+        }
+        if let Some((_, lines)) = self.parts.last_mut() {
+            lines.push(text.to_string());
+        }
+    }
+}
 
 /// Narrate the story on `ws`.
-pub fn tour(ws: &Workspace) -> Result<u8> {
+pub fn tour(ws: &Workspace, out: Output) -> Result<u8> {
+    let mut n = Narrator {
+        json: out.json,
+        parts: Vec::new(),
+    };
+    let (say, show) = (
+        |n: &mut Narrator, t: &str| n.say(t),
+        |n: &mut Narrator, t: &str| n.show(t),
+    );
     let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
-    say(&format!("demo workspace: {}", ws.root.display()));
+    say(&mut n, &format!("demo workspace: {}", ws.root.display()));
 
-    say("1. Session one ends: a full handover (note, current state, tests, publish).");
+    say(
+        &mut n,
+        "1. Session one ends: a full handover (note, current state, tests, publish).",
+    );
     finish(spawn_run(&ws.root, &exe, 1, 0)?)?;
-    show(&format!(
-        "agent-handover check -> exit {}",
-        run_state(ws).check_code()
-    ));
+    show(
+        &mut n,
+        &format!(
+            "agent-handover check -> exit {}",
+            run_state(ws).check_code()
+        ),
+    );
 
-    say("2. Session two ends, and its handover is killed (SIGKILL) while `tests` runs.");
+    say(
+        &mut n,
+        "2. Session two ends, and its handover is killed (SIGKILL) while `tests` runs.",
+    );
     crash_during_tests(ws, &exe, 2)?;
-    show("agent-handover run ... killed");
+    show(&mut n, "agent-handover run ... killed");
     let snap = RunSnapshot::load(ws)?;
-    show(&format!(
-        "agent-handover check -> exit {}",
-        snap.state.check_code()
-    ));
+    show(
+        &mut n,
+        &format!("agent-handover check -> exit {}", snap.state.check_code()),
+    );
     for step in snap.steps {
-        show(&format!("  {:<14} {}", step.name, step.state.as_str()));
+        show(
+            &mut n,
+            &format!("  {:<14} {}", step.name, step.state.as_str()),
+        );
     }
 
-    say("3. A human pulls the brake: PAUSE stops every automated step.");
+    say(
+        &mut n,
+        "3. A human pulls the brake: PAUSE stops every automated step.",
+    );
     let file = pause::pause(ws, false, Some("reviewing the crashed handover"))?;
     match Engine::new(ws.clone()).resume() {
-        Err(e @ Error::Paused { .. }) => show(&format!(
-            "resume refused: {}",
-            e.to_string().lines().next().unwrap_or("")
-        )),
-        other => show(&format!("unexpected: {other:?}")),
+        Err(e @ Error::Paused { .. }) => show(
+            &mut n,
+            &format!(
+                "resume refused: {}",
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        ),
+        other => show(&mut n, &format!("unexpected: {other:?}")),
     }
     pause::unpause(ws, false)?;
-    show(&format!("removed {}", file.display()));
+    show(&mut n, &format!("removed {}", file.display()));
 
-    say("4. The next session resumes: done steps are not redone.");
+    say(
+        &mut n,
+        "4. The next session resumes: done steps are not redone.",
+    );
     let report = Engine::new(ws.clone()).resume()?;
-    show(&format!(
-        "resumed; steps executed: {}",
-        report.executed.join(", ")
-    ));
-    show(&format!(
-        "agent-handover check -> exit {}",
-        run_state(ws).check_code()
-    ));
+    show(
+        &mut n,
+        &format!("resumed; steps executed: {}", report.executed.join(", ")),
+    );
+    show(
+        &mut n,
+        &format!(
+            "agent-handover check -> exit {}",
+            run_state(ws).check_code()
+        ),
+    );
 
-    say("5. What is on disk now:");
-    show(&format!(
-        "{} versions of current-state.md",
-        list_versions(ws, VersionedFile::CurrentState)?.len()
-    ));
+    say(&mut n, "5. What is on disk now:");
+    show(
+        &mut n,
+        &format!(
+            "{} versions of current-state.md",
+            list_versions(ws, VersionedFile::CurrentState)?.len()
+        ),
+    );
     for path in walk(&ws.memory.root) {
-        show(&format!(
-            "  {}",
-            path.strip_prefix(&ws.root).unwrap_or(&path).display()
-        ));
+        show(
+            &mut n,
+            &format!(
+                "  {}",
+                path.strip_prefix(&ws.root).unwrap_or(&path).display()
+            ),
+        );
     }
-    say(&format!(
-        "Watch it live: cd {} && agent-handover dashboard",
-        ws.root.display()
-    ));
+    say(
+        &mut n,
+        &format!(
+            "Watch it live: cd {} && agent-handover dashboard",
+            ws.root.display()
+        ),
+    );
+    let parts: Vec<_> = n
+        .parts
+        .iter()
+        .map(|(title, lines)| serde_json::json!({ "title": title, "shown": lines }))
+        .collect();
+    out.emit(
+        &serde_json::json!({
+            "ok": true,
+            "workspace": ws.root,
+            "check": run_state(ws).check_code(),
+            "parts": parts,
+        }),
+        || {},
+    );
     Ok(exit::OK)
 }
 
@@ -96,12 +178,4 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-fn say(text: &str) {
-    println!("\n{text}");
-}
-
-fn show(text: &str) {
-    println!("   {text}");
 }

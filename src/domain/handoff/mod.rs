@@ -199,8 +199,12 @@ pub fn load(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
     let fix = "a handoff is a briefing, not a dump: write a shorter one";
     match file {
         Some(p) => {
-            let text = fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?
-                .ok_or_else(|| Error::io("read", p, std::io::ErrorKind::NotFound.into()))?;
+            let text = fsx::read_text_bounded(p, MAX_MEMORY_FILE_BYTES, fix)?.ok_or_else(|| {
+                Error::Usage {
+                    what: format!("{} does not exist", p.display()),
+                    fix: "name a handoff file (`-` reads stdin); without FILE, `lint` scores the current state".into(),
+                }
+            })?;
             Ok((p.display().to_string(), text))
         }
         None => {

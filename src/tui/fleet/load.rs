@@ -9,8 +9,9 @@ use agent_handover::agent::sessions;
 use agent_handover::domain::capacity::warn_at;
 use agent_handover::domain::handoff::{HandoffDocument, LintContext, SectionKind, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
+use agent_handover::engine::checkpoint::StepState;
 use agent_handover::read::history::latest_previous_handoff;
-use agent_handover::read::{NextAction, RunSnapshot, StateKind};
+use agent_handover::read::{NextAction, RunSnapshot};
 use agent_handover::{MemoryStore, Workspace, WorkspaceOptions};
 
 use super::{Detail, Health, Row, Score};
@@ -151,15 +152,22 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             if next != NextAction::Nothing {
                 detail.next = Some(next.sentence());
             }
-            let step = snap
-                .steps
-                .iter()
-                .rev()
-                .find(|s| s.last_error.is_some() || s.output.is_some());
-            if let Some(step) = step.filter(|_| snap.state.kind() != StateKind::Completed) {
+            // The step in progress, or the one that stopped the run.
+            let step = snap.steps.iter().find(|s| {
+                matches!(
+                    s.state,
+                    StepState::Running | StepState::Interrupted | StepState::Failed
+                )
+            });
+            if let Some(step) = step {
                 detail.step = Some(match &step.last_error {
-                    Some(e) => format!("{}: {}", step.name, e.lines().next().unwrap_or("")),
-                    None => step.name.clone(),
+                    Some(e) => format!(
+                        "{} ({}): {}",
+                        step.name,
+                        step.state.as_str(),
+                        e.lines().next().unwrap_or("")
+                    ),
+                    None => format!("{} ({})", step.name, step.state.as_str()),
                 });
                 detail.output = step
                     .output

@@ -367,7 +367,11 @@ fn message_list(
     let filter = tab.filter.title();
     let title = match &data.agent {
         Some(agent) => format!(" {agent}: {unread} unread of {}{only}{filter} ", data.total),
-        None => format!(" {} messages{only}{filter} ", data.total),
+        None => format!(
+            " {} message{}{only}{filter} ",
+            data.total,
+            if data.total == 1 { "" } else { "s" }
+        ),
     };
     let block = panel(title, shared);
     let inner = block.inner(area);
