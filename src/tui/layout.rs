@@ -212,7 +212,11 @@ mod tests {
 
     #[test]
     fn clicks_hit_tabs_and_buttons() {
-        let a = fixtures::app((100, 30)).areas();
+        let mut app = fixtures::app((100, 30));
+        app.update(crate::tui::model::Event::RunLoaded(Box::new(Ok(
+            fixtures::interrupted_run(),
+        ))));
+        let a = app.areas();
         let (r, _) = a.tabs[1];
         assert_eq!(a.hit(r.x, r.y), Some(Command::Tab(2)));
         let (r, c) = a.buttons[0];

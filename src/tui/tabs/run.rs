@@ -76,16 +76,21 @@ impl Tab for RunTab {
         shared.snapshot().map_or(0, |s| s.steps.len())
     }
 
+    /// Only the buttons that act now: resume and abandon while a handover
+    /// is in progress (never on a workspace where none ran), pause always.
     fn buttons(&self, shared: &Shared) -> Vec<(Command, &'static str)> {
         let paused = shared.snapshot().is_some_and(|s| s.paused.is_some());
-        vec![
-            (Command::Resume, " r Resume "),
-            (Command::Abandon, " a Abandon "),
-            (
-                Command::TogglePause,
-                if paused { " p Unpause " } else { " p Pause " },
-            ),
-        ]
+        let in_progress = shared.snapshot().is_some_and(|s| s.state.in_progress());
+        let mut buttons = Vec::new();
+        if in_progress {
+            buttons.push((Command::Resume, " r Resume "));
+            buttons.push((Command::Abandon, " a Abandon "));
+        }
+        buttons.push((
+            Command::TogglePause,
+            if paused { " p Unpause " } else { " p Pause " },
+        ));
+        buttons
     }
 
     fn render(&self, frame: &mut Frame<'_>, area: Rect, shared: &Shared, selected: bool) {
@@ -125,12 +130,15 @@ impl RunTab {
 /// not the sidebar).
 fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &RunTab, selected: bool) {
     let title = match shared.snapshot() {
+        Some(s) if s.status == RunStatus::None => " Run ".to_string(),
         // The state first: a narrow sidebar cuts the id, never the state.
         Some(s) => fit(
             &format!(
                 " Run · {} · {} ",
                 s.state_word(),
-                s.run_id.as_deref().unwrap_or("(0.5.x)"),
+                s.run_id
+                    .as_deref()
+                    .unwrap_or("a run agent-handover 0.5.x started (no id)"),
             ),
             usize::from(area.width.saturating_sub(2)),
         ),
@@ -186,10 +194,13 @@ fn body(
     let mut lines = Vec::new();
     if snap.status == RunStatus::None {
         lines.push(Line::raw("No handover yet."));
-        lines.push(Line::styled(
-            "Agents run: agent-handover run --config handover.toml --note \"...\"",
-            t.muted,
-        ));
+        for hint in [
+            "Set an agent up: agent-handover install claude (or codex, gemini, ...).",
+            "At session end its hooks save a draft; the agent completes it and hands over with",
+            "agent-handover run --note-file DRAFT.",
+        ] {
+            lines.push(Line::styled(hint, t.muted));
+        }
         return lines;
     }
     let done = snap

@@ -162,8 +162,14 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let mut used = 0;
     let paused = app.shared.snapshot().is_some_and(|s| s.paused.is_some());
+    // Keys that would do nothing now are not offered: resume and abandon
+    // need a handover in progress, retry a step that stopped it.
+    let in_progress = app.shared.snapshot().is_some_and(|s| s.state.in_progress());
     for (key, label) in app.keys.footer(app.selected) {
         if essentials.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        if !in_progress && matches!(label, "resume" | "abandon" | "retry") {
             continue;
         }
         // One wording with the button: the pause key unpauses while paused.
@@ -304,6 +310,50 @@ mod tests {
             )))));
             insta::assert_snapshot!(format!("paused_{}x{}", size.0, size.1), draw(&app));
         }
+    }
+
+    /// Issue 28, item 7: on a workspace where no handover is in progress
+    /// (none ever ran, or the last completed), no resume, abandon or retry
+    /// is offered, as a button or in the footer; the empty workspace
+    /// teaches the install and draft flow.
+    #[test]
+    fn only_live_buttons_and_keys_are_offered() {
+        let mut app = fixtures::loaded((100, 30));
+        let screen = draw(&app);
+        assert!(
+            screen.contains("r Resume") && screen.contains(" a abandon"),
+            "{screen}"
+        );
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        let screen = draw(&app);
+        for gone in [
+            "r Resume",
+            "a Abandon",
+            " r resume",
+            " a abandon",
+            " R retry",
+        ] {
+            assert!(
+                !screen.contains(gone),
+                "{gone:?} on a completed run:\n{screen}"
+            );
+        }
+        assert!(screen.contains("p Pause"), "{screen}");
+        let mut never = fixtures::completed_run();
+        never.status = agent_handover::engine::checkpoint::RunStatus::None;
+        never.steps.clear();
+        never.run_id = None;
+        app.update(Event::RunLoaded(Box::new(Ok(never.restated()))));
+        let screen = draw(&app);
+        assert!(screen.contains("No handover yet"), "{screen}");
+        assert!(
+            screen.contains("install claude") && screen.contains("--note-file"),
+            "{screen}"
+        );
+        assert!(
+            !screen.contains("r Resume") && !screen.contains("0.5.x"),
+            "{screen}"
+        );
     }
 
     #[test]
