@@ -76,14 +76,20 @@ impl Tab for RunTab {
         shared.snapshot().map_or(0, |s| s.steps.len())
     }
 
-    /// Only the buttons that act now: resume and abandon while a handover
-    /// is in progress (never on a workspace where none ran), pause always.
+    /// Only the buttons that act now: resume while a handover is in
+    /// progress or queued, abandon while one is in progress (never on a
+    /// workspace where none ran), pause always.
     fn buttons(&self, shared: &Shared) -> Vec<(Command, &'static str)> {
         let paused = shared.snapshot().is_some_and(|s| s.paused.is_some());
         let in_progress = shared.snapshot().is_some_and(|s| s.state.in_progress());
+        let resumes = shared
+            .snapshot()
+            .is_some_and(|s| in_progress || s.state.next_action().unpaused().is_resume());
         let mut buttons = Vec::new();
-        if in_progress {
+        if resumes {
             buttons.push((Command::Resume, " r Resume "));
+        }
+        if in_progress {
             buttons.push((Command::Abandon, " a Abandon "));
         }
         buttons.push((

@@ -165,11 +165,20 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     // Keys that would do nothing now are not offered: resume and abandon
     // need a handover in progress, retry a step that stopped it.
     let in_progress = app.shared.snapshot().is_some_and(|s| s.state.in_progress());
+    let resumes = app
+        .shared
+        .snapshot()
+        .is_some_and(|s| in_progress || s.state.next_action().unpaused().is_resume());
     for (key, label) in app.keys.footer(app.selected) {
         if essentials.iter().any(|(k, _)| *k == key) {
             continue;
         }
-        if !in_progress && matches!(label, "resume" | "abandon" | "retry") {
+        let live = match label {
+            "resume" => resumes,
+            "abandon" | "retry" => in_progress,
+            _ => true,
+        };
+        if !live {
             continue;
         }
         // One wording with the button: the pause key unpauses while paused.
@@ -370,6 +379,10 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         let screen = draw(&app);
         assert!(screen.contains("QUEUED: 1 waiting"), "{screen}");
+        assert!(
+            screen.contains("r Resume") && !screen.contains("a Abandon"),
+            "{screen}"
+        );
         assert!(!screen.contains("RESUME NEEDED"), "{screen}");
         assert!(fixtures::advises_resume(&app), "`r` resumes the queue");
     }
