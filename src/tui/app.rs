@@ -20,6 +20,7 @@ use super::dialogs::help::Help;
 use super::dialogs::log::Log;
 use super::dialogs::reader::Reader;
 use super::dialogs::reason::{Purpose, Reason};
+use super::dialogs::text::Text;
 use super::keys::KeyMap;
 use super::layout::{Areas, is_wide};
 use super::model::{
@@ -233,6 +234,10 @@ impl App {
                     }
                 }
                 vec![Effect::LoadRun, Effect::LoadFull]
+            }
+            Event::TextReady(title, lines) => {
+                self.modal = Some(Box::new(Text::new(title, lines)));
+                Vec::new()
             }
             Event::MessageRead(result) => {
                 match *result {
@@ -548,6 +553,10 @@ impl App {
                     None => draft,
                 };
                 self.modal = Some(Box::new(Compose::new(draft)));
+                Vec::new()
+            }
+            Reply::Show(title, lines) => {
+                self.modal = Some(Box::new(Text::new(title, lines)));
                 Vec::new()
             }
             Reply::Note(text) => {

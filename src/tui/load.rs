@@ -151,6 +151,88 @@ fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
     }))
 }
 
+/// A past run whole, for the Timeline's Enter: its state, each step with
+/// its error and output, the session note it wrote with that note's score
+/// and worst findings, how useful the handoff it started from was, and the
+/// context of the session that handed over. Secrets redacted.
+pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
+    let title = format!("Run {id}");
+    let runs = match load_runs(ws) {
+        Ok(runs) => runs,
+        Err(e) => return (title, vec![e.to_string()]),
+    };
+    let Some(cp) = runs.iter().find(|c| c.run_id.as_deref() == Some(id)) else {
+        return (
+            title,
+            vec![format!("no run {id} in this workspace's records")],
+        );
+    };
+    let snap = RunSnapshot::of(ws, cp);
+    let mut lines = vec![format!("state: {}", snap.state.describe())];
+    if let Some(s) = summarize(std::slice::from_ref(cp), 1).into_iter().next() {
+        lines.push(format!(
+            "started {} · finished {} · {} of {} steps done",
+            s.started_at.as_deref().unwrap_or("?"),
+            s.finished_at.as_deref().unwrap_or("—"),
+            s.steps_done,
+            s.steps_total
+        ));
+        if let Some(u) = &s.previous_handoff {
+            lines.push(format!("the handoff it started from: {}", u.describe()));
+        }
+        if let Some(c) = &s.context {
+            lines.push(format!("context at hand-over: {}", c.describe()));
+        }
+        if let Some(a) = &s.abandoned {
+            lines.push(format!("abandoned: {a}"));
+        }
+    }
+    lines.push(String::new());
+    let mut note = None;
+    for step in &snap.steps {
+        lines.push(format!(
+            "{} — {} ({} attempt{})",
+            step.name,
+            step.state.as_str(),
+            step.attempts,
+            if step.attempts == 1 { "" } else { "s" }
+        ));
+        if let Some(e) = &step.last_error {
+            lines.extend(secrets::redact(e).lines().map(|l| format!("    {l}")));
+        }
+        if let Some(o) = &step.output {
+            lines.extend(secrets::redact(o).lines().map(|l| format!("    {l}")));
+            if step.name == "session_note" {
+                note = o.lines().next().map(|p| ws.root.join(p.trim()));
+            }
+        }
+    }
+    if let Some(path) = note
+        && let Ok(Some(text)) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "")
+    {
+        let report = lint(&text, &LintContext::for_workspace(ws));
+        lines.push(String::new());
+        lines.push(format!(
+            "its session note {}: score {}/100{}",
+            path.strip_prefix(&ws.root).unwrap_or(&path).display(),
+            report.score,
+            report
+                .low_confidence
+                .as_ref()
+                .map(|w| format!(" (low confidence: {w})"))
+                .unwrap_or_default()
+        ));
+        let mut worst: Vec<_> = report.findings.iter().filter(|f| f.points > 0).collect();
+        worst.sort_by_key(|f| std::cmp::Reverse(f.points));
+        for f in worst.iter().take(3) {
+            lines.push(format!("  -{} {}", f.points, f));
+        }
+        lines.push(String::new());
+        lines.extend(secrets::redact(&text).lines().map(str::to_string));
+    }
+    (title, lines)
+}
+
 /// One message whole (body redacted by the library), for the reader.
 pub fn message(ws: &Workspace, id: &str) -> Result<agent_handover::domain::inbox::Message, String> {
     Inbox::new(ws).read(id).map_err(|e| e.to_string())

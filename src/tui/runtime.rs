@@ -123,6 +123,13 @@ pub async fn run(
                         app.say(format!("copy: {e}"), true);
                     }
                 }
+                Effect::ReadRun(id) => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let (title, lines) = load::run_details(&ws, &id);
+                        let _ = tx.send(Event::TextReady(title, lines));
+                    });
+                }
                 Effect::ReadMessage(id) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {

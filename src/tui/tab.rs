@@ -34,6 +34,8 @@ pub enum Reply {
     Confirm(Action),
     /// Open a message to write (a new one, or a reply).
     Compose(Box<Draft>),
+    /// Show a text whole, in a scrolling dialog: its title and lines.
+    Show(String, Vec<String>),
     /// Tell the user something (in the status line).
     Note(String),
     /// Tell the user something went wrong (in the status line).

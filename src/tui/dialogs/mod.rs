@@ -11,6 +11,7 @@ pub mod help;
 pub mod log;
 pub mod reader;
 pub mod reason;
+pub mod text;
 
 #[cfg(test)]
 mod tests {

@@ -39,7 +39,11 @@ const BINDINGS: &[Binding] = &[
     Binding::new("prev-finding", PREV_FINDING, &["N"], "", "jump to the previous finding"),
     Binding::new("edit", EDIT, &["e"], "edit", "open the handoff in $EDITOR at the finding's line"),
     Binding::new("switch-document", SWITCH, &["v"], "note", "current state / latest session note"),
+    Binding::new("open-finding", OPEN, &["enter"], "read", "read the selected finding whole, with its rule's weight and source"),
 ];
+
+/// Read the selected finding whole.
+const OPEN: Command = Command::Local("open-finding");
 
 /// From this width the text and the findings sit side by side.
 const SIDE_BY_SIDE_WIDTH: u16 = 90;
@@ -87,6 +91,18 @@ impl Tab for QualityTab {
                 self.finding.move_by(to, rows);
                 Reply::Handled
             }
+            OPEN => match doc.report.findings.get(self.finding.row()) {
+                Some(f) => Reply::Show(
+                    format!("Finding: {}", f.rule),
+                    vec![
+                        f.to_string(),
+                        String::new(),
+                        format!("took off {} points", f.points),
+                        agent_handover::domain::handoff::model::MODEL.source(f.rule),
+                    ],
+                ),
+                None => Reply::Note("no findings".into()),
+            },
             EDIT => Reply::Effects(vec![Effect::Edit {
                 path: doc.path.clone(),
                 line: doc

@@ -8,13 +8,22 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::command::TabId;
-use crate::tui::model::Shared;
-use crate::tui::tab::{Cursor, ListFilter, Tab};
+use crate::tui::command::{Binding, Command, TabId};
+use crate::tui::model::{Effect, Shared};
+use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
 use crate::tui::widgets::{ago, fit, loading, panel};
 
 /// The timeline tab's id.
 pub const ID: TabId = TabId::new("Timeline");
+
+/// Open the selected run.
+const OPEN: Command = Command::Local("open-run");
+
+/// The timeline's own keys.
+#[rustfmt::skip]
+const BINDINGS: &[Binding] = &[
+    Binding::new("open-run", OPEN, &["enter"], "open", "open the selected run: its steps, errors, note and score (Esc closes)"),
+];
 
 /// The timeline's state: the selected run and the `/` filter.
 #[derive(Debug, Default)]
@@ -48,6 +57,20 @@ impl TimelineTab {
 impl Tab for TimelineTab {
     fn id(&self) -> TabId {
         ID
+    }
+
+    fn bindings(&self) -> &'static [Binding] {
+        BINDINGS
+    }
+
+    fn update(&mut self, command: Command, shared: &Shared, selected: bool) -> Reply {
+        match command {
+            OPEN if selected => match self.shown(shared).get(self.run.row()) {
+                Some(run) => Reply::Effects(vec![Effect::ReadRun(run.run_id.clone())]),
+                None => Reply::Note("no run to open".into()),
+            },
+            _ => Reply::Unhandled,
+        }
     }
 
     fn cursor_mut(&mut self) -> &mut Cursor {
@@ -161,7 +184,25 @@ mod tests {
     use crossterm::event::KeyCode;
 
     use super::*;
-    use crate::tui::fixtures::{self, code, draw, key};
+    use crate::tui::fixtures::{self, code, draw, key, tab};
+
+    /// Issue 28, item 7: Enter on a run opens it (steps, errors, note,
+    /// score) in a dialog that scrolls and wraps; Esc closes it.
+    #[test]
+    fn enter_opens_the_selected_run() {
+        let mut app = fixtures::loaded((100, 30));
+        app.selected = ID;
+        app.update(key('j'));
+        let id = tab::<TimelineTab>(&app).shown(&app.shared)[1].run_id.clone();
+        assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::ReadRun(id.clone())]);
+        let long = "tests — interrupted (2 attempts): error: exit status 1: 2 tests failed: parser::nested, parser::unicode, and the rest of a long line that must wrap, not be cut".to_string();
+        app.update(crate::tui::model::Event::TextReady(format!("Run {id}"), vec![long]));
+        let screen = draw(&app);
+        assert!(screen.contains(&format!("Run {id}")), "{screen}");
+        assert!(screen.contains("must wrap, not be cut") || screen.contains("must wrap,"), "{screen}");
+        app.update(code(KeyCode::Esc));
+        assert!(app.modal.is_none());
+    }
 
     /// Issue 14, build 6: `/` filters the list as it is typed; Enter keeps
     /// the filter, `/` then Esc clears it.
