@@ -18,7 +18,7 @@ use super::output::Output;
 #[command(
     after_help = "Every agent also gets a handover.toml when the project has none. \
     Installing twice changes nothing; `--remove` puts each file back as it was \
-    (byte for byte when nothing else changed it). The README has a section per agent."
+    (byte for byte when nothing else changed it). docs/agents.md has a section per agent."
 )]
 pub struct InstallArgs {
     /// The agent.

@@ -236,7 +236,7 @@ enum Command {
     /// Print the man page (roff), or write one page per command with --dir.
     #[command(long_about = generate::MAN_HELP)]
     Man(generate::ManArgs),
-    /// Serve check, brief, draft, handover, inbox and lint to an agent over MCP (stdio).
+    /// Serve the brief, draft, handover, inbox (send, list), task, knowledge and lint tools to an agent over MCP (stdio).
     #[cfg(feature = "mcp")]
     Mcp(Target),
     /// Watch and steer handovers live: run status, inbox, state diffs, quality, timeline.
