@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::{LintContext, lint};
+
+use super::real_corpus::{auc, spearman};
 use serde::Deserialize;
 use sha1::{Digest, Sha1};
 
@@ -140,26 +142,4 @@ pub fn figures(all: &[Scored], split: &str) -> Figures {
         separation: mean(&good) - mean(&bad),
         spearman: spearman(&scores, &ratings),
     }
-}
-
-/// The probability that a good document outscores a bad one (ties count half).
-pub fn auc(good: &[f64], bad: &[f64]) -> f64 {
-    let mut wins = 0.0;
-    for g in good {
-        for b in bad {
-            wins += if g > b {
-                1.0
-            } else if g == b {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    wins / (good.len() * bad.len()).max(1) as f64
-}
-
-/// Spearman's rank correlation (the library's; 0 without spread).
-pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
-    agent_handover::domain::handoff::agreement::spearman(x, y).unwrap_or(0.0)
 }
