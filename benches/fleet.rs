@@ -1,7 +1,8 @@
-//! The fleet view over 20 workspaces, each with 1,000 layer-1 notes, 1,000
-//! inbox messages and 100 versions of current-state.md (one made through
-//! the library, copied 19 times), driven as a person would run it: the
-//! release binary in tmux, `dashboard DIR…`. Measures:
+//! The fleet view over 20 and then 50 workspaces (in the same run), each
+//! with 1,000 layer-1 notes, 1,000 inbox messages and 100 versions of
+//! current-state.md (one made through the library, copied), driven as a
+//! person would run it: the release binary in tmux, `dashboard DIR…`.
+//! Measures, for each size:
 //! * time to the first frame, every row's state shown (median of 11 starts);
 //! * peak memory (VmHWM) once every score is read;
 //! * idle CPU over 10 s;
@@ -25,7 +26,8 @@ use generate::{History, generate};
 use support::{load_average, our_binary, stats};
 use tty::{Session, idle_cpu_percent, redraws_after_pause_toggles, status_field, wait_for_frames};
 
-const WORKSPACES: usize = 20;
+/// The fleet sizes measured, in one run (issue 28 asks for 50 beside 20).
+const SIZES: [usize; 2] = [20, 50];
 const HISTORY: History = History {
     notes: 1_000,
     messages: 1_000,
@@ -50,7 +52,8 @@ fn main() {
         a => format!("agent{a}"),
     });
     let mut dirs = vec![first.clone()];
-    for i in 1..WORKSPACES {
+    let largest = SIZES.iter().copied().max().unwrap_or(1);
+    for i in 1..largest {
         let dir = root.path().join(format!("ws{i:02}"));
         let ok = Command::new("cp")
             .args(["-a"])
@@ -63,22 +66,34 @@ fn main() {
         dirs.push(dir);
     }
     println!(
-        "generated {WORKSPACES} workspaces in {:.1} s",
+        "generated {largest} workspaces in {:.1} s",
         t.elapsed().as_secs_f64()
     );
+    let mut report = String::new();
+    for size in SIZES {
+        report += &measure(&bin, root.path(), &dirs[..size]);
+    }
+    println!("{report}");
+    let _ = std::fs::write(target.join("bench-fleet.md"), &report);
+}
+
+/// The figures of the fleet over `dirs`, as a table.
+fn measure(bin: &Path, root: &Path, dirs: &[PathBuf]) -> String {
+    let workspaces = dirs.len();
+    let first = &dirs[0];
     let args = dirs
         .iter()
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
 
-    let socket = format!("ah-bench-fleet-{}", std::process::id());
-    let frames = root.path().join("frames.log");
-    let start_file = root.path().join("start.ns");
+    let socket = format!("ah-bench-fleet-{}-{workspaces}", std::process::id());
+    let frames = root.join("frames.log");
+    let start_file = root.join("start.ns");
     let mut first_frames = Vec::new();
     for _ in 0..STARTS {
         let _ = std::fs::remove_file(&frames);
-        let session = Session::start(&socket, &bin, &first, &frames, &start_file, &args);
+        let session = Session::start(&socket, bin, first, &frames, &start_file, &args);
         let shown = wait_for_frames(&frames, 1);
         let start_ns: u128 = std::fs::read_to_string(&start_file)
             .unwrap()
@@ -91,42 +106,41 @@ fn main() {
 
     // One long-lived session for memory, idle CPU and change latency.
     let _ = std::fs::remove_file(&frames);
-    let session = Session::start(&socket, &bin, &first, &frames, &start_file, &args);
+    let session = Session::start(&socket, bin, first, &frames, &start_file, &args);
     std::thread::sleep(Duration::from_secs(5)); // every score read
     let pid = session.pid();
     let peak_kib = status_field(pid, "VmHWM:");
     let idle = Duration::from_secs(10);
     let idle_cpu_pct = idle_cpu_percent(pid, idle);
     let redraws = redraws_after_pause_toggles(&frames, CHANGES, |i| {
-        pause_file(&dirs[(i / 2) % WORKSPACES])
+        pause_file(&dirs[(i / 2) % workspaces])
     });
     drop(session);
 
     let (ttff, ttff_p90) = stats(&first_frames);
     let (redraw, redraw_p90) = stats(&redraws);
     let peak_mib = peak_kib as f64 / 1024.0;
+    let memory_target = if workspaces > 20 { 60.0 } else { 40.0 };
     let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
-    let table = format!(
-        "## Fleet view over {WORKSPACES} workspaces\n\n\
+    format!(
+        "## Fleet view over {workspaces} workspaces\n\n\
          Each: {} layer-1 notes, {} messages across {AGENTS} agents and `{HUMAN}`, \
          {} state versions; release binary in tmux, `dashboard DIR…`; load average {}.\n\n\
          | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
          | first frame, every row's state ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | ≤ 50 ms | {} |\n\
-         | peak memory (VmHWM, every score read) | {peak_mib:.1} MiB | | ≤ 40 MiB | {} |\n\
+         | peak memory (VmHWM, every score read) | {peak_mib:.1} MiB | | ≤ {memory_target} MiB | {} |\n\
          | idle CPU over {} s | {idle_cpu_pct:.2} % | | ≤ 0.5 % | {} |\n\
-         | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | ≤ 150 ms | {} |\n",
+         | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | ≤ 150 ms | {} |\n\n",
         HISTORY.notes,
         HISTORY.messages,
         HISTORY.versions,
         load_average(),
         verdict(ttff <= 50.0),
-        verdict(peak_mib <= 40.0),
+        verdict(peak_mib <= memory_target),
         idle.as_secs(),
         verdict(idle_cpu_pct <= 0.5),
         verdict(redraw <= 150.0),
-    );
-    println!("{table}");
-    let _ = std::fs::write(target.join("bench-fleet.md"), &table);
+    )
 }
 
 fn pause_file(dir: &Path) -> PathBuf {
