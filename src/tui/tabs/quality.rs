@@ -201,7 +201,13 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
     };
     let report = &d.report;
     let block = panel(
-        format!(" Review: the {} · {} tokens ", d.title, report.tokens),
+        match &report.low_confidence {
+            Some(why) => format!(
+                " Review: the {} · {} tokens · low confidence: {why} ",
+                d.title, report.tokens
+            ),
+            None => format!(" Review: the {} · {} tokens ", d.title, report.tokens),
+        },
         shared,
     );
     let inner = block.inner(area);
@@ -219,14 +225,15 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
         50..80 => t.warn,
         _ => t.error,
     };
+    // The label stays short: over the bar's colour a long one is unreadable.
     let label = match &report.low_confidence {
-        Some(why) => format!("{}/100 (low confidence: {why})", report.score),
+        Some(_) => format!("{}/100?", report.score),
         None => format!("{}/100", report.score),
     };
     let g = Gauge::default()
         .gauge_style(score_style)
         .ratio(f64::from(report.score) / 100.0)
-        .label(fit(&label, usize::from(gauge.width)));
+        .label(label);
     frame.render_widget(g, gauge);
     if let Some(text) = banner {
         let width = usize::from(banner_area.width);
