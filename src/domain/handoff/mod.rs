@@ -247,8 +247,7 @@ pub fn lint_with(text: &str, ctx: &LintContext, model: &model::Model) -> LintRep
         }
     }
     findings.sort_by_key(|f| (Reverse(f.severity), f.line.unwrap_or(0)));
-    let penalty = model.penalty(&model::features(&findings));
-    let score = score::apply_with(model, &mut findings);
+    let (score, penalty) = score::weigh(model, &mut findings);
     let sections = doc
         .sections
         .iter()

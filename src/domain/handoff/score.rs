@@ -3,6 +3,8 @@
 //! findings' raw points over the rule's cap), the penalties add up, and the
 //! calibration maps the total to 0-100; any secret makes it 0.
 
+use std::collections::HashMap;
+
 use super::model::{self, MODEL, Model};
 use super::rules::{Finding, SECRET};
 
@@ -14,17 +16,19 @@ pub fn apply(findings: &mut [Finding]) -> u8 {
 
 /// [`apply`] with another model (the fitter's candidates).
 pub fn apply_with(model: &Model, findings: &mut [Finding]) -> u8 {
+    weigh(model, findings).0
+}
+
+/// [`apply_with`], also returning the penalty the score calibrates.
+pub fn weigh(model: &Model, findings: &mut [Finding]) -> (u8, f64) {
     let features = model::features(findings);
-    let raw_total = |rule: &str| -> f64 {
-        findings
-            .iter()
-            .filter(|f| f.rule == rule)
-            .map(|f| f64::from(f.points))
-            .sum()
-    };
-    let totals: Vec<f64> = findings.iter().map(|f| raw_total(f.rule)).collect();
-    for (f, total) in findings.iter_mut().zip(totals) {
+    let mut totals: HashMap<&str, f64> = HashMap::new();
+    for f in findings.iter() {
+        *totals.entry(f.rule).or_default() += f64::from(f.points);
+    }
+    for f in findings.iter_mut() {
         let rule_penalty = model.weight(f.rule) * features.get(f.rule).copied().unwrap_or(0.0);
+        let total = totals.get(f.rule).copied().unwrap_or(0.0);
         let share = if total > 0.0 {
             f64::from(f.points) / total
         } else {
@@ -32,13 +36,12 @@ pub fn apply_with(model: &Model, findings: &mut [Finding]) -> u8 {
         };
         f.points = (rule_penalty * share).round().clamp(0.0, 255.0) as u8;
     }
+    let penalty = model.penalty(&features);
     if findings.iter().any(|f| f.rule == SECRET.id) {
-        return 0;
+        return (0, penalty);
     }
-    model
-        .calibrate(model.penalty(&features))
-        .round()
-        .clamp(0.0, 100.0) as u8
+    let score = model.calibrate(penalty).round().clamp(0.0, 100.0) as u8;
+    (score, penalty)
 }
 
 /// The score of a handoff with these findings, 0-100.

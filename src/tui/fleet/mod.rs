@@ -821,6 +821,13 @@ impl Fleet {
             }
             'p' => return vec![FleetEffect::Act(i, Action::Pause(None))],
             'r' if resumable(&row) => return vec![FleetEffect::Act(i, Action::Resume)],
+            'r' if row.needs_decision => {
+                let text = format!(
+                    "{}: a step may have taken effect: decide first (enter opens it to retry or abandon)",
+                    row.name
+                );
+                self.say(text, true);
+            }
             'r' => {
                 let text = not_here("nothing to resume");
                 self.say(text, false);
