@@ -430,6 +430,32 @@ fn slow_handover() -> (Project, std::process::Child) {
     (p, child)
 }
 
+/// Issue 28, item 6: at 60×20 the Run tab of a handover killed mid-step
+/// opens on the interrupted step: what happened and the key that goes on
+/// come first, and the step's whole story (its output) is there.
+#[test]
+fn a_killed_step_is_explained_first_at_sixty_by_twenty() {
+    let (p, mut child) = slow_handover();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    let screen = t.wait_for("the interruption", |s| s.contains("RESUME NEEDED"));
+    let body: Vec<&str> = screen.lines().skip(3).collect();
+    assert!(
+        body[..2]
+            .iter()
+            .any(|l| l.contains("! slow died mid-step: check, then R")),
+        "not first:\n{screen}"
+    );
+    assert!(
+        screen.contains("its effects, then R retries it"),
+        "{screen}"
+    );
+    assert!(screen.contains("copied half the files"), "{screen}");
+}
+
 /// Issue 14, seen 1: a handover killed with SIGKILL (and not yet reaped by
 /// its parent, as a shell or a test harness leaves it) shows as interrupted
 /// within 2 s, in a dashboard already open and in one just started, with
@@ -505,18 +531,23 @@ fn the_footer_keeps_q_and_help_and_messages_clear_into_the_log() {
     };
     t.wait_for("the dashboard", |s| s.contains("RESUME NEEDED"));
     let footer = |s: &str| s.lines().last().unwrap_or("").to_string();
-    // `p` while pausing is refused nowhere; `R` on a done step says why.
+    // Issue 28, item 6: a message too long for the footer is shown whole
+    // on the row above it, never cut.
+    let whole = "select a failed or interrupted step to retry";
+    let above = |s: &str| s.lines().rev().nth(1).unwrap_or("").to_string();
+    // `p` while pausing is refused nowhere; `R` on a done step says why
+    // (the Run tab opens on the failed step: `g` goes to the first).
+    t.keys(&["g"]);
     t.keys(&["R"]);
-    let screen = t.wait_for("the note", |s| footer(s).contains("select a failed"));
+    let screen = t.wait_for("the note", |s| above(s).contains("select a failed"));
+    assert!(above(&screen).contains(whole), "cut: {screen}");
     let last = footer(&screen);
     assert!(
         last.contains("q quit") && last.contains("? help"),
         "q and ? pushed out: {last:?}"
     );
     let shown = Instant::now();
-    t.wait_for("the note to clear", |s| {
-        !footer(s).contains("select a failed")
-    });
+    t.wait_for("the note to clear", |s| !s.contains("select a failed"));
     let cleared = shown.elapsed();
     assert!(
         cleared >= Duration::from_secs(2) && cleared < Duration::from_secs(10),

@@ -467,9 +467,7 @@ pub fn draw(app: &App) -> String {
 /// What `render` draws on a `size` screen, as plain text (one line per row,
 /// trailing blanks cut).
 pub fn render_text(size: (u16, u16), render: impl FnOnce(&mut ratatui::Frame<'_>)) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    terminal.draw(render).unwrap();
-    let buffer = terminal.backend().buffer();
+    let buffer = render_buffer(size, render);
     (0..buffer.area.height)
         .map(|y| {
             let line: String = (0..buffer.area.width)
@@ -479,6 +477,16 @@ pub fn render_text(size: (u16, u16), render: impl FnOnce(&mut ratatui::Frame<'_>
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// What `render` draws on a `size` screen, cell by cell with its colours.
+pub fn render_buffer(
+    size: (u16, u16),
+    render: impl FnOnce(&mut ratatui::Frame<'_>),
+) -> ratatui::buffer::Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+    terminal.draw(render).unwrap();
+    terminal.backend().buffer().clone()
 }
 
 /// `app`'s tab of type `T`, to look into its state.

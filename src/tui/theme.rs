@@ -78,19 +78,13 @@ impl Theme {
             error: Style::new().fg(error).add_modifier(Modifier::BOLD),
             muted: Style::new().fg(Color::DarkGray),
             selected: Style::new().add_modifier(Modifier::REVERSED),
-            paused: Style::new()
-                .fg(Color::Black)
-                .bg(warn)
-                .add_modifier(Modifier::BOLD),
-            alert: Style::new()
-                .fg(Color::White)
-                .bg(error)
-                .add_modifier(Modifier::BOLD),
+            paused: on(warn).add_modifier(Modifier::BOLD),
+            alert: on(error).add_modifier(Modifier::BOLD),
             added: Style::new().fg(added),
             removed: Style::new().fg(removed),
-            added_word: Style::new().fg(Color::Black).bg(added),
-            removed_word: Style::new().fg(Color::Black).bg(removed),
-            button: Style::new().fg(Color::Black).bg(accent),
+            added_word: on(added),
+            removed_word: on(removed),
+            button: on(accent),
         };
         (theme, warnings)
     }
@@ -116,6 +110,98 @@ impl Theme {
             button: reversed,
         }
     }
+}
+
+/// Text on a `background`: black or white, whichever reads better.
+pub fn on(background: Color) -> Style {
+    Style::new().fg(readable_on(background)).bg(background)
+}
+
+/// Black or white, whichever contrasts more with `background` (white when
+/// the colour is the terminal's own and so unknown).
+pub fn readable_on(background: Color) -> Color {
+    let Some(bg) = rgb(background) else {
+        return Color::White;
+    };
+    let ratio = |fg: Color| rgb(fg).map_or(0.0, |fg| contrast(fg, bg));
+    if ratio(Color::Black) >= ratio(Color::White) {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+/// The WCAG 2 contrast ratio of two colours (1 to 21; AA asks 4.5 of text).
+pub fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// WCAG 2 relative luminance of an sRGB colour.
+fn luminance(rgb: [u8; 3]) -> f64 {
+    let linear = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.040_45 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2])
+}
+
+/// The colour a terminal shows for `color`, taking xterm's default palette
+/// for the 16 named colours; `None` for the terminal's own default.
+pub fn rgb(color: Color) -> Option<[u8; 3]> {
+    const XTERM: [[u8; 3]; 16] = [
+        [0, 0, 0],
+        [205, 0, 0],
+        [0, 205, 0],
+        [205, 205, 0],
+        [0, 0, 238],
+        [205, 0, 205],
+        [0, 205, 205],
+        [229, 229, 229],
+        [127, 127, 127],
+        [255, 0, 0],
+        [0, 255, 0],
+        [255, 255, 0],
+        [92, 92, 255],
+        [255, 0, 255],
+        [0, 255, 255],
+        [255, 255, 255],
+    ];
+    let index = match color {
+        Color::Reset => return None,
+        Color::Rgb(r, g, b) => return Some([r, g, b]),
+        Color::Indexed(i) => i,
+        Color::Black => 0,
+        Color::Red => 1,
+        Color::Green => 2,
+        Color::Yellow => 3,
+        Color::Blue => 4,
+        Color::Magenta => 5,
+        Color::Cyan => 6,
+        Color::Gray => 7,
+        Color::DarkGray => 8,
+        Color::LightRed => 9,
+        Color::LightGreen => 10,
+        Color::LightYellow => 11,
+        Color::LightBlue => 12,
+        Color::LightMagenta => 13,
+        Color::LightCyan => 14,
+        Color::White => 15,
+    };
+    Some(match index {
+        0..16 => XTERM[usize::from(index)],
+        // The 6×6×6 cube, then the grey ramp.
+        16..232 => {
+            let level = |v: u8| if v == 0 { 0 } else { 55 + 40 * v };
+            let i = index - 16;
+            [level(i / 36), level(i / 6 % 6), level(i % 6)]
+        }
+        _ => [8 + 10 * (index - 232); 3],
+    })
 }
 
 /// Whether `NO_COLOR` asks for no colour (set and non-empty, per no-color.org).
@@ -148,6 +234,43 @@ mod tests {
             assert_eq!((style.fg, style.bg), (None, None), "{style:?}");
         }
         assert_ne!(t.selected, Style::new(), "selection stays visible");
+    }
+
+    /// Every style that sets both colours (badges, buttons, changed words)
+    /// reads at WCAG AA (4.5:1) in xterm's palette, with the default colours
+    /// and with any a user sets in `[dashboard.colors]`.
+    #[test]
+    fn text_on_a_coloured_background_meets_wcag_aa() {
+        let mut themes = vec![Theme::new(false, &BTreeMap::new()).0];
+        for colour in [
+            "red", "blue", "yellow", "white", "#336699", "#ffcc00", "#202020", "28", "226",
+        ] {
+            let overrides = COLOR_KEYS
+                .iter()
+                .map(|k| (k.to_string(), colour.to_string()))
+                .collect();
+            themes.push(Theme::new(false, &overrides).0);
+        }
+        for t in &themes {
+            for style in [t.paused, t.alert, t.added_word, t.removed_word, t.button] {
+                let (Some(fg), Some(bg)) = (style.fg, style.bg) else {
+                    panic!("{style:?} sets both colours");
+                };
+                let ratio = contrast(rgb(fg).unwrap(), rgb(bg).unwrap());
+                assert!(ratio >= 4.5, "{fg:?} on {bg:?}: {ratio:.2}:1");
+            }
+        }
+    }
+
+    #[test]
+    fn contrast_matches_wcag() {
+        assert!((contrast([0, 0, 0], [255, 255, 255]) - 21.0).abs() < 1e-9);
+        assert!((contrast([119, 119, 119], [255, 255, 255]) - 4.48).abs() < 0.01);
+        // Black on xterm's red is 3.6:1, under AA: white is taken.
+        assert_eq!(readable_on(Color::Red), Color::White);
+        assert_eq!(readable_on(Color::Yellow), Color::Black);
+        assert_eq!(rgb(Color::Indexed(196)), Some([255, 0, 0]));
+        assert_eq!(rgb(Color::Indexed(244)), Some([128, 128, 128]));
     }
 
     #[test]

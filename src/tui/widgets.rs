@@ -2,8 +2,9 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::model::Shared;
 
@@ -49,6 +50,62 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// A one-row bar, `ratio` of `width` filled in `fill`'s colour, with
+/// `label` in its middle. The label's letters over the filled part are
+/// drawn in black or white, whichever reads on that colour (reversed when
+/// there are no colours), never in the terminal's own text colour.
+pub fn bar(ratio: f64, width: usize, fill: Style, label: &str) -> Line<'static> {
+    let filled = (ratio.clamp(0.0, 1.0) * width as f64).round() as usize;
+    let label: Vec<char> = label.chars().take(width).collect();
+    let start = (width - label.len()) / 2;
+    let on_fill = fill.fg.map_or(
+        Style::new().add_modifier(Modifier::REVERSED),
+        super::theme::on,
+    );
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for column in 0..width {
+        let letter = column
+            .checked_sub(start)
+            .and_then(|i| label.get(i))
+            .copied();
+        let (ch, style) = match (letter, column < filled) {
+            (Some(c), true) => (c, on_fill),
+            (Some(c), false) => (c, Style::new()),
+            (None, true) => ('█', Style::new().fg(fill.fg.unwrap_or_default())),
+            (None, false) => (' ', Style::new()),
+        };
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(ch),
+            _ => spans.push(Span::styled(ch.to_string(), style)),
+        }
+    }
+    Line::from(spans)
+}
+
+/// Whether `text` fits on one row of `width` columns.
+pub fn fits_on_a_row(text: &str, width: usize) -> bool {
+    !text.contains('\n') && text.chars().count() <= width
+}
+
+/// A status message too long for the footer, shown whole: wrapped over
+/// the rows just above `footer` (at most half the screen), in `style`.
+pub fn message_above(frame: &mut Frame<'_>, footer: Rect, text: &str, style: Style) {
+    let message = Paragraph::new(text.to_string())
+        .style(style)
+        .wrap(Wrap { trim: false });
+    let rows = message
+        .line_count(footer.width)
+        .min(usize::from(footer.y) / 2);
+    let rows = u16::try_from(rows).unwrap_or(0);
+    let area = Rect {
+        y: footer.y - rows,
+        height: rows,
+        ..footer
+    };
+    frame.render_widget(Clear, area);
+    frame.render_widget(message, area);
+}
+
 /// The rows of a list of `rows` that a window of `height` lines shows with
 /// row `selected` in it: `(first, count, below)`. When rows lie below the
 /// window its last line is left for "↓ N more" (`below` > 0), never over
@@ -81,6 +138,32 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn a_bar_label_reads_on_the_fill() {
+        use ratatui::style::Color;
+        let line = bar(0.73, 20, Style::new().fg(Color::Yellow), "73/100");
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "███████73/100██     ", "15 of 20 filled");
+        let label = line.spans.iter().find(|s| s.content == "73/100").unwrap();
+        assert_eq!(
+            (label.style.fg, label.style.bg),
+            (Some(Color::Black), Some(Color::Yellow))
+        );
+        // Past the fill the label is plain text; with no colours, reversed.
+        let low = bar(0.1, 20, Style::new(), "10/100");
+        assert!(
+            low.spans
+                .iter()
+                .any(|s| s.content.contains("10/100") && s.style == Style::new())
+        );
+        let mono = bar(1.0, 10, Style::new(), "ok");
+        assert!(
+            mono.spans
+                .iter()
+                .any(|s| s.content == "ok" && s.style.add_modifier.contains(Modifier::REVERSED))
+        );
     }
 
     #[test]

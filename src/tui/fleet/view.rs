@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{COLUMNS, Fleet, Health, KEYS, Row, Score, Sort};
-use crate::tui::widgets::{ago_at, fit};
+use crate::tui::widgets::{ago_at, fit, fits_on_a_row, message_above};
 
 /// Rows above the list (header, column titles) and below it (footer).
 const ABOVE: u16 = 2;
@@ -467,13 +467,15 @@ fn footer(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
     let mut spans = Vec::new();
     let mut used = 0;
     if let Some((text, error, _)) = &fleet.toast {
+        let style = if *error { t.error } else { t.ok };
         let room = (width / 2).min(width.saturating_sub(essentials));
-        let text = fit(text.lines().next().unwrap_or(""), room.saturating_sub(1));
-        used += text.chars().count() + 1;
-        spans.push(Span::styled(
-            format!("{text} "),
-            if *error { t.error } else { t.ok },
-        ));
+        // A message that does not fit beside the keys is shown whole above them.
+        if fits_on_a_row(text, room.saturating_sub(1)) {
+            used += text.chars().count() + 1;
+            spans.push(Span::styled(format!("{text} "), style));
+        } else {
+            message_above(frame, area, text, style);
+        }
     }
     let optional: usize = keys
         .iter()

@@ -550,6 +550,7 @@ mod tests {
             ["passed", "failed", "coverage", "warnings"]
         );
         let cursor = |app: &App| fixtures::tab::<MetricsTab>(app).metric.row();
+        let run_cursor = *app.tabs.get_mut(run::ID).cursor_mut();
         app.update(code(KeyCode::Down));
         app.update(key('j'));
         assert_eq!(cursor(&app), 2);
@@ -561,7 +562,7 @@ mod tests {
         assert_eq!(cursor(&app), 2);
         assert_eq!(
             *app.tabs.get_mut(run::ID).cursor_mut(),
-            Cursor::default(),
+            run_cursor,
             "other tabs' cursors stay"
         );
         // Fewer metrics after a reload: the selection stays in range.

@@ -12,13 +12,13 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::model::{Effect, QualityData, Reviewed, Shared};
 use crate::tui::tab::{Cursor, Reply, Tab};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::{fit, loading, panel};
+use crate::tui::widgets::{bar, fit, loading, panel};
 
 /// The quality tab's id.
 pub const ID: TabId = TabId::new("Quality");
@@ -201,22 +201,29 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
     };
     let report = &d.report;
     let block = panel(
-        match &report.low_confidence {
-            Some(why) => format!(
-                " Review: the {} · {} tokens · low confidence: {why} ",
-                d.title, report.tokens
-            ),
-            None => format!(" Review: the {} · {} tokens ", d.title, report.tokens),
-        },
+        format!(" Review: the {} · {} tokens ", d.title, report.tokens),
         shared,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let banner = unfit(d, q.min_score);
-    let [gauge, banner_area, previous, body] = Layout::vertical([
+    // Why the number is shaky, whole (wrapped), under the bar.
+    let doubt = report.low_confidence.as_ref().map(|why| {
+        Paragraph::new(Line::styled(format!("low confidence: {why}"), t.warn))
+            .wrap(Wrap { trim: false })
+    });
+    let doubt_rows = doubt.as_ref().map_or(0, |p| p.line_count(inner.width).min(3));
+    let judged = q.previous.as_ref().map_or_else(
+        || "previous handoff: not judged yet (the next handover judges it)".to_string(),
+        |u| format!("previous handoff: {}", u.describe()),
+    );
+    let judged = Paragraph::new(Line::styled(judged, t.muted)).wrap(Wrap { trim: false });
+    let judged_rows = judged.line_count(inner.width).min(3);
+    let [gauge, doubt_area, banner_area, previous, body] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(u16::try_from(doubt_rows).unwrap_or(3)),
         Constraint::Length(u16::from(banner.is_some())),
-        Constraint::Length(1),
+        Constraint::Length(u16::try_from(judged_rows).unwrap_or(3)),
         Constraint::Fill(1),
     ])
     .areas(inner);
@@ -225,16 +232,16 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
         50..80 => t.warn,
         _ => t.error,
     };
-    // The label stays short: over the bar's colour a long one is unreadable.
     let label = match &report.low_confidence {
         Some(_) => format!("{}/100?", report.score),
         None => format!("{}/100", report.score),
     };
-    let g = Gauge::default()
-        .gauge_style(score_style)
-        .ratio(f64::from(report.score) / 100.0)
-        .label(label);
-    frame.render_widget(g, gauge);
+    let ratio = f64::from(report.score) / 100.0;
+    let score_bar = bar(ratio, usize::from(gauge.width), score_style, &label);
+    frame.render_widget(Paragraph::new(score_bar), gauge);
+    if let Some(doubt) = doubt {
+        frame.render_widget(doubt, doubt_area);
+    }
     if let Some(text) = banner {
         let width = usize::from(banner_area.width);
         frame.render_widget(
@@ -242,17 +249,7 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
             banner_area,
         );
     }
-    let judged = q.previous.as_ref().map_or_else(
-        || "previous handoff: not judged yet (the next handover judges it)".to_string(),
-        |u| format!("previous handoff: {}", u.describe()),
-    );
-    frame.render_widget(
-        Paragraph::new(Line::styled(
-            fit(&judged, usize::from(previous.width)),
-            t.muted,
-        )),
-        previous,
-    );
+    frame.render_widget(judged, previous);
     let selected_finding = report.findings.get(selected);
     let (text_area, list_area) = if body.width >= SIDE_BY_SIDE_WIDTH {
         let [a, b] = Layout::horizontal([Constraint::Percentage(58), Constraint::Fill(1)])

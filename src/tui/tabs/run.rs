@@ -5,7 +5,7 @@
 //! has selected.
 
 use agent_handover::{AfterCrash, RunStatus};
-use agent_handover::read::RunSnapshot;
+use agent_handover::read::{RunSnapshot, StepView};
 use agent_handover::engine::StepState;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -62,12 +62,19 @@ impl Tab for RunTab {
         &mut self.step
     }
 
-    /// The selected step stays selected by name when the plan changes.
+    /// The selected step stays selected by name when the plan changes; a
+    /// run seen for the first time starts on the step that stopped it.
     fn run_reloaded(&mut self, previous: Option<&RunSnapshot>, shared: &Shared) {
-        let name = previous.and_then(|p| p.steps.get(self.step.row()).map(|s| &s.name));
-        if let (Some(name), Some(now)) = (name, shared.snapshot())
-            && let Some(at) = now.steps.iter().position(|s| s.name == *name)
-        {
+        let Some(now) = shared.snapshot() else { return };
+        let same_run = previous.is_some_and(|p| p.run_id == now.run_id);
+        let name = previous
+            .filter(|_| same_run)
+            .and_then(|p| p.steps.get(self.step.row()).map(|s| &s.name));
+        let at = match name {
+            Some(name) => now.steps.iter().position(|s| s.name == *name),
+            None => problem_step(now),
+        };
+        if let Some(at) = at {
             self.step.set(at);
         }
     }
@@ -123,13 +130,50 @@ impl RunTab {
             let at = self.step.row();
             return (at < snap.steps.len()).then_some(at);
         }
-        snap.steps.iter().position(|s| {
-            matches!(
-                s.state,
-                StepState::Failed | StepState::Interrupted | StepState::Running
-            )
-        })
+        problem_step(snap)
     }
+}
+
+/// The first step that failed, was interrupted or is running.
+fn problem_step(snap: &RunSnapshot) -> Option<usize> {
+    snap.steps.iter().position(|s| {
+        matches!(
+            s.state,
+            StepState::Failed | StepState::Interrupted | StepState::Running
+        )
+    })
+}
+
+/// One line on the step that stopped the run and the key that goes on:
+/// it comes first, so the shortest pane shows it (the whole story is in
+/// the step's detail below the list).
+fn headline(step: &StepView, shared: &Shared, width: usize) -> Option<Line<'static>> {
+    let t = &shared.theme;
+    let (what, style) = match step.state {
+        StepState::Interrupted if step.needs_human => ("died mid-step: check, then R", t.warn),
+        StepState::Interrupted => ("died mid-step: r resumes", t.warn),
+        StepState::Failed => ("failed: R retries", t.error),
+        _ => return None,
+    };
+    Some(Line::styled(fit(&format!("! {} {what}", step.name), width), style))
+}
+
+/// What happened to `step` and what a key does about it.
+fn what_happened(step: &StepView, shared: &Shared) -> Vec<Line<'static>> {
+    let t = &shared.theme;
+    let mut lines = Vec::new();
+    if step.state == StepState::Interrupted {
+        let what = if step.needs_human {
+            "its process died mid-step and it is not idempotent: check its effects, then R retries it"
+        } else {
+            "its process died mid-step: r resumes and runs it again"
+        };
+        lines.push(Line::styled(what, t.warn));
+    }
+    if let Some(e) = &step.last_error {
+        lines.push(Line::styled(format!("error: {e}"), t.error));
+    }
+    lines
 }
 
 /// Draw the run panel of `tab` into `area` (`selected`: as the selected tab,
@@ -224,6 +268,9 @@ fn body(
         Span::raw(format!("{done}/{} steps done", snap.steps.len())),
         Span::styled(format!("  {started}"), t.muted),
     ]));
+    let headline = problem_step(snap)
+        .and_then(|i| snap.steps.get(i))
+        .and_then(|step| headline(step, shared, usize::from(width)));
     if let Some(a) = &snap.abandoned {
         let reason = a
             .reason
@@ -235,7 +282,8 @@ fn body(
             t.warn,
         ));
     }
-    lines.push(Line::raw(""));
+    // A headline takes the blank line's place: the list stays whole.
+    lines.push(headline.unwrap_or_default());
     let name_width = snap
         .steps
         .iter()
@@ -267,10 +315,8 @@ fn body(
             Span::styled(text, row_style),
         ]));
     }
-    if let Some(step) = tab
-        .focused_step(snap, selected)
-        .and_then(|i| snap.steps.get(i))
-    {
+    let focused = tab.focused_step(snap, selected);
+    if let Some(step) = focused.and_then(|i| snap.steps.get(i)) {
         lines.push(Line::raw(""));
         let mut about = vec![step.name.clone()];
         match &step.kind {
@@ -292,17 +338,7 @@ fn body(
                 owner.pid, owner.host
             )));
         }
-        if step.state == StepState::Interrupted {
-            let what = if step.needs_human {
-                "its process died mid-step and it is not idempotent: check its effects, then R retries it"
-            } else {
-                "its process died mid-step: r resumes and runs it again"
-            };
-            lines.push(Line::styled(what, t.warn));
-        }
-        if let Some(e) = &step.last_error {
-            lines.push(Line::styled(format!("error: {e}"), t.error));
-        }
+        lines.extend(what_happened(step, shared));
         if let Some(o) = &step.output {
             let root = format!("{}/", shared.workspace.display());
             lines.push(Line::styled(o.replace(&root, ""), t.muted));
@@ -337,13 +373,39 @@ mod tests {
     fn retry_needs_a_failed_step_selected() {
         let mut app = fixtures::app((60, 20));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
-        assert!(app.update(key('R')).is_empty(), "step 0 is done");
-        app.update(key('j'));
-        app.update(key('j'));
         assert_eq!(
             app.update(key('R')),
-            vec![Effect::Act(Action::Retry("tests".into()))]
+            vec![Effect::Act(Action::Retry("tests".into()))],
+            "the cursor starts on the step that stopped the run"
         );
+        app.update(key('k'));
+        app.update(key('k'));
+        assert!(app.update(key('R')).is_empty(), "step 0 is done");
+    }
+
+    /// Issue 28, item 6: a 60×20 Run tab opens on the interrupted step and
+    /// says first what happened and which key goes on; a new run starts
+    /// again on its own problem step.
+    #[test]
+    fn a_short_pane_shows_the_interrupted_step_first() {
+        let mut app = fixtures::app((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
+        let screen = fixtures::draw(&app);
+        let body: Vec<&str> = screen.lines().skip(3).collect();
+        assert!(body[1].contains("! tests died mid-step: r resumes"), "{screen}");
+        assert!(screen.contains("its process died mid-step: r resumes and runs it again"), "{screen}");
+        assert!(screen.contains("error: exit status 1"), "{screen}");
+        let run: &RunTab = fixtures::tab(&app);
+        assert_eq!(run.step.row(), 2);
+        app.update(key('g'));
+        let mut next = fixtures::interrupted_run();
+        next.run_id = Some("20261122-080000-aaaa".into());
+        next.steps[2].state = StepState::Done;
+        next.steps[3].state = StepState::Failed;
+        app.update(Event::RunLoaded(Box::new(Ok(next.restated()))));
+        let run: &RunTab = fixtures::tab(&app);
+        assert_eq!(run.step.row(), 3, "a new run: on its failed step");
+        assert!(fixtures::draw(&app).contains("! publish failed: R retries"));
     }
 
     #[test]
@@ -367,8 +429,6 @@ mod tests {
     fn the_selected_step_follows_its_name_when_the_plan_changes() {
         let mut app = fixtures::app((60, 20));
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::interrupted_run()))));
-        app.update(key('j'));
-        app.update(key('j'));
         let mut snap = fixtures::interrupted_run();
         let first = snap.steps.remove(0);
         snap.steps.push(first);
@@ -401,6 +461,7 @@ mod tests {
             let mut app = fixtures::app((100, 30));
             app.selected = ID;
             app.update(Event::RunLoaded(Box::new(Ok(snap))));
+            app.update(key('g'));
             for _ in 0..step {
                 app.update(key('j'));
             }

@@ -740,8 +740,24 @@ fn side_by_side(
     };
     let old: Vec<Line<'_>> = rows.iter().map(|r| half(r.old.as_ref(), true)).collect();
     let new: Vec<Line<'_>> = rows.iter().map(|r| half(r.new.as_ref(), false)).collect();
-    frame.render_widget(text(old, tab.wrap), left);
-    frame.render_widget(text(new, tab.wrap), right);
+    if !tab.wrap {
+        frame.render_widget(text(old, false), left);
+        return frame.render_widget(text(new, false), right);
+    }
+    // Wrapped, each row is as tall as its taller half, so the two halves
+    // of a row start on the same line.
+    let mut y = area.y;
+    for (old, new) in old.into_iter().zip(new) {
+        let (old, new) = (text(vec![old], true), text(vec![new], true));
+        let rows = old.line_count(left.width).max(new.line_count(right.width));
+        let height = u16::try_from(rows).unwrap_or(u16::MAX).min(area.bottom() - y);
+        frame.render_widget(old, Rect { y, height, ..left });
+        frame.render_widget(new, Rect { y, height, ..right });
+        y += height;
+        if y >= area.bottom() {
+            break;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -900,6 +916,30 @@ mod tests {
         assert!(wrapped.contains("unified, wrapped"), "{wrapped}");
         assert!(wrapped.contains("line 3000") && wrapped.contains("xEND3"), "{wrapped}");
         assert_eq!(fixtures::tab::<StateTab>(&app).column, 0);
+    }
+
+    /// Issue 28, item 6: wrapped side by side, a row whose old half wraps
+    /// onto more lines than its new half still starts on one line, and the
+    /// next row too: the two columns never drift apart.
+    #[test]
+    fn wrapped_side_by_side_rows_stay_aligned() {
+        let mut app = fixtures::loaded((160, 48));
+        app.selected = ID;
+        let old = format!("same\nlong {}END\nafter one\nafter two\n", "word ".repeat(40));
+        let new = "same\nshort\nafter one\nafter two\n".to_string();
+        show(&mut app, Arc::new(StateDiff::new(old, new)));
+        let state = fixtures::tab_mut::<StateTab>(&mut app);
+        state.side_by_side = true;
+        state.wrap = true;
+        let screen = draw(&app);
+        let lines: Vec<&str> = screen.lines().collect();
+        let at = |text: &str| lines.iter().position(|l| l.contains(text)).unwrap_or_else(|| panic!("{text}: {screen}"));
+        assert_eq!(at("long word"), at("short"), "{screen}");
+        assert!(at("END") > at("long word"), "the old half wrapped: {screen}");
+        for text in ["after one", "after two"] {
+            let line = lines[at(text)];
+            assert_eq!(line.matches(text).count(), 2, "both halves on one line: {line}");
+        }
     }
 
     /// `/` narrows the version list; enter still compares with the version

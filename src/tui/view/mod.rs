@@ -13,7 +13,7 @@ use super::app::App;
 use super::dialog::{Dialog, Env, Scroll, View};
 use super::layout::{Areas, tab_label};
 use super::model::WatchMode;
-use super::widgets::{fit, panel};
+use super::widgets::{fit, fits_on_a_row, message_above, panel};
 
 /// Draw the whole dashboard.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
@@ -135,12 +135,10 @@ fn tab_bar(frame: &mut Frame<'_>, areas: &Areas, app: &App) {
 
 fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let t = &app.shared.theme;
-    let status = match (&app.busy, &app.toast) {
+    let mut status = match (&app.busy, &app.toast) {
         (Some(busy), _) => Some((format!("{busy}…"), t.warn)),
-        (None, Some((text, true))) => {
-            Some((text.lines().next().unwrap_or("").to_string(), t.error))
-        }
-        (None, Some((text, false))) => Some((text.lines().next().unwrap_or("").to_string(), t.ok)),
+        (None, Some((text, true))) => Some((text.clone(), t.error)),
+        (None, Some((text, false))) => Some((text.clone(), t.ok)),
         (None, None) => None,
     };
     let width = usize::from(area.width);
@@ -149,11 +147,18 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     // of the first half; the other keys fill the rest.
     let essentials = app.keys.essentials(app.in_fleet);
     let essential_width: usize = essentials.iter().map(|(k, l)| hint_width(k, l)).sum();
-    let status_width = status.as_ref().map_or(0, |(text, _)| {
+    let mut status_width = status.as_ref().map_or(0, |(text, _)| {
         (text.chars().count() + 1)
             .min(width / 2)
             .min(width.saturating_sub(essential_width))
     });
+    // A message that does not fit beside the keys is shown whole above them.
+    if let Some((text, style)) =
+        status.take_if(|(text, _)| !fits_on_a_row(text, status_width.saturating_sub(1)))
+    {
+        message_above(frame, area, &text, style);
+        status_width = 0;
+    }
     let room = width.saturating_sub(status_width + essential_width);
     let hint = |spans: &mut Vec<Span<'static>>, key: &str, label: &str| {
         spans.push(Span::styled(format!(" {key}"), t.accent));
@@ -305,6 +310,47 @@ mod tests {
                 insta::assert_snapshot!(
                     format!("{}_{}x{}", tab.title().to_lowercase(), size.0, size.1),
                     screen
+                );
+            }
+        }
+    }
+
+    /// Issue 28, item 6: text on a coloured background (the score bar's
+    /// label, badges, buttons, changed words) is drawn in a colour of ours
+    /// that reads on it at WCAG AA, never in the terminal's own text colour.
+    #[test]
+    fn every_letter_on_a_coloured_cell_reads_at_wcag_aa() {
+        use crate::tui::theme::{contrast, rgb};
+        use ratatui::style::{Color, Modifier};
+        let mut app = fixtures::loaded((100, 30));
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::paused(
+            fixtures::interrupted_run(),
+        )))));
+        app.shared.theme = crate::tui::theme::Theme::new(false, &Default::default()).0;
+        // A yellow score bar with its label over the fill.
+        if let Some(Ok(Some(q))) = &mut app.shared.full.quality {
+            q.docs[0].report.score = 73;
+        }
+        for tab in app.tab_bar() {
+            app.selected = tab;
+            let buffer = fixtures::render_buffer((100, 30), |f| super::render(f, &app));
+            for cell in buffer.content() {
+                let reversed = cell.modifier.contains(Modifier::REVERSED);
+                if cell.bg == Color::Reset || reversed || cell.symbol().trim().is_empty() {
+                    continue;
+                }
+                let (Some(fg), Some(bg)) = (rgb(cell.fg), rgb(cell.bg)) else {
+                    panic!(
+                        "{tab:?}: {:?} in the terminal's colour on {:?}",
+                        cell.symbol(),
+                        cell.bg
+                    );
+                };
+                let ratio = contrast(fg, bg);
+                assert!(
+                    ratio >= 4.5,
+                    "{tab:?}: {:?} {fg:?} on {bg:?} is {ratio:.2}:1",
+                    cell.symbol()
                 );
             }
         }
