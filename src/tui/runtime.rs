@@ -67,7 +67,7 @@ pub async fn run(
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
-    let _watch = watch::start(&ws, tx.clone());
+    let _watch = watch::start(&ws, watch::Scope::Workspace, tx.clone());
     let mut loader = Loader::default();
     loader.start_full(&ws, &tx, app.load_request());
 

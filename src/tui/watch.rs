@@ -46,8 +46,20 @@ pub struct Watch {
     pub mode: WatchMode,
 }
 
+/// How much of a workspace a watch covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything the single-workspace dashboard shows, the session notes
+    /// of every month included.
+    Workspace,
+    /// What a fleet row shows: the memory folder and the current state's,
+    /// not the months of session notes below (a watch set up on a large
+    /// fleet walks every file of the folders it watches recursively).
+    Row,
+}
+
 /// Start watching `ws`; file changes arrive on `tx` as debounced [`Event::FilesChanged`].
-pub fn start(ws: &Workspace, tx: UnboundedSender<Event>) -> Watch {
+pub fn start(ws: &Workspace, scope: Scope, tx: UnboundedSender<Event>) -> Watch {
     let (raw_tx, raw_rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let (watcher, mode): (Box<dyn Watcher + Send>, WatchMode) =
         match RecommendedWatcher::new(raw_tx.clone(), notify::Config::default()) {
@@ -64,9 +76,16 @@ pub fn start(ws: &Workspace, tx: UnboundedSender<Event>) -> Watch {
         _watcher: watcher,
         mode,
     };
-    for dir in directories(ws).into_iter().filter(|d| d.is_dir()) {
-        // The project root only for new top-level folders; the rest recursively.
-        let recursive = if dir == ws.root {
+    let mut dirs = directories(ws);
+    if scope == Scope::Row {
+        dirs.extend(ws.memory.current_state().parent().map(PathBuf::from));
+    }
+    for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+        // The project root only for new top-level folders (and for a row,
+        // the memory folder only for the current state's); the rest
+        // recursively.
+        let shallow = dir == ws.root || (scope == Scope::Row && dir == ws.memory.root);
+        let recursive = if shallow {
             RecursiveMode::NonRecursive
         } else {
             RecursiveMode::Recursive

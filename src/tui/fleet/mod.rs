@@ -22,6 +22,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use super::model::Action;
 use super::tab::ListFilter;
 use super::theme::Theme;
+use super::widgets::ago_at;
 
 /// A workspace's health, as its row shows it: its run state (the
 /// library's [`StateKind`], PAUSE included), or why there is none to show.
@@ -300,6 +301,17 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
         );
     }
     out
+}
+
+/// What a second passing changes: whether the screen shows something else
+/// now (a "seen" time moved on, a message expired), and the rows to read
+/// again (those whose handover runs).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Tick {
+    /// Draw again: something shown depends on the time and changed.
+    pub redraw: bool,
+    /// Rows to read again.
+    pub reread: Vec<FleetEffect>,
 }
 
 /// What the fleet's loop is asked to do.
@@ -634,21 +646,34 @@ impl Fleet {
 
     /// The clock: relative times tick, old status messages clear, and every
     /// row whose handover runs is read again (a killed owner changes no file).
-    pub fn clock(&mut self, now: DateTime<Utc>) -> Vec<FleetEffect> {
+    pub fn clock(&mut self, now: DateTime<Utc>) -> Tick {
+        let seen = |fleet: &Fleet| -> Vec<String> {
+            fleet
+                .rows
+                .iter()
+                .filter_map(|r| r.activity.map(|at| ago_at(fleet.now, at)))
+                .collect()
+        };
+        let before = seen(self);
         self.now = now;
-        if self
+        let expired = self
             .toast
             .as_ref()
-            .is_some_and(|(_, _, at)| now - *at >= super::app::TOAST_FOR)
-        {
+            .is_some_and(|(_, _, at)| now - *at >= super::app::TOAST_FOR);
+        if expired {
             self.toast = None;
         }
-        self.rows
+        let reread: Vec<FleetEffect> = self
+            .rows
             .iter()
             .enumerate()
             .filter(|(_, r)| r.health == Health::Run(StateKind::Running))
             .map(|(i, _)| FleetEffect::Reload(i))
-            .collect()
+            .collect();
+        Tick {
+            redraw: expired || before != seen(self),
+            reread,
+        }
     }
 
     /// Select the first row listed (the most urgent, sorted by urgency).

@@ -10,6 +10,8 @@
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_handover::workspace::registry::Registry;
 use agent_handover::{Workspace, WorkspaceOptions};
@@ -77,7 +79,12 @@ impl Source {
 struct World {
     generation: u64,
     dirs: Vec<PathBuf>,
-    _watches: Vec<watch::Watch>,
+    /// The watchers, set up one workspace at a time on a thread of their
+    /// own: on a large fleet that takes a while (a recursive watch walks
+    /// its folders), and keys and signals are answered meanwhile.
+    watches: Arc<Mutex<Vec<watch::Watch>>>,
+    /// Set when the world goes: no more watchers are set up.
+    gone: Arc<AtomicBool>,
     reconcile: tokio::task::JoinHandle<()>,
     loader: Loader,
 }
@@ -85,11 +92,26 @@ struct World {
 impl World {
     fn start(generation: u64, dirs: Vec<PathBuf>, tx: &UnboundedSender<Msg>) -> World {
         let workspaces: Vec<Option<Workspace>> = dirs.iter().map(|d| resolve(d).ok()).collect();
-        let watches = workspaces
-            .iter()
-            .enumerate()
-            .filter_map(|(i, ws)| Some(watch_one(generation, i, ws.as_ref()?, tx)))
-            .collect();
+        let watches = Arc::new(Mutex::new(Vec::new()));
+        let gone = Arc::new(AtomicBool::new(false));
+        std::thread::spawn({
+            let (watches, gone) = (watches.clone(), gone.clone());
+            let (workspaces, tx) = (workspaces.clone(), tx.clone());
+            let runtime = tokio::runtime::Handle::current();
+            move || {
+                for (i, ws) in workspaces.iter().enumerate() {
+                    let Some(ws) = ws else { continue };
+                    if gone.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let w = watch_one(&runtime, generation, i, ws, &tx);
+                    watches
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(w);
+                }
+            }
+        });
         let reconcile = spawn_reconcile(generation, workspaces, tx.clone());
         let mut loader = Loader::new(generation, dirs.clone());
         for i in 0..dirs.len() {
@@ -98,7 +120,8 @@ impl World {
         World {
             generation,
             dirs,
-            _watches: watches,
+            watches,
+            gone,
             reconcile,
             loader,
         }
@@ -107,6 +130,11 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        self.gone.store(true, Ordering::Relaxed);
+        self.watches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
         self.reconcile.abort();
     }
 }
@@ -143,14 +171,18 @@ pub async fn run(
 
     loop {
         let mut effects = Vec::new();
+        let mut redraw = true;
         tokio::select! {
             biased;
             // A signal (as ctrl-c) before anything else.
             Some(event) = term_rx.recv() => effects.extend(on_input(&mut fleet, event)),
             Some(msg) = rx.recv() => {
                 let mut next = Some(msg);
+                redraw = false;
                 while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
-                    effects.extend(on_msg(&mut fleet, &mut world, msg, &tx));
+                    let (more, changed) = on_msg(&mut fleet, &mut world, msg, &tx);
+                    effects.extend(more);
+                    redraw |= changed;
                 }
             }
             Some(batch) = input.batch() => {
@@ -160,6 +192,7 @@ pub async fn run(
             }
             else => return Ok(()),
         }
+        redraw |= !effects.is_empty();
         for effect in effects {
             match effect {
                 FleetEffect::Quit => return Ok(()),
@@ -236,8 +269,10 @@ pub async fn run(
                 let _ = tx.send(Msg::Detail(Box::new(detail)));
             });
         }
-        terminal.draw(|f| view::render(f, &fleet))?;
-        frames.record()?;
+        if redraw {
+            terminal.draw(|f| view::render(f, &fleet))?;
+            frames.record()?;
+        }
     }
 }
 
@@ -256,15 +291,17 @@ fn on_input(fleet: &mut Fleet, event: Event) -> Vec<FleetEffect> {
     }
 }
 
-/// Apply one background result.
+/// Apply one background result: what to do, and whether the screen
+/// changed (idle, a second passing draws again only when it changed what
+/// is shown).
 fn on_msg(
     fleet: &mut Fleet,
     world: &mut World,
     msg: Msg,
     tx: &UnboundedSender<Msg>,
-) -> Vec<FleetEffect> {
+) -> (Vec<FleetEffect>, bool) {
     let current = world.generation;
-    match msg {
+    let effects = match msg {
         Msg::Row(g, i, row) if g == current => {
             world.loader.row_done(i, tx);
             world.loader.score_if_stale(i, &row, tx);
@@ -288,7 +325,10 @@ fn on_msg(
             *world = World::start(current + 1, dirs, tx);
             Vec::new()
         }
-        Msg::Clock(now) => fleet.clock(now),
+        Msg::Clock(now) => {
+            let tick = fleet.clock(now);
+            return (tick.reread, tick.redraw);
+        }
         Msg::Say(text, error, reread) => {
             fleet.say(text, error);
             match reread.and_then(|dir| world.dirs.iter().position(|d| *d == dir)) {
@@ -299,7 +339,8 @@ fn on_msg(
                 None => Vec::new(),
             }
         }
-    }
+    };
+    (effects, true)
 }
 
 fn resolve(dir: &std::path::Path) -> Result<Workspace, String> {
@@ -374,12 +415,19 @@ fn read_states(dirs: &[PathBuf]) -> Vec<Row> {
     })
 }
 
-/// Watch one workspace; its changes arrive as [`Msg::Changed`].
-fn watch_one(generation: u64, i: usize, ws: &Workspace, tx: &UnboundedSender<Msg>) -> watch::Watch {
+/// Watch what one workspace's row shows; its changes arrive as
+/// [`Msg::Changed`].
+fn watch_one(
+    runtime: &tokio::runtime::Handle,
+    generation: u64,
+    i: usize,
+    ws: &Workspace,
+    tx: &UnboundedSender<Msg>,
+) -> watch::Watch {
     let (raw_tx, mut raw_rx) = unbounded_channel::<Event>();
-    let w = watch::start(ws, raw_tx);
+    let w = watch::start(ws, watch::Scope::Row, raw_tx);
     let tx = tx.clone();
-    tokio::spawn(async move {
+    runtime.spawn(async move {
         while let Some(event) = raw_rx.recv().await {
             if matches!(event, Event::FilesChanged) && tx.send(Msg::Changed(generation, i)).is_err()
             {
@@ -390,8 +438,13 @@ fn watch_one(generation: u64, i: usize, ws: &Workspace, tx: &UnboundedSender<Msg
     w
 }
 
-/// Compare every workspace's fingerprint now and then, in case an event
-/// was missed (or a missing directory came back).
+/// Workspaces whose fingerprint one reconcile tick compares: a large
+/// fleet is gone through in turns, so idle work stays bounded whatever
+/// its size (50 workspaces: each every 25 s; 10 or fewer: every 5 s).
+const RECONCILED_AT_ONCE: usize = 10;
+
+/// Compare the workspaces' fingerprints now and then, in turns, in case
+/// a watcher missed an event.
 fn spawn_reconcile(
     generation: u64,
     workspaces: Vec<Option<Workspace>>,
@@ -402,9 +455,14 @@ fn spawn_reconcile(
         let mut last: Vec<_> = workspaces.iter().map(print).collect();
         let mut tick = tokio::time::interval(RECONCILE_EVERY);
         tick.tick().await;
+        let mut turn = (0..workspaces.len()).cycle();
         loop {
             tick.tick().await;
-            for (i, ws) in workspaces.iter().enumerate() {
+            let due: Vec<usize> = turn
+                .by_ref()
+                .take(RECONCILED_AT_ONCE.min(workspaces.len()))
+                .collect();
+            for (i, ws) in due.into_iter().map(|i| (i, &workspaces[i])) {
                 let now = print(ws);
                 if now != last[i] {
                     last[i] = now;

@@ -242,10 +242,43 @@ fn the_first_reading_and_the_row_just_left_raise_nothing() {
 fn the_clock_rereads_running_rows_and_clears_old_messages() {
     let mut f = fleet((100, 30));
     f.say("hello", false);
-    assert_eq!(f.clock(now()), vec![FleetEffect::Reload(0)]);
+    assert_eq!(f.clock(now()).reread, vec![FleetEffect::Reload(0)]);
     assert!(f.toast.is_some());
-    f.clock(now() + crate::tui::app::TOAST_FOR);
+    assert!(f.clock(now() + crate::tui::app::TOAST_FOR).redraw);
     assert!(f.toast.is_none());
+}
+
+/// Idle, the fleet draws again only when what it shows changed with the
+/// time: a "seen 3m" row does not, every second (issue 28: idle CPU).
+#[test]
+fn a_second_passing_redraws_only_when_a_shown_time_changes() {
+    let mut f = fleet((100, 30));
+    let mut r = f.rows[0].clone();
+    r.health = Health::Run(StateKind::Completed);
+    r.details = true;
+    r.activity = Some(now() - chrono::Duration::seconds(185));
+    f.row_loaded(0, r);
+    f.now = now();
+    let tick = f.clock(now() + chrono::Duration::seconds(1));
+    assert_eq!(
+        tick,
+        Tick {
+            redraw: false,
+            reread: vec![]
+        },
+        "3m ago still"
+    );
+    assert!(
+        f.clock(now() + chrono::Duration::seconds(55)).redraw,
+        "now 4m ago"
+    );
+    let mut r = f.rows[0].clone();
+    r.activity = Some(now() + chrono::Duration::seconds(50));
+    f.row_loaded(0, r);
+    assert!(
+        f.clock(now() + chrono::Duration::seconds(56)).redraw,
+        "seconds tick"
+    );
 }
 
 /// Issue 14, build 6: `/` filters the workspaces as it is typed (by name,
