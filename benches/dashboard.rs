@@ -3,7 +3,7 @@
 //! person would run it (the release binary in tmux). Measures:
 //! * time to first frame, from process start (median of 11 starts);
 //! * peak memory (VmHWM) once everything has loaded;
-//! * idle CPU over 10 s;
+//! * idle CPU, the median of three 5 s windows (scheduler time, exact);
 //! * the delay from a file change (a PAUSE file appearing or going) to the
 //!   redraw showing it (median of 21).
 //!
@@ -82,7 +82,7 @@ fn main() {
     std::thread::sleep(Duration::from_secs(3)); // background loading done
     let pid = session.pid();
     let peak_kib = status_field(pid, "VmHWM:");
-    let idle = Duration::from_secs(10);
+    let idle = Duration::from_secs(15);
     let idle_cpu_pct = idle_cpu_percent(pid, idle);
     let pause = ws.project_pause_file.clone();
     let redraws = redraws_after_pause_toggles(&frames, CHANGES, |_| pause.clone());
@@ -99,7 +99,7 @@ fn main() {
          | measure | median | p90 | target | result |\n|---|---:|---:|---|---|\n\
          | time to first frame ({STARTS} starts) | {ttff:.1} ms | {ttff_p90:.1} ms | < 50 ms | {} |\n\
          | peak memory (VmHWM, all views loaded) | {peak_mib:.1} MiB | | < 30 MiB | {} |\n\
-         | idle CPU over {} s | {idle_cpu_pct:.2} % | | < 0.5 % | {} |\n\
+         | idle CPU, median of 3 × {} s | {idle_cpu_pct:.2} % | | < 0.5 % | {} |\n\
          | file change → redraw ({CHANGES} changes) | {redraw:.1} ms | {redraw_p90:.1} ms | < 150 ms | {} |\n",
         HISTORY.notes,
         HISTORY.messages,
@@ -107,7 +107,7 @@ fn main() {
         load_average(),
         verdict(ttff < 50.0),
         verdict(peak_mib < 30.0),
-        idle.as_secs(),
+        (idle / 3).as_secs(),
         verdict(idle_cpu_pct < 0.5),
         verdict(redraw < 150.0),
     );

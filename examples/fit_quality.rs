@@ -5,6 +5,8 @@
 //! looked at here), and writes `assets/quality/weights.toml`: the only file
 //! a refit changes. `--check` writes nothing and exits 1 when the file is
 //! not what a refit gives. Prints the cross-validation it chose by.
+//! `--dump FILE` also writes each tuning handoff's repository, rating,
+//! features and cross-validated score as JSON lines, to study the fit.
 
 #[path = "../benches/support/fit.rs"]
 mod fit;
@@ -15,9 +17,10 @@ use std::path::Path;
 
 fn main() {
     let check = std::env::args().any(|a| a == "--check");
-    let tuning: Vec<fit::Sample> = real_corpus::load()
+    let docs = real_corpus::load();
+    let tuning_docs: Vec<_> = docs.iter().filter(|(d, _)| d.split == "tuning").collect();
+    let tuning: Vec<fit::Sample> = tuning_docs
         .iter()
-        .filter(|(d, _)| d.split == "tuning")
         .map(|(d, text)| fit::sample(d, text))
         .collect();
     let fitted = fit::fit(&tuning);
@@ -43,6 +46,25 @@ fn main() {
     }
     for (rule, why) in &m.dropped {
         println!("  {rule:<28}      0  {why}");
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--dump") {
+        let scores = fit::cross_validated_scores(&tuning, &fitted);
+        let lines: String = tuning
+            .iter()
+            .zip(&scores)
+            .zip(&tuning_docs)
+            .map(|((s, score), (doc, _))| {
+                let row = serde_json::json!({
+                    "file": doc.file, "kind": doc.kind, "language": doc.language,
+                    "repo": s.repo, "target": s.target, "label": s.label,
+                    "features": s.features, "cv_score": score,
+                });
+                format!("{row}\n")
+            })
+            .collect();
+        let out = args.get(at + 1).expect("--dump FILE");
+        std::fs::write(out, lines).expect("write the dump");
     }
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/quality/weights.toml");
     let text = m.to_toml();

@@ -232,6 +232,8 @@ pub fn agreement(samples: &[Sample], scores: &[f64]) -> (f64, f64) {
 #[derive(Debug, Clone)]
 pub struct Fitted {
     pub model: Model,
+    /// The fitted rules (hand-set and dropped ones left out).
+    pub kept: Vec<&'static str>,
     /// Cross-validated Spearman with each ridge tried.
     pub ridges: Vec<(f64, f64)>,
 }
@@ -333,5 +335,15 @@ pub fn fit(samples: &[Sample]) -> Fitted {
         cv_spearman: round(cv_spearman, 3),
         cv_auc: round(cv_auc, 3),
     };
-    Fitted { model, ridges }
+    Fitted {
+        model,
+        kept,
+        ridges,
+    }
+}
+
+/// The cross-validated scores of `samples` with the rules and ridge
+/// `fitted` chose (each fold scored by a model fitted on the others).
+pub fn cross_validated_scores(samples: &[Sample], fitted: &Fitted) -> Vec<f64> {
+    cross_validated(samples, &fitted.kept, fitted.model.fit.ridge)
 }

@@ -120,21 +120,40 @@ pub fn status_field(pid: u32, field: &str) -> u64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-/// User + system CPU ticks of a process.
-pub fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(proc_file(pid, "stat")).unwrap();
-    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+/// Nanoseconds each thread of a process has run on a CPU, by thread id,
+/// from the scheduler (`/proc/PID/task/*/schedstat`): exact, where
+/// `stat`'s clock ticks (10 ms each) make an idle window of a few seconds
+/// a count of a handful of ticks.
+pub fn cpu_nanos(pid: u32) -> std::collections::BTreeMap<String, u64> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .filter_map(|task| {
+            let line = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            let ns = line.split_whitespace().next()?.parse().ok()?;
+            Some((task.file_name().to_string_lossy().into_owned(), ns))
+        })
+        .collect()
 }
 
-/// The share of one core (percent) a process uses over `idle`, left alone.
+/// The share of one core (percent) a process uses over `idle`, left
+/// alone: the median of three windows of a third of `idle` each. A thread
+/// that ends within a window (a pool thread retiring) counts nothing.
 pub fn idle_cpu_percent(pid: u32, idle: Duration) -> f64 {
-    let before = cpu_ticks(pid);
-    std::thread::sleep(idle);
-    let used = cpu_ticks(pid) - before;
-    let ticks_per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    used as f64 / ticks_per_sec / idle.as_secs_f64() * 100.0
+    let window = idle / 3;
+    let mut shares: Vec<f64> = (0..3)
+        .map(|_| {
+            let before = cpu_nanos(pid);
+            std::thread::sleep(window);
+            let used: u64 = cpu_nanos(pid)
+                .iter()
+                .map(|(tid, ns)| ns.saturating_sub(before.get(tid).copied().unwrap_or(0)))
+                .sum();
+            used as f64 / window.as_nanos() as f64 * 100.0
+        })
+        .collect();
+    shares.sort_by(f64::total_cmp);
+    shares[1]
 }
 
 /// Toggle a PAUSE file `changes` times (`pause_of(i)` names the file of

@@ -314,6 +314,17 @@ pub struct Tick {
     pub reread: Vec<FleetEffect>,
 }
 
+/// How long ago a row was last active, as its "seen" column says it:
+/// "<1m" under a minute, so that a fleet left alone draws again once a
+/// minute at most, not every second ("12s", "13s", ...).
+pub fn seen(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
+    if now - at < chrono::Duration::minutes(1) {
+        "<1m".into()
+    } else {
+        ago_at(now, at)
+    }
+}
+
 /// What the fleet's loop is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FleetEffect {
@@ -461,7 +472,10 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ),
     ("you", "unread messages for you (the human's queue)"),
     ("mail", "unread messages between agents"),
-    ("seen", "time since any of its handover files changed"),
+    (
+        "seen",
+        "time since any of its handover files changed (<1m: within the minute)",
+    ),
     (
         "score",
         "the current state's quality score, 0-100 (`lint` explains it)",
@@ -651,7 +665,7 @@ impl Fleet {
             fleet
                 .rows
                 .iter()
-                .filter_map(|r| r.activity.map(|at| ago_at(fleet.now, at)))
+                .filter_map(|r| r.activity.map(|at| seen(fleet.now, at)))
                 .collect()
         };
         let before = seen(self);

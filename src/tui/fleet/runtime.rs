@@ -438,10 +438,12 @@ fn watch_one(
     w
 }
 
-/// Workspaces whose fingerprint one reconcile tick compares: a large
-/// fleet is gone through in turns, so idle work stays bounded whatever
-/// its size (50 workspaces: each every 25 s; 10 or fewer: every 5 s).
-const RECONCILED_AT_ONCE: usize = 10;
+/// Workspaces whose fingerprint one reconcile tick compares: the fleet is
+/// gone through in turns, so idle work stays the same whatever its size
+/// (two workspaces: each every 5 s; 20: every 50 s). The watchers see a
+/// change at once; this only catches one they missed (a fingerprint is a
+/// few dozen `stat`s and two directory listings, about a millisecond).
+const RECONCILED_AT_ONCE: usize = 2;
 
 /// Compare the workspaces' fingerprints now and then, in turns, in case
 /// a watcher missed an event.

@@ -249,7 +249,8 @@ fn the_clock_rereads_running_rows_and_clears_old_messages() {
 }
 
 /// Idle, the fleet draws again only when what it shows changed with the
-/// time: a "seen 3m" row does not, every second (issue 28: idle CPU).
+/// time: a "seen 3m" or "seen <1m" row does not, every second (issue 28:
+/// idle CPU).
 #[test]
 fn a_second_passing_redraws_only_when_a_shown_time_changes() {
     let mut f = fleet((100, 30));
@@ -272,13 +273,20 @@ fn a_second_passing_redraws_only_when_a_shown_time_changes() {
         f.clock(now() + chrono::Duration::seconds(55)).redraw,
         "now 4m ago"
     );
+    // Under a minute the column says "<1m": no redraw every second.
     let mut r = f.rows[0].clone();
     r.activity = Some(now() + chrono::Duration::seconds(50));
     f.row_loaded(0, r);
     assert!(
-        f.clock(now() + chrono::Duration::seconds(56)).redraw,
-        "seconds tick"
+        !f.clock(now() + chrono::Duration::seconds(56)).redraw,
+        "<1m still"
     );
+    assert!(
+        f.clock(now() + chrono::Duration::seconds(111)).redraw,
+        "now 1m"
+    );
+    assert_eq!(seen(now(), now() - chrono::Duration::seconds(59)), "<1m");
+    assert_eq!(seen(now(), now() - chrono::Duration::seconds(60)), "1m");
 }
 
 /// Issue 14, build 6: `/` filters the workspaces as it is typed (by name,

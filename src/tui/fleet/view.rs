@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{COLUMNS, Fleet, Health, KEYS, Row, Score, Sort};
-use crate::tui::widgets::{ago_at, fit, fits_on_a_row, message_above};
+use crate::tui::widgets::{fit, fits_on_a_row, message_above};
 
 /// Rows above the list (header, column titles) and below it (footer).
 const ABOVE: u16 = 2;
@@ -89,7 +89,7 @@ fn columns() -> Vec<Column> {
             title: "seen",
             width: 5,
             cell: |f, i| match f.rows[i].activity {
-                Some(at) => (ago_at(f.now, at), f.theme.muted),
+                Some(at) => (super::seen(f.now, at), f.theme.muted),
                 None if !f.rows[i].details => ("…".into(), f.theme.muted),
                 None => ("—".into(), f.theme.muted),
             },
