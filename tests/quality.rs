@@ -143,8 +143,9 @@ fn good_handoffs_score_high_and_fire_nothing_but_infos() {
         let report = lint_fixture(&stem);
         assert!(fired(&report).is_empty(), "{stem}: {:#?}", report.findings);
         // Short by design: what their infos (few specifics, too few words a
-        // heading) cost is the fitted model's, not a hand-set bar.
-        assert!(report.score >= 70, "{stem}: {}", report.score);
+        // heading) cost is the fitted model's. They stay in the raters'
+        // good band: 7 of 10 and up, 66.7 and up on the score's scale.
+        assert!(report.score >= 67, "{stem}: {}", report.score);
     }
 }
 

@@ -166,13 +166,14 @@ pub const SECTION_MISSING: Rule = rule(
     36,
     "the goal, done and next-step sections are present",
 );
-/// No failed approaches: neither a section nor "tried X -> failed because Y".
+/// No negative knowledge: neither a section nor "tried X -> failed because
+/// Y", a trap, a caveat or a known issue.
 pub const FAILED_APPROACHES_MISSING: Rule = rule(
     "failed-approaches-missing",
     Error,
     15,
     15,
-    "what failed is written down (a section, or \"tried X -> failed because Y\"), \"none\" if nothing did",
+    "what failed and what to watch out for is written down (a section, \"tried X -> failed because Y\", the traps and known issues), \"none\" if nothing did",
 );
 /// A known section with nothing under it.
 pub const SECTION_EMPTY: Rule = rule(
