@@ -112,9 +112,14 @@ impl Theme {
     }
 }
 
-/// Text on a `background`: black or white, whichever reads better.
+/// Text on a `background`: black or white, whichever reads better; the
+/// terminal's own colours reversed when the background is the terminal's
+/// (`reset`), whose colour is unknown.
 pub fn on(background: Color) -> Style {
-    Style::new().fg(readable_on(background)).bg(background)
+    match rgb(background) {
+        Some(_) => Style::new().fg(readable_on(background)).bg(background),
+        None => Style::new().add_modifier(Modifier::REVERSED),
+    }
 }
 
 /// Black or white, whichever contrasts more with `background` (white when
@@ -260,6 +265,14 @@ mod tests {
                 assert!(ratio >= 4.5, "{fg:?} on {bg:?}: {ratio:.2}:1");
             }
         }
+    }
+
+    #[test]
+    fn a_badge_on_the_terminals_own_colour_is_reversed() {
+        let overrides = BTreeMap::from([("warn".to_string(), "reset".to_string())]);
+        let (t, _) = Theme::new(false, &overrides);
+        assert_eq!((t.paused.fg, t.paused.bg), (None, None));
+        assert!(t.paused.add_modifier.contains(Modifier::REVERSED));
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub const ID: TabId = TabId::new("Run");
 pub struct RunTab {
     /// The selected step.
     step: Cursor,
+    /// The row the panel put the cursor on itself (the step that stopped
+    /// the run, or the first): while the cursor is still there, it follows
+    /// the run's problem step as the run goes on.
+    placed: Option<usize>,
 }
 
 impl Tab for RunTab {
@@ -62,20 +66,23 @@ impl Tab for RunTab {
         &mut self.step
     }
 
-    /// The selected step stays selected by name when the plan changes; a
-    /// run seen for the first time starts on the step that stopped it.
+    /// A step the user selected stays selected by name when the plan
+    /// changes; a run seen for the first time starts on the step that
+    /// stopped it (or is running), and the cursor keeps following that
+    /// step until the user moves it.
     fn run_reloaded(&mut self, previous: Option<&RunSnapshot>, shared: &Shared) {
         let Some(now) = shared.snapshot() else { return };
         let same_run = previous.is_some_and(|p| p.run_id == now.run_id);
+        let chosen = same_run && self.placed != Some(self.step.row());
         let name = previous
-            .filter(|_| same_run)
+            .filter(|_| chosen)
             .and_then(|p| p.steps.get(self.step.row()).map(|s| &s.name));
-        let at = match name {
-            Some(name) => now.steps.iter().position(|s| s.name == *name),
-            None => problem_step(now),
-        };
-        if let Some(at) = at {
+        if let Some(at) = name.and_then(|name| now.steps.iter().position(|s| s.name == *name)) {
             self.step.set(at);
+        } else if !chosen {
+            let at = problem_step(now).unwrap_or(0);
+            self.step.set(at);
+            self.placed = Some(at);
         }
     }
 
@@ -268,7 +275,10 @@ fn body(
         Span::raw(format!("{done}/{} steps done", snap.steps.len())),
         Span::styled(format!("  {started}"), t.muted),
     ]));
+    // Only while the handover is in progress: on an abandoned run no key
+    // goes on from its interrupted step.
     let headline = problem_step(snap)
+        .filter(|_| snap.state.in_progress())
         .and_then(|i| snap.steps.get(i))
         .and_then(|step| headline(step, shared, usize::from(width)));
     if let Some(a) = &snap.abandoned {
@@ -406,6 +416,42 @@ mod tests {
         let run: &RunTab = fixtures::tab(&app);
         assert_eq!(run.step.row(), 3, "a new run: on its failed step");
         assert!(fixtures::draw(&app).contains("! publish failed: R retries"));
+        // A run that has not stopped yet starts on its first step, and the
+        // cursor follows the step that stops it until the user moves it.
+        let mut starting = fixtures::interrupted_run();
+        starting.run_id = Some("20261123-080000-bbbb".into());
+        for step in &mut starting.steps {
+            step.state = StepState::Pending;
+        }
+        app.update(Event::RunLoaded(Box::new(Ok(starting.clone().restated()))));
+        assert_eq!(fixtures::tab::<RunTab>(&app).step.row(), 0);
+        starting.steps[0].state = StepState::Done;
+        starting.steps[1].state = StepState::Interrupted;
+        app.update(Event::RunLoaded(Box::new(Ok(starting.clone().restated()))));
+        assert_eq!(fixtures::tab::<RunTab>(&app).step.row(), 1, "followed");
+        app.update(key('j'));
+        starting.steps[1].state = StepState::Done;
+        starting.steps[2].state = StepState::Failed;
+        app.update(Event::RunLoaded(Box::new(Ok(starting.restated()))));
+        assert_eq!(fixtures::tab::<RunTab>(&app).step.row(), 2, "the user's choice kept");
+    }
+
+    /// An abandoned run's interrupted step gets no headline: no key goes on
+    /// from it.
+    #[test]
+    fn an_abandoned_run_offers_no_resume_in_its_headline() {
+        let mut app = fixtures::app((60, 20));
+        let mut snap = fixtures::interrupted_run();
+        snap.status = RunStatus::Abandoned;
+        snap.abandoned = Some(agent_handover::engine::checkpoint::Abandonment {
+            by: "human".into(),
+            at: fixtures::now(),
+            reason: None,
+        });
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("abandoned by human"), "{screen}");
+        assert!(!screen.contains("! tests died mid-step"), "{screen}");
     }
 
     #[test]

@@ -749,7 +749,7 @@ fn side_by_side(
     let mut y = area.y;
     for (old, new) in old.into_iter().zip(new) {
         let (old, new) = (text(vec![old], true), text(vec![new], true));
-        let rows = old.line_count(left.width).max(new.line_count(right.width));
+        let rows = old.line_count(left.width).max(new.line_count(right.width)).max(1);
         let height = u16::try_from(rows).unwrap_or(u16::MAX).min(area.bottom() - y);
         frame.render_widget(old, Rect { y, height, ..left });
         frame.render_widget(new, Rect { y, height, ..right });
