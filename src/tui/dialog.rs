@@ -128,6 +128,26 @@ pub fn scrolled(scroll: usize, rows: usize, key: &KeyEvent, screen_rows: u16) ->
     })
 }
 
+/// A key in a scrolling dialog over a body of `rows` rows: a scrolling key
+/// moves `scroll` and the dialog stays; another key closes it when
+/// `closes` says so, else is ignored.
+pub fn scroll_or_close(
+    scroll: &mut usize,
+    rows: usize,
+    key: &KeyEvent,
+    screen_rows: u16,
+    closes: impl Fn(&KeyEvent) -> bool,
+) -> Next {
+    match scrolled(*scroll, rows, key, screen_rows) {
+        Some(to) => {
+            *scroll = to;
+            Next::Stay
+        }
+        None if closes(key) => Next::Close,
+        None => Next::Stay,
+    }
+}
+
 /// Most bytes a one-line field holds.
 const MAX_TYPED: usize = 200;
 

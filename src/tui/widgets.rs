@@ -82,6 +82,35 @@ pub fn bar(ratio: f64, width: usize, fill: Style, label: &str) -> Line<'static> 
     Line::from(spans)
 }
 
+/// `text` cut at words into rows of at most `width` characters (a word
+/// longer than a row is cut where the row ends); indentation is kept on
+/// the first row.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    if text.is_empty() {
+        return vec![String::new()];
+    }
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ') {
+        let fits =
+            row.chars().count() + usize::from(!row.is_empty()) + word.chars().count() <= width;
+        if !row.is_empty() && !fits {
+            rows.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+        while row.chars().count() > width {
+            let cut: String = row.chars().take(width).collect();
+            row = row.chars().skip(width).collect();
+            rows.push(cut);
+        }
+    }
+    rows.push(row);
+    rows
+}
+
 /// Whether `text` fits on one row of `width` columns.
 pub fn fits_on_a_row(text: &str, width: usize) -> bool {
     !text.contains('\n') && text.chars().count() <= width
@@ -138,6 +167,21 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn long_lines_wrap_and_nothing_is_cut() {
+        let rows = wrap(
+            "step tests was interrupted while running and is idempotent",
+            20,
+        );
+        assert!(rows.iter().all(|r| r.chars().count() <= 20), "{rows:?}");
+        assert_eq!(
+            rows.join(" "),
+            "step tests was interrupted while running and is idempotent"
+        );
+        let long = "x".repeat(45);
+        assert_eq!(wrap(&long, 20).concat(), long);
     }
 
     #[test]

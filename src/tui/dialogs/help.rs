@@ -2,7 +2,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, inner_width, scrolled};
+use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, inner_width, scroll_or_close};
 use crate::tui::keys::help_rows;
 
 /// The key help, scrolled down `scroll` rows.
@@ -15,13 +15,8 @@ pub struct Help {
 impl Dialog for Help {
     fn key(&mut self, key: &crossterm::event::KeyEvent, env: &Env<'_>) -> Next {
         let rows = help_rows(env.keys, inner_width(env.shared.size.0)).len();
-        match scrolled(self.scroll, rows, key, env.shared.size.1) {
-            Some(scroll) => {
-                self.scroll = scroll;
-                Next::Stay
-            }
-            None => Next::Close, // any other key closes it
-        }
+        // Any other key closes it.
+        scroll_or_close(&mut self.scroll, rows, key, env.shared.size.1, |_| true)
     }
 
     fn view<'a>(&'a self, env: &Env<'a>, width: u16) -> Option<View<'a>> {

@@ -4,7 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, scrolled};
+use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, scroll_or_close};
 
 /// The message log, scrolled down `scroll` rows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,14 +15,10 @@ pub struct Log {
 
 impl Dialog for Log {
     fn key(&mut self, key: &KeyEvent, env: &Env<'_>) -> Next {
-        match scrolled(self.scroll, env.log.len(), key, env.shared.size.1) {
-            Some(scroll) => {
-                self.scroll = scroll;
-                Next::Stay
-            }
-            None if matches!(key.code, KeyCode::Esc | KeyCode::Char('q' | 'L')) => Next::Close,
-            None => Next::Stay,
-        }
+        let (rows, height) = (env.log.len(), env.shared.size.1);
+        scroll_or_close(&mut self.scroll, rows, key, height, |k| {
+            matches!(k.code, KeyCode::Esc | KeyCode::Char('q' | 'L'))
+        })
     }
 
     fn view<'a>(&'a self, env: &Env<'a>, _width: u16) -> Option<View<'a>> {

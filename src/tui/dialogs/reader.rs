@@ -4,7 +4,7 @@ use agent_handover::domain::inbox::Message;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
-use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, inner_width, scrolled};
+use crate::tui::dialog::{Dialog, Env, Next, Scroll, View, inner_width, scroll_or_close};
 use crate::tui::tab::Reply;
 use crate::tui::tabs::inbox::{answer, reader_rows};
 use crate::tui::widgets::fit;
@@ -34,16 +34,9 @@ impl Dialog for Reader {
             return Next::Reply(Reply::Compose(Box::new(answer(&self.message.summary))));
         }
         let rows = reader_rows(&self.message, inner_width(env.shared.size.0)).len();
-        match scrolled(self.scroll, rows, key, env.shared.size.1) {
-            Some(scroll) => {
-                self.scroll = scroll;
-                Next::Stay
-            }
-            None if matches!(key.code, KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter) => {
-                Next::Close
-            }
-            None => Next::Stay,
-        }
+        scroll_or_close(&mut self.scroll, rows, key, env.shared.size.1, |k| {
+            matches!(k.code, KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter)
+        })
     }
 
     fn view<'a>(&'a self, env: &Env<'a>, width: u16) -> Option<View<'a>> {

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{COLUMNS, Fleet, Health, KEYS, Row, Score, Sort};
-use crate::tui::widgets::{fit, fits_on_a_row, message_above};
+use crate::tui::widgets::{fit, fits_on_a_row, message_above, wrap};
 
 /// Rows above the list (header, column titles) and below it (footer).
 const ABOVE: u16 = 2;
@@ -578,21 +578,4 @@ fn boxed(
         ),
         rect,
     );
-}
-
-/// `text` cut at words into lines of at most `width` characters.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = vec![String::new()];
-    for word in text.split_whitespace() {
-        let last = lines.last_mut().expect("one line at least");
-        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
-            lines.push(word.to_string());
-        } else {
-            if !last.is_empty() {
-                last.push(' ');
-            }
-            last.push_str(word);
-        }
-    }
-    lines
 }
