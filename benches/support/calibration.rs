@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::{LintContext, lint};
 
-use super::real_corpus::{auc, spearman};
+use super::real_corpus::{auc, read_manifest, spearman, with_texts};
 use serde::Deserialize;
 use sha1::{Digest, Sha1};
 
@@ -72,18 +72,10 @@ pub fn split_of(id: &str) -> &'static str {
 
 /// Every document of the manifest with its text.
 pub fn load() -> Vec<(Doc, String)> {
-    let manifest = std::fs::read_to_string(dir().join("corpus.toml")).expect("corpus.toml");
-    let manifest: Manifest = toml::from_str(&manifest).expect("corpus.toml parses");
-    manifest
-        .doc
-        .into_iter()
-        .map(|d| {
-            let path = dir().join("corpus").join(format!("{}.md", d.id));
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            (d, text)
-        })
-        .collect()
+    let manifest: Manifest = read_manifest(&dir().join("corpus.toml"));
+    with_texts(manifest.doc, |d| {
+        dir().join("corpus").join(format!("{}.md", d.id))
+    })
 }
 
 /// Every document scored with an empty context (no project, no history).

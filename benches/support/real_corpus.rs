@@ -101,13 +101,21 @@ pub fn split_of(repo: &str) -> &'static str {
 
 /// Every document with its text.
 pub fn load() -> Vec<(Doc, String)> {
-    let manifest = std::fs::read_to_string(dir().join("real.toml")).expect("real.toml");
-    let manifest: Manifest = toml::from_str(&manifest).expect("real.toml parses");
-    manifest
-        .doc
-        .into_iter()
+    let manifest: Manifest = read_manifest(&dir().join("real.toml"));
+    with_texts(manifest.doc, |d| dir().join(&d.file))
+}
+
+/// A corpus manifest (TOML), parsed.
+pub fn read_manifest<T: serde::de::DeserializeOwned>(path: &Path) -> T {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Each of `docs` with the text of its file at `path_of(doc)`.
+pub fn with_texts<D>(docs: Vec<D>, path_of: impl Fn(&D) -> PathBuf) -> Vec<(D, String)> {
+    docs.into_iter()
         .map(|d| {
-            let path = dir().join(&d.file);
+            let path = path_of(&d);
             let text = std::fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             (d, text)
