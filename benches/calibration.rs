@@ -39,8 +39,8 @@ fn real(out: &mut String) {
         out,
         "| part | docs | repositories | good | bad | good mean | bad mean | AUC | Spearman |\n|---|---|---|---|---|---|---|---|---|"
     );
-    for split in ["tuning", "held-out"] {
-        let part: Vec<_> = docs.iter().filter(|(d, _)| d.split == split).collect();
+    for (split, keep) in real_corpus::PARTS {
+        let part: Vec<_> = docs.iter().filter(|(d, _)| keep(d)).collect();
         let scored: Vec<(&real_corpus::Doc, f64)> = part
             .iter()
             .map(|(d, t)| (d, f64::from(lint(t, &LintContext::default()).score)))

@@ -48,6 +48,16 @@ fn main() {
         println!("  {rule:<28}      0  {why}");
     }
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--nested") {
+        for (select, rho, auc) in fit::nested(&tuning) {
+            let how = if select {
+                "with backward elimination"
+            } else {
+                "weights only (no elimination)"
+            };
+            println!("nested cross-validation, {how}: Spearman {rho:.3}, AUC {auc:.3}");
+        }
+    }
     if let Some(at) = args.iter().position(|a| a == "--dump") {
         let scores = fit::cross_validated_scores(&tuning, &fitted);
         let lines: String = tuning

@@ -43,7 +43,25 @@ pub struct Doc {
     pub label: String,
     /// `tuning` or `held-out`, from [`split_of`].
     pub split: String,
+    /// The collection round, for documents added after the first fit:
+    /// 5 for those collected and rated on 2026-11-26, after the held-out
+    /// part of the earlier rounds had been measured three times.
+    pub round: Option<u8>,
 }
+
+/// A named part of the corpus: which documents it holds.
+pub type Part = (&'static str, fn(&Doc) -> bool);
+
+/// The parts the figures are reported for: tuning, held-out, and the
+/// held-out documents of round 5 alone (measured for the first time with
+/// the fit that added them).
+pub const PARTS: [Part; 3] = [
+    ("tuning", |d| d.split == "tuning"),
+    ("held-out", |d| d.split == "held-out"),
+    ("held-out, round 5 only", |d| {
+        d.split == "held-out" && d.round == Some(5)
+    }),
+];
 
 impl Doc {
     /// The rating the corpus holds the score to: the two raters' mean, or

@@ -163,6 +163,23 @@ fn random_group1(caps: &Captures<'_>) -> Option<Range<usize>> {
         .map(|m| m.range())
 }
 
+/// Characters a `KEY=value` assignment's value needs to be a secret.
+const MIN_ASSIGNED: usize = 12;
+
+/// A `KEY=value` assignment's value (group 1) if it is a secret: it looks
+/// random, and with an elision the author cut it at (`sk-or-v1-[...]`,
+/// `abc…`) taken off, what is left is still [`MIN_ASSIGNED`] characters
+/// long (a key shown by its prefix is no secret; a whole one followed by
+/// "..." still is).
+fn assigned_secret(caps: &Captures<'_>) -> Option<Range<usize>> {
+    let m = caps.get(1)?;
+    let kept = ["[...]", "[…]", "...", "…"]
+        .iter()
+        .find_map(|cut| m.as_str().strip_suffix(cut))
+        .unwrap_or(m.as_str());
+    (kept.chars().count() >= MIN_ASSIGNED && looks_random(kept)).then(|| m.range())
+}
+
 /// A password in prose: group 1 quoted (any word but a placeholder), or
 /// group 2 bare, without the sentence's trailing punctuation, if it looks
 /// like a password (see [`looks_like_password`]).
@@ -309,7 +326,7 @@ const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: "secret assignment",
         regex: r#"(?i)\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|secret[_-]?key|signing[_-]?key|encryption[_-]?key|account[_-]?key|api[_-]?key|apikey|app[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|token|client[_-]?secret|private[_-]?key)(?:\*\*|__|["'*`])?\s*[:=]\s*(?:\*\*|["'*`])?([^\s"'`,;*]{12,})"#,
-        secret: random_group1,
+        secret: assigned_secret,
         wraps: Wrap::Unseen,
     },
 ];
@@ -413,6 +430,12 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
     kept
 }
 
+/// A line that assigns a value of its own (`NEXT_VAR=value`): it starts a
+/// new value, it does not continue the line before (a wrapped token has
+/// `=` only as padding at its end).
+static NEW_ASSIGNMENT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[^\s=]"));
+
 /// Secrets that a line break cuts in two (a token `AKIA…` on one line and
 /// its rest on the next, a `PASSWORD=` value or a password in prose wrapped
 /// mid-word, as a hard wrap leaves them): the text is read again with each
@@ -450,7 +473,10 @@ fn wrapped_secrets(text: &str, seen: &[SecretMatch]) -> Vec<SecretMatch> {
                     break;
                 }
             }
-            if chars.peek().is_some_and(|&(_, d)| token(d)) {
+            if chars
+                .peek()
+                .is_some_and(|&(j, d)| token(d) && !NEW_ASSIGNMENT.is_match(&text[j..]))
+            {
                 cut = true;
                 continue;
             }
@@ -1063,6 +1089,9 @@ mod tests {
             "set API_KEY=\n$FROM_ENV before the run",
             "the token\nexpires after 30 days",
             "rotate the secret\nkey every 90 days",
+            // A `.env` of placeholders: each line a value of its own, none
+            // the tail of the line before (a real handoff's setup notes).
+            "GOOGLE_API_KEY=required\nGOOGLE_SEARCH_ENGINE_ID=required\nMAX_CONCURRENT_BROWSERS=3\n",
         ] {
             assert!(scan(prose).is_empty(), "{prose:?}");
         }
@@ -1202,6 +1231,22 @@ mod tests {
             format!("{key}\n{}", " ".repeat(40)),
         ] {
             assert!(!scan(&text).is_empty(), "{text:?}");
+        }
+    }
+
+    /// A key its author cut to its prefix is no secret; a whole one
+    /// followed by "..." still is.
+    #[test]
+    fn a_key_cut_to_its_prefix_is_no_secret() {
+        for shown in ["OPENROUTER_API_KEY=sk-or-v1-[...]", "API_KEY=sk-proj-abc…"] {
+            assert!(scan(shown).is_empty(), "{shown}");
+        }
+        let key = fake("sk-or-v1-", "9f8e7d6c5b4a39281706");
+        for whole in [
+            format!("OPENROUTER_API_KEY={key}..."),
+            format!("API_KEY={key}[...]"),
+        ] {
+            assert!(!scan(&whole).is_empty(), "{whole}");
         }
     }
 

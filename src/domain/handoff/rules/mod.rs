@@ -6,7 +6,8 @@
 //! |---|---|---|---|
 //! | `secret` | error | 40 | 80 |
 //! | `unfilled-template` | error | 75 | 75 |
-//! | `section-missing` | error | 20 | 36 |
+//! | `section-missing` | error | 8 | 12 |
+//! | `next-step-missing` | error | 20 | 20 |
 //! | `failed-approaches-missing` | error | 15 | 15 |
 //! | `contradiction` | error | 20 | 40 |
 //! | `section-empty` | error | 10 | 20 |
@@ -157,14 +158,23 @@ const fn rule(
 
 use Severity::{Error, Info, Warning};
 
-/// A required section (goal, done, next step) is absent: 20 points for the
-/// next step, 8 for the goal or what is done.
+/// A required section (goal, done) is absent: 8 points for what is done,
+/// 4 for the goal.
 pub const SECTION_MISSING: Rule = rule(
     "section-missing",
     Error,
+    8,
+    12,
+    "the goal and done sections are present",
+);
+/// Nothing says what the next session should do: no next-step section, no
+/// heading that announces one, no line that names it.
+pub const NEXT_STEP_MISSING: Rule = rule(
+    "next-step-missing",
+    Error,
     20,
-    36,
-    "the goal, done and next-step sections are present",
+    20,
+    "a next step is written down",
 );
 /// No negative knowledge: neither a section nor "tried X -> failed because
 /// Y", a trap, a caveat or a known issue.
@@ -416,6 +426,7 @@ pub const RULES: &[Rule] = &[
     SECRET,
     UNFILLED_TEMPLATE,
     SECTION_MISSING,
+    NEXT_STEP_MISSING,
     FAILED_APPROACHES_MISSING,
     SECTION_EMPTY,
     SECTION_RECOMMENDED,

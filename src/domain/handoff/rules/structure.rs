@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE, SECTION_EMPTY,
-    SECTION_MISSING, SECTION_RECOMMENDED,
+    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_MISSING, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE,
+    SECTION_EMPTY, SECTION_MISSING, SECTION_RECOMMENDED,
 };
 use crate::base::patterns::pattern;
 use crate::domain::handoff::document::{
@@ -28,7 +28,7 @@ static ANCHOR: LazyLock<Regex> =
 /// Openings that say "more of the same" without saying what.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
+        r"(?i)^\W*(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|consider|potentially|possibly|maybe|perhaps|optional(?:ly)?|if (?:desired|needed|time|necessary|wanted)|monitor|keep an eye|review|verify (?:everything|that (?:it|everything))|(?:add|write) (?:more |additional |unit |integration |some )?tests|optimi[sz]e|enhance|polish|refactor|clean ?up|explore|research|evaluate|think about|plan |gather feedback|update (?:the )?(?:docs|documentation|readme)|documentation|deploy(?:ment)?\W*$|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
     )
 });
 /// A next step written in the prose rather than under its own heading:
@@ -37,6 +37,14 @@ static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
 static NEXT_INLINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\bnext (?:session|agent|step|task|action|thing)s?\b[^.\n]{0,30}?(?::|\bis\b|\bshould\b|\bstarts?\b|\bwill\b|\bmust\b)|\bstart (?:here|with)\b|you are here|\bnatural next step\b|\bfirst thing to do\b|nächster schritt|prochaine étape|siguiente paso|próximo passo|prossimo passo|次にやること|다음 단계|下一步|следующий шаг",
+    )
+});
+/// A heading that announces what comes next although it names another
+/// section or none ("Not done yet (next tasks)", "If continuing from
+/// here", "P1 deploy: exact steps", "Recomendação para amanhã").
+static NEXT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bnext\b|\bif continuing\b|\bcontinuing from\b|\bopen (?:items|tasks|work)\b|\bwhat'?s left\b|\bleft to do\b|\bremaining\b|\bto ?dos?\b|\bpriorit(?:y|ies)\s*\d|^\W*(?:priority|p[0-3]|step\s*1|first)\b|\bhow to (?:start|continue|resume)\b|\bexact steps\b|\btomorrow\b|nächste|offene punkte|prochaine|à suivre|próxim[ao]|amanhã|recomenda|siguiente|prossim|次回|今後|次に|다음|향후|下一|下次|后续|优先|接下来|следующ|дальше|наступн|доробити",
     )
 });
 /// A "next step" that is no action at all: waiting for instructions,
@@ -58,10 +66,14 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    for (kind, points) in [
-        (SectionKind::NextStep, SECTION_MISSING.weight),
-        (SectionKind::Goal, MISSING_GOAL_POINTS),
-        (SectionKind::Done, MISSING_CONTEXT_POINTS),
+    for (kind, rule, points) in [
+        (
+            SectionKind::NextStep,
+            NEXT_STEP_MISSING,
+            NEXT_STEP_MISSING.weight,
+        ),
+        (SectionKind::Goal, SECTION_MISSING, MISSING_GOAL_POINTS),
+        (SectionKind::Done, SECTION_MISSING, SECTION_MISSING.weight),
     ] {
         let dated_entries = kind == SectionKind::Done
             && doc
@@ -69,11 +81,15 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .any(|s| s.level >= 2 && DATED_ENTRY.is_match(s.heading));
         let inline_next = kind == SectionKind::NextStep
-            && doc
-                .current_prose()
-                .any(|l| l.role == LineRole::Text && NEXT_INLINE.is_match(l.text));
+            && doc.current_prose().any(|l| match l.role {
+                LineRole::Text => NEXT_INLINE.is_match(l.text),
+                LineRole::Heading(_) => {
+                    NEXT_HEADING.is_match(l.text.trim_start_matches('#').trim())
+                }
+                _ => false,
+            });
         if !doc.has(kind) && !dated_entries && !inline_next {
-            out.push(SECTION_MISSING.scaled(
+            out.push(rule.scaled(
                 None,
                 points,
                 format!(
@@ -123,9 +139,6 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_next_step(doc, out);
 }
 
-/// Points for a missing done section (a missing next step costs the
-/// rule's full weight).
-const MISSING_CONTEXT_POINTS: u8 = 8;
 /// Points for a missing goal section: real handoffs that are useful often
 /// have none (the title, the status and the next step carry the goal), so
 /// it costs less than a missing record of what was done.
@@ -260,6 +273,24 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 snippet(first, 60)
             ),
         ));
+    } else if steps.len() > 1 {
+        // No step comes first, so the list as a whole must be concrete:
+        // its vague share costs.
+        let considered = &steps[..steps.len().min(ORDERED_QUEUE)];
+        let vague: Vec<&(usize, String)> = considered.iter().filter(|(_, s)| is_vague(s)).collect();
+        if vague.len() * 2 > considered.len() {
+            let share = vague.len() as f64 / considered.len() as f64;
+            out.push(NEXT_STEP_VAGUE.scaled(
+                Some(vague[0].0),
+                (share * f64::from(NEXT_STEP_VAGUE.weight)).round() as u8,
+                format!(
+                    "{} of the {} next steps are vague (\"{}\"): name the file, function, command or error each starts from",
+                    vague.len(),
+                    considered.len(),
+                    snippet(&vague[0].1, 50)
+                ),
+            ));
+        }
     }
     // An ordered list names its first step as the next one; only a queue
     // longer than a session's worth is too long. An unordered one leaves
@@ -371,6 +402,12 @@ mod tests {
             "Ready for new tasks",
             "Await further instructions or tasks from the user.",
             "No further implementation needed - project is complete",
+            // Hedged or generic: a wish, not a step.
+            "Consider adding caching",
+            "Potentially publish or start a new cycle",
+            "Monitor stability over the next days",
+            "Add more tests",
+            "Optimize performance",
         ] {
             assert!(is_vague(vague), "{vague}");
         }
@@ -393,18 +430,14 @@ mod tests {
         let mut out = Vec::new();
         check(&doc, &mut out);
         assert!(
-            !out.iter()
-                .any(|f| f.rule == "section-missing" && f.message.contains("Next step")),
+            !out.iter().any(|f| f.rule == "next-step-missing"),
             "{fired:?}"
         );
         let without = text.replace("Next task is Phase 2: procedural plant models.", "");
         let doc = HandoffDocument::parse(&without);
         let mut out = Vec::new();
         check(&doc, &mut out);
-        assert!(
-            out.iter()
-                .any(|f| f.rule == "section-missing" && f.message.contains("Next step"))
-        );
+        assert!(out.iter().any(|f| f.rule == "next-step-missing"));
     }
 
     fn steps(text: &str) -> (Vec<String>, bool) {
@@ -458,6 +491,54 @@ mod tests {
             !rules_fired(text).contains(&"next-step-vague"),
             "no order: no first step"
         );
+    }
+
+    #[test]
+    fn a_list_of_mostly_vague_steps_is_vague() {
+        let text = "## Next steps\n\n- Monitor stability\n- Consider adding caching\n- Add more tests\n- Fix `parse_header` in `src/lib.rs`\n";
+        let doc = HandoffDocument::parse(text);
+        let mut out = Vec::new();
+        check(&doc, &mut out);
+        let vague = out
+            .iter()
+            .find(|f| f.rule == "next-step-vague")
+            .expect("three of four vague");
+        assert!(vague.message.starts_with("3 of the 4 next steps are vague"));
+        assert_eq!(vague.points, 9, "three quarters of the rule's weight");
+        let text = "## Next steps\n\n- Monitor stability\n- Wire `retry` into `src/net.rs`\n- Fix `parse_header` in `src/lib.rs`\n";
+        assert!(!rules_fired(text).contains(&"next-step-vague"));
+    }
+
+    #[test]
+    fn a_heading_that_announces_what_comes_next_is_a_next_step() {
+        for heading in [
+            "Not done yet (next tasks)",
+            "If continuing from here",
+            "P1 deploy — exact steps",
+            "Priority: Race HUD",
+            "🎯 Recomendação para Amanhã",
+            "下一批优先工作",
+            "🎯 Наступні кроки",
+        ] {
+            let text = format!("## Status\n3/9\n## {heading}\n- Wire `retry` into `src/net.rs`\n");
+            let doc = HandoffDocument::parse(&text);
+            let mut out = Vec::new();
+            check(&doc, &mut out);
+            assert!(
+                !out.iter().any(|f| f.rule == "next-step-missing"),
+                "{heading}"
+            );
+        }
+        for heading in ["Architecture", "Build stages", "Key files"] {
+            let text = format!("## Status\n3/9\n## {heading}\n- `src/net.rs`\n");
+            let doc = HandoffDocument::parse(&text);
+            let mut out = Vec::new();
+            check(&doc, &mut out);
+            assert!(
+                out.iter().any(|f| f.rule == "next-step-missing"),
+                "{heading}"
+            );
+        }
     }
 
     #[test]
