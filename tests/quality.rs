@@ -561,8 +561,9 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 
 // ---- the real corpus: public handoffs rated blind by two raters (issue 27) ----
 
-/// The held-out Spearman reached (issue 27's target, 0.75, is not met).
-const SPEARMAN_FLOOR: f64 = 0.65;
+/// The held-out Spearman reached (issue 27's target, 0.75, is not met):
+/// 0.691 over all 220 held-out handoffs, 0.693 over the 94 of round 5.
+const SPEARMAN_FLOOR: f64 = 0.68;
 
 /// Licenses the corpus may redistribute.
 const PERMISSIVE: &[&str] = &[
@@ -691,9 +692,10 @@ fn the_shipped_weights_are_what_a_refit_gives() {
 
 /// The held-out real handoffs (never fitted on nor read to change a rule),
 /// scored as `lint` scores a handoff with no project: AUC of good against
-/// bad meets issue 27's target of 0.9. Spearman against the raters' mean
-/// does NOT meet its 0.75 (0.682 when this was written); the test holds
-/// the floor reached, [`SPEARMAN_FLOOR`], so it cannot slip back unseen.
+/// bad meets issue 27's target of 0.9, on all of them and on round 5's
+/// alone (measured once). Spearman against the raters' mean does NOT meet
+/// its 0.75 (0.691 when this was written); the test holds the floor
+/// reached, [`SPEARMAN_FLOOR`], so it cannot slip back unseen.
 #[test]
 fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
     let docs = real_corpus::load();
@@ -727,6 +729,8 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
         fresh.docs, fresh.good, fresh.bad, fresh.auc, fresh.spearman
     );
     assert!(f.good >= 10 && f.bad >= 10, "{figures}");
+    assert!(fresh.good >= 10 && fresh.bad >= 10, "{figures}");
+    assert!(fresh.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.spearman >= SPEARMAN_FLOOR, "{figures}");
 }
