@@ -11,7 +11,8 @@
 //! from the fit itself (the non-negative weight that fits best is 0), and
 //! the file says so. Dropping rules one at a time by cross-validation
 //! (backward elimination) flattered the cross-validation it chose by and
-//! lost in a nested cross-validation ([`nested`]), so it is not done.
+//! did no better in a nested cross-validation ([`nested`]), so it is not
+//! done.
 //! Rules the corpus cannot measure
 //! (they fire on fewer than [`MIN_FIRED`] documents: most need a
 //! workspace's history, which a public handoff lacks) keep their
@@ -247,7 +248,7 @@ pub fn fit(samples: &[Sample]) -> Fitted {
 }
 
 /// Whether rules are also dropped by backward elimination (the
-/// procedure [`nested`] measured best), or only fitted to 0.
+/// procedure [`nested`] measured no better), or only fitted to 0.
 pub const SELECT: bool = false;
 
 /// The nested cross-validation of the whole procedure, with and without

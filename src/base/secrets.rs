@@ -430,11 +430,12 @@ pub fn scan(text: &str) -> Vec<SecretMatch> {
     kept
 }
 
-/// A line that assigns a value of its own (`NEXT_VAR=value`): it starts a
-/// new value, it does not continue the line before (a wrapped token has
-/// `=` only as padding at its end).
+/// A line that assigns a value of its own (`NEXT_VAR=value`, the `=`
+/// glued to both): it starts a new value, it does not continue the line
+/// before. A wrapped token has `=` only as padding at its end, followed by
+/// nothing, a space, a quote or punctuation (`…ZWY=",`, `…ZWY= # note`).
 static NEW_ASSIGNMENT: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[^\s=]"));
+    LazyLock::new(|| pattern(r#"^[A-Za-z_][A-Za-z0-9_]*=[^\s="'`,;)\]#]"#));
 
 /// Secrets that a line break cuts in two (a token `AKIA…` on one line and
 /// its rest on the next, a `PASSWORD=` value or a password in prose wrapped
@@ -1231,6 +1232,22 @@ mod tests {
             format!("{key}\n{}", " ".repeat(40)),
         ] {
             assert!(!scan(&text).is_empty(), "{text:?}");
+        }
+    }
+
+    /// A token wrapped so that its tail looks like `NAME=` is still joined:
+    /// base64 padding is followed by a quote, punctuation or a comment.
+    #[test]
+    fn a_wrapped_token_ending_in_padding_is_found() {
+        let tail = fake("xMzRhYjEy", "Y2Q0ZWY1Njc4OTBhYmNkZWY=");
+        for text in [
+            format!("client_secret: \"abcdefghij\n{tail}\","),
+            format!("\"signing_key\": \"Qk9v\n{tail}\","),
+            format!("SIGNING_KEY=Qk9v\n{tail} # rotate monthly"),
+            format!("api_key: `Ab3\n{tail}`"),
+        ] {
+            let shown = redact(&text);
+            assert!(!shown.contains(&tail[..10]), "{text:?} shown as {shown:?}");
         }
     }
 

@@ -695,6 +695,13 @@ const NOT_A_SECTION: &[&str] = &[
     "repo state",
     "repository state",
     "branch status",
+    // Next.js, the framework: "Next.js dashboard handoff".
+    "next js",
+    // "All the …" in Portuguese and Spanish, not English TODOs.
+    "todos os",
+    "todos los",
+    "todas as",
+    "todas las",
 ];
 
 /// One phrase of [`VOCABULARY`], prepared for matching.

@@ -25,12 +25,23 @@ const MIN_NEXT_STEP_WORDS: usize = 4;
 /// (line, issue), a `::` path, a call, or an identifier with `_`.
 static ANCHOR: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"`[^`]+`|\w/\w|\w\.[a-z]{1,5}\b|\d|::|\w\(\)|\w_\w"));
-/// Openings that say "more of the same" without saying what.
+/// Openings that say "more of the same", or hedge, without saying what.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^\W*(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|consider|potentially|possibly|maybe|perhaps|optional(?:ly)?|if (?:desired|needed|time|necessary|wanted)|monitor|keep an eye|review|verify (?:everything|that (?:it|everything))|(?:add|write) (?:more |additional |unit |integration |some )?tests|optimi[sz]e|enhance|polish|refactor|clean ?up|explore|research|evaluate|think about|plan |gather feedback|update (?:the )?(?:docs|documentation|readme)|documentation|deploy(?:ment)?\W*$|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить|続き|계속|继续)",
+        r"(?i)^\W*(?:(?:continue|keep (?:going|working)|carry on|finish(?: up)?|work on|look into|investigate|improve|fix (?:bugs|the bugs|stuff|things|issues|it)|make it work|see above|more of the same|whatever|debug|consider|potentially|possibly|maybe|perhaps|optional(?:ly)?|if (?:desired|needed|time permits|necessary|wanted)|weitermachen|weiter|continuer|seguir|continuar|continuare|продолжить)\b|続き|계속|继续)",
     )
 });
+/// Broad verbs that make a step only when it says more ("Add more tests",
+/// "Monitor stability" are no step; "Review the migration plan with the
+/// DBA before Friday" is one): vague under [`BROAD_STEP_WORDS`] words.
+static BROAD: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\W*(?:monitor|keep an eye|review|verify (?:everything|that (?:it|everything) works)|(?:add|write) (?:more |additional |unit |integration |some )?tests|optimi[sz]e|enhance|refactor|clean ?up|explore|research|evaluate|think about|plan|gather feedback|update (?:the )?(?:docs|documentation|readme)|documentation|deploy(?:ment)?)\b",
+    )
+});
+/// Fewer words than this and a step that opens with a [`BROAD`] verb is
+/// vague.
+const BROAD_STEP_WORDS: usize = 7;
 /// A next step written in the prose rather than under its own heading:
 /// "Next task is Phase 2", "Next session starts with `go m1-1-0`", "Start
 /// with mode sync", "<- you are here", "That is the natural next step".
@@ -41,10 +52,11 @@ static NEXT_INLINE: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A heading that announces what comes next although it names another
 /// section or none ("Not done yet (next tasks)", "If continuing from
-/// here", "P1 deploy: exact steps", "Recomendação para amanhã").
+/// here", "P1 deploy: exact steps", "Recomendação para amanhã"); not
+/// "Next.js", "Context for the next agent" or "Todos os modelos".
 static NEXT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\bnext\b|\bif continuing\b|\bcontinuing from\b|\bopen (?:items|tasks|work)\b|\bwhat'?s left\b|\bleft to do\b|\bremaining\b|\bto ?dos?\b|\bpriorit(?:y|ies)\s*\d|^\W*(?:priority|p[0-3]|step\s*1|first)\b|\bhow to (?:start|continue|resume)\b|\bexact steps\b|\btomorrow\b|nächste|offene punkte|prochaine|à suivre|próxim[ao]|amanhã|recomenda|siguiente|prossim|次回|今後|次に|다음|향후|下一|下次|后续|优先|接下来|следующ|дальше|наступн|доробити",
+        r"(?i)\bnext (?:steps?|tasks?|actions?|session|phase|priorit\w*|up|work|moves?|things?|batch)\b|\bnext\s*(?::|$)|\bwhat'?s next\b|\bif continuing\b|\bcontinuing from here\b|\bopen (?:items|tasks|work)\b|\bwhat'?s left\b|\bleft to do\b|\bremaining\b|(?-i:\bTODOs?\b|\bTo-?Dos?\b|\bTo Do\b)|\bpriorit(?:y|ies)\s*\d|^\W*(?:priority\b|step\s*1\b|first (?:thing|action|task|step)s?\b)|\bhow to (?:start|continue|resume)\b|\bexact steps\b|\btomorrow\b|nächste|offene punkte|prochaine|à suivre|próxim[ao]|amanhã|recomenda|siguiente|prossim|次回|今後|次に|다음|향후|下一|下次|后续|优先|接下来|следующ|дальше|наступн|доробити",
     )
 });
 /// A "next step" that is no action at all: waiting for instructions,
@@ -81,13 +93,10 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .any(|s| s.level >= 2 && DATED_ENTRY.is_match(s.heading));
         let inline_next = kind == SectionKind::NextStep
-            && doc.current_prose().any(|l| match l.role {
-                LineRole::Text => NEXT_INLINE.is_match(l.text),
-                LineRole::Heading(_) => {
-                    NEXT_HEADING.is_match(l.text.trim_start_matches('#').trim())
-                }
-                _ => false,
-            });
+            && (doc
+                .current_prose()
+                .any(|l| l.role == LineRole::Text && NEXT_INLINE.is_match(l.text))
+                || announced_next(doc));
         if !doc.has(kind) && !dated_entries && !inline_next {
             out.push(rule.scaled(
                 None,
@@ -139,6 +148,19 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_next_step(doc, out);
 }
 
+/// Whether a current heading with something under it announces what comes
+/// next ([`NEXT_HEADING`]).
+fn announced_next(doc: &HandoffDocument<'_>) -> bool {
+    doc.sections.iter().enumerate().any(|(i, section)| {
+        let holds = !section.items.is_empty()
+            || doc
+                .sections
+                .get(i + 1)
+                .is_some_and(|next| next.level > section.level);
+        !section.past && holds && NEXT_HEADING.is_match(section.heading)
+    })
+}
+
 /// Points for a missing goal section: real handoffs that are useful often
 /// have none (the title, the status and the next step carry the goal), so
 /// it costs less than a missing record of what was done.
@@ -172,6 +194,9 @@ struct Steps {
     /// A numbered list, numbered sub-headings, or a heading that says the
     /// order ("in dependency order", "Priorities").
     ordered: bool,
+    /// Some steps are sub-headings, whose words may only group the steps
+    /// under them ("High priority", "中期").
+    headed: bool,
 }
 
 /// A heading that says its steps are in order.
@@ -204,6 +229,7 @@ fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
         return Steps {
             ordered: said_in_order || sub.iter().all(|(_, t)| NUMBERED_STEP.is_match(t)),
             steps: sub,
+            headed: true,
         };
     }
     let pick = |keep: &dyn Fn(&Item) -> bool| -> Vec<(usize, String)> {
@@ -219,6 +245,7 @@ fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
         return Steps {
             ordered: said_in_order,
             steps: bold_led,
+            headed: false,
         };
     }
     let listed = pick(&|i| matches!(i.shape, ItemShape::Bullet | ItemShape::Numbered));
@@ -226,11 +253,13 @@ fn steps_of(doc: &HandoffDocument<'_>, section: &Section<'_>) -> Steps {
         return Steps {
             ordered: said_in_order || section.items.iter().any(|i| i.shape == ItemShape::Numbered),
             steps: listed,
+            headed: false,
         };
     }
     Steps {
         ordered: said_in_order,
         steps: pick(&|_| true),
+        headed: false,
     }
 }
 
@@ -240,17 +269,23 @@ fn next_steps(doc: &HandoffDocument<'_>) -> Steps {
     let mut all = Steps {
         steps: Vec::new(),
         ordered: true,
+        headed: false,
     };
     for section in doc.sections_of(SectionKind::NextStep) {
         let steps = steps_of(doc, section);
         all.ordered &= steps.ordered || steps.steps.len() < 2;
+        all.headed |= steps.headed;
         all.steps.extend(steps.steps);
     }
     all
 }
 
 fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
-    let Steps { steps, ordered } = next_steps(doc);
+    let Steps {
+        steps,
+        ordered,
+        headed,
+    } = next_steps(doc);
     if steps.len() > 1
         && let Some((line, idle)) = steps.iter().find(|(_, s)| IDLE.is_match(s.trim()))
     {
@@ -273,7 +308,7 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 snippet(first, 60)
             ),
         ));
-    } else if steps.len() > 1 {
+    } else if steps.len() > 1 && !ordered && !headed {
         // No step comes first, so the list as a whole must be concrete:
         // its vague share costs.
         let considered = &steps[..steps.len().min(ORDERED_QUEUE)];
@@ -328,9 +363,11 @@ fn is_vague(step: &str) -> bool {
     if ANCHOR.is_match(step) {
         return false;
     }
-    step.split_whitespace().count() < MIN_NEXT_STEP_WORDS
+    let words = step.split_whitespace().count();
+    words < MIN_NEXT_STEP_WORDS
         || GENERIC.is_match(step)
         || IDLE.is_match(step)
+        || (words < BROAD_STEP_WORDS && BROAD.is_match(step))
 }
 
 #[cfg(test)]
@@ -416,6 +453,14 @@ mod tests {
             "Continue with `cargo test --test crash` until the seed 1234 passes",
             "Ask Alice to review the schema change before merging it",
             "Rename parse_header to read_header",
+            // A broad verb that goes on to say what, and words that only
+            // begin like a hedge.
+            "Review the migration plan with the DBA before Friday",
+            "Refactor the session store so the worker can share it",
+            "Add tests for the login redirect when the session expires",
+            "If timeouts persist on the CI runner, raise the pool size",
+            "Verify that items are rounded to cents in the invoice total",
+            "Explorer panel should list the new node types",
         ] {
             assert!(!is_vague(concrete), "{concrete}");
         }
@@ -442,7 +487,7 @@ mod tests {
 
     fn steps(text: &str) -> (Vec<String>, bool) {
         let doc = HandoffDocument::parse(text);
-        let Steps { steps, ordered } = next_steps(&doc);
+        let Steps { steps, ordered, .. } = next_steps(&doc);
         (steps.into_iter().map(|(_, t)| t).collect(), ordered)
     }
 
@@ -529,7 +574,17 @@ mod tests {
                 "{heading}"
             );
         }
-        for heading in ["Architecture", "Build stages", "Key files"] {
+        for heading in [
+            "Architecture",
+            "Build stages",
+            "Key files",
+            "Next.js dashboard handoff 2026-11-20",
+            "Context for the next agent",
+            "First run output",
+            "Continuing from session 12",
+            "P0 (MVP) Implementation ✅",
+            "Todos os modelos suportam:",
+        ] {
             let text = format!("## Status\n3/9\n## {heading}\n- `src/net.rs`\n");
             let doc = HandoffDocument::parse(&text);
             let mut out = Vec::new();
@@ -539,6 +594,24 @@ mod tests {
                 "{heading}"
             );
         }
+    }
+
+    #[test]
+    fn an_announcing_heading_with_nothing_under_it_is_no_next_step() {
+        assert!(
+            rules_fired("## Status\n3/9\n## If continuing from here\n\n## Notes\n- `a.rs`\n")
+                .contains(&"next-step-missing")
+        );
+    }
+
+    #[test]
+    fn only_an_unordered_list_of_steps_is_judged_by_its_vague_share() {
+        // In order, the first step is the next one, and it is concrete.
+        let ordered = "## Next steps\n\n1. Fix `parse_header` in `src/lib.rs`\n2. Consider adding caching\n3. Monitor stability\n4. Add more tests\n";
+        assert!(!rules_fired(ordered).contains(&"next-step-vague"));
+        // Sub-headings that group the steps are no steps to judge.
+        let grouped = "## Next steps\n\n### High Priority\n- Wire `retry` into `src/net.rs`\n### Medium Priority\n- Add `--json` to `cmd/version.go`\n### Later\n- Port `cli.rs`\n";
+        assert!(!rules_fired(grouped).contains(&"next-step-vague"));
     }
 
     #[test]
