@@ -5,8 +5,10 @@
 //! looked at here), and writes `assets/quality/weights.toml`: the only file
 //! a refit changes. `--check` writes nothing and exits 1 when the file is
 //! not what a refit gives. Prints the cross-validation it chose by.
-//! `--dump FILE` also writes each tuning handoff's repository, rating,
-//! features and cross-validated score as JSON lines, to study the fit.
+//! `--nested` also prints the nested cross-validation of the procedure
+//! (with and without backward elimination). `--dump FILE` also writes each
+//! tuning handoff's repository, rating, features and cross-validated score
+//! as JSON lines, to study the fit.
 
 #[path = "../benches/support/fit.rs"]
 mod fit;
@@ -16,7 +18,8 @@ mod real_corpus;
 use std::path::Path;
 
 fn main() {
-    let check = std::env::args().any(|a| a == "--check");
+    let args: Vec<String> = std::env::args().collect();
+    let check = args.iter().any(|a| a == "--check");
     let docs = real_corpus::load();
     let tuning_docs: Vec<_> = docs.iter().filter(|(d, _)| d.split == "tuning").collect();
     let tuning: Vec<fit::Sample> = tuning_docs
@@ -47,7 +50,6 @@ fn main() {
     for (rule, why) in &m.dropped {
         println!("  {rule:<28}      0  {why}");
     }
-    let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--nested") {
         for (select, rho, auc) in fit::nested(&tuning) {
             let how = if select {

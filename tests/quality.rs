@@ -728,10 +728,11 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
             .filter(|(d, _)| d.round == Some(5))
             .map(|(d, s)| (*d, *s)),
     );
-    println!(
+    let figures = format!(
         "{figures}\nof which round 5: {} docs ({} good, {} bad): AUC {:.3}, Spearman {:.3}",
         fresh.docs, fresh.good, fresh.bad, fresh.auc, fresh.spearman
     );
+    println!("{figures}");
     assert!(f.good >= 10 && f.bad >= 10, "{figures}");
     assert!(fresh.good >= 10 && fresh.bad >= 10, "{figures}");
     assert!(fresh.auc >= real_corpus::TARGET_AUC, "{figures}");

@@ -12,11 +12,10 @@
 //! the file says so. Dropping rules one at a time by cross-validation
 //! (backward elimination) flattered the cross-validation it chose by and
 //! did no better in a nested cross-validation ([`nested`]), so it is not
-//! done.
-//! Rules the corpus cannot measure
-//! (they fire on fewer than [`MIN_FIRED`] documents: most need a
-//! workspace's history, which a public handoff lacks) keep their
-//! hand-set weight, and the file says that too.
+//! done. Rules the corpus cannot measure (they fire on fewer than
+//! [`MIN_FIRED`] documents: most need a workspace's history, which a
+//! public handoff lacks) keep their hand-set weight, and the file says
+//! that too.
 #![allow(dead_code)] // each user takes a part
 
 use std::collections::{BTreeMap, BTreeSet};

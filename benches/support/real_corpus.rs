@@ -53,8 +53,8 @@ pub struct Doc {
 pub type Part = (&'static str, fn(&Doc) -> bool);
 
 /// The parts the figures are reported for: tuning, held-out, and the
-/// held-out documents of round 5 alone (measured for the first time with
-/// the fit that added them).
+/// held-out documents of round 5 alone (collected after everything their
+/// figures judge was built).
 pub const PARTS: [Part; 3] = [
     ("tuning", |d| d.split == "tuning"),
     ("held-out", |d| d.split == "held-out"),

@@ -121,10 +121,7 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         ));
     }
     for (i, section) in doc.sections.iter().enumerate().filter(|(_, s)| !s.past) {
-        let container = doc.sections.get(i + 1).is_some_and(|next| {
-            next.level > section.level && (next.level <= 6 || !next.items.is_empty())
-        });
-        if section.kind.is_some() && section.items.is_empty() && !container {
+        if section.kind.is_some() && !holds_something(doc, i) {
             out.push(SECTION_EMPTY.at(
                 Some(section.line),
                 format!(
@@ -148,16 +145,21 @@ pub(super) fn check(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     check_next_step(doc, out);
 }
 
+/// Whether section `i` holds something: items of its own, or sections
+/// under it (a bold label below it counts only with items).
+fn holds_something(doc: &HandoffDocument<'_>, i: usize) -> bool {
+    let section = &doc.sections[i];
+    !section.items.is_empty()
+        || doc.sections.get(i + 1).is_some_and(|next| {
+            next.level > section.level && (next.level <= 6 || !next.items.is_empty())
+        })
+}
+
 /// Whether a current heading with something under it announces what comes
 /// next ([`NEXT_HEADING`]).
 fn announced_next(doc: &HandoffDocument<'_>) -> bool {
     doc.sections.iter().enumerate().any(|(i, section)| {
-        let holds = !section.items.is_empty()
-            || doc
-                .sections
-                .get(i + 1)
-                .is_some_and(|next| next.level > section.level);
-        !section.past && holds && NEXT_HEADING.is_match(section.heading)
+        !section.past && NEXT_HEADING.is_match(section.heading) && holds_something(doc, i)
     })
 }
 
