@@ -96,7 +96,7 @@ fn main() {
         "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"content\":\"{}\"}}]}}}}\n",
         "x".repeat(2000)
     );
-    let reply = "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"usage\":{\"input_tokens\":60000,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0,\"output_tokens\":9}}}\n";
+    let reply = "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_bench\"}],\"usage\":{\"input_tokens\":60000,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0,\"output_tokens\":9}}}\n";
     std::fs::write(&transcript, filler.repeat(2000) + reply + &filler).unwrap();
     let path = transcript.display().to_string();
     let input = |event: &str, extra: &str| {
@@ -112,7 +112,11 @@ fn main() {
     let start = ["hook", "session-start", "--agent", "claude"];
     let stop = ["hook", "stop", "--agent", "claude"];
     // After a tool call: the context read from the transcript, nothing said.
-    let progress_in = input("PostToolUse", r#", "tool_name": "Bash""#);
+    // The reply that made the call is in the transcript already: no wait.
+    let progress_in = input(
+        "PostToolUse",
+        r#", "tool_name": "Bash", "tool_use_id": "toolu_bench""#,
+    );
     let progress = ["hook", "progress", "--agent", "claude"];
     // The same hook with no transcript to read: what reading it costs is
     // the difference.

@@ -5,6 +5,7 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -41,6 +42,35 @@ pub enum TranscriptFormat {
     /// (Gemini CLI 0.61.0's docs/hooks/reference.md; the format as it
     /// writes it, tests/fixtures/capacity/).
     GeminiChat,
+}
+
+/// How long a reading waits for the agent to write the reply it follows
+/// ([`read_after`]): Claude Code 2.1.197 writes its transcript in batches
+/// every 100 ms (`FLUSH_INTERVAL_MS` in its session storage), so a hook run
+/// right after a quick tool call can come before the reply that called it.
+const REPLY_WAIT: Duration = Duration::from_millis(600);
+/// How often the transcript is looked at again while waiting.
+const REPLY_POLL: Duration = Duration::from_millis(10);
+
+/// The context use `transcript` records once the reply that made the tool
+/// call `call_id` is written in it: until then (at most [`REPLY_WAIT`]) the
+/// last reading in the file is the turn before, or none in a session's
+/// first turn. After the wait, what the file holds is read.
+pub fn read_after(
+    format: TranscriptFormat,
+    transcript: &Path,
+    call_id: &str,
+) -> Option<ContextUse> {
+    let waited_since = Instant::now();
+    while waited_since.elapsed() < REPLY_WAIT {
+        let written =
+            read_tail(transcript, TAIL_MOST).is_none_or(|(tail, _)| tail.contains(call_id));
+        if written {
+            break;
+        }
+        std::thread::sleep(REPLY_POLL);
+    }
+    read(format, transcript)
 }
 
 /// The context use `transcript` records last, in `format`; None when the
@@ -231,6 +261,48 @@ mod tests {
         );
         std::fs::write(&path, lines[0]).unwrap();
         assert_eq!(read(TranscriptFormat::ClaudeJsonl, &path), None);
+    }
+
+    #[test]
+    fn a_reading_waits_for_the_reply_that_made_the_call_then_takes_what_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let reply = |tokens: u64, call: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"model":"claude-opus-4-8","content":[{{"type":"tool_use","id":"{call}"}}],"usage":{{"input_tokens":{tokens}}}}}}}"#
+            ) + "\n"
+        };
+        std::fs::write(&path, reply(1_000, "toolu_1")).unwrap();
+        // The agent writes the reply a little after the hook started, as
+        // Claude Code's batched transcript does.
+        let writer = {
+            let path = path.clone();
+            let late = reply(800_000, "toolu_2");
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                std::io::Write::write_all(&mut f, late.as_bytes()).unwrap();
+            })
+        };
+        let r = read_after(TranscriptFormat::ClaudeJsonl, &path, "toolu_2").unwrap();
+        writer.join().unwrap();
+        assert_eq!(
+            r.used_tokens, 800_000,
+            "the reading is of the reply that made the call"
+        );
+        // A call the transcript never holds: after the wait, the last reading.
+        let started = Instant::now();
+        let r = read_after(TranscriptFormat::ClaudeJsonl, &path, "toolu_9").unwrap();
+        assert_eq!(r.used_tokens, 800_000);
+        assert!(started.elapsed() >= REPLY_WAIT);
+        // No transcript: nothing to wait for.
+        assert_eq!(
+            read_after(TranscriptFormat::ClaudeJsonl, &dir.path().join("none"), "x"),
+            None
+        );
     }
 
     fn fixture(name: &str) -> std::path::PathBuf {

@@ -7,7 +7,8 @@
 use super::trust::{self, Trust};
 use super::{Adapter, HookSetup, Instructions, McpSetup, Timeout};
 use crate::agent::hooks::{
-    AskEnvelope, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope, TranscriptFormat,
+    AskEnvelope, CallKeys, Continued, HookEvent, HookProtocol, InputKeys, StartEnvelope,
+    TranscriptFormat,
 };
 
 use HookEvent::{PreCompact, Progress, SessionEnd, SessionStart, Stop};
@@ -59,6 +60,15 @@ pub const ADAPTERS: &[Adapter] = &[
             compactions_seen: true,
             input: InputKeys {
                 transcript: Some(("transcript_path", TranscriptFormat::ClaudeJsonl)),
+                // Its transcript is written every 100 ms, so a hook after
+                // a quick tool call may come first; `tool_use_id` in every
+                // PostToolUse input, `agent_id` only inside a subagent
+                // (https://code.claude.com/docs/en/hooks#posttooluse-input,
+                // "Common input fields").
+                call: Some(CallKeys {
+                    id: "tool_use_id",
+                    subagent: "agent_id",
+                }),
                 ..InputKeys::CLAUDE
             },
         },
@@ -209,6 +219,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 source: None,
                 continued: Continued::Unmarked,
                 transcript: None,
+                call: None,
             },
         },
         mcp: None,
@@ -303,6 +314,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 source: None,
                 continued: Continued::Count("loop_count"),
                 transcript: None,
+                call: None,
             },
         },
         mcp: Some(McpSetup::McpServers {
@@ -354,6 +366,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 source: Some("source"),
                 continued: Continued::Flag("stop_hook_active"),
                 transcript: None,
+                call: None,
             },
         },
         mcp: Some(McpSetup::McpServers {

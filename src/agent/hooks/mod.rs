@@ -115,6 +115,22 @@ pub struct InputKeys {
     /// The key naming the agent's transcript file, and how to read the
     /// context use in it (None: the agent gives none we can read).
     pub transcript: Option<(&'static str, TranscriptFormat)>,
+    /// For an agent that may run a hook after a tool call before its
+    /// transcript holds the reply that made the call: the keys naming that
+    /// call (None: the transcript is written before the hook runs).
+    pub call: Option<CallKeys>,
+}
+
+/// The keys naming the tool call a hook follows, so the transcript's
+/// reading can wait for the reply that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallKeys {
+    /// The call's id, which the reply in the transcript holds
+    /// (`tool_use_id`).
+    pub id: &'static str,
+    /// A key present only when a subagent made the call (`agent_id`): its
+    /// replies go to another transcript, so there is nothing to wait for.
+    pub subagent: &'static str,
 }
 
 /// How an agent marks a stop that follows a stop hook's request to go on.
@@ -138,6 +154,7 @@ impl InputKeys {
         source: Some("source"),
         continued: Continued::Flag("stop_hook_active"),
         transcript: None,
+        call: None,
     };
 }
 
@@ -158,6 +175,9 @@ pub struct HookInput {
     /// The agent's own name of the event (`hook_event_name`), which some
     /// agents want back in the answer.
     pub event_name: Option<String>,
+    /// The tool call (of the main thread) this hook follows, when the
+    /// transcript may not hold the reply that made it yet.
+    pub call_id: Option<String>,
 }
 
 impl HookInput {
@@ -186,6 +206,10 @@ impl HookInput {
                 .transcript
                 .and_then(|(k, format)| text(k).map(|path| (PathBuf::from(path), format))),
             event_name: text("hook_event_name"),
+            call_id: keys
+                .call
+                .filter(|call| text(call.subagent).is_none())
+                .and_then(|call| text(call.id)),
         }
     }
 }
@@ -439,7 +463,11 @@ fn small_step(ws: &Workspace) -> String {
 fn context_use(ws: &Workspace, input: &HookInput) -> Option<ContextUse> {
     let (path, format) = input.transcript.as_ref()?;
     let windows = Windows::with_overrides(&ws.config.capacity.windows);
-    Some(crate::agent::capacity::read(*format, path)?.with_window(&windows))
+    let reading = match &input.call_id {
+        Some(call) => crate::agent::capacity::read_after(*format, path, call),
+        None => crate::agent::capacity::read(*format, path),
+    };
+    Some(reading?.with_window(&windows))
 }
 
 /// While the agent works: when its context crossed `[capacity] warn_at`
@@ -858,6 +886,27 @@ mod tests {
             HookInput::parse("not json", &keys("claude")),
             HookInput::default()
         );
+    }
+
+    #[test]
+    fn a_tool_call_is_waited_for_only_on_the_main_thread_of_an_agent_that_writes_late() {
+        let keys = |name: &str| crate::agent::adapters::find(name).unwrap().protocol.input;
+        // Claude Code's PostToolUse input, as its hooks reference shows it.
+        let main = r#"{"session_id":"abc","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{},"tool_use_id":"toolu_01ABC"}"#;
+        assert_eq!(
+            HookInput::parse(main, &keys("claude")).call_id.as_deref(),
+            Some("toolu_01ABC")
+        );
+        let in_subagent = main.replace(
+            r#""cwd""#,
+            r#""agent_id":"a1","agent_type":"Explore","cwd""#,
+        );
+        assert_eq!(
+            HookInput::parse(&in_subagent, &keys("claude")).call_id,
+            None
+        );
+        // Codex writes its rollout before the hook runs: nothing to wait for.
+        assert_eq!(HookInput::parse(main, &keys("codex")).call_id, None);
     }
 
     #[test]
