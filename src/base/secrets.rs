@@ -166,18 +166,23 @@ fn random_group1(caps: &Captures<'_>) -> Option<Range<usize>> {
 /// Characters a `KEY=value` assignment's value needs to be a secret.
 const MIN_ASSIGNED: usize = 12;
 
-/// A `KEY=value` assignment's value (group 1) if it is a secret: it looks
-/// random, and with an elision the author cut it at (`sk-or-v1-[...]`,
-/// `abc…`) taken off, what is left is still [`MIN_ASSIGNED`] characters
-/// long (a key shown by its prefix is no secret; a whole one followed by
-/// "..." still is).
+/// A `KEY=value` assignment's value (group 1) if it is a secret: it is
+/// [`MIN_ASSIGNED`] characters long and looks random. A value its author
+/// cut (`sk-or-v1-[...]`, `sk-ant-api03-...`, `abc…`) is one only if a
+/// piece of what is left, between `-`, `_`, `.` or `:`, is that long and
+/// random: a key shown by its prefix is no secret; a whole one followed by
+/// "..." still is.
 fn assigned_secret(caps: &Captures<'_>) -> Option<Range<usize>> {
     let m = caps.get(1)?;
-    let kept = ["[...]", "[…]", "...", "…"]
+    let secret = |text: &str| text.chars().count() >= MIN_ASSIGNED && looks_random(text);
+    let found = match ["[...]", "[…]", "...", "…"]
         .iter()
         .find_map(|cut| m.as_str().strip_suffix(cut))
-        .unwrap_or(m.as_str());
-    (kept.chars().count() >= MIN_ASSIGNED && looks_random(kept)).then(|| m.range())
+    {
+        Some(kept) => kept.split(['-', '_', '.', ':']).any(secret),
+        None => secret(m.as_str()),
+    };
+    found.then(|| m.range())
 }
 
 /// A password in prose: group 1 quoted (any word but a placeholder), or
@@ -1255,7 +1260,12 @@ mod tests {
     /// followed by "..." still is.
     #[test]
     fn a_key_cut_to_its_prefix_is_no_secret() {
-        for shown in ["OPENROUTER_API_KEY=sk-or-v1-[...]", "API_KEY=sk-proj-abc…"] {
+        for shown in [
+            "OPENROUTER_API_KEY=sk-or-v1-[...]",
+            "API_KEY=sk-proj-abc…",
+            "ANTHROPIC_API_KEY=sk-ant-api03-...",
+            "export OPENAI_API_KEY=sk-proj-AbCd1234...",
+        ] {
             assert!(scan(shown).is_empty(), "{shown}");
         }
         let key = fake("sk-or-v1-", "9f8e7d6c5b4a39281706");
