@@ -372,6 +372,45 @@ fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
 }
 
 #[test]
+fn doctor_fix_removes_the_record_of_a_killed_steps_ended_group() {
+    let (p, pgid) = kill_mid_deploy(false);
+    let t = Instant::now();
+    while !group_members(pgid).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the group outlived the handover"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kinds = |o: &std::process::Output| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let seen = p.run(&["--json", "doctor"]);
+    assert!(
+        kinds(&seen).contains(&"dead_group_record".to_string()),
+        "{seen:?}"
+    );
+    let fixed = p.run(&["--json", "doctor", "--fix"]);
+    let v: serde_json::Value = serde_json::from_slice(&fixed.stdout).unwrap();
+    assert_eq!(v["removed"].as_array().map(Vec::len), Some(1), "{v:#}");
+    assert!(
+        !kinds(&fixed).contains(&"dead_group_record".to_string()),
+        "{v:#}"
+    );
+    let groups = p.path(".agent-handover/groups");
+    assert_eq!(std::fs::read_dir(&groups).unwrap().count(), 0);
+    // The interrupted handover itself is left for a human: retry still works.
+    let o = p.run(&["retry", "deploy"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
 fn retry_refuses_while_a_process_of_the_interrupted_step_lives() {
     let (p, pgid) = kill_mid_deploy(true);
     assert!(

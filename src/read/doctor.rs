@@ -157,9 +157,16 @@ fn dead_group_records(ws: &Workspace, running: bool) -> Vec<Finding> {
 /// a step meanwhile); while a handover runs, they are left.
 pub fn fix(ws: &Workspace, planned: &[PathBuf]) -> Vec<PathBuf> {
     let held = RunLock::acquire(&ws.lock_file()).ok();
+    // Under our own lock, `examine` sees a handover running and lists no
+    // group records: they are looked at apart, as no handover runs.
+    let groups = match held {
+        Some(_) => dead_group_records(ws, false),
+        None => Vec::new(),
+    };
     examine(ws)
         .into_iter()
-        .filter(|f| held.is_some() || f.kind != "dead_group_record")
+        .filter(|f| f.kind != "dead_group_record")
+        .chain(groups)
         .filter_map(|f| f.removable)
         .filter(|path| planned.contains(path))
         .filter(|path| std::fs::remove_file(path).is_ok())
