@@ -531,3 +531,38 @@ fn the_detail_pane_says_everything_of_the_selected_row() {
     let f = fleet((99, 30));
     assert!(!draw(&f).contains("next action"));
 }
+
+#[test]
+fn the_selected_row_is_one_even_bar_in_colour() {
+    use ratatui::style::{Color, Modifier};
+    let mut f = fleet((100, 30));
+    f.theme = Theme::new(false, &Default::default()).0;
+    let buffer = crate::tui::fixtures::render_buffer(f.size, |frame| view::render(frame, &f));
+    let y = (0..buffer.area.height)
+        .find(|&y| buffer[(0, y)].symbol() == "▸")
+        .expect("a selected row");
+    let row: String = (0..buffer.area.width)
+        .map(|x| buffer[(x, y)].symbol())
+        .collect();
+    let end = row.trim_end().chars().count() as u16;
+    // Its state is drawn in colour elsewhere (the detail pane), not here.
+    assert!(row.contains("failed"), "{row}");
+    for x in 0..end {
+        let cell = &buffer[(x, y)];
+        assert_eq!(
+            (cell.fg, cell.bg),
+            (Color::Reset, Color::Reset),
+            "cell {x} ({:?}) of {row:?}",
+            cell.symbol()
+        );
+        assert!(
+            cell.modifier.contains(Modifier::REVERSED),
+            "cell {x} of {row:?}"
+        );
+    }
+    // The rows not selected keep their colours.
+    let coloured = (0..buffer.area.height)
+        .filter(|&r| r != y)
+        .any(|r| (0..buffer.area.width).any(|x| buffer[(x, r)].fg == Color::Yellow));
+    assert!(coloured);
+}

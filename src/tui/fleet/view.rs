@@ -284,12 +284,26 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     for (n, &i) in listed.iter().skip(fleet.offset).take(height).enumerate() {
         let row = &fleet.rows[i];
         let selected = i == fleet.cursor;
-        let mut spans = vec![Span::styled(if selected { "▸ " } else { "  " }, t.accent)];
+        // The selected row is one even bar: its cells' colours, reversed
+        // under the bar's, would make a patchwork of backgrounds (the
+        // detail pane below shows them in colour).
+        let cell_style = |style: Style| match selected {
+            true => Style {
+                fg: None,
+                bg: None,
+                ..style
+            },
+            false => style,
+        };
+        let mut spans = vec![Span::styled(
+            if selected { "▸ " } else { "  " },
+            cell_style(t.accent),
+        )];
         for c in &shown {
             let (text, style) = (c.cell)(fleet, i);
             spans.push(Span::styled(
                 format!("{:<w$} ", fit(&text, c.width), w = c.width),
-                style,
+                cell_style(style),
             ));
         }
         if path_width >= 8 {
@@ -302,7 +316,7 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
             } else {
                 t.muted
             };
-            spans.push(Span::styled(fit(&text, path_width), style));
+            spans.push(Span::styled(fit(&text, path_width), cell_style(style)));
         }
         let mut l = Line::from(spans);
         if selected {
