@@ -354,8 +354,9 @@ fn kill_mid_deploy(also_kill_the_watcher: bool) -> (Project, u32) {
     (p, pgid)
 }
 
-#[test]
-fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
+/// [`kill_mid_deploy`] with the step's watcher alive: the project once the
+/// step's whole process group (its `sleep` too) has ended with the handover.
+fn killed_mid_deploy_group_ended() -> Project {
     let (p, pgid) = kill_mid_deploy(false);
     let t = Instant::now();
     while !group_members(pgid).is_empty() {
@@ -366,6 +367,12 @@ fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    p
+}
+
+#[test]
+fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
+    let p = killed_mid_deploy_group_ended();
     assert_eq!(p.check(), 1);
     let o = p.run(&["retry", "deploy"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -373,15 +380,7 @@ fn a_killed_handover_takes_its_steps_grandchildren_with_it() {
 
 #[test]
 fn doctor_fix_removes_the_record_of_a_killed_steps_ended_group() {
-    let (p, pgid) = kill_mid_deploy(false);
-    let t = Instant::now();
-    while !group_members(pgid).is_empty() {
-        assert!(
-            t.elapsed() < Duration::from_secs(2),
-            "the group outlived the handover"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let p = killed_mid_deploy_group_ended();
     let kinds = |o: &std::process::Output| -> Vec<String> {
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         v["findings"]
