@@ -119,8 +119,10 @@ fn main() {
     );
     let progress = ["hook", "progress", "--agent", "claude"];
     // The same hook with no transcript to read: what reading it costs is
-    // the difference.
-    let unread_in = progress_in.replace(&path, "/nonexistent/transcript.jsonl");
+    // the difference. (With no call named: a young session's transcript
+    // not written yet would be waited for.)
+    let unread_in = input("PostToolUse", r#", "tool_name": "Bash""#)
+        .replace(&path, "/nonexistent/transcript.jsonl");
     let mut samples: [Vec<Duration>; 7] = Default::default();
     for i in 0..iters + 3 {
         // A fresh session each round (its record and draft gone, their

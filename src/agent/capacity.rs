@@ -51,26 +51,84 @@ pub enum TranscriptFormat {
 const REPLY_WAIT: Duration = Duration::from_millis(600);
 /// How often the transcript is looked at again while waiting.
 const REPLY_POLL: Duration = Duration::from_millis(10);
+/// The fewest bytes of transcript a token of context takes (JSON escaping
+/// and markup only add bytes; an English token is about 4): what was
+/// written after the last reading, divided by this, bounds what it added.
+const BYTES_PER_TOKEN_AT_LEAST: u64 = 2;
 
 /// The context use `transcript` records once the reply that made the tool
-/// call `call_id` is written in it: until then (at most [`REPLY_WAIT`]) the
-/// last reading in the file is the turn before, or none in a session's
-/// first turn. After the wait, what the file holds is read.
+/// call `call_id` is written in it (until then the last reading is the turn
+/// before, or none in a session's first turn). The wait is at most
+/// [`REPLY_WAIT`], and none when `matters` says that even the most the
+/// reply can hold (the last reading and everything written after it) would
+/// change nothing. A missing file is waited for only when it `may_appear`
+/// (the agent creates it at its first write). After the wait, what the
+/// file holds is read.
 pub fn read_after(
     format: TranscriptFormat,
     transcript: &Path,
     call_id: &str,
+    may_appear: bool,
+    matters: impl Fn(&ContextUse) -> bool,
+) -> Option<ContextUse> {
+    let awaited = Awaited {
+        call_id,
+        may_appear,
+        wait: REPLY_WAIT,
+    };
+    read_when_written(format, transcript, &awaited, matters)
+}
+
+/// What [`read_after`] waits for, and how long.
+struct Awaited<'a> {
+    call_id: &'a str,
+    may_appear: bool,
+    wait: Duration,
+}
+
+fn read_when_written(
+    format: TranscriptFormat,
+    transcript: &Path,
+    awaited: &Awaited<'_>,
+    matters: impl Fn(&ContextUse) -> bool,
 ) -> Option<ContextUse> {
     let waited_since = Instant::now();
-    while waited_since.elapsed() < REPLY_WAIT {
-        let written =
-            read_tail(transcript, TAIL_MOST).is_none_or(|(tail, _)| tail.contains(call_id));
-        if written {
-            break;
+    loop {
+        let done = match read_tail(transcript, TAIL_MOST) {
+            Some((tail, _)) => {
+                let written = tail
+                    .rfind(awaited.call_id)
+                    .is_some_and(|at| tail[at..].contains('\n'));
+                written || at_most(format, &tail).is_some_and(|most| !matters(&most))
+            }
+            // No whole line in the last 1 MiB (one longer line being
+            // written): nothing that could be read will come.
+            None if transcript.exists() => true,
+            None => !awaited.may_appear,
+        };
+        if done || waited_since.elapsed() >= awaited.wait {
+            return read(format, transcript);
         }
         std::thread::sleep(REPLY_POLL);
     }
-    read(format, transcript)
+}
+
+/// The most context the next reply of `tail`'s agent can hold: the last
+/// reading, and every byte written after it as a token
+/// ([`BYTES_PER_TOKEN_AT_LEAST`]); None with no reading in `tail`.
+fn at_most(format: TranscriptFormat, tail: &str) -> Option<ContextUse> {
+    let mut bytes_after = 0;
+    let last = {
+        let mut lines = tail
+            .lines()
+            .rev()
+            .inspect(|line| bytes_after += line.len() as u64 + 1);
+        last_reading(format, &mut lines)?
+    };
+    Some(ContextUse {
+        used_tokens: last.used_tokens + bytes_after / BYTES_PER_TOKEN_AT_LEAST,
+        ..last
+    })
 }
 
 /// The context use `transcript` records last, in `format`; None when the
@@ -81,17 +139,24 @@ pub fn read(format: TranscriptFormat, transcript: &Path) -> Option<ContextUse> {
         // A tail with no whole line in it (one long line being written):
         // nothing found yet.
         let (tail, whole) = read_tail(transcript, tail_bytes).unwrap_or_default();
-        let mut lines = tail.lines().rev();
-        let found = match format {
-            TranscriptFormat::ClaudeJsonl => claude(&mut lines),
-            TranscriptFormat::CodexRollout => codex(&mut lines),
-            TranscriptFormat::GeminiChat => lines.find_map(gemini_line),
-        };
+        let found = last_reading(format, &mut tail.lines().rev());
         if found.is_some() || whole || tail_bytes >= TAIL_MOST {
             return found;
         }
         std::fs::metadata(transcript).ok()?;
         tail_bytes = TAIL_MOST;
+    }
+}
+
+/// The newest reading among `lines` (newest first), in `format`.
+fn last_reading<'a>(
+    format: TranscriptFormat,
+    lines: &mut impl Iterator<Item = &'a str>,
+) -> Option<ContextUse> {
+    match format {
+        TranscriptFormat::ClaudeJsonl => claude(lines),
+        TranscriptFormat::CodexRollout => codex(lines),
+        TranscriptFormat::GeminiChat => lines.find_map(gemini_line),
     }
 }
 
@@ -263,46 +328,157 @@ mod tests {
         assert_eq!(read(TranscriptFormat::ClaudeJsonl, &path), None);
     }
 
+    /// A Claude Code reply that calls tool `call` with `tokens` in context.
+    fn reply(tokens: u64, call: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"model":"claude-opus-4-8","content":[{{"type":"tool_use","id":"{call}"}}],"usage":{{"input_tokens":{tokens}}}}}}}"#
+        ) + "\n"
+    }
+
+    /// Waiting for `call_id` up to `wait`, in a file that exists.
+    fn awaited(call_id: &str, wait: Duration) -> Awaited<'_> {
+        Awaited {
+            call_id,
+            may_appear: false,
+            wait,
+        }
+    }
+
+    /// Appends `text` to `path` after `delay`, as the agent's batched
+    /// writer does.
+    fn append_later(path: &Path, text: String, delay: Duration) -> std::thread::JoinHandle<()> {
+        let path = path.to_path_buf();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+        })
+    }
+
     #[test]
     fn a_reading_waits_for_the_reply_that_made_the_call_then_takes_what_is_there() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        let reply = |tokens: u64, call: &str| {
-            format!(
-                r#"{{"type":"assistant","message":{{"model":"claude-opus-4-8","content":[{{"type":"tool_use","id":"{call}"}}],"usage":{{"input_tokens":{tokens}}}}}}}"#
-            ) + "\n"
-        };
         std::fs::write(&path, reply(1_000, "toolu_1")).unwrap();
-        // The agent writes the reply a little after the hook started, as
-        // Claude Code's batched transcript does.
-        let writer = {
-            let path = path.clone();
-            let late = reply(800_000, "toolu_2");
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(150));
-                let mut f = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(&path)
-                    .unwrap();
-                std::io::Write::write_all(&mut f, late.as_bytes()).unwrap();
-            })
-        };
-        let r = read_after(TranscriptFormat::ClaudeJsonl, &path, "toolu_2").unwrap();
+        let always = |_: &ContextUse| true;
+        let writer = append_later(&path, reply(800_000, "toolu_2"), Duration::from_millis(150));
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &awaited("toolu_2", Duration::from_secs(30)),
+            always,
+        )
+        .unwrap();
         writer.join().unwrap();
         assert_eq!(
             r.used_tokens, 800_000,
             "the reading is of the reply that made the call"
         );
         // A call the transcript never holds: after the wait, the last reading.
-        let started = Instant::now();
-        let r = read_after(TranscriptFormat::ClaudeJsonl, &path, "toolu_9").unwrap();
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &awaited("toolu_9", Duration::from_millis(50)),
+            always,
+        )
+        .unwrap();
         assert_eq!(r.used_tokens, 800_000);
-        assert!(started.elapsed() >= REPLY_WAIT);
-        // No transcript: nothing to wait for.
-        assert_eq!(
-            read_after(TranscriptFormat::ClaudeJsonl, &dir.path().join("none"), "x"),
-            None
+        // No transcript, and none to come: nothing to wait for.
+        let none = dir.path().join("none");
+        let started = Instant::now();
+        let r = read_after(TranscriptFormat::ClaudeJsonl, &none, "x", false, always);
+        assert_eq!(r, None);
+        assert!(started.elapsed() < REPLY_WAIT);
+    }
+
+    #[test]
+    fn a_transcript_not_yet_created_is_waited_for_when_it_may_appear() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                std::fs::write(&path, reply(800_000, "toolu_1")).unwrap();
+            })
+        };
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &Awaited {
+                may_appear: true,
+                ..awaited("toolu_1", Duration::from_secs(30))
+            },
+            |_: &ContextUse| true,
         );
+        writer.join().unwrap();
+        assert_eq!(r.map(|r| r.used_tokens), Some(800_000));
+    }
+
+    #[test]
+    fn a_reply_half_written_is_waited_for_to_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let late = reply(800_000, "toolu_2");
+        let (head, rest) = late.split_at(late.find("usage").unwrap());
+        std::fs::write(&path, reply(1_000, "toolu_1") + head).unwrap();
+        let writer = append_later(&path, rest.to_string(), Duration::from_millis(150));
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &awaited("toolu_2", Duration::from_secs(30)),
+            |_: &ContextUse| true,
+        )
+        .unwrap();
+        writer.join().unwrap();
+        assert_eq!(r.used_tokens, 800_000);
+    }
+
+    #[test]
+    fn no_wait_when_even_the_most_the_reply_can_hold_would_change_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let result = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","content":"{}"}}]}}}}"#,
+            "x".repeat(10_000)
+        ) + "\n";
+        std::fs::write(&path, reply(100_000, "toolu_1") + &result).unwrap();
+        // At most 100,000 + what was written after it, over 2 bytes a token.
+        let most = at_most(
+            TranscriptFormat::ClaudeJsonl,
+            &std::fs::read_to_string(&path).unwrap(),
+        )
+        .unwrap()
+        .used_tokens;
+        let after = (reply(100_000, "toolu_1").len() + result.len()) as u64;
+        assert_eq!(most, 100_000 + after / BYTES_PER_TOKEN_AT_LEAST);
+        let started = Instant::now();
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &awaited("toolu_2", Duration::from_secs(30)),
+            |c: &ContextUse| c.used_tokens >= 150_000,
+        )
+        .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "it did not wait"
+        );
+        assert_eq!(r.used_tokens, 100_000);
+        // Where the most it can hold would cross, it waits for the reply.
+        let writer = append_later(&path, reply(140_000, "toolu_2"), Duration::from_millis(150));
+        let r = read_when_written(
+            TranscriptFormat::ClaudeJsonl,
+            &path,
+            &awaited("toolu_2", Duration::from_secs(30)),
+            |c: &ContextUse| c.used_tokens >= 104_000,
+        )
+        .unwrap();
+        writer.join().unwrap();
+        assert_eq!(r.used_tokens, 140_000);
     }
 
     fn fixture(name: &str) -> std::path::PathBuf {

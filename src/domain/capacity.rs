@@ -57,6 +57,16 @@ impl ContextUse {
         self
     }
 
+    /// Whether this use is at least `percent` % of its window (the one the
+    /// agent recorded, else the one `windows` gives its model), counting a
+    /// use beyond the window; false when no window is known.
+    pub fn reaches(&self, windows: &Windows, percent: u8) -> bool {
+        let window = self
+            .window_tokens
+            .or_else(|| self.model.as_deref().and_then(|m| windows.window(m)));
+        window.is_some_and(|w| self.used_tokens * 100 >= w * u64::from(percent))
+    }
+
     /// "62% of 200K" or "41,200 tokens (window unknown)".
     pub fn describe(&self) -> String {
         match (self.percent(), self.window_tokens) {
@@ -197,5 +207,18 @@ mod tests {
         let recorded = reading(100_000, Some(400_000), "claude-sonnet-4-5").with_window(&table);
         assert_eq!(recorded.percent(), Some(25), "the agent's own record wins");
         assert_eq!(reading(5, None, "x").percent(), None);
+    }
+
+    #[test]
+    fn an_upper_bound_beyond_the_window_still_reaches_it() {
+        let table = Windows::with_overrides(&BTreeMap::new());
+        let sonnet = |used| reading(used, None, "claude-sonnet-4-5");
+        assert!(!sonnet(149_999).reaches(&table, 75));
+        assert!(sonnet(150_000).reaches(&table, 75));
+        // A bound past the 200K window: a percentage would be dropped, but
+        // it reaches any threshold.
+        assert!(sonnet(250_000).reaches(&table, 75));
+        assert!(reading(300_000, Some(400_000), "claude-sonnet-4-5").reaches(&table, 75));
+        assert!(!reading(10_000_000, None, "unknown-model").reaches(&table, 1));
     }
 }

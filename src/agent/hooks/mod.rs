@@ -407,7 +407,7 @@ fn session_start(
     let mut text = brief_within(ws, agent, protocol.start_cap_chars);
     // A resumed or compacted session starts with its context partly full:
     // say how full, so the work is sized to it.
-    if let Some(used) = context_use(ws, input).filter(|c| c.used_tokens > 0) {
+    if let Some(used) = context_use(ws, input, None).filter(|c| c.used_tokens > 0) {
         let advice = match used.percent() {
             Some(p) if p >= 50 => format!(
                 " Take a small, well-scoped task, and hand over before it fills.{}",
@@ -459,16 +459,37 @@ fn small_step(ws: &Workspace) -> String {
 }
 
 /// The context use the agent's transcript records last, with the window
-/// from the table and the workspace's `[capacity.windows]`.
-fn context_use(ws: &Workspace, input: &HookInput) -> Option<ContextUse> {
+/// from the table and the workspace's `[capacity.windows]`. After a tool
+/// call whose reply may not be written yet, that reply is waited for as
+/// `wait` says (None: never).
+fn context_use(ws: &Workspace, input: &HookInput, wait: Option<ReplyWait>) -> Option<ContextUse> {
     let (path, format) = input.transcript.as_ref()?;
     let windows = Windows::with_overrides(&ws.config.capacity.windows);
-    let reading = match &input.call_id {
-        Some(call) => crate::agent::capacity::read_after(*format, path, call),
-        None => crate::agent::capacity::read(*format, path),
+    let reading = match (&input.call_id, wait) {
+        (Some(call), Some(wait)) => {
+            let matters = |most: &ContextUse| most.reaches(&windows, wait.warn_at);
+            crate::agent::capacity::read_after(*format, path, call, wait.may_appear, matters)
+        }
+        _ => crate::agent::capacity::read(*format, path),
     };
     Some(reading?.with_window(&windows))
 }
+
+/// When a progress hook waits for the reply that made its tool call.
+#[derive(Debug, Clone, Copy)]
+struct ReplyWait {
+    /// Only a reply that could hold this share of the window (in %) is
+    /// waited for: a smaller one would change nothing.
+    warn_at: u8,
+    /// Whether a transcript not there yet may still appear: the agent
+    /// creates it at its first write, so only early in a session (one
+    /// that never writes it is not waited for all along).
+    may_appear: bool,
+}
+
+/// How long after a session's start its transcript may still be missing
+/// because it was not written yet.
+const TRANSCRIPT_APPEARS_WITHIN: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 
 /// While the agent works: when its context crossed `[capacity] warn_at`
 /// (or was compacted) and no handover was written this session, tell it
@@ -486,8 +507,20 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
         // with the same draft, would only repeat it.
         return quiet_progress("already asked to hand over this session");
     }
-    let used = context_use(ws, input);
-    let Some(reason) = capacity_reason(&record, used.as_ref(), warn_at(ws)) else {
+    let warn_at = warn_at(ws);
+    let compaction_untold =
+        record.compactions > 0 && !record.capacity_told.iter().any(|t| t == COMPACTED);
+    if !compaction_untold && record.capacity_told.contains(&format!("{warn_at}%")) {
+        // Told already: no need to read (or wait for) the transcript.
+        return quiet_progress("context not low, or already told");
+    }
+    // An untold compaction is told whatever the reading: no wait for it.
+    let wait = ReplyWait {
+        warn_at,
+        may_appear: chrono::Utc::now() - record.started_at < TRANSCRIPT_APPEARS_WITHIN,
+    };
+    let used = context_use(ws, input, (!compaction_untold).then_some(wait));
+    let Some(reason) = capacity_reason(&record, used.as_ref(), warn_at) else {
         return quiet_progress("context not low, or already told");
     };
     let last = last_completed_at(ws).ok().flatten();
