@@ -168,21 +168,34 @@ const MIN_ASSIGNED: usize = 12;
 
 /// A `KEY=value` assignment's value (group 1) if it is a secret: it is
 /// [`MIN_ASSIGNED`] characters long and looks random. A value its author
-/// cut (`sk-or-v1-[...]`, `sk-ant-api03-...`, `abc…`) is one only if a
-/// piece of what is left, between `-`, `_`, `.` or `:`, is that long and
-/// random: a key shown by its prefix is no secret; a whole one followed by
-/// "..." still is.
+/// cut (`sk-or-v1-[...]`, `sk-ant-api03-...`, `abc…`) is judged by what is
+/// left after its vendor tags ([`VENDOR_TAG`]): a key shown by its prefix
+/// is no secret; a whole one, or most of one, followed by "..." still is.
 fn assigned_secret(caps: &Captures<'_>) -> Option<Range<usize>> {
     let m = caps.get(1)?;
-    let secret = |text: &str| text.chars().count() >= MIN_ASSIGNED && looks_random(text);
-    let found = match ["[...]", "[…]", "...", "…"]
+    let value = m.as_str();
+    let judged = ["[...]", "[…]", "...", "…"]
         .iter()
-        .find_map(|cut| m.as_str().strip_suffix(cut))
-    {
-        Some(kept) => kept.split(['-', '_', '.', ':']).any(secret),
-        None => secret(m.as_str()),
-    };
-    found.then(|| m.range())
+        .find_map(|cut| value.strip_suffix(cut))
+        .map_or(value, without_vendor_tags);
+    (judged.chars().count() >= MIN_ASSIGNED && looks_random(judged)).then(|| m.range())
+}
+
+/// A key's leading tag: a short lowercase word with at most two digits
+/// (`sk`, `ant`, `api03`, `proj`, `or`, `v1`, `github`), then a separator.
+static VENDOR_TAG: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[a-z]{1,8}[0-9]{0,2}[-_.:]"));
+
+/// `value` without up to three leading vendor tags (a key's prefix, never
+/// its random body: `ab12-cd34-ef56-gh78-…` keeps all but three groups).
+fn without_vendor_tags(value: &str) -> &str {
+    let mut rest = value;
+    for _ in 0..3 {
+        match VENDOR_TAG.find(rest) {
+            Some(tag) => rest = &rest[tag.end()..],
+            None => break,
+        }
+    }
+    rest
 }
 
 /// A password in prose: group 1 quoted (any word but a placeholder), or
@@ -1272,6 +1285,11 @@ mod tests {
         for whole in [
             format!("OPENROUTER_API_KEY={key}..."),
             format!("API_KEY={key}[...]"),
+            // Most of a key in short groups, cut: still a secret.
+            fake("HEROKU_API_KEY=", "3f2b8c1e-9a7d-4e5f-8b6c-1d2e3f4a5b..."),
+            fake("SECRET_KEY=", "A3-ASWWYB-798JRY-LJVD4-23DC2-86TVM-H43EJ..."),
+            fake("RECOVERY_TOKEN=", "ab12-cd34-ef56-gh78-ij90-kl12..."),
+            fake("CLIENT_SECRET=", "Wq38Q~B3n.Xk-4fRa_z9YHqO.mLx2…"),
         ] {
             assert!(!scan(&whole).is_empty(), "{whole}");
         }
