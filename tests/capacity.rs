@@ -205,6 +205,63 @@ fn a_session_is_told_once_when_its_context_crosses_the_threshold() {
     assert_eq!(p.sessions()["sessions"][0]["capacity_told"], json!(["75%"]));
 }
 
+/// Appends `line` to the transcript after `delay`, as Claude Code's
+/// batched writer does (every 100 ms).
+fn append_later(
+    path: PathBuf,
+    line: Value,
+    delay: std::time::Duration,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+    })
+}
+
+/// After a quick tool call Claude Code runs PostToolUse before the reply
+/// that made the call is in its transcript; the hook waits for that reply
+/// (`tool_use_id` in the input,
+/// https://code.claude.com/docs/en/hooks#posttooluse-input) when it could
+/// cross the threshold, but not for a subagent's call (`agent_id`).
+#[test]
+fn the_reply_that_made_the_call_is_waited_for_when_it_could_cross() {
+    let p = Project::new();
+    p.write_transcript("claude-sonnet-4-5", 100_000, 0);
+    p.start("startup");
+    std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
+    // A large file read since the last reply (50 %): 140 KB of result.
+    let result = json!({"type": "user", "isSidechain": false, "sessionId": "s1",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0",
+                    "content": "x".repeat(140_000)}]}});
+    append_later(p.transcript(), result, std::time::Duration::ZERO)
+        .join()
+        .unwrap();
+
+    let in_subagent = json!({"tool_name": "Read", "tool_use_id": "toolu_sub",
+                             "agent_id": "a1", "agent_type": "Explore"});
+    assert_eq!(
+        p.hook("progress", "PostToolUse", in_subagent),
+        json!({}),
+        "a subagent's call is not waited for: the last reading is 50 %"
+    );
+
+    let reply = json!({"type": "assistant", "isSidechain": false, "sessionId": "s1",
+        "message": {"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                    "content": [{"type": "tool_use", "id": "toolu_main", "name": "Bash", "input": {"command": "ls"}}],
+                    "usage": {"input_tokens": 160_000, "cache_creation_input_tokens": 0,
+                              "cache_read_input_tokens": 0, "output_tokens": 10}}});
+    let writer = append_later(p.transcript(), reply, std::time::Duration::from_millis(150));
+    let told_now = p.hook(
+        "progress",
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_use_id": "toolu_main"}),
+    );
+    writer.join().unwrap();
+    let text = told(&told_now).expect("told, from the reply written after the hook began");
+    assert!(text.contains("80% of 200K"), "{text}");
+}
+
 #[test]
 fn a_compaction_is_told_once_and_a_paused_or_handed_over_session_never() {
     let p = Project::new();

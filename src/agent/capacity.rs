@@ -49,31 +49,39 @@ pub enum TranscriptFormat {
 /// every 100 ms (`FLUSH_INTERVAL_MS` in its session storage), so a hook run
 /// right after a quick tool call can come before the reply that called it.
 const REPLY_WAIT: Duration = Duration::from_millis(600);
+/// How long a transcript that is not there yet is waited for: the agent
+/// creates it at its first write, within one batch (100 ms); one that
+/// still is not there after two is not being written at all.
+const FILE_WAIT: Duration = Duration::from_millis(250);
 /// How often the transcript is looked at again while waiting.
 const REPLY_POLL: Duration = Duration::from_millis(10);
 /// The fewest bytes of transcript a token of context takes (JSON escaping
 /// and markup only add bytes; an English token is about 4): what was
-/// written after the last reading, divided by this, bounds what it added.
+/// written since the last reading, divided by this, bounds what it added.
 const BYTES_PER_TOKEN_AT_LEAST: u64 = 2;
 
 /// The context use `transcript` records once the reply that made the tool
 /// call `call_id` is written in it (until then the last reading is the turn
 /// before, or none in a session's first turn). The wait is at most
-/// [`REPLY_WAIT`], and none when `matters` says that even the most the
-/// reply can hold (the last reading and everything written after it) would
-/// change nothing. A missing file is waited for only when it `may_appear`
-/// (the agent creates it at its first write). After the wait, what the
-/// file holds is read.
+/// [`REPLY_WAIT`], and none when `matters(last, added)` says that even the
+/// most the reply can hold (the last reading, and at most `added` tokens:
+/// everything written since that reply began) would change nothing. A
+/// missing file is waited for (at most [`FILE_WAIT`]) only when it
+/// `may_appear`. After the wait, what the file holds is read.
 pub fn read_after(
     format: TranscriptFormat,
     transcript: &Path,
     call_id: &str,
     may_appear: bool,
-    matters: impl Fn(&ContextUse) -> bool,
+    matters: impl Fn(&ContextUse, u64) -> bool,
 ) -> Option<ContextUse> {
     let awaited = Awaited {
         call_id,
-        may_appear,
+        file_wait: if may_appear {
+            FILE_WAIT
+        } else {
+            Duration::ZERO
+        },
         wait: REPLY_WAIT,
     };
     read_when_written(format, transcript, &awaited, matters)
@@ -82,7 +90,9 @@ pub fn read_after(
 /// What [`read_after`] waits for, and how long.
 struct Awaited<'a> {
     call_id: &'a str,
-    may_appear: bool,
+    /// How long a missing file is waited for.
+    file_wait: Duration,
+    /// How long the reply is waited for.
     wait: Duration,
 }
 
@@ -90,45 +100,61 @@ fn read_when_written(
     format: TranscriptFormat,
     transcript: &Path,
     awaited: &Awaited<'_>,
-    matters: impl Fn(&ContextUse) -> bool,
+    matters: impl Fn(&ContextUse, u64) -> bool,
 ) -> Option<ContextUse> {
     let waited_since = Instant::now();
     loop {
+        let waited = waited_since.elapsed();
         let done = match read_tail(transcript, TAIL_MOST) {
             Some((tail, _)) => {
                 let written = tail
                     .rfind(awaited.call_id)
                     .is_some_and(|at| tail[at..].contains('\n'));
-                written || at_most(format, &tail).is_some_and(|most| !matters(&most))
+                let cannot_matter = last_and_added(format, &tail)
+                    .is_some_and(|(last, added)| !matters(&last, added));
+                written || cannot_matter || waited >= awaited.wait
             }
             // No whole line in the last 1 MiB (one longer line being
             // written): nothing that could be read will come.
             None if transcript.exists() => true,
-            None => !awaited.may_appear,
+            None => waited >= awaited.file_wait,
         };
-        if done || waited_since.elapsed() >= awaited.wait {
+        if done {
             return read(format, transcript);
         }
         std::thread::sleep(REPLY_POLL);
     }
 }
 
-/// The most context the next reply of `tail`'s agent can hold: the last
-/// reading, and every byte written after it as a token
-/// ([`BYTES_PER_TOKEN_AT_LEAST`]); None with no reading in `tail`.
-fn at_most(format: TranscriptFormat, tail: &str) -> Option<ContextUse> {
-    let mut bytes_after = 0;
+/// The last reading in `tail`, and the most tokens the agent's next reply
+/// can have added to it: every byte written since the reply that reading
+/// is of began ([`BYTES_PER_TOKEN_AT_LEAST`] a token). Claude Code writes
+/// each block of a reply (thinking, text, each tool call) as a line of its
+/// own, each with the reply's use, so the reply's earlier lines, back to
+/// the user's (or tool results') line before it, count too. None with no
+/// reading in `tail`.
+fn last_and_added(format: TranscriptFormat, tail: &str) -> Option<(ContextUse, u64)> {
+    let mut bytes = 0;
     let last = {
         let mut lines = tail
             .lines()
             .rev()
-            .inspect(|line| bytes_after += line.len() as u64 + 1);
-        last_reading(format, &mut lines)?
+            .inspect(|line| bytes += line.len() as u64 + 1);
+        let last = last_reading(format, &mut lines)?;
+        if format == TranscriptFormat::ClaudeJsonl {
+            // Counted (by `inspect`) up to the line before the reply.
+            let _before_the_reply = lines.find(|line| claude_user_line(line));
+        }
+        last
     };
-    Some(ContextUse {
-        used_tokens: last.used_tokens + bytes_after / BYTES_PER_TOKEN_AT_LEAST,
-        ..last
-    })
+    Some((last, bytes / BYTES_PER_TOKEN_AT_LEAST))
+}
+
+/// Whether a Claude Code transcript line is the user's (a prompt, or tool
+/// results): the line before a reply's first.
+fn claude_user_line(line: &str) -> bool {
+    line.contains("\"type\":\"user\"")
+        && serde_json::from_str::<Value>(line).is_ok_and(|v| v["type"] == "user")
 }
 
 /// The context use `transcript` records last, in `format`; None when the
@@ -339,7 +365,7 @@ mod tests {
     fn awaited(call_id: &str, wait: Duration) -> Awaited<'_> {
         Awaited {
             call_id,
-            may_appear: false,
+            file_wait: Duration::ZERO,
             wait,
         }
     }
@@ -363,7 +389,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, reply(1_000, "toolu_1")).unwrap();
-        let always = |_: &ContextUse| true;
+        let always = |_: &ContextUse, _: u64| true;
         let writer = append_later(&path, reply(800_000, "toolu_2"), Duration::from_millis(150));
         let r = read_when_written(
             TranscriptFormat::ClaudeJsonl,
@@ -409,10 +435,10 @@ mod tests {
             TranscriptFormat::ClaudeJsonl,
             &path,
             &Awaited {
-                may_appear: true,
+                file_wait: Duration::from_secs(30),
                 ..awaited("toolu_1", Duration::from_secs(30))
             },
-            |_: &ContextUse| true,
+            |_: &ContextUse, _: u64| true,
         );
         writer.join().unwrap();
         assert_eq!(r.map(|r| r.used_tokens), Some(800_000));
@@ -430,7 +456,7 @@ mod tests {
             TranscriptFormat::ClaudeJsonl,
             &path,
             &awaited("toolu_2", Duration::from_secs(30)),
-            |_: &ContextUse| true,
+            |_: &ContextUse, _: u64| true,
         )
         .unwrap();
         writer.join().unwrap();
@@ -445,22 +471,30 @@ mod tests {
             r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","content":"{}"}}]}}}}"#,
             "x".repeat(10_000)
         ) + "\n";
-        std::fs::write(&path, reply(100_000, "toolu_1") + &result).unwrap();
-        // At most 100,000 + what was written after it, over 2 bytes a token.
-        let most = at_most(
-            TranscriptFormat::ClaudeJsonl,
-            &std::fs::read_to_string(&path).unwrap(),
-        )
-        .unwrap()
-        .used_tokens;
-        let after = (reply(100_000, "toolu_1").len() + result.len()) as u64;
-        assert_eq!(most, 100_000 + after / BYTES_PER_TOKEN_AT_LEAST);
+        // An older turn, the prompt, then one reply in two lines (its text,
+        // its tool call: each with the reply's use), then the tool's result.
+        let older = reply(50_000, "toolu_0") + &result;
+        let prompt =
+            r#"{"type":"user","message":{"role":"user","content":"go on"}}"#.to_string() + "\n";
+        let text = r#"{"type":"assistant","message":{"model":"claude-opus-4-8","content":[{"type":"text","text":"I will write it."}],"usage":{"input_tokens":100000}}}"#.to_string() + "\n";
+        let call = reply(100_000, "toolu_1");
+        let transcript = older.clone() + &prompt + &text + &call + &result;
+        std::fs::write(&path, &transcript).unwrap();
+        let (last, added) = last_and_added(TranscriptFormat::ClaudeJsonl, &transcript).unwrap();
+        assert_eq!(last.used_tokens, 100_000);
+        // The whole reply and what came after it, not the turn before.
+        let since_the_reply = (text.len() + call.len() + result.len()) as u64;
+        assert!(
+            added >= since_the_reply / BYTES_PER_TOKEN_AT_LEAST,
+            "{added}"
+        );
+        assert!(added < (transcript.len() - older.len()) as u64, "{added}");
         let started = Instant::now();
         let r = read_when_written(
             TranscriptFormat::ClaudeJsonl,
             &path,
             &awaited("toolu_2", Duration::from_secs(30)),
-            |c: &ContextUse| c.used_tokens >= 150_000,
+            |c: &ContextUse, added: u64| c.used_tokens + added >= 150_000,
         )
         .unwrap();
         assert!(
@@ -474,7 +508,7 @@ mod tests {
             TranscriptFormat::ClaudeJsonl,
             &path,
             &awaited("toolu_2", Duration::from_secs(30)),
-            |c: &ContextUse| c.used_tokens >= 104_000,
+            |c: &ContextUse, added: u64| c.used_tokens + added >= 104_000,
         )
         .unwrap();
         writer.join().unwrap();

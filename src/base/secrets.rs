@@ -181,12 +181,14 @@ fn assigned_secret(caps: &Captures<'_>) -> Option<Range<usize>> {
     (judged.chars().count() >= MIN_ASSIGNED && looks_random(judged)).then(|| m.range())
 }
 
-/// A key's leading tag: a short lowercase word with at most two digits
-/// (`sk`, `ant`, `api03`, `proj`, `or`, `v1`, `github`), then a separator.
-static VENDOR_TAG: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[a-z]{1,8}[0-9]{0,2}[-_.:]"));
+/// A key's leading tag, then a separator: a short lowercase word (`sk`,
+/// `ant`, `proj`, `or`, `github`) or a version (`api03`, `v1`). A group of
+/// letters and digits (`ab12-`) is the key's body, not a tag.
+static VENDOR_TAG: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^(?:[a-z]{1,8}|api[0-9]{1,2}|v[0-9]{1,2})[-_.:]"));
 
 /// `value` without up to three leading vendor tags (a key's prefix, never
-/// its random body: `ab12-cd34-ef56-gh78-…` keeps all but three groups).
+/// its random body).
 fn without_vendor_tags(value: &str) -> &str {
     let mut rest = value;
     for _ in 0..3 {
@@ -1289,6 +1291,7 @@ mod tests {
             fake("HEROKU_API_KEY=", "3f2b8c1e-9a7d-4e5f-8b6c-1d2e3f4a5b..."),
             fake("SECRET_KEY=", "A3-ASWWYB-798JRY-LJVD4-23DC2-86TVM-H43EJ..."),
             fake("RECOVERY_TOKEN=", "ab12-cd34-ef56-gh78-ij90-kl12..."),
+            fake("AUTH_TOKEN=", "ab12-cd34-ef56-gh78-ij90..."),
             fake("CLIENT_SECRET=", "Wq38Q~B3n.Xk-4fRa_z9YHqO.mLx2…"),
         ] {
             assert!(!scan(&whole).is_empty(), "{whole}");

@@ -57,14 +57,18 @@ impl ContextUse {
         self
     }
 
-    /// Whether this use is at least `percent` % of its window (the one the
-    /// agent recorded, else the one `windows` gives its model), counting a
-    /// use beyond the window; false when no window is known.
-    pub fn reaches(&self, windows: &Windows, percent: u8) -> bool {
+    /// Whether a later reading, this use plus at most `added` tokens, may
+    /// show `percent` % of the window or more (the window the agent
+    /// recorded, else the one `windows` gives its model). False when no
+    /// window is known, or this use is past it already: no percentage is
+    /// shown then ([`ContextUse::with_window`]), so none can be reached.
+    pub fn may_reach(&self, added: u64, windows: &Windows, percent: u8) -> bool {
         let window = self
             .window_tokens
             .or_else(|| self.model.as_deref().and_then(|m| windows.window(m)));
-        window.is_some_and(|w| self.used_tokens * 100 >= w * u64::from(percent))
+        window.is_some_and(|w| {
+            self.used_tokens <= w && (self.used_tokens + added) * 100 >= w * u64::from(percent)
+        })
     }
 
     /// "62% of 200K" or "41,200 tokens (window unknown)".
@@ -210,15 +214,17 @@ mod tests {
     }
 
     #[test]
-    fn an_upper_bound_beyond_the_window_still_reaches_it() {
+    fn a_later_reading_may_reach_the_threshold_only_within_the_window() {
         let table = Windows::with_overrides(&BTreeMap::new());
         let sonnet = |used| reading(used, None, "claude-sonnet-4-5");
-        assert!(!sonnet(149_999).reaches(&table, 75));
-        assert!(sonnet(150_000).reaches(&table, 75));
-        // A bound past the 200K window: a percentage would be dropped, but
-        // it reaches any threshold.
-        assert!(sonnet(250_000).reaches(&table, 75));
-        assert!(reading(300_000, Some(400_000), "claude-sonnet-4-5").reaches(&table, 75));
-        assert!(!reading(10_000_000, None, "unknown-model").reaches(&table, 1));
+        assert!(!sonnet(100_000).may_reach(49_999, &table, 75));
+        assert!(sonnet(100_000).may_reach(50_000, &table, 75));
+        // A bound past the 200K window still may reach it.
+        assert!(sonnet(100_000).may_reach(500_000, &table, 75));
+        // A use past the window already shows no percentage, and never will.
+        assert!(!sonnet(250_000).may_reach(0, &table, 75));
+        let recorded = reading(300_000, Some(400_000), "claude-sonnet-4-5");
+        assert!(recorded.may_reach(0, &table, 75), "the agent's own window");
+        assert!(!reading(10_000, None, "unknown-model").may_reach(10_000_000, &table, 1));
     }
 }

@@ -467,7 +467,7 @@ fn context_use(ws: &Workspace, input: &HookInput, wait: Option<ReplyWait>) -> Op
     let windows = Windows::with_overrides(&ws.config.capacity.windows);
     let reading = match (&input.call_id, wait) {
         (Some(call), Some(wait)) => {
-            let matters = |most: &ContextUse| most.reaches(&windows, wait.warn_at);
+            let matters = |last: &ContextUse, added| last.may_reach(added, &windows, wait.warn_at);
             crate::agent::capacity::read_after(*format, path, call, wait.may_appear, matters)
         }
         _ => crate::agent::capacity::read(*format, path),
@@ -481,9 +481,9 @@ struct ReplyWait {
     /// Only a reply that could hold this share of the window (in %) is
     /// waited for: a smaller one would change nothing.
     warn_at: u8,
-    /// Whether a transcript not there yet may still appear: the agent
-    /// creates it at its first write, so only early in a session (one
-    /// that never writes it is not waited for all along).
+    /// Whether a transcript not there yet may still appear (and is waited
+    /// for, briefly): the agent creates it at its first write, so only
+    /// early in a session.
     may_appear: bool,
 }
 
@@ -514,6 +514,11 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
         // Told already: no need to read (or wait for) the transcript.
         return quiet_progress("context not low, or already told");
     }
+    // Handed over already: nothing to tell, so nothing to read.
+    let last = last_completed_at(ws).ok().flatten();
+    if last.is_some_and(|last| last > record.started_at) {
+        return quiet_progress("a handover was written this session");
+    }
     // An untold compaction is told whatever the reading: no wait for it.
     let wait = ReplyWait {
         warn_at,
@@ -523,10 +528,6 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
     let Some(reason) = capacity_reason(&record, used.as_ref(), warn_at) else {
         return quiet_progress("context not low, or already told");
     };
-    let last = last_completed_at(ws).ok().flatten();
-    if last.is_some_and(|last| last > record.started_at) {
-        return quiet_progress("a handover was written this session");
-    }
     let _one_at_a_time = match session_lock(ws) {
         Ok(lock) => lock,
         Err(e) => return quiet_progress(&format!("session not readable: {e}")),
