@@ -39,6 +39,16 @@ impl Project {
         p
     }
 
+    /// A session started with its context half full (100,000 of
+    /// Claude Sonnet 4.5's 200K), which has done some work since.
+    fn working_at_half() -> Self {
+        let p = Project::new();
+        p.write_transcript("claude-sonnet-4-5", 100_000, 0);
+        p.start("startup");
+        std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
+        p
+    }
+
     fn root(&self) -> PathBuf {
         self.dir.path().join("repo")
     }
@@ -174,10 +184,7 @@ fn sessions_show_the_context_the_transcript_records() {
 
 #[test]
 fn a_session_is_told_once_when_its_context_crosses_the_threshold() {
-    let p = Project::new();
-    p.write_transcript("claude-sonnet-4-5", 100_000, 0);
-    p.start("startup");
-    std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
+    let p = Project::working_at_half();
 
     // 50 %: nothing to say.
     assert_eq!(p.hook("progress", "PostToolUse", json!({})), json!({}));
@@ -226,10 +233,7 @@ fn append_later(
 /// cross the threshold, but not for a subagent's call (`agent_id`).
 #[test]
 fn the_reply_that_made_the_call_is_waited_for_when_it_could_cross() {
-    let p = Project::new();
-    p.write_transcript("claude-sonnet-4-5", 100_000, 0);
-    p.start("startup");
-    std::fs::write(p.root().join("work.txt"), "work\n").unwrap();
+    let p = Project::working_at_half();
     // A large file read since the last reply (50 %): 140 KB of result.
     let result = json!({"type": "user", "isSidechain": false, "sessionId": "s1",
         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0",

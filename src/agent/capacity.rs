@@ -370,6 +370,18 @@ mod tests {
         }
     }
 
+    /// Claude Code's transcript at `path` read once `call_id` is written,
+    /// waiting at most `wait`.
+    fn read_waiting(
+        path: &Path,
+        call_id: &str,
+        wait: Duration,
+        matters: impl Fn(&ContextUse, u64) -> bool,
+    ) -> Option<ContextUse> {
+        let awaited = awaited(call_id, wait);
+        read_when_written(TranscriptFormat::ClaudeJsonl, path, &awaited, matters)
+    }
+
     /// Appends `text` to `path` after `delay`, as the agent's batched
     /// writer does.
     fn append_later(path: &Path, text: String, delay: Duration) -> std::thread::JoinHandle<()> {
@@ -391,26 +403,14 @@ mod tests {
         std::fs::write(&path, reply(1_000, "toolu_1")).unwrap();
         let always = |_: &ContextUse, _: u64| true;
         let writer = append_later(&path, reply(800_000, "toolu_2"), Duration::from_millis(150));
-        let r = read_when_written(
-            TranscriptFormat::ClaudeJsonl,
-            &path,
-            &awaited("toolu_2", Duration::from_secs(30)),
-            always,
-        )
-        .unwrap();
+        let r = read_waiting(&path, "toolu_2", Duration::from_secs(30), always).unwrap();
         writer.join().unwrap();
         assert_eq!(
             r.used_tokens, 800_000,
             "the reading is of the reply that made the call"
         );
         // A call the transcript never holds: after the wait, the last reading.
-        let r = read_when_written(
-            TranscriptFormat::ClaudeJsonl,
-            &path,
-            &awaited("toolu_9", Duration::from_millis(50)),
-            always,
-        )
-        .unwrap();
+        let r = read_waiting(&path, "toolu_9", Duration::from_millis(50), always).unwrap();
         assert_eq!(r.used_tokens, 800_000);
         // No transcript, and none to come: nothing to wait for.
         let none = dir.path().join("none");
@@ -452,10 +452,10 @@ mod tests {
         let (head, rest) = late.split_at(late.find("usage").unwrap());
         std::fs::write(&path, reply(1_000, "toolu_1") + head).unwrap();
         let writer = append_later(&path, rest.to_string(), Duration::from_millis(150));
-        let r = read_when_written(
-            TranscriptFormat::ClaudeJsonl,
+        let r = read_waiting(
             &path,
-            &awaited("toolu_2", Duration::from_secs(30)),
+            "toolu_2",
+            Duration::from_secs(30),
             |_: &ContextUse, _: u64| true,
         )
         .unwrap();
@@ -489,14 +489,10 @@ mod tests {
             "{added}"
         );
         assert!(added < (transcript.len() - older.len()) as u64, "{added}");
+        let crossing = |at: u64| move |c: &ContextUse, added: u64| c.used_tokens + added >= at;
+        let long = Duration::from_secs(30);
         let started = Instant::now();
-        let r = read_when_written(
-            TranscriptFormat::ClaudeJsonl,
-            &path,
-            &awaited("toolu_2", Duration::from_secs(30)),
-            |c: &ContextUse, added: u64| c.used_tokens + added >= 150_000,
-        )
-        .unwrap();
+        let r = read_waiting(&path, "toolu_2", long, crossing(150_000)).unwrap();
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "it did not wait"
@@ -504,13 +500,7 @@ mod tests {
         assert_eq!(r.used_tokens, 100_000);
         // Where the most it can hold would cross, it waits for the reply.
         let writer = append_later(&path, reply(140_000, "toolu_2"), Duration::from_millis(150));
-        let r = read_when_written(
-            TranscriptFormat::ClaudeJsonl,
-            &path,
-            &awaited("toolu_2", Duration::from_secs(30)),
-            |c: &ContextUse, added: u64| c.used_tokens + added >= 104_000,
-        )
-        .unwrap();
+        let r = read_waiting(&path, "toolu_2", long, crossing(104_000)).unwrap();
         writer.join().unwrap();
         assert_eq!(r.used_tokens, 140_000);
     }
