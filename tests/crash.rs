@@ -447,3 +447,52 @@ fn retry_refuses_while_a_process_of_the_interrupted_step_lives() {
         "once"
     );
 }
+
+/// A user who is not the step's: `kill(-pgid, 0)` answers EPERM for a group
+/// whose processes belong to another user (a step run through `sudo`), and
+/// that group is alive all the same. Run as root (as this project's CI
+/// runs), the step is root's and the retry is `nobody`'s (`setpriv`), in a
+/// project both may write. Not as root, no process of another user can be
+/// left, and the test says it was skipped.
+#[test]
+fn retry_refuses_while_another_users_process_of_the_step_lives() {
+    let uid = std::process::Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        eprintln!("skipped: only root can leave a process another user may not signal");
+        return;
+    }
+    let (p, pgid) = kill_mid_deploy(true);
+    assert!(!group_members(pgid).is_empty(), "the grandchild survived");
+    // `nobody` may read and write the project, and run a copy of the binary.
+    let shared = tempfile::tempdir().unwrap();
+    let bin = shared.path().join("agent-handover");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("agent-handover"), &bin).unwrap();
+    for dir in [shared.path(), p.dir.path()] {
+        let status = std::process::Command::new("chmod")
+            .args(["-R", "a+rwX"])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(["retry", "deploy"])
+        .current_dir(p.dir.path())
+        .env("HOME", p.path("home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("AGENT_HANDOVER_CHECKPOINT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let _ = std::process::Command::new("/bin/sh")
+        .args(["-c", "kill -KILL -\"$1\"", "kill-group", &pgid.to_string()])
+        .status();
+    assert_eq!(o.status.code(), Some(5), "{err}");
+    assert!(err.contains(&format!("process group {pgid}")), "{err}");
+    assert!(
+        !p.path("deploys.log").exists(),
+        "the step never ran twice at once"
+    );
+}

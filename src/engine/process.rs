@@ -365,8 +365,12 @@ pub fn live_group_members(pgid: u32) -> Vec<u32> {
     let Some(group) = rustix::process::Pid::from_raw(pgid as i32) else {
         return Vec::new();
     };
-    if rustix::process::test_kill_process_group(group).is_err() {
-        return Vec::new();
+    match rustix::process::test_kill_process_group(group) {
+        Ok(()) => {}
+        // A member we may not signal (another user's, e.g. through sudo)
+        // is alive all the same.
+        Err(rustix::io::Errno::PERM) => {}
+        Err(_) => return Vec::new(),
     }
     // Without /proc the group is alive but its members unknown: name the group.
     members_from_proc(pgid).unwrap_or_else(|| vec![pgid])
