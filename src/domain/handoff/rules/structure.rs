@@ -376,11 +376,16 @@ fn is_vague(step: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn rules_fired(text: &str) -> Vec<&'static str> {
+    /// What the structure rules find in `text`.
+    fn findings(text: &str) -> Vec<Finding> {
         let doc = HandoffDocument::parse(text);
         let mut out = Vec::new();
         check(&doc, &mut out);
-        out.iter().map(|f| f.rule).collect()
+        out
+    }
+
+    fn rules_fired(text: &str) -> Vec<&'static str> {
+        findings(text).iter().map(|f| f.rule).collect()
     }
 
     const COMPLETE: &str = "## Goal\ng\n## Done\nd\n## Failed approaches\nf\n## Next step\nFix the off-by-one in `parse_header`\n## Not working\nn\n## Decisions\nd\n## Waiting on\nnone\n## Can wait\nc\n## Status\n3/9\n## Commands\n`cargo test`\n";
@@ -419,9 +424,7 @@ mod tests {
             "Fix the off-by-one in `parse_header`",
             "- one `a`\n- two `b`\n- three `c`",
         );
-        let doc = HandoffDocument::parse(&text);
-        let mut out = Vec::new();
-        check(&doc, &mut out);
+        let out = findings(&text);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].rule, "next-step-not-single");
         assert!(
@@ -473,18 +476,9 @@ mod tests {
         // As real handoffs write it: a status line naming the next task.
         let text = "# HANDOFF — voxel upgrade\n\n**Status at handoff (2026-06-13): phases 0-1 are complete. Next task is Phase 2: procedural plant models.**\n\n## Where things stand\n\n- Phase 1 shipped in `336959d`\n";
         let fired = rules_fired(text);
-        let doc = HandoffDocument::parse(text);
-        let mut out = Vec::new();
-        check(&doc, &mut out);
-        assert!(
-            !out.iter().any(|f| f.rule == "next-step-missing"),
-            "{fired:?}"
-        );
+        assert!(!fired.contains(&"next-step-missing"), "{fired:?}");
         let without = text.replace("Next task is Phase 2: procedural plant models.", "");
-        let doc = HandoffDocument::parse(&without);
-        let mut out = Vec::new();
-        check(&doc, &mut out);
-        assert!(out.iter().any(|f| f.rule == "next-step-missing"));
+        assert!(rules_fired(&without).contains(&"next-step-missing"));
     }
 
     fn steps(text: &str) -> (Vec<String>, bool) {
@@ -543,9 +537,7 @@ mod tests {
     #[test]
     fn a_list_of_mostly_vague_steps_is_vague() {
         let text = "## Next steps\n\n- Monitor stability\n- Consider adding caching\n- Add more tests\n- Fix `parse_header` in `src/lib.rs`\n";
-        let doc = HandoffDocument::parse(text);
-        let mut out = Vec::new();
-        check(&doc, &mut out);
+        let out = findings(text);
         let vague = out
             .iter()
             .find(|f| f.rule == "next-step-vague")
@@ -620,14 +612,8 @@ mod tests {
     fn waiting_for_instructions_is_no_next_step() {
         // A memory-bank file as real ones end: two chores and a wait.
         let text = "## Next Steps\n\n- Update `progress.md` to reflect the current state.\n- Complete the initial Memory Bank population task.\n- Await further instructions or tasks from the user.\n";
-        let doc = HandoffDocument::parse(text);
-        let mut out = Vec::new();
-        check(&doc, &mut out);
-        assert!(
-            out.iter().any(|f| f.rule == "next-step-vague"),
-            "{:?}",
-            out.iter().map(|f| f.rule).collect::<Vec<_>>()
-        );
+        let fired = rules_fired(text);
+        assert!(fired.contains(&"next-step-vague"), "{fired:?}");
     }
 
     /// Whether `line`, in an otherwise plain handoff, counts as saying
