@@ -105,22 +105,23 @@ fn read_when_written(
     let waited_since = Instant::now();
     loop {
         let waited = waited_since.elapsed();
-        let done = match read_tail(transcript, TAIL_MOST) {
+        match read_tail(transcript, TAIL_MOST) {
             Some((tail, _)) => {
                 let written = tail
                     .rfind(awaited.call_id)
                     .is_some_and(|at| tail[at..].contains('\n'));
-                let cannot_matter = last_and_added(format, &tail)
-                    .is_some_and(|(last, added)| !matters(&last, added));
-                written || cannot_matter || waited >= awaited.wait
+                if written || waited >= awaited.wait {
+                    return last_reading(format, &mut tail.lines().rev());
+                }
+                match last_and_added(format, &tail) {
+                    Some((last, added)) if !matters(&last, added) => return Some(last),
+                    _ => {}
+                }
             }
             // No whole line in the last 1 MiB (one longer line being
             // written): nothing that could be read will come.
-            None if transcript.exists() => true,
-            None => waited >= awaited.file_wait,
-        };
-        if done {
-            return read(format, transcript);
+            None if transcript.exists() || waited >= awaited.file_wait => return None,
+            None => {}
         }
         std::thread::sleep(REPLY_POLL);
     }
