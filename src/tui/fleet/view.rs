@@ -286,14 +286,17 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
         let selected = i == fleet.cursor;
         // The selected row is one even bar: its cells' colours, reversed
         // under the bar's, would make a patchwork of backgrounds (the
-        // detail pane below shows them in colour).
-        let cell_style = |style: Style| match selected {
-            true => Style {
-                fg: None,
-                bg: None,
-                ..style
-            },
-            false => style,
+        // detail pane, where there is room for it, shows them in colour).
+        let cell_style = |style: Style| {
+            if selected {
+                Style {
+                    fg: None,
+                    bg: None,
+                    ..style
+                }
+            } else {
+                style
+            }
         };
         let mut spans = vec![Span::styled(
             if selected { "▸ " } else { "  " },
