@@ -22,6 +22,7 @@ pub mod agent;
 pub mod base;
 pub mod domain;
 pub mod engine;
+pub mod ops;
 pub mod read;
 pub mod workspace;
 

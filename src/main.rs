@@ -1,6 +1,8 @@
 //! The `agent-handover` binary: parse arguments, dispatch, exit.
 
 mod cli;
+#[cfg(feature = "mcp")]
+mod mcp;
 #[cfg(feature = "dashboard")]
 mod tui;
 

@@ -279,6 +279,51 @@ fn only_the_backend_folder_names_the_git_backend() {
     );
 }
 
+/// What only a use case (`src/ops/`) composes: planning a run, driving
+/// the engine, redacting, applying a task action, the advice for a queued
+/// handover, where the memory went, the quality note after a run, opening
+/// the knowledge store.
+fn plumbing() -> Regex {
+    Regex::new(
+        r"\bplan_from_config\b|\bEngine::|secrets::redact|\bTaskStore\b|\bqueued_advice\b|\bwhere_it_went\b|\bquality_note\b|\bKnowledge::new\b",
+    )
+    .unwrap()
+}
+
+/// The faces only adapt: no face (CLI, MCP server, dashboard) calls the
+/// library's plumbing; each calls one use case of `agent_handover::ops`
+/// (or one read model) and words its outcome.
+#[test]
+fn the_faces_call_use_cases_not_the_plumbing() {
+    let house = House::read();
+    let plumbing = plumbing();
+    let found: Vec<String> = house
+        .files
+        .iter()
+        // lib.rs only re-exports the library's API.
+        .filter(|(file, (layer, _))| *layer == house.faces && !file.ends_with("lib.rs"))
+        .flat_map(|(file, _)| {
+            code(file)
+                .lines()
+                .filter(|line| plumbing.is_match(line))
+                .map(|line| format!("{}: {}", file.display(), line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a face calls the plumbing; give it a use case in src/ops/:\n{}",
+        found.join("\n")
+    );
+    for made_up in [
+        "let report = Engine::new(ws).start(request)?;",
+        "println!(\"{}\", secrets::redact(&f.text));",
+        "let store = TaskStore::new(ws.tasks_dir());",
+    ] {
+        assert!(plumbing.is_match(made_up), "{made_up}");
+    }
+}
+
 /// The checks fail when they should: on made-up imports, one against the
 /// order and two around a circle; and a path is read as the module it names.
 #[test]

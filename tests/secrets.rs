@@ -790,3 +790,111 @@ fn the_detector_holds_on_blind_labelled_texts_and_real_handoffs() {
         "{flagged:?}"
     );
 }
+
+/// Every string of a JSON value, at any depth.
+fn strings_of(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| strings_of(v, out)),
+        _ => {}
+    }
+}
+
+/// Issue 38: `--json` printed a stored key raw where the text form redacted
+/// it (knowledge, draft, task, metrics). Every command that prints memory
+/// shows a secret on disk redacted, and the same redacted words in its
+/// text and its `--json`.
+#[test]
+fn every_json_output_shows_a_stored_secret_redacted_as_its_text_form() {
+    let secrets = secrets();
+    // One-line secrets: each shows in one line of text and one JSON string.
+    let lines: Vec<&Secret> = secrets.iter().filter(|s| !s.text.contains('\n')).collect();
+    let leaking_probe = format!(
+        "[[metric]]\nname = \"tests\"\nargv = [\"sh\", \"-c\", \"echo '{}'; exit 1\"]\n[[metric.value]]\nname = \"passed\"\npattern = '(\\d+) passed'\n",
+        lines[0].text
+    );
+    let mut door = Door::with_git(&leaking_probe);
+    let d = door.project.dir.path().to_path_buf();
+    // A commit whose subject holds a secret (the draft lists it).
+    std::fs::write(d.join("deploy.sh"), "echo deploy\n").unwrap();
+    git(&d, &["add", "deploy.sh"]);
+    git(&d, &["commit", "-qm", &lines[1].text]);
+    // A handover learns a fact; then its detail file is edited by hand to
+    // hold secrets (learning never keeps one).
+    let note = "# Session\n## Status\nDeployed.\n## Findings\n- [DECISION] Deploy the parser with the staging profile\n## Next step\nReview.\n";
+    let o = door.run(&["run", "--no-push", "--note", note]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let decisions = door.path("memory/knowledge/decisions.md");
+    let facts = std::fs::read_to_string(&decisions).unwrap();
+    let hand: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("- [0000aaaa0{i}] 2026-12-01 {}\n", s.text))
+        .collect();
+    std::fs::write(&decisions, facts + &hand).unwrap();
+    // A task and identity.md edited by hand, past every door.
+    let o = door.run(&["task", "start", "deploy", "--step", "placeholder"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let task_file = door.path(".agent-handover/tasks/deploy.json");
+    let task = std::fs::read_to_string(&task_file).unwrap();
+    let escaped = serde_json::to_string(&lines[1].text).unwrap();
+    std::fs::write(&task_file, task.replace("\"placeholder\"", &escaped)).unwrap();
+    std::fs::write(
+        door.path("memory/identity.md"),
+        format!("# Identity\n\n## Policies\n- {}\n", lines[0].text),
+    )
+    .unwrap();
+    let id = "0000aaaa00";
+
+    // (command, whether its text shows the secret's line: `metrics` shows
+    // a failed probe as "tests failed (exit 1)", its --json the output too)
+    let commands: Vec<(Vec<&str>, bool)> = vec![
+        (vec!["knowledge", "list"], true),
+        (vec!["knowledge", "show", id], true),
+        (vec!["knowledge", "search", "Deploy"], true),
+        (vec!["draft", "--no-metrics"], true),
+        (vec!["task", "show", "deploy"], true),
+        (vec!["task", "list"], true),
+        (vec!["metrics"], false),
+        (vec!["identity", "show"], true),
+    ];
+    for (args, text_shows_it) in &commands {
+        let text = door.run(args);
+        assert!(text.status.success(), "{args:?}: {}", stderr(&text));
+        let json_args: Vec<&str> = std::iter::once("--json")
+            .chain(args.iter().copied())
+            .collect();
+        let as_json = door.run(&json_args);
+        assert!(
+            as_json.status.success(),
+            "{json_args:?}: {}",
+            stderr(&as_json)
+        );
+        let mut strings = Vec::new();
+        strings_of(&json(&as_json), &mut strings);
+        let shown_redacted = lines.iter().any(|secret| {
+            let redacted = agent_handover::base::secrets::redact(&secret.text).into_owned();
+            (!text_shows_it || stdout(&text).contains(&redacted))
+                && strings.iter().any(|s| s.contains(&redacted))
+        });
+        assert!(
+            shown_redacted,
+            "{args:?} shows a stored secret redacted alike in text and --json:\n{}\n{}",
+            stdout(&text),
+            stdout(&as_json)
+        );
+        for secret in &secrets {
+            for raw in &secret.raw {
+                for (form, o) in [("text", &text), ("--json", &as_json)] {
+                    assert!(
+                        !stdout(o).contains(raw.as_str()),
+                        "{args:?} ({form}) shows the {}: {}",
+                        secret.kind,
+                        stdout(o)
+                    );
+                }
+            }
+        }
+    }
+}

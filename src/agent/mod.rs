@@ -7,6 +7,4 @@
 pub mod adapters;
 pub mod capacity;
 pub mod hooks;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 pub mod sessions;

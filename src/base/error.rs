@@ -206,7 +206,7 @@ pub enum Error {
         /// Why it could not run now.
         source: Box<Error>,
         /// What to do next, as the run state says it once the lock is
-        /// free (filled in by [`crate::read::snapshot::queued_advice`]).
+        /// free (filled in by `ops::handover::hand_over`).
         next: Option<String>,
     },
     /// Bringing the remote's memory in failed (not for want of a network:

@@ -94,6 +94,15 @@ impl From<Error> for StepError {
     }
 }
 
+/// What a human does about step `step`, interrupted while it ran and not
+/// safe to run twice: the one wording of that advice (the executor's
+/// refusal, the run state's next action, `status -v`).
+pub fn decide_fix(step: &str) -> String {
+    format!(
+        "check its effects, then `agent-handover retry {step}` if running it again is safe, else `agent-handover abandon --reason \"...\"`"
+    )
+}
+
 /// How an attempt of a step that a crash interrupted is settled: the one
 /// rule behind `resume`, `status -v`, `brief` and the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

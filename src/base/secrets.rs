@@ -549,6 +549,24 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     replace_secrets(text, false)
 }
 
+/// [`redact`] `text` where it is.
+pub fn redact_in_place(text: &mut String) {
+    if let Cow::Owned(clean) = redact(text) {
+        *text = clean;
+    }
+}
+
+/// Every string in `value` (keys kept, values at any depth) [`redact`]ed:
+/// for fields someone else wrote into a file of ours, shown as they are.
+pub fn redact_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => redact_in_place(text),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
+        serde_json::Value::Object(map) => map.values_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
 /// `text` with every secret replaced by [`REDACTED`], keeping its lines: a
 /// secret spanning lines (a private key block) leaves as many line breaks,
 /// so line numbers (findings, an editor's `+N`) still point at the same

@@ -4,7 +4,8 @@
 use agent_handover::domain::memory::month::YearMonth;
 use agent_handover::engine::maintenance::{CompactionPreview, preview_compaction};
 use agent_handover::engine::plan::compaction_cutoff;
-use agent_handover::{Engine, Result, Workspace};
+use agent_handover::ops::handover;
+use agent_handover::{Result, Workspace};
 use clap::Args;
 
 use super::Target;
@@ -37,7 +38,7 @@ pub fn compact(args: &CompactArgs, out: Output) -> Result<u8> {
         out.emit(&preview, || print_preview(&ws, &preview));
         return Ok(exit::OK);
     }
-    let done = Engine::new(ws).compact(before, today)?;
+    let done = handover::compact(&ws, before, today)?;
     out.emit(&done, || {
         if done.did_nothing() {
             println!("nothing to compact: no layer-1 notes before {before}, nothing to prune");

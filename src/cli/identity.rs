@@ -3,9 +3,10 @@
 
 use std::io::{IsTerminal, Read};
 
-use agent_handover::base::{fsx, secrets};
+use agent_handover::base::fsx;
 use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::identity::{Identity, TEMPLATE};
+use agent_handover::ops::identity;
 use agent_handover::{Error, Result, Workspace};
 use clap::Subcommand;
 use serde_json::json;
@@ -48,20 +49,14 @@ pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
         IdentityCommand::List(args) => return state::list(VersionedFile::Identity, args, out),
         IdentityCommand::Diff(args) => return state::diff(VersionedFile::Identity, args, out),
         IdentityCommand::Show(target) => {
-            let id = open(&target.workspace()?);
-            let text = id.read()?;
-            let versions = id.versions()?.len();
-            let shown = text.as_deref().map(|t| secrets::redact(t).into_owned());
-            out.emit(
-                &json!({"path": id.path(), "text": shown, "versions": versions}),
-                || match &shown {
-                    Some(t) => print!("{t}"),
-                    None => println!(
-                        "no identity yet ({}): `agent-handover identity set Policies \"- ...\"` starts one",
-                        id.path().display()
-                    ),
-                },
-            );
+            let shown = identity::show(&target.workspace()?)?;
+            out.emit(&shown, || match &shown.text {
+                Some(t) => print!("{t}"),
+                None => println!(
+                    "no identity yet ({}): `agent-handover identity set Policies \"- ...\"` starts one",
+                    shown.path.display()
+                ),
+            });
         }
         IdentityCommand::Set {
             section,

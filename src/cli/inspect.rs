@@ -1,10 +1,10 @@
 //! Read-only commands: `check`, `status`, `history`.
 
-use agent_handover::base::outcome::AfterCrash;
-use agent_handover::engine::queue::RunQueue;
-use agent_handover::engine::{Checkpoint, StepState};
+use agent_handover::base::outcome::{AfterCrash, decide_fix};
+use agent_handover::engine::StepState;
+use agent_handover::ops::session;
 use agent_handover::read::history::{RunSummary, list_runs};
-use agent_handover::read::{Condition, NextAction, RunSnapshot, RunState, run_state};
+use agent_handover::read::{NextAction, RunSnapshot};
 use agent_handover::{Result, RunStatus};
 use serde_json::json;
 
@@ -24,19 +24,7 @@ pub fn check(target: &Target, out: Output) -> Result<u8> {
         out.emit(&json!({ "code": code, "snapshot": snap }), || {});
         return Ok(code);
     }
-    // Read the checkpoint once for its error (the file and the fix, exit 3).
-    match run_state(&ws) {
-        RunState {
-            condition: Condition::Unreadable { .. },
-            ..
-        } => {
-            // The file and the fix: the checkpoint's, or a queue entry's.
-            Checkpoint::load(&ws.checkpoint)?;
-            RunQueue::of(&ws).list()?;
-            Ok(exit::UNREADABLE)
-        }
-        state => Ok(state.check_code()),
-    }
+    Ok(session::check(&ws)?.check_code())
 }
 
 /// `status`: 0.5.1's exact lines, then details with `--verbose`.
@@ -110,10 +98,7 @@ fn print_details(snap: &RunSnapshot) {
         println!("{line}");
         if s.state == StepState::Interrupted {
             let what = if s.needs_human {
-                format!(
-                    "needs a human: check its effects, then `agent-handover retry {}` or `agent-handover abandon`",
-                    s.name
-                )
+                format!("needs a human: {}", decide_fix(&s.name))
             } else {
                 "safe to resume: `agent-handover resume` runs it again".to_string()
             };

@@ -2,8 +2,8 @@
 //! memory index (`MEMORY.md`) and its detail files.
 
 use agent_handover::Result;
-use agent_handover::base::secrets;
-use agent_handover::domain::knowledge::{Fact, FactKind, IndexCap, Knowledge};
+use agent_handover::domain::knowledge::{Fact, FactKind};
+use agent_handover::ops::knowledge;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -55,39 +55,26 @@ pub enum KnowledgeCommand {
 pub fn knowledge(command: &KnowledgeCommand, out: Output) -> Result<u8> {
     match command {
         KnowledgeCommand::List { topic, all, target } => {
-            let k = store(target)?;
-            let kind = *topic;
-            let set = k.load()?;
-            let mut facts: Vec<&Fact> = set
-                .facts
-                .iter()
-                .filter(|f| *all || f.is_current())
-                .filter(|f| kind.is_none_or(|k| f.kind == k))
-                .collect();
-            facts.sort_by(|a, b| a.kind.cmp(&b.kind).then(b.date.cmp(&a.date)));
-            out.emit(
-                &json!({"index": k.layout().memory_index(), "facts": facts}),
-                || {
-                    if facts.is_empty() {
-                        println!("no facts yet: the `learn` step of a handover adds the note's [DECISION], [GOTCHA], [REUSE] and [CORRECTION] findings");
+            let list = knowledge::list(&target.workspace()?, *topic, *all)?;
+            out.emit(&list, || {
+                if list.facts.is_empty() {
+                    println!("no facts yet: the `learn` step of a handover adds the note's [DECISION], [GOTCHA], [REUSE] and [CORRECTION] findings");
+                }
+                let mut topic = None;
+                for f in &list.facts {
+                    if topic != Some(f.kind) {
+                        topic = Some(f.kind);
+                        println!("{}:", f.kind.title());
                     }
-                    let mut topic = None;
-                    for f in &facts {
-                        if topic != Some(f.kind) {
-                            topic = Some(f.kind);
-                            println!("{}:", f.kind.title());
-                        }
-                        println!("  {}", line(f));
-                    }
-                },
-            );
+                    println!("  {}", line(f));
+                }
+            });
         }
         KnowledgeCommand::Show { id, target } => {
-            let set = store(target)?.load()?;
-            let f = set.find(id)?;
-            out.emit(f, || {
+            let f = knowledge::show(&target.workspace()?, id)?;
+            out.emit(&f, || {
                 println!("{} [{}] {}", f.id, f.kind.topic(), f.date);
-                println!("{}", secrets::redact(&f.text));
+                println!("{}", f.text);
                 if let Some(s) = &f.source {
                     println!("learned from: {s}");
                 }
@@ -100,8 +87,7 @@ pub fn knowledge(command: &KnowledgeCommand, out: Output) -> Result<u8> {
             });
         }
         KnowledgeCommand::Search { query, target } => {
-            let set = store(target)?.load()?;
-            let hits = set.search(query);
+            let hits = knowledge::search(&target.workspace()?, query)?;
             out.emit(&json!({"query": query, "facts": hits}), || {
                 if hits.is_empty() {
                     println!("no fact holds {query:?}");
@@ -112,31 +98,19 @@ pub fn knowledge(command: &KnowledgeCommand, out: Output) -> Result<u8> {
             });
         }
         KnowledgeCommand::Forget { id, reason, target } => {
-            let k = store(target)?;
             let today = chrono::Local::now().date_naive();
-            let gone = k.forget(id, reason.as_deref(), today)?;
-            out.emit(
-                &json!({"forgotten": gone, "record": k.layout().knowledge_forgotten()}),
-                || {
-                    println!(
-                        "forgot {}: {} (recorded in {})",
-                        gone.id,
-                        secrets::redact(&gone.text),
-                        k.layout().knowledge_forgotten().display()
-                    );
-                },
-            );
+            let gone = knowledge::forget(&target.workspace()?, id, reason.as_deref(), today)?;
+            out.emit(&gone, || {
+                println!(
+                    "forgot {}: {} (recorded in {})",
+                    gone.forgotten.id,
+                    gone.forgotten.text,
+                    gone.record.display()
+                );
+            });
         }
     }
     Ok(exit::OK)
-}
-
-fn store(target: &Target) -> Result<Knowledge> {
-    let ws = target.workspace()?;
-    let cap = IndexCap::from_config(&ws.config.knowledge)
-        .map_err(|e| agent_handover::Error::config(ws.config_path.as_deref(), e))?;
-    let lock = ws.knowledge_lock();
-    Ok(Knowledge::new(ws.memory).with_cap(cap).with_lock(lock))
 }
 
 fn parse_topic(topic: &str) -> std::result::Result<FactKind, String> {
@@ -144,11 +118,10 @@ fn parse_topic(topic: &str) -> std::result::Result<FactKind, String> {
         .ok_or_else(|| "topics: decision, gotcha, reuse, failed, correction".to_string())
 }
 
-/// A fact on one line, secrets redacted.
+/// A fact on one line (its text as the library shows it: redacted).
 fn line(f: &Fact) -> String {
-    let text = secrets::redact(&f.text);
     match &f.superseded_by {
-        Some(by) => format!("{} {} ~~{text}~~ (superseded by {by})", f.id, f.date),
-        None => format!("{} {} {text}", f.id, f.date),
+        Some(by) => format!("{} {} ~~{}~~ (superseded by {by})", f.id, f.date, f.text),
+        None => format!("{} {} {}", f.id, f.date, f.text),
     }
 }

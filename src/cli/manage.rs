@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use agent_handover::base::fsx;
 use agent_handover::engine::pause;
-use agent_handover::{Engine, Error, Result};
+use agent_handover::ops::handover;
+use agent_handover::{Error, Result};
 use clap::Args;
 use serde_json::json;
 
@@ -15,7 +16,7 @@ use super::output::Output;
 
 /// `abandon`: give up the interrupted run, keeping its record.
 pub fn abandon(target: &Target, reason: Option<&str>, out: Output) -> Result<u8> {
-    let cp = Engine::new(target.workspace()?).abandon(reason)?;
+    let cp = handover::abandon(&target.workspace()?, reason)?;
     let run = cp.run_id.clone().unwrap_or_else(|| "(0.5.x run)".into());
     out.emit(&cp, || {
         println!(

@@ -1,4 +1,4 @@
-//! `mcp`: the library's MCP server on stdin/stdout, for this workspace.
+//! `mcp`: the MCP server (`crate::mcp`) on stdin/stdout, for this workspace.
 
 use agent_handover::Result;
 
@@ -23,6 +23,6 @@ pub fn mcp(target: &Target) -> Result<u8> {
         .filter(|a| !a.is_empty())
         .or_else(|| ws.as_ref().ok().map(|ws| ws.tag.clone()))
         .unwrap_or_else(|| "agent".into());
-    agent_handover::agent::mcp::serve(ws, agent)?;
+    crate::mcp::serve(ws, agent)?;
     Ok(exit::OK)
 }

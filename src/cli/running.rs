@@ -3,11 +3,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_handover::domain::handoff;
-use agent_handover::read::snapshot::{queued_advice, where_it_went};
-use agent_handover::{
-    Engine, Error, Result, RunOverrides, Workspace, WorkspaceOptions, plan_from_config,
-};
+use agent_handover::ops::handover;
+use agent_handover::{Error, Result, RunOverrides, Workspace, WorkspaceOptions};
 use clap::Args;
 
 use super::Target;
@@ -76,43 +73,31 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         allow_secret: args.allow_secret,
     };
     let today = chrono::Local::now().date_naive();
-    let mut request = plan_from_config(&ws, &overrides, today)?;
-    request.context = agent_handover::agent::sessions::handing_over_context(&ws);
     super::workspaces::remember(&ws.root);
-    // Linted after the handover, not before: the text goes to disk first.
-    let unchecked = request
-        .quality_gate
-        .is_none()
-        .then(|| (ws.clone(), request.inputs.clone()));
-    let report = Engine::new(ws.clone())
-        .start(request)
-        .map_err(|e| queued_advice(&ws, e))?;
-    if let Some((ws, inputs)) = unchecked
-        && let Some(text) = inputs.current_state.or(inputs.session_note)
-        && let Some(note) = handoff::quality_note(&ws, &text, today)
-    {
+    let handed = handover::hand_over(&ws, &overrides, today)?;
+    if let Some(note) = &handed.quality {
         eprintln!("{note}");
     }
     // Stdout keeps 0.5.1's one line; where the memory went is on stderr.
     if !out.json {
-        for line in where_it_went(&ws, &report) {
+        for line in &handed.published {
             eprintln!("{line}");
         }
     }
-    out.emit(&report, || print!("{}", report.run_text()));
+    out.emit(&handed.report, || print!("{}", handed.report.run_text()));
     Ok(exit::OK)
 }
 
 /// `resume`: finish the interrupted handover.
 pub fn resume(target: &Target, out: Output) -> Result<u8> {
-    let report = Engine::new(target.workspace()?).resume()?;
+    let report = handover::resume(&target.workspace()?)?;
     out.emit(&report, || print!("{}", report.resume_text("resumed")));
     Ok(exit::OK)
 }
 
 /// `retry STEP`: run one failed or interrupted step again, then continue.
 pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
-    let report = Engine::new(target.workspace()?).retry(step)?;
+    let report = handover::retry(&target.workspace()?, step)?;
     out.emit(&report, || print!("{}", report.resume_text("retried")));
     Ok(exit::OK)
 }

@@ -3,8 +3,9 @@
 
 use agent_handover::Result;
 use agent_handover::domain::task::{
-    Notes, StepChange, StepSize, StepStatus, TaskAction, TaskOutcome, TaskStore,
+    Notes, StepChange, StepSize, StepStatus, TaskAction, TaskOutcome,
 };
+use agent_handover::ops::task;
 use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -197,8 +198,7 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
         ),
         TaskCommand::List(target) => (target, TaskAction::List, Notes::default()),
     };
-    let store = TaskStore::new(target.workspace()?.tasks_dir());
-    let outcome = store.apply(action, notes, Utc::now())?;
+    let outcome = task::apply(&target.workspace()?, action, notes, Utc::now())?;
     let json = match &outcome {
         TaskOutcome::Changed(task) => json!({ "task": task }),
         TaskOutcome::Shown(task) => json!({ "task": task }),

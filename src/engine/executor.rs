@@ -201,7 +201,7 @@ impl Engine {
     }
 
     /// The error for a run staged in the queue because of `source` (what
-    /// to do next is the run state's to say: [`crate::read::snapshot::queued_advice`]).
+    /// to do next is the run state's to say: `ops::handover::hand_over`).
     fn queued(&self, run_id: String, inputs: std::path::PathBuf, source: Error) -> Error {
         Error::Queued {
             run_id,
@@ -691,10 +691,7 @@ impl Engine {
                 return Err(Error::NeedsHuman {
                     step: spec.name.clone(),
                     why: "was interrupted while running and is not idempotent, so it may already have taken effect".into(),
-                    fix: format!(
-                        "check its effects, then `agent-handover retry {0}` to run it again, or `agent-handover abandon --reason \"...\"`",
-                        spec.name
-                    ),
+                    fix: crate::base::outcome::decide_fix(&spec.name),
                 });
             }
             let group_file = self.ws.step_group_file(&run_id, &spec.name);

@@ -75,6 +75,15 @@ pub struct MetricsSample {
 }
 
 impl MetricsSample {
+    /// The sample as shown: each command's error (its output's tail) with
+    /// its secrets redacted.
+    pub fn redacted(mut self) -> Self {
+        for error in self.probes.iter_mut().filter_map(|p| p.error.as_mut()) {
+            crate::base::secrets::redact_in_place(error);
+        }
+        self
+    }
+
     /// One line for the step's output, e.g. `passed=30 failed=60; tests failed (exit 1)`.
     pub fn describe(&self) -> String {
         let values: Vec<String> = self

@@ -86,7 +86,14 @@ pub fn draft_of(
     activity: Activity,
 ) -> Result<Draft> {
     let (metrics, metrics_error) = if opts.measure {
-        measure(ws)
+        let (sample, error) = measure(ws);
+        (
+            sample.map(MetricsSample::redacted),
+            error.map(|mut e| {
+                secrets::redact_in_place(&mut e);
+                e
+            }),
+        )
     } else {
         (None, None)
     };
@@ -112,7 +119,7 @@ pub fn draft_of(
     let mut draft = Draft {
         agent: agent.to_string(),
         work_type: opts.work_type,
-        activity,
+        activity: shown(activity),
         metrics,
         metrics_error,
         previous_next_step: items(SectionKind::NextStep),
@@ -122,6 +129,18 @@ pub fn draft_of(
     };
     draft.text = render(&draft, opts.date);
     Ok(draft)
+}
+
+/// `activity` as the draft shows it, in its text and its `--json`: commit
+/// summaries and paths with their secrets redacted.
+fn shown(mut activity: Activity) -> Activity {
+    for commit in &mut activity.commits {
+        secrets::redact_in_place(&mut commit.summary);
+    }
+    for file in &mut activity.changed_files {
+        secrets::redact_in_place(&mut file.path);
+    }
+    activity
 }
 
 /// A line the templates leave for the agent.

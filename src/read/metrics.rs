@@ -52,7 +52,8 @@ pub fn sessions(
                 run_id,
                 started_at: cp.started_at,
                 status: cp.status,
-                sample,
+                // Shown redacted: a command's output may hold a secret.
+                sample: sample.redacted(),
             });
         }
     }

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::base::error::exit_code;
+use crate::base::outcome::decide_fix;
 use crate::engine::checkpoint::{RunStatus, StepState};
 use crate::engine::pause::PauseInfo;
 
@@ -294,9 +295,9 @@ impl NextAction {
             NextAction::RunWithNote { command } => format!(
                 "run `{command} --note-file FILE` with the session note you handed over (agent-handover 0.5.x kept no copy of it; done steps are not redone)"
             ),
-            NextAction::Decide { step } => format!(
-                "decide about step {step}: check its effects, then `agent-handover retry {step}` if running it again is safe, else `agent-handover abandon --reason \"...\"`"
-            ),
+            NextAction::Decide { step } => {
+                format!("decide about step {step}: {}", decide_fix(step))
+            }
             NextAction::Unpause { command, then } => format!(
                 "a human removes PAUSE first (`{command}`; agents never do), then {}",
                 then.sentence()

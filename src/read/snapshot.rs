@@ -97,6 +97,14 @@ pub struct StepView {
     pub output: Option<String>,
 }
 
+impl StepView {
+    /// Whether running the step again may repeat what it did (it waits for
+    /// a human, or is not idempotent): a face asks before it retries it.
+    pub fn retry_needs_confirmation(&self) -> bool {
+        self.needs_human || self.idempotent == Some(false)
+    }
+}
+
 impl RunSnapshot {
     /// Build the view of a loaded checkpoint in `ws`.
     pub fn of(ws: &Workspace, cp: &Checkpoint) -> Self {
@@ -248,46 +256,6 @@ pub fn run_state(ws: &Workspace) -> RunState {
             decide(ws, &cp, lock_was_free, &holder, paused, queued)
         }
         Err(e) => RunState::unreadable(e.to_string(), paused, queued),
-    }
-}
-
-/// Where the publish steps `report`'s run executed put the memory, one line
-/// each (`publish: committed 1a2b3c on master; committed locally, …`): what
-/// `run` says on stderr and the MCP `handover` tool after its report.
-pub fn where_it_went(ws: &Workspace, report: &crate::engine::RunReport) -> Vec<String> {
-    let Ok(snap) = RunSnapshot::load(ws) else {
-        return Vec::new();
-    };
-    if snap.run_id != report.run_id {
-        return Vec::new();
-    }
-    snap.steps
-        .iter()
-        .filter(|step| {
-            step.kind.as_deref() == Some("publish") && report.executed.contains(&step.name)
-        })
-        .filter_map(|step| Some(format!("{}: {}", step.name, step.output.as_ref()?)))
-        .collect()
-}
-
-/// `error` with what to do next when it is a handover staged in the queue
-/// ([`crate::Error::Queued`]): the run state's next action, read now (call
-/// it once the call that queued it has let go of the run lock). Any other
-/// error is returned as it is.
-pub fn queued_advice(ws: &Workspace, error: crate::Error) -> crate::Error {
-    match error {
-        crate::Error::Queued {
-            run_id,
-            inputs,
-            source,
-            next: None,
-        } => crate::Error::Queued {
-            run_id,
-            inputs,
-            source,
-            next: Some(run_state(ws).next_action().sentence()),
-        },
-        other => other,
     }
 }
 

@@ -1,10 +1,11 @@
 //! The dashboard's actions, carried out by the engine library exactly as the
 //! CLI does them (same lock, same PAUSE rules). Runs off the UI thread.
 
+use agent_handover::Workspace;
 use agent_handover::agent::hooks::session;
 use agent_handover::domain::inbox::{Inbox, NewMessage};
 use agent_handover::engine::pause;
-use agent_handover::{Engine, Workspace};
+use agent_handover::ops::handover;
 
 use super::model::Action;
 
@@ -13,17 +14,15 @@ pub fn perform(ws: &Workspace, action: Action) -> Result<String, String> {
     let err = |e: agent_handover::Error| e.to_string();
     match action {
         Action::Resume => {
-            let report = Engine::new(ws.clone()).resume().map_err(err)?;
+            let report = handover::resume(ws).map_err(err)?;
             Ok(format!("resumed: {}", executed(&report.executed)))
         }
         Action::Retry(step) => {
-            let report = Engine::new(ws.clone()).retry(&step).map_err(err)?;
+            let report = handover::retry(ws, &step).map_err(err)?;
             Ok(format!("retried {step}: {}", executed(&report.executed)))
         }
         Action::Abandon(reason) => {
-            let cp = Engine::new(ws.clone())
-                .abandon(reason.as_deref())
-                .map_err(err)?;
+            let cp = handover::abandon(ws, reason.as_deref()).map_err(err)?;
             Ok(format!(
                 "abandoned {}; its record and files are kept",
                 cp.run_id.unwrap_or_default()

@@ -5,22 +5,18 @@ use std::sync::Arc;
 
 use agent_handover::Workspace;
 use agent_handover::agent::hooks::session;
-use agent_handover::base::{fsx, secrets};
-use agent_handover::domain::handoff::context::newest_note;
-use agent_handover::domain::handoff::{LintContext, lint};
 use agent_handover::domain::inbox::{Inbox, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::{Version, list_versions, read_version};
-use agent_handover::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
-use agent_handover::domain::task::TaskStore;
 use agent_handover::engine::Checkpoint;
+use agent_handover::ops::{review, task};
 use agent_handover::read::RunSnapshot;
-use agent_handover::read::history::{latest_previous_handoff, load_runs, summarize};
+use agent_handover::read::history::{load_runs, summarize};
 use agent_handover::read::metrics::sessions;
 use agent_handover::workspace::install_record::InstallRecord;
 
-use super::model::{FullData, InboxData, LoadRequest, QualityData, Reviewed};
+use super::model::{FullData, InboxData, LoadRequest};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -44,15 +40,11 @@ pub fn full(ws: &Workspace, request: &LoadRequest) -> FullData {
         runs: Some(of_runs(&runs, |runs| Ok(summarize(runs, TIMELINE_LIMIT)))),
         versions: Some(list_versions(ws, VersionedFile::CurrentState).map_err(|e| e.to_string())),
         inbox: Some(inbox(ws, request.inbox_agent.as_deref()).map_err(|e| e.to_string())),
-        quality: Some(quality(ws).map_err(|e| e.to_string())),
+        quality: Some(review::quality(ws).map_err(|e| e.to_string())),
         metrics: Some(of_runs(&runs, |runs| {
             sessions(runs.iter().cloned().map(Ok), METRICS_LIMIT)
         })),
-        tasks: Some(
-            TaskStore::new(ws.tasks_dir())
-                .list()
-                .map_err(|e| e.to_string()),
-        ),
+        tasks: Some(task::list(ws).map_err(|e| e.to_string())),
     }
 }
 
@@ -116,121 +108,6 @@ fn inbox(ws: &Workspace, agent: Option<&str>) -> agent_handover::Result<InboxDat
         messages: page.messages,
         total: page.total,
     })
-}
-
-/// The current state and the latest session note, scored as the next
-/// session would get them (`None`: no current state yet).
-fn quality(ws: &Workspace) -> agent_handover::Result<Option<QualityData>> {
-    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    let Some(text) = store.read_current_state()? else {
-        return Ok(None);
-    };
-    let ctx = LintContext::for_workspace(ws);
-    // Scored as written, shown redacted (line for line), as `lint` shows it.
-    let shown = |text: &str| secrets::redact_keeping_lines(text).into_owned();
-    let mut docs = vec![Reviewed {
-        title: "current state",
-        path: ws.memory.current_state(),
-        report: lint(&text, &ctx),
-        text: shown(&text),
-    }];
-    if let Some(path) = newest_note(&ws.memory.layer1_dir())
-        && let Some(text) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "move it aside")?
-    {
-        docs.push(Reviewed {
-            title: "latest session note",
-            report: lint(&text, &ctx),
-            path,
-            text: shown(&text),
-        });
-    }
-    Ok(Some(QualityData {
-        docs,
-        min_score: ws.config.handover.min_score.unwrap_or(0),
-        previous: latest_previous_handoff(ws),
-    }))
-}
-
-/// A past run whole, for the Timeline's Enter: its state, each step with
-/// its error and output, the session note it wrote with that note's score
-/// and worst findings, how useful the handoff it started from was, and the
-/// context of the session that handed over. Secrets redacted.
-pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
-    let title = format!("Run {id}");
-    let runs = match load_runs(ws) {
-        Ok(runs) => runs,
-        Err(e) => return (title, vec![e.to_string()]),
-    };
-    let Some(cp) = runs.iter().find(|c| c.run_id.as_deref() == Some(id)) else {
-        return (
-            title,
-            vec![format!("no run {id} in this workspace's records")],
-        );
-    };
-    let snap = RunSnapshot::of(ws, cp);
-    let mut lines = vec![format!("state: {}", snap.state.describe())];
-    if let Some(s) = summarize(std::slice::from_ref(cp), 1).into_iter().next() {
-        lines.push(format!(
-            "started {} · finished {} · {} of {} steps done",
-            s.started_at.as_deref().unwrap_or("?"),
-            s.finished_at.as_deref().unwrap_or("—"),
-            s.steps_done,
-            s.steps_total
-        ));
-        if let Some(u) = &s.previous_handoff {
-            lines.push(format!("the handoff it started from: {}", u.describe()));
-        }
-        if let Some(c) = &s.context {
-            lines.push(format!("context at hand-over: {}", c.describe()));
-        }
-        if let Some(a) = &s.abandoned {
-            lines.push(format!("abandoned: {a}"));
-        }
-    }
-    lines.push(String::new());
-    let mut note = None;
-    for step in &snap.steps {
-        lines.push(format!(
-            "{} — {} ({} attempt{})",
-            step.name,
-            step.state.as_str(),
-            step.attempts,
-            if step.attempts == 1 { "" } else { "s" }
-        ));
-        if let Some(e) = &step.last_error {
-            lines.extend(secrets::redact(e).lines().map(|l| format!("    {l}")));
-        }
-        if let Some(o) = &step.output {
-            lines.extend(secrets::redact(o).lines().map(|l| format!("    {l}")));
-            if step.name == "session_note" {
-                note = o.lines().next().map(|p| ws.root.join(p.trim()));
-            }
-        }
-    }
-    if let Some(path) = note
-        && let Ok(Some(text)) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "")
-    {
-        let report = lint(&text, &LintContext::for_workspace(ws));
-        lines.push(String::new());
-        lines.push(format!(
-            "its session note {}: score {}/100{}",
-            path.strip_prefix(&ws.root).unwrap_or(&path).display(),
-            report.score,
-            report
-                .low_confidence
-                .as_ref()
-                .map(|w| format!(" (low confidence: {w})"))
-                .unwrap_or_default()
-        ));
-        let mut worst: Vec<_> = report.findings.iter().filter(|f| f.points > 0).collect();
-        worst.sort_by_key(|f| std::cmp::Reverse(f.points));
-        for f in worst.iter().take(3) {
-            lines.push(format!("  -{} {}", f.points, f));
-        }
-        lines.push(String::new());
-        lines.extend(secrets::redact(&text).lines().map(str::to_string));
-    }
-    (title, lines)
 }
 
 /// One message whole (body redacted by the library), for the reader.

@@ -6,12 +6,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_handover::domain::handoff::LintReport;
-use agent_handover::domain::handoff::usefulness::Usefulness;
 use agent_handover::domain::inbox::{Message, MessageSummary, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::versions::Version;
 use agent_handover::domain::task::Task;
+pub use agent_handover::ops::review::{QualityData, Reviewed};
 use agent_handover::read::history::RunSummary;
 use agent_handover::read::metrics::SessionMetrics;
 use agent_handover::read::{RunSnapshot, StateKind};
@@ -210,32 +209,6 @@ pub struct InboxData {
     pub messages: Vec<MessageSummary>,
     /// How many it has in all.
     pub total: usize,
-}
-
-/// One handoff under review: its text, score and findings.
-#[derive(Debug, Clone)]
-pub struct Reviewed {
-    /// What it is ("current state", "latest session note").
-    pub title: &'static str,
-    /// Where it is (what `e` opens).
-    pub path: std::path::PathBuf,
-    /// Its text.
-    pub text: String,
-    /// Its score and findings.
-    pub report: LintReport,
-}
-
-/// What the review view shows: the current state (what the next session
-/// reads) and the latest session note, the gate they must pass, and how
-/// useful the previous handoff turned out to be.
-#[derive(Debug, Clone)]
-pub struct QualityData {
-    /// The current state first, then the latest session note, if any.
-    pub docs: Vec<Reviewed>,
-    /// `[handover].min_score` (0: no gate).
-    pub min_score: u8,
-    /// The previous handoff's usefulness, judged by the newest handover.
-    pub previous: Option<Usefulness>,
 }
 
 /// The slower data, loaded in the background.

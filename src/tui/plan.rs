@@ -1,9 +1,8 @@
 //! The plan panel: the active task of `.agent-handover/tasks/` (the most
 //! recently updated one not done) with each step's status, output, blocker
-//! or reason, and the approaches not to retry. The run panel shows it under
+//! or reason, and the approaches not to retry (redacted by the library). The run panel shows it under
 //! the handover's steps whenever a task is in progress.
 
-use agent_handover::base::secrets;
 use agent_handover::domain::task::{StepStatus, Task, TaskStatus};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -55,14 +54,14 @@ fn plan(task: &Task, shared: &Shared, width: usize) -> Vec<Line<'static>> {
             StepStatus::Blocked => ("[!]", t.warn),
             StepStatus::Pending => ("[ ]", t.muted),
         };
-        let mut text = format!(" {}. {}", i + 1, secrets::redact(&step.step));
+        let mut text = format!(" {}. {}", i + 1, step.step);
         for (label, value) in [
             ("→", &step.output),
             ("blocker:", &step.blocker),
             ("reason:", &step.reason),
         ] {
             if let Some(v) = value {
-                text.push_str(&format!("  {label} {}", secrets::redact(v)));
+                text.push_str(&format!("  {label} {v}"));
             }
         }
         lines.push(Line::from(vec![
@@ -74,10 +73,7 @@ fn plan(task: &Task, shared: &Shared, width: usize) -> Vec<Line<'static>> {
         lines.push(Line::from(vec![
             Span::styled("do not retry:", t.warn),
             Span::styled(
-                fit(
-                    &format!(" {}", secrets::redact(f)),
-                    width.saturating_sub(13),
-                ),
+                fit(&format!(" {f}"), width.saturating_sub(13)),
                 Style::new(),
             ),
         ]));

@@ -126,7 +126,7 @@ pub async fn run(
                 Effect::ReadRun(id) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {
-                        let (title, lines) = load::run_details(&ws, &id);
+                        let (title, lines) = agent_handover::ops::review::run_details(&ws, &id);
                         let _ = tx.send(Event::TextReady(title, lines));
                     });
                 }

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use agent_handover::domain::memory::history::VersionedFile;
 use agent_handover::domain::memory::versions::list_versions;
 use agent_handover::engine::pause;
+use agent_handover::ops::handover;
 use agent_handover::read::{RunSnapshot, run_state};
-use agent_handover::{Engine, Error, Result, Workspace};
+use agent_handover::{Error, Result, Workspace};
 
 use super::{crash_during_tests, finish, spawn_run};
 use crate::cli::exit;
@@ -90,7 +91,7 @@ pub fn tour(ws: &Workspace, out: Output) -> Result<u8> {
         "3. A human pulls the brake: PAUSE stops every automated step.",
     );
     let file = pause::pause(ws, false, Some("reviewing the crashed handover"))?;
-    match Engine::new(ws.clone()).resume() {
+    match handover::resume(ws) {
         Err(e @ Error::Paused { .. }) => show(
             &mut n,
             &format!(
@@ -107,7 +108,7 @@ pub fn tour(ws: &Workspace, out: Output) -> Result<u8> {
         &mut n,
         "4. The next session resumes: done steps are not redone.",
     );
-    let report = Engine::new(ws.clone()).resume()?;
+    let report = handover::resume(ws)?;
     show(
         &mut n,
         &format!("resumed; steps executed: {}", report.executed.join(", ")),

@@ -53,8 +53,7 @@ impl Tab for RunTab {
             .and_then(|snap| snap.steps.get(self.focused_step(snap, selected)?))
             .filter(|s| matches!(s.state, StepState::Failed | StepState::Interrupted));
         match step {
-            // Running it again may repeat what it did: ask first.
-            Some(step) if step.needs_human || step.idempotent == Some(false) => {
+            Some(step) if step.retry_needs_confirmation() => {
                 Reply::Confirm(Action::Retry(step.name.clone()))
             }
             Some(step) => Reply::Act(Action::Retry(step.name.clone())),

@@ -4,7 +4,9 @@
 //! `knowledge` (search the memory index). Each tool calls the same library
 //! functions as the command of the same name and answers with that
 //! command's text; an error is a tool error whose text carries the fix,
-//! never the end of the server. `agent-handover mcp` runs [`serve`].
+//! never the end of the server. `agent-handover mcp` runs [`serve`]. A face
+//! like the CLI: each tool adapts its arguments to one use case of
+//! `agent_handover::ops` (or one read model) and words its answer.
 
 use std::sync::Arc;
 
@@ -13,20 +15,13 @@ use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use crate::base::error::{Error, Result};
-use crate::base::secrets;
-use crate::domain::handoff::{self, LintContext, TemplateKind};
-use crate::domain::inbox::{Inbox, NewMessage};
-use crate::domain::knowledge::Knowledge;
-use crate::domain::task::{Notes, StepChange, StepStatus, TaskAction, TaskStore};
-use crate::engine::checkpoint::Checkpoint;
-use crate::engine::queue::RunQueue;
-use crate::engine::{Engine, RunOverrides, plan_from_config};
-use crate::read::brief::DEFAULT_MAX_TOKENS;
-use crate::read::draft::DraftOptions;
-use crate::read::snapshot::{queued_advice, where_it_went};
-use crate::read::{Condition, run_state};
-use crate::workspace::Workspace;
+use agent_handover::domain::handoff::{self, LintContext, TemplateKind};
+use agent_handover::domain::inbox::{Inbox, NewMessage};
+use agent_handover::domain::task::{Notes, StepChange, StepStatus, TaskAction};
+use agent_handover::ops::{handover, knowledge, session, task};
+use agent_handover::read::brief::DEFAULT_MAX_TOKENS;
+use agent_handover::read::draft::DraftOptions;
+use agent_handover::{Error, Result, RunOverrides, Workspace};
 
 #[derive(Deserialize, JsonSchema)]
 struct BriefArgs {
@@ -292,20 +287,8 @@ impl Server {
     async fn brief(&self, Parameters(a): Parameters<BriefArgs>) -> Answer {
         let agent = self.agent(a.agent);
         self.call(move |ws| {
-            let state = run_state(ws);
-            if let Condition::Unreadable { .. } = state.condition {
-                // The file and the fix, as `check` says them.
-                Checkpoint::load(&ws.checkpoint)?;
-                RunQueue::of(ws).list()?;
-            }
-            let code = state.check_code();
-            let verdict = state.verdict();
-            let brief =
-                crate::read::brief::brief(ws, &agent, a.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))?;
-            Ok(format!(
-                "check: {code} ({verdict})\n\n{}",
-                brief.to_markdown()
-            ))
+            let max_tokens = a.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+            Ok(session::start(ws, &agent, max_tokens)?.text())
         })
         .await
     }
@@ -328,7 +311,7 @@ impl Server {
                 measure: a.measure,
                 date: chrono::Local::now().date_naive(),
             };
-            Ok(crate::read::draft::draft(ws, &agent, opts)?.text)
+            Ok(agent_handover::read::draft::draft(ws, &agent, opts)?.text)
         })
         .await
     }
@@ -352,25 +335,7 @@ impl Server {
                 allow_secret: false,
             };
             let today = chrono::Local::now().date_naive();
-            let mut request = plan_from_config(ws, &overrides, today)?;
-            request.context = crate::agent::sessions::handing_over_context(ws);
-            let lint_after = request.quality_gate.is_none().then(|| {
-                let inputs = &request.inputs;
-                inputs.current_state.clone().or(inputs.session_note.clone())
-            });
-            let report = Engine::new(ws.clone())
-                .start(request)
-                .map_err(|e| queued_advice(ws, e))?;
-            let quality = lint_after
-                .flatten()
-                .and_then(|text| handoff::quality_note(ws, &text, today))
-                .map(|q| q + "\n")
-                .unwrap_or_default();
-            let went: String = where_it_went(ws, &report)
-                .into_iter()
-                .map(|line| line + "\n")
-                .collect();
-            Ok(report.run_text() + &went + &quality)
+            Ok(handover::hand_over(ws, &overrides, today)?.text())
         })
         .await
     }
@@ -431,8 +396,7 @@ impl Server {
                 failed_approaches: a.failed.clone(),
             };
             let action = a.action()?;
-            let store = TaskStore::new(ws.tasks_dir());
-            Ok(store.apply(action, notes, chrono::Utc::now())?.text())
+            Ok(task::apply(ws, action, notes, chrono::Utc::now())?.text())
         })
         .await
     }
@@ -445,28 +409,16 @@ impl Server {
     )]
     async fn knowledge(&self, Parameters(a): Parameters<KnowledgeArgs>) -> Answer {
         self.call(move |ws| {
-            let k = Knowledge::new(ws.memory.clone());
             let Some(query) = a.query else {
-                let index = k
-                    .read_index()?
-                    .unwrap_or_else(|| "no facts learned yet\n".into());
-                return Ok(secrets::redact(&index).into_owned());
+                return Ok(knowledge::index(ws)?.unwrap_or_else(|| "no facts learned yet\n".into()));
             };
-            let set = k.load()?;
-            let hits = set.search(&query);
+            let hits = knowledge::search(ws, &query)?;
             if hits.is_empty() {
                 return Ok(format!("no fact holds {query:?}\n"));
             }
             Ok(hits
                 .iter()
-                .map(|f| {
-                    format!(
-                        "{} [{}] {}\n",
-                        f.id,
-                        f.kind.topic(),
-                        secrets::redact(&f.text)
-                    )
-                })
+                .map(|f| format!("{} [{}] {}\n", f.id, f.kind.topic(), f.text))
                 .collect())
         })
         .await

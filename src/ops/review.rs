@@ -1,0 +1,157 @@
+//! What the dashboard's review view and its run details show: the handoffs
+//! the next session reads, scored and redacted line for line, and a past
+//! run whole.
+
+use std::path::PathBuf;
+
+use crate::base::error::Result;
+use crate::base::{fsx, secrets};
+use crate::domain::handoff::context::newest_note;
+use crate::domain::handoff::usefulness::Usefulness;
+use crate::domain::handoff::{LintContext, LintReport, lint};
+use crate::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
+use crate::read::RunSnapshot;
+use crate::read::history::{latest_previous_handoff, load_runs, summarize};
+use crate::workspace::Workspace;
+
+/// One handoff under review: its text, score and findings.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    /// What it is ("current state", "latest session note").
+    pub title: &'static str,
+    /// Where it is (what `e` opens).
+    pub path: PathBuf,
+    /// Its text, redacted line for line (findings' line numbers still point
+    /// at the same lines).
+    pub text: String,
+    /// Its score and findings.
+    pub report: LintReport,
+}
+
+/// What the review view shows: the current state (what the next session
+/// reads) and the latest session note, the gate they must pass, and how
+/// useful the previous handoff turned out to be.
+#[derive(Debug, Clone)]
+pub struct QualityData {
+    /// The current state first, then the latest session note, if any.
+    pub docs: Vec<Reviewed>,
+    /// `[handover].min_score` (0: no gate).
+    pub min_score: u8,
+    /// The previous handoff's usefulness, judged by the newest handover.
+    pub previous: Option<Usefulness>,
+}
+
+/// The current state and the latest session note, scored as the next
+/// session would get them (`None`: no current state yet).
+pub fn quality(ws: &Workspace) -> Result<Option<QualityData>> {
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    let Some(text) = store.read_current_state()? else {
+        return Ok(None);
+    };
+    let ctx = LintContext::for_workspace(ws);
+    // Scored as written, shown redacted (line for line), as `lint` shows it.
+    let shown = |text: &str| secrets::redact_keeping_lines(text).into_owned();
+    let mut docs = vec![Reviewed {
+        title: "current state",
+        path: ws.memory.current_state(),
+        report: lint(&text, &ctx),
+        text: shown(&text),
+    }];
+    if let Some(path) = newest_note(&ws.memory.layer1_dir())
+        && let Some(text) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "move it aside")?
+    {
+        docs.push(Reviewed {
+            title: "latest session note",
+            report: lint(&text, &ctx),
+            path,
+            text: shown(&text),
+        });
+    }
+    Ok(Some(QualityData {
+        docs,
+        min_score: ws.config.handover.min_score.unwrap_or(0),
+        previous: latest_previous_handoff(ws),
+    }))
+}
+
+/// A past run whole, for the Timeline's Enter: its state, each step with
+/// its error and output, the session note it wrote with that note's score
+/// and worst findings, how useful the handoff it started from was, and the
+/// context of the session that handed over. Secrets redacted.
+pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
+    let title = format!("Run {id}");
+    let runs = match load_runs(ws) {
+        Ok(runs) => runs,
+        Err(e) => return (title, vec![e.to_string()]),
+    };
+    let Some(cp) = runs.iter().find(|c| c.run_id.as_deref() == Some(id)) else {
+        return (
+            title,
+            vec![format!("no run {id} in this workspace's records")],
+        );
+    };
+    let snap = RunSnapshot::of(ws, cp);
+    let mut lines = vec![format!("state: {}", snap.state.describe())];
+    if let Some(s) = summarize(std::slice::from_ref(cp), 1).into_iter().next() {
+        lines.push(format!(
+            "started {} · finished {} · {} of {} steps done",
+            s.started_at.as_deref().unwrap_or("?"),
+            s.finished_at.as_deref().unwrap_or("—"),
+            s.steps_done,
+            s.steps_total
+        ));
+        if let Some(u) = &s.previous_handoff {
+            lines.push(format!("the handoff it started from: {}", u.describe()));
+        }
+        if let Some(c) = &s.context {
+            lines.push(format!("context at hand-over: {}", c.describe()));
+        }
+        if let Some(a) = &s.abandoned {
+            lines.push(format!("abandoned: {a}"));
+        }
+    }
+    lines.push(String::new());
+    let mut note = None;
+    for step in &snap.steps {
+        lines.push(format!(
+            "{} — {} ({} attempt{})",
+            step.name,
+            step.state.as_str(),
+            step.attempts,
+            if step.attempts == 1 { "" } else { "s" }
+        ));
+        if let Some(e) = &step.last_error {
+            lines.extend(secrets::redact(e).lines().map(|l| format!("    {l}")));
+        }
+        if let Some(o) = &step.output {
+            lines.extend(secrets::redact(o).lines().map(|l| format!("    {l}")));
+            if step.name == "session_note" {
+                note = o.lines().next().map(|p| ws.root.join(p.trim()));
+            }
+        }
+    }
+    if let Some(path) = note
+        && let Ok(Some(text)) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "")
+    {
+        let report = lint(&text, &LintContext::for_workspace(ws));
+        lines.push(String::new());
+        lines.push(format!(
+            "its session note {}: score {}/100{}",
+            path.strip_prefix(&ws.root).unwrap_or(&path).display(),
+            report.score,
+            report
+                .low_confidence
+                .as_ref()
+                .map(|w| format!(" (low confidence: {w})"))
+                .unwrap_or_default()
+        ));
+        let mut worst: Vec<_> = report.findings.iter().filter(|f| f.points > 0).collect();
+        worst.sort_by_key(|f| std::cmp::Reverse(f.points));
+        for f in worst.iter().take(3) {
+            lines.push(format!("  -{} {}", f.points, f));
+        }
+        lines.push(String::new());
+        lines.extend(secrets::redact(&text).lines().map(str::to_string));
+    }
+    (title, lines)
+}
