@@ -2,9 +2,7 @@
 //! in `.agent-handover/tasks/<name>.json`.
 
 use agent_handover::Result;
-use agent_handover::domain::task::{
-    Notes, StepChange, StepSize, StepStatus, TaskAction, TaskOutcome,
-};
+use agent_handover::domain::task::{Notes, StepChange, StepSize, TaskAction, TaskOutcome};
 use agent_handover::ops::task;
 use chrono::Utc;
 use clap::{Args, Subcommand};
@@ -137,25 +135,15 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
             notes,
             target,
         } => {
-            // Neither: working on it (a done step stays done).
-            let status = match (done, pending) {
-                (true, _) => Some(StepStatus::Done),
-                (_, true) => Some(StepStatus::Pending),
-                _ => None,
-            };
-            let change = StepChange {
-                status,
-                output: output.clone(),
-                blocker: blocker.clone(),
-                reason: None,
-                size: size
-                    .as_deref()
-                    .map(|s| match s.to_ascii_uppercase().as_str() {
-                        "S" => StepSize::S,
-                        "M" => StepSize::M,
-                        _ => StepSize::L,
-                    }),
-            };
+            let size = size
+                .as_deref()
+                .map(|s| match s.to_ascii_uppercase().as_str() {
+                    "S" => StepSize::S,
+                    "M" => StepSize::M,
+                    _ => StepSize::L,
+                });
+            let change =
+                StepChange::progress(*done, *pending, output.clone(), blocker.clone(), size)?;
             let action = TaskAction::Step {
                 name: name.clone(),
                 step: step.clone(),
@@ -170,11 +158,7 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
             notes,
             target,
         } => {
-            let change = StepChange {
-                status: Some(StepStatus::Blocked),
-                reason: Some(reason.clone()),
-                ..Default::default()
-            };
+            let change = StepChange::blocked(reason.clone());
             let action = TaskAction::Step {
                 name: name.clone(),
                 step: step.clone(),

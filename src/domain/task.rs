@@ -211,6 +211,52 @@ pub struct StepChange {
     pub size: Option<StepSize>,
 }
 
+impl StepChange {
+    /// What `task step` asks for: `done`, back to `pending`, or neither (in
+    /// progress; a done step stays done), with what it produced, what is in
+    /// its way and its size. Done and pending together, or a blocker with
+    /// either, is a usage error.
+    pub fn progress(
+        done: bool,
+        pending: bool,
+        output: Option<String>,
+        blocker: Option<String>,
+        size: Option<StepSize>,
+    ) -> Result<Self> {
+        let conflict = |what: &str| Error::Usage {
+            what: format!("{what} cannot go together"),
+            fix: "pass one of them".into(),
+        };
+        if done && pending {
+            return Err(conflict("`done` and `pending`"));
+        }
+        if blocker.is_some() && (done || pending) {
+            return Err(conflict("`blocker` and `done` or `pending`"));
+        }
+        let status = match (done, pending) {
+            (true, _) => Some(StepStatus::Done),
+            (_, true) => Some(StepStatus::Pending),
+            _ => None,
+        };
+        Ok(StepChange {
+            status,
+            output,
+            blocker,
+            reason: None,
+            size,
+        })
+    }
+
+    /// What `task block` asks for: the step blocked, and why.
+    pub fn blocked(reason: String) -> Self {
+        StepChange {
+            status: Some(StepStatus::Blocked),
+            reason: Some(reason),
+            ..Default::default()
+        }
+    }
+}
+
 /// What to add to the task with a change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Notes {
@@ -738,6 +784,40 @@ fn parse(path: &Path, text: &str) -> Result<Task> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CLI and the MCP tool ask for a step change through one function:
+    /// done or pending (or neither), never both, and no blocker with either.
+    #[test]
+    fn a_step_change_is_done_pending_or_in_progress_never_two_at_once() {
+        let change = |done, pending, blocker: Option<&str>| {
+            StepChange::progress(done, pending, None, blocker.map(String::from), None)
+        };
+        assert_eq!(
+            change(true, false, None).unwrap().status,
+            Some(StepStatus::Done)
+        );
+        assert_eq!(
+            change(false, true, None).unwrap().status,
+            Some(StepStatus::Pending)
+        );
+        let working = change(false, false, Some("waiting on CI")).unwrap();
+        assert_eq!(
+            (working.status, working.blocker.as_deref()),
+            (None, Some("waiting on CI"))
+        );
+        for (done, pending, blocker) in [
+            (true, true, None),
+            (true, false, Some("x")),
+            (false, true, Some("x")),
+        ] {
+            let e = change(done, pending, blocker).unwrap_err();
+            assert_eq!(e.kind().exit_code, 64, "{e}");
+            assert!(e.to_string().contains("cannot go together"), "{e}");
+        }
+        let blocked = StepChange::blocked("no credentials".into());
+        assert_eq!(blocked.status, Some(StepStatus::Blocked));
+        assert_eq!(blocked.reason.as_deref(), Some("no credentials"));
+    }
 
     #[test]
     fn one_action_serves_every_face_and_a_usage_error_exits_64() {

@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use agent_handover::domain::handoff::{self, LintContext, TemplateKind};
 use agent_handover::domain::inbox::{Inbox, NewMessage};
-use agent_handover::domain::task::{Notes, StepChange, StepStatus, TaskAction};
+use agent_handover::domain::task::{Notes, StepChange, TaskAction};
 use agent_handover::ops::{handover, knowledge, session, task};
 use agent_handover::read::brief::DEFAULT_MAX_TOKENS;
 use agent_handover::read::draft::DraftOptions;
@@ -124,53 +124,29 @@ impl TaskArgs {
                 fix: "pass `step`: its number (1 = first) or its text".into(),
             })
         };
-        let conflict = |what: &str| Error::Usage {
-            what: format!("{what} cannot go together"),
-            fix: "pass one of them".into(),
-        };
         Ok(match self.action {
             TaskActionName::Start => TaskAction::Start {
                 name: name()?,
                 steps: self.steps.clone(),
             },
-            TaskActionName::Step => {
-                if self.done && self.pending {
-                    return Err(conflict("`done` and `pending`"));
-                }
-                if self.blocker.is_some() && (self.done || self.pending) {
-                    return Err(conflict("`blocker` and `done` or `pending`"));
-                }
-                // Neither: working on it (a done step stays done).
-                let status = if self.done {
-                    Some(StepStatus::Done)
-                } else if self.pending {
-                    Some(StepStatus::Pending)
-                } else {
-                    None
-                };
-                TaskAction::Step {
-                    name: name()?,
-                    step: step()?,
-                    change: StepChange {
-                        status,
-                        output: self.output.clone(),
-                        blocker: self.blocker.clone(),
-                        reason: None,
-                        size: None,
-                    },
-                }
-            }
+            TaskActionName::Step => TaskAction::Step {
+                name: name()?,
+                step: step()?,
+                change: StepChange::progress(
+                    self.done,
+                    self.pending,
+                    self.output.clone(),
+                    self.blocker.clone(),
+                    None,
+                )?,
+            },
             TaskActionName::Block => TaskAction::Step {
                 name: name()?,
                 step: step()?,
-                change: StepChange {
-                    status: Some(StepStatus::Blocked),
-                    reason: Some(self.reason.clone().ok_or_else(|| Error::Usage {
-                        what: "`block` needs the `reason`".into(),
-                        fix: "pass `reason`: why the step cannot go on".into(),
-                    })?),
-                    ..Default::default()
-                },
+                change: StepChange::blocked(self.reason.clone().ok_or_else(|| Error::Usage {
+                    what: "`block` needs the `reason`".into(),
+                    fix: "pass `reason`: why the step cannot go on".into(),
+                })?),
             },
             TaskActionName::Done => TaskAction::Done { name: name()? },
             TaskActionName::Show => TaskAction::Show {
