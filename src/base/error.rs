@@ -470,11 +470,12 @@ impl Error {
         }
     }
 
-    /// A config error with a message that says how to fix it.
-    pub fn config(path: Option<&std::path::Path>, detail: impl Into<String>) -> Self {
+    /// A config error with a message that says how to fix it (a text, or
+    /// a module's typed error, shown as it displays).
+    pub fn config(path: Option<&std::path::Path>, detail: impl std::fmt::Display) -> Self {
         Error::Config {
             path: path.map(Into::into),
-            detail: detail.into(),
+            detail: detail.to_string(),
         }
     }
 }
