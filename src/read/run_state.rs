@@ -204,9 +204,11 @@ impl StateKind {
     }
 }
 
-/// The one thing to do about a run's state now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
+/// The one thing to do about a run's state now. In JSON: its `action`
+/// (`nothing`, `wait`, `run`, `run_with_note`, `decide`, `unpause`,
+/// `upgrade`, `repair`) and its fields; [`NextAction::Resume`] is the
+/// action `run` with `command` [`RESUME`].
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NextAction {
     /// Nothing waits.
     Nothing,
@@ -215,7 +217,10 @@ pub enum NextAction {
         /// Who works, and what to watch.
         why: String,
     },
-    /// Run this command.
+    /// Run [`RESUME`]: it finishes the interrupted run (done steps are not
+    /// redone) and the handovers queued behind it.
+    Resume,
+    /// Run this command (any but [`RESUME`]: a 0.5.x run's `run --config`).
     Run {
         /// The command, as typed.
         command: String,
@@ -251,11 +256,56 @@ pub enum NextAction {
     },
 }
 
+impl Serialize for NextAction {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "action", rename_all = "snake_case")]
+        enum Shown<'a> {
+            Nothing,
+            Wait {
+                why: &'a str,
+            },
+            Run {
+                command: &'a str,
+            },
+            RunWithNote {
+                command: &'a str,
+            },
+            Decide {
+                step: &'a str,
+            },
+            Unpause {
+                command: &'a str,
+                then: &'a NextAction,
+            },
+            Upgrade {
+                step: &'a str,
+            },
+            Repair {
+                error: &'a str,
+            },
+        }
+        match self {
+            NextAction::Nothing => Shown::Nothing,
+            NextAction::Wait { why } => Shown::Wait { why },
+            NextAction::Resume => Shown::Run { command: RESUME },
+            NextAction::Run { command } => Shown::Run { command },
+            NextAction::RunWithNote { command } => Shown::RunWithNote { command },
+            NextAction::Decide { step } => Shown::Decide { step },
+            NextAction::Unpause { command, then } => Shown::Unpause { command, then },
+            NextAction::Upgrade { step } => Shown::Upgrade { step },
+            NextAction::Repair { error } => Shown::Repair { error },
+        }
+        .serialize(serializer)
+    }
+}
+
 impl NextAction {
     /// The command that works now, if the action is one (for `Decide`,
     /// `retry`; for `Unpause`, the unpause command).
     pub fn command(&self) -> Option<String> {
         match self {
+            NextAction::Resume => Some(RESUME.into()),
             NextAction::Run { command } | NextAction::Unpause { command, .. } => {
                 Some(command.clone())
             }
@@ -279,7 +329,7 @@ impl NextAction {
 
     /// Whether `agent-handover resume` is the thing to do now.
     pub fn is_resume(&self) -> bool {
-        matches!(self, NextAction::Run { command } if command == RESUME)
+        matches!(self, NextAction::Resume)
     }
 
     /// The advice in one sentence, commands in backticks.
@@ -287,9 +337,7 @@ impl NextAction {
         match self {
             NextAction::Nothing => "nothing to do".into(),
             NextAction::Wait { why } => format!("wait: {why}"),
-            NextAction::Run { command } if command == RESUME => {
-                format!("run `{command}` (done steps are not redone)")
-            }
+            NextAction::Resume => format!("run `{RESUME}` (done steps are not redone)"),
             NextAction::Run { command } => format!("run `{command}`"),
             NextAction::RunWithNote { command } => format!(
                 "run `{command} --note-file FILE` with the session note you handed over (agent-handover 0.5.x kept no copy of it; done steps are not redone)"
@@ -510,18 +558,14 @@ impl RunState {
                     ),
                 }
             }
-            Condition::Interrupted { .. } | Condition::Failed { .. } => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Interrupted { .. } | Condition::Failed { .. } => NextAction::Resume,
             Condition::NeedsDecision { steps, .. } => NextAction::Decide {
                 step: steps.first().cloned().unwrap_or_default(),
             },
             Condition::Newer { step, .. } => NextAction::Upgrade { step: step.clone() },
             // A handover queued behind it supersedes it (its own note, every
             // step): the newer one runs, not the 0.5.x note handed over again.
-            Condition::Legacy { .. } if !self.queued.is_empty() => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Legacy { .. } if !self.queued.is_empty() => NextAction::Resume,
             Condition::Legacy { .. } => {
                 let command = match self.config.as_deref() {
                     Some(config) => format!("agent-handover run --config {}", shell_word(config)),
@@ -538,15 +582,11 @@ impl RunState {
                     "{h} holds the run lock; once it lets go, `{RESUME}` if `agent-handover check` still exits 1"
                 ),
             },
-            Condition::Queued { holder: None } => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Queued { holder: None } => NextAction::Resume,
             Condition::Completed { .. } | Condition::Abandoned { .. } | Condition::None
                 if !self.queued.is_empty() =>
             {
-                NextAction::Run {
-                    command: RESUME.into(),
-                }
+                NextAction::Resume
             }
             Condition::Completed { .. } | Condition::Abandoned { .. } | Condition::None => {
                 NextAction::Nothing
@@ -810,6 +850,35 @@ mod tests {
             true,
         ));
         assert!(safe.next_action().sentence().contains(RESUME));
+    }
+
+    /// `Resume` is typed, and shown as the command it stands for: the
+    /// action `run` with `command` in JSON, the same sentence as before.
+    #[test]
+    fn resume_is_shown_as_the_run_of_its_command() {
+        let resume = NextAction::Resume;
+        assert_eq!(
+            serde_json::to_value(&resume).unwrap(),
+            serde_json::json!({"action": "run", "command": "agent-handover resume"})
+        );
+        assert_eq!(
+            resume.sentence(),
+            "run `agent-handover resume` (done steps are not redone)"
+        );
+        assert_eq!(resume.command().as_deref(), Some(RESUME));
+        let unpause = NextAction::Unpause {
+            command: "agent-handover unpause".into(),
+            then: Box::new(NextAction::Resume),
+        };
+        assert_eq!(
+            serde_json::to_value(&unpause).unwrap()["then"]["command"],
+            RESUME
+        );
+        let legacy = NextAction::Run {
+            command: "agent-handover run".into(),
+        };
+        assert!(resume.is_resume() && !legacy.is_resume());
+        assert_eq!(legacy.sentence(), "run `agent-handover run`");
     }
 
     /// Every step done but the status not written: completed, whoever
