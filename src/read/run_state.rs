@@ -12,15 +12,15 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::base::error::exit_code;
+use crate::base::error::{Error, ErrorKind, exit_code};
 use crate::engine::checkpoint::{RunStatus, StepState};
 use crate::engine::pause::PauseInfo;
 
 /// A run's state, with everything a face says about it. In JSON: its
 /// `word`, `kind`, `condition` (with the condition's fields), `run_id`,
 /// `queued` and `next` (the [`NextAction`]); PAUSE is the snapshot's
-/// `paused`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `paused`. The default is no handover, nothing queued, no PAUSE.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunState {
     /// What the run does or waits for.
     pub condition: Condition,
@@ -68,10 +68,11 @@ impl Serialize for RunState {
 }
 
 /// What a run does or waits for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(tag = "condition", rename_all = "snake_case")]
 pub enum Condition {
     /// No handover was ever recorded.
+    #[default]
     None,
     /// A process executes the run right now.
     Running {
@@ -147,11 +148,29 @@ pub enum Condition {
         /// The steps not done.
         pending: Vec<String>,
     },
-    /// The checkpoint (or the queue) cannot be read.
+    /// The checkpoint (or the queue) cannot be read. In JSON: `error`
+    /// (the whole message), `file`, `error_kind` (the error's own JSON
+    /// `kind`), `what` and `fix`.
     Unreadable {
-        /// Why, with the fix.
+        /// The file that cannot be read, when the error names one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file: Option<std::path::PathBuf>,
+        /// The error's kind (`corrupt`, `future_version`, `io`, ...) and exit code.
+        #[serde(rename = "error_kind", serialize_with = "kind_name")]
+        kind: ErrorKind,
+        /// What is wrong, without the fix.
+        what: String,
+        /// What to do about it, if the error says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fix: Option<String>,
+        /// The whole message: what is wrong, then the fix.
         error: String,
     },
+}
+
+/// An [`ErrorKind`] as its JSON name.
+fn kind_name<S: serde::Serializer>(kind: &ErrorKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(kind.name)
 }
 
 /// The state in one of a few kinds: what styles, alerts and keys go by.
@@ -423,10 +442,18 @@ impl RunState {
         }
     }
 
-    /// The state of a workspace whose checkpoint cannot be read.
-    pub fn unreadable(error: String, pause: Option<PauseInfo>, queued: Vec<String>) -> RunState {
+    /// The state of a workspace whose checkpoint (or queue) cannot be
+    /// read: `error` says which file, what is wrong and the fix.
+    pub fn unreadable(error: &Error, pause: Option<PauseInfo>, queued: Vec<String>) -> RunState {
+        let (what, fix) = error.what_and_fix();
         RunState {
-            condition: Condition::Unreadable { error },
+            condition: Condition::Unreadable {
+                file: error.path().map(Into::into),
+                kind: error.kind(),
+                what,
+                fix,
+                error: error.to_string(),
+            },
             run_id: None,
             pause,
             queued,
@@ -513,7 +540,7 @@ impl RunState {
     /// The one thing to do now (see [`NextAction`]).
     pub fn next_action(&self) -> NextAction {
         let own = match &self.condition {
-            Condition::Unreadable { error } => NextAction::Repair {
+            Condition::Unreadable { error, .. } => NextAction::Repair {
                 error: error.clone(),
             },
             Condition::Running {
@@ -662,7 +689,9 @@ impl RunState {
                 "the last handover (written by agent-handover 0.5.x) was interrupted; pending: {}",
                 pending.join(", ")
             ),
-            Condition::Unreadable { error } => format!("the checkpoint cannot be read: {error}"),
+            Condition::Unreadable { error, .. } => {
+                format!("the checkpoint cannot be read: {error}")
+            }
         };
         if !self.queued.is_empty() && !matches!(self.condition, Condition::Queued { .. }) {
             text += &format!(
@@ -850,6 +879,59 @@ mod tests {
             true,
         ));
         assert!(safe.next_action().sentence().contains(RESUME));
+    }
+
+    /// An unreadable checkpoint keeps the error's file, kind and fix apart
+    /// (and the whole message, as before), and says the same words.
+    #[test]
+    fn unreadable_carries_the_file_the_kind_and_the_fix() {
+        let error = Error::Corrupt {
+            path: "/w/checkpoint.json".into(),
+            detail: "expected value at line 1 column 1".into(),
+            fix: "move it aside".into(),
+        };
+        let state = RunState::unreadable(&error, None, Vec::new());
+        let Condition::Unreadable {
+            file,
+            kind,
+            what,
+            fix,
+            error: text,
+        } = &state.condition
+        else {
+            panic!("{state:?}");
+        };
+        assert_eq!(
+            file.as_deref(),
+            Some(std::path::Path::new("/w/checkpoint.json"))
+        );
+        assert_eq!(
+            (kind.name, kind.exit_code),
+            ("corrupt", exit_code::UNREADABLE)
+        );
+        assert_eq!(
+            what,
+            "/w/checkpoint.json is unreadable: expected value at line 1 column 1"
+        );
+        assert_eq!(fix.as_deref(), Some("move it aside"));
+        assert_eq!(text, &error.to_string());
+        assert_eq!(
+            state.describe(),
+            format!("the checkpoint cannot be read: {error}")
+        );
+        assert_eq!(
+            state.next_action(),
+            NextAction::Repair {
+                error: error.to_string()
+            }
+        );
+        let json = serde_json::to_value(&state).unwrap();
+        assert_eq!(json["condition"], "unreadable");
+        assert_eq!(json["kind"], "unreadable");
+        assert_eq!(json["error"], error.to_string());
+        assert_eq!(json["error_kind"], "corrupt");
+        assert_eq!(json["file"], "/w/checkpoint.json");
+        assert_eq!(json["fix"], "move it aside");
     }
 
     /// `Resume` is typed, and shown as the command it stands for: the
