@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+/// What comes between an error's message and its fix: `"\n  fix: "`.
+pub const FIX_MARK: &str = "\n  fix: ";
+
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -456,6 +459,54 @@ impl Error {
         ErrorKind { name, exit_code }
     }
 
+    /// The file (or folder) the error is about, when it names one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Error::Io { path, .. }
+            | Error::Corrupt { path, .. }
+            | Error::FutureVersion { path, .. }
+            | Error::TooLarge { path, .. }
+            | Error::OutsideRoot { path, .. }
+            | Error::Symlink { path, .. }
+            | Error::LegacyCheckpoint { path, .. }
+            | Error::NewerStepKind { path, .. }
+            | Error::NothingToLint { path, .. }
+            | Error::TaskExists { path, .. } => Some(path),
+            Error::NoteNamesExhausted { dir, .. } | Error::UnknownTask { dir, .. } => Some(dir),
+            Error::Paused { file, .. } => Some(file),
+            Error::Config { path, .. } => path.as_deref(),
+            Error::Queued { source, .. } => source.path(),
+            Error::UnsafeName { .. }
+            | Error::Busy { .. }
+            | Error::StepFailed { .. }
+            | Error::NeedsHuman { .. }
+            | Error::NothingInProgress { .. }
+            | Error::StepAlreadyDone { .. }
+            | Error::SyncFailed { .. }
+            | Error::HandoverInProgress { .. }
+            | Error::BelowMinScore { .. }
+            | Error::UnfilledTemplate { .. }
+            | Error::UnknownVersion { .. }
+            | Error::UnknownStep { .. }
+            | Error::Usage { .. }
+            | Error::EmptyText { .. }
+            | Error::UnknownMessage { .. }
+            | Error::UnknownFact { .. }
+            | Error::SecretFound(_) => None,
+        }
+    }
+
+    /// The error's message in its two parts: what is wrong, and what to do
+    /// about it (the text after [`FIX_MARK`], which every message that knows
+    /// a fix puts last), if it says.
+    pub fn what_and_fix(&self) -> (String, Option<String>) {
+        let text = self.to_string();
+        match text.split_once(FIX_MARK) {
+            Some((what, fix)) => (what.to_string(), Some(fix.to_string())),
+            None => (text, None),
+        }
+    }
+
     /// Wrap an `io::Error` with the operation and path it happened on, and
     /// the fix for the errors a user can fix: a directory where a file
     /// belongs, a full, read-only or forbidden file system.
@@ -470,11 +521,12 @@ impl Error {
         }
     }
 
-    /// A config error with a message that says how to fix it.
-    pub fn config(path: Option<&std::path::Path>, detail: impl Into<String>) -> Self {
+    /// A config error with a message that says how to fix it (a text, or
+    /// a module's typed error, shown as it displays).
+    pub fn config(path: Option<&std::path::Path>, detail: impl std::fmt::Display) -> Self {
         Error::Config {
             path: path.map(Into::into),
-            detail: detail.into(),
+            detail: detail.to_string(),
         }
     }
 }
@@ -563,5 +615,29 @@ mod tests {
         let plain = Error::io("read", &file, std::io::ErrorKind::NotFound.into());
         assert!(!plain.to_string().contains("fix:"));
         assert_eq!(plain.kind().exit_code, exit_code::IO);
+    }
+
+    #[test]
+    fn an_error_says_its_file_and_its_fix_apart() {
+        let corrupt = Error::Corrupt {
+            path: "cp.json".into(),
+            detail: "not JSON".into(),
+            fix: "move it aside".into(),
+        };
+        assert_eq!(corrupt.path(), Some(std::path::Path::new("cp.json")));
+        let (what, fix) = corrupt.what_and_fix();
+        assert_eq!(what, "cp.json is unreadable: not JSON");
+        assert_eq!(fix.as_deref(), Some("move it aside"));
+        assert_eq!(
+            format!("{what}{FIX_MARK}{}", fix.unwrap()),
+            corrupt.to_string()
+        );
+        let plain = Error::io("read", "x", std::io::ErrorKind::NotFound.into());
+        assert_eq!(plain.what_and_fix(), (plain.to_string(), None));
+        assert_eq!(plain.path(), Some(std::path::Path::new("x")));
+        let busy = Error::Busy {
+            holder: "pid 1".into(),
+        };
+        assert_eq!(busy.path(), None);
     }
 }

@@ -148,48 +148,164 @@ impl ProbeOutcome {
     }
 }
 
+/// A `[[metric]]` section that cannot be a probe: which section (and
+/// value), and what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricConfigError {
+    /// The metric's name is unsafe.
+    #[error("[[metric]] {metric:?}: {source}")]
+    Name {
+        /// The name.
+        metric: String,
+        /// Why it is refused.
+        source: Box<crate::Error>,
+    },
+    /// Two metrics have the same name.
+    #[error("[[metric]] {metric:?} appears twice; give each [[metric]] its own name")]
+    Duplicate {
+        /// The name.
+        metric: String,
+    },
+    /// The metric has no program.
+    #[error("[[metric]] {metric:?} has an empty argv; e.g. argv = [\"cargo\", \"test\"]")]
+    EmptyArgv {
+        /// The metric.
+        metric: String,
+    },
+    /// Its timeout is out of range.
+    #[error("[[metric]] {metric:?}: {source}")]
+    Timeout {
+        /// The metric.
+        metric: String,
+        /// The timeout.
+        source: process::TimeoutOutOfRange,
+    },
+    /// It has no `[[metric.value]]`.
+    #[error(
+        "[[metric]] {metric:?} extracts no numbers; add a [[metric.value]] with a name and a pattern, e.g. name = \"passed\", pattern = '(\\d+) passed'"
+    )]
+    NoValues {
+        /// The metric.
+        metric: String,
+    },
+    /// A value's name is unsafe.
+    #[error("[[metric]] {metric:?}, value {value:?}: {source}")]
+    ValueName {
+        /// The metric.
+        metric: String,
+        /// The value's name.
+        value: String,
+        /// Why it is refused.
+        source: Box<crate::Error>,
+    },
+    /// Two values (of any metrics) have the same name.
+    #[error(
+        "[[metric]] {metric:?}, value {value:?}: the name is taken by another value; value names are unique across all metrics"
+    )]
+    DuplicateValue {
+        /// The metric.
+        metric: String,
+        /// The value's name.
+        value: String,
+    },
+    /// A `combine` that is none of the modes.
+    #[error(
+        "[[metric]] {metric:?}, value {value:?}: combine = {combine:?} is not one of first, last, sum, max, min, count"
+    )]
+    Combine {
+        /// The metric.
+        metric: String,
+        /// The value's name.
+        value: String,
+        /// The mode as written.
+        combine: String,
+    },
+    /// A value's pattern is not usable.
+    #[error("[[metric]] {metric:?}, value {value:?}: {source}")]
+    Pattern {
+        /// The metric.
+        metric: String,
+        /// The value's name.
+        value: String,
+        /// What is wrong with the pattern.
+        source: PatternError,
+    },
+}
+
+/// A metric value's pattern that cannot read a number.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatternError {
+    /// It does not compile.
+    #[error("pattern {pattern:?} is not a valid regex: {source}")]
+    Invalid {
+        /// The pattern.
+        pattern: String,
+        /// The regex crate's error.
+        source: regex::Error,
+    },
+    /// It has no group to read the number from (and does not only count).
+    #[error(
+        "pattern {pattern:?} has no capture group for the number; wrap it in parentheses, e.g. '(\\d+) passed' (or use combine = \"count\" to count matching lines)"
+    )]
+    NoGroup {
+        /// The pattern.
+        pattern: String,
+    },
+}
+
 /// Turn the `[[metric]]` sections into probes, checking names and patterns.
 ///
 /// The error names the section and says what to change.
-pub fn probes_from_config(sections: &[MetricSection]) -> Result<Vec<MetricProbe>, String> {
+pub fn probes_from_config(
+    sections: &[MetricSection],
+) -> Result<Vec<MetricProbe>, MetricConfigError> {
     let mut probe_names = HashSet::new();
     let mut value_names = HashSet::new();
     let mut probes = Vec::with_capacity(sections.len());
     for section in sections {
         let name = &section.name;
-        let at = format!("[[metric]] {name:?}");
-        fsx::check_name("metric name", name).map_err(|e| format!("{at}: {e}"))?;
+        let metric = || name.clone();
+        fsx::check_name("metric name", name).map_err(|e| MetricConfigError::Name {
+            metric: metric(),
+            source: Box::new(e),
+        })?;
         if !probe_names.insert(name.as_str()) {
-            return Err(format!(
-                "{at} appears twice; give each [[metric]] its own name"
-            ));
+            return Err(MetricConfigError::Duplicate { metric: metric() });
         }
         if section.argv.first().is_none_or(String::is_empty) {
-            return Err(format!(
-                "{at} has an empty argv; e.g. argv = [\"cargo\", \"test\"]"
-            ));
+            return Err(MetricConfigError::EmptyArgv { metric: metric() });
         }
         if let Some(secs) = section.timeout_secs {
-            super::process::check_timeout(secs).map_err(|e| format!("{at}: {e}"))?;
+            process::check_timeout(secs).map_err(|source| MetricConfigError::Timeout {
+                metric: metric(),
+                source,
+            })?;
         }
         if section.values.is_empty() {
-            return Err(format!(
-                "{at} extracts no numbers; add a [[metric.value]] with a name and a pattern, e.g. name = \"passed\", pattern = '(\\d+) passed'"
-            ));
+            return Err(MetricConfigError::NoValues { metric: metric() });
         }
         let mut values = Vec::with_capacity(section.values.len());
         for v in &section.values {
-            let at = format!("{at}, value {:?}", v.name);
-            fsx::check_name("metric value name", &v.name).map_err(|e| format!("{at}: {e}"))?;
+            let value = || v.name.clone();
+            fsx::check_name("metric value name", &v.name).map_err(|e| {
+                MetricConfigError::ValueName {
+                    metric: metric(),
+                    value: value(),
+                    source: Box::new(e),
+                }
+            })?;
             if !value_names.insert(v.name.as_str()) {
-                return Err(format!(
-                    "{at}: the name is taken by another value; value names are unique across all metrics"
-                ));
+                return Err(MetricConfigError::DuplicateValue {
+                    metric: metric(),
+                    value: value(),
+                });
             }
             let combine = match v.combine.as_deref() {
                 None => Combine::default(),
-                Some(c) => Combine::parse(c).ok_or_else(|| {
-                    format!("{at}: combine = {c:?} is not one of first, last, sum, max, min, count")
+                Some(c) => Combine::parse(c).ok_or_else(|| MetricConfigError::Combine {
+                    metric: metric(),
+                    value: value(),
+                    combine: c.to_string(),
                 })?,
             };
             let pattern = MetricPattern {
@@ -197,7 +313,13 @@ pub fn probes_from_config(sections: &[MetricSection]) -> Result<Vec<MetricProbe>
                 pattern: v.pattern.clone(),
                 combine,
             };
-            pattern.regex().map_err(|e| format!("{at}: {e}"))?;
+            pattern
+                .regex()
+                .map_err(|source| MetricConfigError::Pattern {
+                    metric: metric(),
+                    value: value(),
+                    source,
+                })?;
             values.push(pattern);
         }
         probes.push(MetricProbe {
@@ -241,15 +363,16 @@ impl Combine {
 impl MetricPattern {
     /// The compiled pattern; an error when it does not compile, or when it
     /// has no group to read the number from (unless it only counts).
-    fn regex(&self) -> Result<Regex, String> {
-        let re = Regex::new(&self.pattern)
-            .map_err(|e| format!("pattern {:?} is not a valid regex: {e}", self.pattern))?;
+    fn regex(&self) -> Result<Regex, PatternError> {
+        let re = Regex::new(&self.pattern).map_err(|source| PatternError::Invalid {
+            pattern: self.pattern.clone(),
+            source,
+        })?;
         let has_group = re.captures_len() > 1;
         if self.combine != Combine::Count && !has_group {
-            return Err(format!(
-                "pattern {:?} has no capture group for the number; wrap it in parentheses, e.g. '(\\d+) passed' (or use combine = \"count\" to count matching lines)",
-                self.pattern
-            ));
+            return Err(PatternError::NoGroup {
+                pattern: self.pattern.clone(),
+            });
         }
         Ok(re)
     }
@@ -356,9 +479,10 @@ fn run_probe(
             } else {
                 text.into_owned()
             };
-            (text, c.exit_code(), c.failure().into_iter().collect())
+            let failure = c.failure().map(|e| e.to_string());
+            (text, c.exit_code(), failure.into_iter().collect())
         }
-        Err(e) => (String::new(), None, vec![e.clone()]),
+        Err(e) => (String::new(), None, vec![e.to_string()]),
     };
     let mut missing = Vec::new();
     for pattern in &probe.values {
@@ -398,7 +522,7 @@ mod tests {
     }
 
     fn probes(toml_text: &str) -> Result<Vec<MetricProbe>, String> {
-        probes_from_config(&sections(toml_text))
+        probes_from_config(&sections(toml_text)).map_err(|e| e.to_string())
     }
 
     /// One probe running `script` with `sh -c`, extracting `values`

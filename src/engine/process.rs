@@ -11,7 +11,9 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::base::outcome::StepError;
 use crate::workspace::Workspace;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
@@ -22,14 +24,74 @@ pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 600;
 /// The longest timeout a command or metric may have: a week.
 pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 
+/// A timeout agent-handover does not accept (see [`check_timeout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("timeout_secs = {secs} is out of range: use 1 to {MAX_TIMEOUT_SECS} (a week)")]
+pub struct TimeoutOutOfRange {
+    /// The timeout asked for.
+    pub secs: u64,
+}
+
 /// Whether `secs` is a timeout agent-handover accepts; `Err` says the range.
-pub fn check_timeout(secs: u64) -> Result<(), String> {
+pub fn check_timeout(secs: u64) -> Result<(), TimeoutOutOfRange> {
     if (1..=MAX_TIMEOUT_SECS).contains(&secs) {
         Ok(())
     } else {
-        Err(format!(
-            "timeout_secs = {secs} is out of range: use 1 to {MAX_TIMEOUT_SECS} (a week)"
-        ))
+        Err(TimeoutOutOfRange { secs })
+    }
+}
+
+/// Why a command could not be run, or did not succeed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProcessError {
+    /// No program was given.
+    #[error("empty argv")]
+    EmptyArgv,
+    /// The program could not be started (not found, not executable, no
+    /// such working directory, no pipe).
+    #[error("cannot start {program:?} in {}: {source}", cwd.display())]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The working directory.
+        cwd: PathBuf,
+        /// The OS error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// Waiting for it failed.
+    #[error("waiting for {program:?}: {source}")]
+    Wait {
+        /// The program.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// It outlived its timeout and its process group was killed.
+    #[error("timed out after {secs}s and was killed")]
+    TimedOut {
+        /// The timeout, in seconds.
+        secs: u64,
+    },
+    /// It exited non-zero, or was killed by a signal other than ours.
+    #[error(
+        "{}{}",
+        code.map_or_else(|| "killed by a signal".to_string(), |c| format!("exit status {c}")),
+        if tail.is_empty() { String::new() } else { format!(": {tail}") }
+    )]
+    Exited {
+        /// Its exit code (none when a signal killed it).
+        code: Option<i32>,
+        /// The last [`TAIL_BYTES`] of its stderr (or of its stdout when
+        /// stderr is blank), trimmed.
+        tail: String,
+    },
+}
+
+impl From<ProcessError> for StepError {
+    fn from(e: ProcessError) -> Self {
+        StepError::failed(e.to_string())
     }
 }
 /// Bytes of each stream a `command` step keeps (and an error message quotes).
@@ -103,8 +165,8 @@ pub enum Ended {
     Exited(ExitStatus),
     /// It outlived its timeout and its process group was killed.
     TimedOut(Duration),
-    /// Waiting for it failed.
-    WaitFailed(String),
+    /// Waiting for it failed ([`ProcessError::Wait`]).
+    WaitFailed(ProcessError),
 }
 
 /// A finished command: how it ended and the tail of its output.
@@ -131,30 +193,22 @@ impl Captured {
 
     /// `None` when it exited 0; otherwise why it failed, with the last
     /// 4 KiB of its stderr (or stdout) so the error is actionable.
-    pub fn failure(&self) -> Option<String> {
+    pub fn failure(&self) -> Option<ProcessError> {
         let status = match &self.ended {
             Ended::Exited(s) if s.success() => return None,
             Ended::Exited(s) => s,
-            Ended::TimedOut(t) => {
-                return Some(format!("timed out after {}s and was killed", t.as_secs()));
-            }
+            Ended::TimedOut(t) => return Some(ProcessError::TimedOut { secs: t.as_secs() }),
             Ended::WaitFailed(e) => return Some(e.clone()),
         };
-        let code = status.code().map_or_else(
-            || "killed by a signal".to_string(),
-            |c| format!("exit status {c}"),
-        );
         let stream = if self.stderr.iter().all(u8::is_ascii_whitespace) {
             &self.stdout
         } else {
             &self.stderr
         };
         let tail = String::from_utf8_lossy(&stream[stream.len().saturating_sub(TAIL_BYTES)..]);
-        let detail = tail.trim();
-        Some(if detail.is_empty() {
-            code
-        } else {
-            format!("{code}: {detail}")
+        Some(ProcessError::Exited {
+            code: status.code(),
+            tail: tail.trim().to_string(),
         })
     }
 }
@@ -168,7 +222,7 @@ pub fn capture(
     env: &[(&str, &str)],
     streams: Streams,
     max_bytes: usize,
-) -> Result<Captured, String> {
+) -> Result<Captured, ProcessError> {
     let watch = Watch {
         on_spawn: &|_| {},
         live: None,
@@ -196,16 +250,19 @@ fn capture_group(
     streams: Streams,
     max_bytes: usize,
     watch: &Watch<'_>,
-) -> Result<Captured, String> {
+) -> Result<Captured, ProcessError> {
     let on_spawn = watch.on_spawn;
-    let (program, args) = argv.split_first().ok_or("empty argv")?;
+    let (program, args) = argv.split_first().ok_or(ProcessError::EmptyArgv)?;
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .envs(env.iter().copied());
-    let cannot_start =
-        |e: std::io::Error| format!("cannot start {program:?} in {}: {e}", cwd.display());
+    let cannot_start = |e: std::io::Error| ProcessError::Spawn {
+        program: program.clone(),
+        cwd: cwd.to_path_buf(),
+        source: Arc::new(e),
+    };
     // With a merged pipe, `cmd` holds the write ends until it is dropped.
     let merged = match streams {
         Streams::Separate => {
@@ -246,8 +303,12 @@ fn capture_group(
         None => tail_reader(child.stdout.take(), max_bytes, live(|l| &l.stdout)),
     };
     let stderr = tail_reader(child.stderr.take(), max_bytes, live(|l| &l.stderr));
-    let ended = wait_with_timeout(&mut child, pgid, timeout)
-        .unwrap_or_else(|e| Ended::WaitFailed(format!("waiting for {program:?}: {e}")));
+    let ended = wait_with_timeout(&mut child, pgid, timeout).unwrap_or_else(|e| {
+        Ended::WaitFailed(ProcessError::Wait {
+            program: program.clone(),
+            source: Arc::new(e),
+        })
+    });
     let (stdout, cut_out) = join_tail(stdout);
     let (stderr, cut_err) = join_tail(stderr);
     Ok(Captured {
@@ -268,7 +329,7 @@ pub fn run(
     timeout: Duration,
     env: &[(&str, &str)],
     watch: &Watch<'_>,
-) -> Result<String, String> {
+) -> Result<String, ProcessError> {
     let captured = capture_group(
         argv,
         cwd,
@@ -516,7 +577,8 @@ mod tests {
             &QUIET,
         )
         .unwrap_err();
-        assert_eq!(err, "exit status 3: real error");
+        assert_eq!(err.to_string(), "exit status 3: real error");
+        assert!(matches!(err, ProcessError::Exited { code: Some(3), .. }));
         let err = run(
             &sh("sleep 5"),
             &cwd,
@@ -525,9 +587,11 @@ mod tests {
             &QUIET,
         )
         .unwrap_err();
-        assert!(err.contains("timed out"), "{err}");
+        assert!(matches!(err, ProcessError::TimedOut { secs: 0 }), "{err}");
+        assert!(err.to_string().contains("timed out"), "{err}");
         let err = run(&["/no/such/program".into()], &cwd, t, &[], &QUIET).unwrap_err();
-        assert!(err.contains("cannot start"), "{err}");
+        assert!(matches!(err, ProcessError::Spawn { .. }), "{err}");
+        assert!(err.to_string().contains("cannot start"), "{err}");
     }
 
     #[test]
@@ -540,7 +604,8 @@ mod tests {
             &[("STEP", "tests")],
             &QUIET,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.len() < TAIL_BYTES + 64 && err.ends_with("tests"),
             "{}",
@@ -616,7 +681,10 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&c.stdout), "one\ntwo\nthree\n");
         assert!(c.stderr.is_empty() && !c.truncated);
         assert_eq!(c.exit_code(), Some(4));
-        assert_eq!(c.failure().unwrap(), "exit status 4: one\ntwo\nthree");
+        assert_eq!(
+            c.failure().unwrap().to_string(),
+            "exit status 4: one\ntwo\nthree"
+        );
 
         let c = capture(&sh("seq 1 100000"), &cwd, t, &[], Streams::Merged, 1000).unwrap();
         assert!(c.truncated && c.stdout.len() == 1000 && c.failure().is_none());

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::probe::MetricsSample;
+use super::process::TimeoutOutOfRange;
 use crate::base::error::Result;
 pub use crate::base::outcome::{AfterCrash, StepError};
 use crate::workspace::Workspace;
@@ -120,6 +121,22 @@ pub struct WrittenDir {
     pub dir: PathBuf,
 }
 
+/// A staged setting out of range (see [`Step::check_limits`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    /// The step's own timeout.
+    #[error(transparent)]
+    Timeout(#[from] TimeoutOutOfRange),
+    /// The timeout of one of its metric probes.
+    #[error("metric {metric:?}: {source}")]
+    MetricTimeout {
+        /// The probe's name.
+        metric: String,
+        /// Its timeout.
+        source: TimeoutOutOfRange,
+    },
+}
+
 /// One kind of step. Implement it in a module of `engine/steps/` and list
 /// the type in that folder's registry (see ARCHITECTURE.md).
 pub trait Step {
@@ -140,7 +157,7 @@ pub trait Step {
     /// Whether its staged settings are in range (a timeout a clock can
     /// hold, ...): checked when a run is planned and again before a staged
     /// one is executed. `Err` says which setting and its range.
-    fn check_limits(&self) -> std::result::Result<(), String> {
+    fn check_limits(&self) -> std::result::Result<(), LimitError> {
         Ok(())
     }
 

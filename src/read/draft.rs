@@ -153,7 +153,7 @@ fn measure(ws: &Workspace) -> (Option<MetricsSample>, Option<String>) {
     let probes = match probes_from_config(&ws.config.metrics) {
         Ok(probes) if probes.is_empty() => return (None, None),
         Ok(probes) => probes,
-        Err(e) => return (None, Some(e)),
+        Err(e) => return (None, Some(e.to_string())),
     };
     match run_probes(&probes, &ws.root, &[]) {
         Ok(sample) => (Some(sample), None),

@@ -12,7 +12,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::base::error::exit_code;
+use crate::base::error::{Error, ErrorKind, exit_code};
 use crate::base::outcome::decide_fix;
 use crate::engine::checkpoint::{RunStatus, StepState};
 use crate::engine::pause::PauseInfo;
@@ -20,8 +20,8 @@ use crate::engine::pause::PauseInfo;
 /// A run's state, with everything a face says about it. In JSON: its
 /// `word`, `kind`, `condition` (with the condition's fields), `run_id`,
 /// `queued` and `next` (the [`NextAction`]); PAUSE is the snapshot's
-/// `paused`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `paused`. The default is no handover, nothing queued, no PAUSE.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunState {
     /// What the run does or waits for.
     pub condition: Condition,
@@ -69,10 +69,11 @@ impl Serialize for RunState {
 }
 
 /// What a run does or waits for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(tag = "condition", rename_all = "snake_case")]
 pub enum Condition {
     /// No handover was ever recorded.
+    #[default]
     None,
     /// A process executes the run right now.
     Running {
@@ -148,11 +149,29 @@ pub enum Condition {
         /// The steps not done.
         pending: Vec<String>,
     },
-    /// The checkpoint (or the queue) cannot be read.
+    /// The checkpoint (or the queue) cannot be read. In JSON: `error`
+    /// (the whole message), `file`, `error_kind` (the error's own JSON
+    /// `kind`), `what` and `fix`.
     Unreadable {
-        /// Why, with the fix.
+        /// The file that cannot be read, when the error names one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file: Option<std::path::PathBuf>,
+        /// The error's kind (`corrupt`, `future_version`, `io`, ...) and exit code.
+        #[serde(rename = "error_kind", serialize_with = "kind_name")]
+        kind: ErrorKind,
+        /// What is wrong, without the fix.
+        what: String,
+        /// What to do about it, if the error says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fix: Option<String>,
+        /// The whole message: what is wrong, then the fix.
         error: String,
     },
+}
+
+/// An [`ErrorKind`] as its JSON name.
+fn kind_name<S: serde::Serializer>(kind: &ErrorKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(kind.name)
 }
 
 /// The state in one of a few kinds: what styles, alerts and keys go by.
@@ -205,9 +224,11 @@ impl StateKind {
     }
 }
 
-/// The one thing to do about a run's state now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
+/// The one thing to do about a run's state now. In JSON: its `action`
+/// (`nothing`, `wait`, `run`, `run_with_note`, `decide`, `unpause`,
+/// `upgrade`, `repair`) and its fields; [`NextAction::Resume`] is the
+/// action `run` with `command` [`RESUME`].
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NextAction {
     /// Nothing waits.
     Nothing,
@@ -216,7 +237,10 @@ pub enum NextAction {
         /// Who works, and what to watch.
         why: String,
     },
-    /// Run this command.
+    /// Run [`RESUME`]: it finishes the interrupted run (done steps are not
+    /// redone) and the handovers queued behind it.
+    Resume,
+    /// Run this command (any but [`RESUME`]: a 0.5.x run's `run --config`).
     Run {
         /// The command, as typed.
         command: String,
@@ -252,11 +276,56 @@ pub enum NextAction {
     },
 }
 
+impl Serialize for NextAction {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "action", rename_all = "snake_case")]
+        enum Shown<'a> {
+            Nothing,
+            Wait {
+                why: &'a str,
+            },
+            Run {
+                command: &'a str,
+            },
+            RunWithNote {
+                command: &'a str,
+            },
+            Decide {
+                step: &'a str,
+            },
+            Unpause {
+                command: &'a str,
+                then: &'a NextAction,
+            },
+            Upgrade {
+                step: &'a str,
+            },
+            Repair {
+                error: &'a str,
+            },
+        }
+        match self {
+            NextAction::Nothing => Shown::Nothing,
+            NextAction::Wait { why } => Shown::Wait { why },
+            NextAction::Resume => Shown::Run { command: RESUME },
+            NextAction::Run { command } => Shown::Run { command },
+            NextAction::RunWithNote { command } => Shown::RunWithNote { command },
+            NextAction::Decide { step } => Shown::Decide { step },
+            NextAction::Unpause { command, then } => Shown::Unpause { command, then },
+            NextAction::Upgrade { step } => Shown::Upgrade { step },
+            NextAction::Repair { error } => Shown::Repair { error },
+        }
+        .serialize(serializer)
+    }
+}
+
 impl NextAction {
     /// The command that works now, if the action is one (for `Decide`,
     /// `retry`; for `Unpause`, the unpause command).
     pub fn command(&self) -> Option<String> {
         match self {
+            NextAction::Resume => Some(RESUME.into()),
             NextAction::Run { command } | NextAction::Unpause { command, .. } => {
                 Some(command.clone())
             }
@@ -280,7 +349,7 @@ impl NextAction {
 
     /// Whether `agent-handover resume` is the thing to do now.
     pub fn is_resume(&self) -> bool {
-        matches!(self, NextAction::Run { command } if command == RESUME)
+        matches!(self, NextAction::Resume)
     }
 
     /// The advice in one sentence, commands in backticks.
@@ -288,9 +357,7 @@ impl NextAction {
         match self {
             NextAction::Nothing => "nothing to do".into(),
             NextAction::Wait { why } => format!("wait: {why}"),
-            NextAction::Run { command } if command == RESUME => {
-                format!("run `{command}` (done steps are not redone)")
-            }
+            NextAction::Resume => format!("run `{RESUME}` (done steps are not redone)"),
             NextAction::Run { command } => format!("run `{command}`"),
             NextAction::RunWithNote { command } => format!(
                 "run `{command} --note-file FILE` with the session note you handed over (agent-handover 0.5.x kept no copy of it; done steps are not redone)"
@@ -376,10 +443,18 @@ impl RunState {
         }
     }
 
-    /// The state of a workspace whose checkpoint cannot be read.
-    pub fn unreadable(error: String, pause: Option<PauseInfo>, queued: Vec<String>) -> RunState {
+    /// The state of a workspace whose checkpoint (or queue) cannot be
+    /// read: `error` says which file, what is wrong and the fix.
+    pub fn unreadable(error: &Error, pause: Option<PauseInfo>, queued: Vec<String>) -> RunState {
+        let (what, fix) = error.what_and_fix();
         RunState {
-            condition: Condition::Unreadable { error },
+            condition: Condition::Unreadable {
+                file: error.path().map(Into::into),
+                kind: error.kind(),
+                what,
+                fix,
+                error: error.to_string(),
+            },
             run_id: None,
             pause,
             queued,
@@ -466,7 +541,7 @@ impl RunState {
     /// The one thing to do now (see [`NextAction`]).
     pub fn next_action(&self) -> NextAction {
         let own = match &self.condition {
-            Condition::Unreadable { error } => NextAction::Repair {
+            Condition::Unreadable { error, .. } => NextAction::Repair {
                 error: error.clone(),
             },
             Condition::Running {
@@ -511,18 +586,14 @@ impl RunState {
                     ),
                 }
             }
-            Condition::Interrupted { .. } | Condition::Failed { .. } => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Interrupted { .. } | Condition::Failed { .. } => NextAction::Resume,
             Condition::NeedsDecision { steps, .. } => NextAction::Decide {
                 step: steps.first().cloned().unwrap_or_default(),
             },
             Condition::Newer { step, .. } => NextAction::Upgrade { step: step.clone() },
             // A handover queued behind it supersedes it (its own note, every
             // step): the newer one runs, not the 0.5.x note handed over again.
-            Condition::Legacy { .. } if !self.queued.is_empty() => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Legacy { .. } if !self.queued.is_empty() => NextAction::Resume,
             Condition::Legacy { .. } => {
                 let command = match self.config.as_deref() {
                     Some(config) => format!("agent-handover run --config {}", shell_word(config)),
@@ -539,15 +610,11 @@ impl RunState {
                     "{h} holds the run lock; once it lets go, `{RESUME}` if `agent-handover check` still exits 1"
                 ),
             },
-            Condition::Queued { holder: None } => NextAction::Run {
-                command: RESUME.into(),
-            },
+            Condition::Queued { holder: None } => NextAction::Resume,
             Condition::Completed { .. } | Condition::Abandoned { .. } | Condition::None
                 if !self.queued.is_empty() =>
             {
-                NextAction::Run {
-                    command: RESUME.into(),
-                }
+                NextAction::Resume
             }
             Condition::Completed { .. } | Condition::Abandoned { .. } | Condition::None => {
                 NextAction::Nothing
@@ -623,7 +690,9 @@ impl RunState {
                 "the last handover (written by agent-handover 0.5.x) was interrupted; pending: {}",
                 pending.join(", ")
             ),
-            Condition::Unreadable { error } => format!("the checkpoint cannot be read: {error}"),
+            Condition::Unreadable { error, .. } => {
+                format!("the checkpoint cannot be read: {error}")
+            }
         };
         if !self.queued.is_empty() && !matches!(self.condition, Condition::Queued { .. }) {
             text += &format!(
@@ -811,6 +880,88 @@ mod tests {
             true,
         ));
         assert!(safe.next_action().sentence().contains(RESUME));
+    }
+
+    /// An unreadable checkpoint keeps the error's file, kind and fix apart
+    /// (and the whole message, as before), and says the same words.
+    #[test]
+    fn unreadable_carries_the_file_the_kind_and_the_fix() {
+        let error = Error::Corrupt {
+            path: "/w/checkpoint.json".into(),
+            detail: "expected value at line 1 column 1".into(),
+            fix: "move it aside".into(),
+        };
+        let state = RunState::unreadable(&error, None, Vec::new());
+        let Condition::Unreadable {
+            file,
+            kind,
+            what,
+            fix,
+            error: text,
+        } = &state.condition
+        else {
+            panic!("{state:?}");
+        };
+        assert_eq!(
+            file.as_deref(),
+            Some(std::path::Path::new("/w/checkpoint.json"))
+        );
+        assert_eq!(
+            (kind.name, kind.exit_code),
+            ("corrupt", exit_code::UNREADABLE)
+        );
+        assert_eq!(
+            what,
+            "/w/checkpoint.json is unreadable: expected value at line 1 column 1"
+        );
+        assert_eq!(fix.as_deref(), Some("move it aside"));
+        assert_eq!(text, &error.to_string());
+        assert_eq!(
+            state.describe(),
+            format!("the checkpoint cannot be read: {error}")
+        );
+        assert_eq!(
+            state.next_action(),
+            NextAction::Repair {
+                error: error.to_string()
+            }
+        );
+        let json = serde_json::to_value(&state).unwrap();
+        assert_eq!(json["condition"], "unreadable");
+        assert_eq!(json["kind"], "unreadable");
+        assert_eq!(json["error"], error.to_string());
+        assert_eq!(json["error_kind"], "corrupt");
+        assert_eq!(json["file"], "/w/checkpoint.json");
+        assert_eq!(json["fix"], "move it aside");
+    }
+
+    /// `Resume` is typed, and shown as the command it stands for: the
+    /// action `run` with `command` in JSON, the same sentence as before.
+    #[test]
+    fn resume_is_shown_as_the_run_of_its_command() {
+        let resume = NextAction::Resume;
+        assert_eq!(
+            serde_json::to_value(&resume).unwrap(),
+            serde_json::json!({"action": "run", "command": "agent-handover resume"})
+        );
+        assert_eq!(
+            resume.sentence(),
+            "run `agent-handover resume` (done steps are not redone)"
+        );
+        assert_eq!(resume.command().as_deref(), Some(RESUME));
+        let unpause = NextAction::Unpause {
+            command: "agent-handover unpause".into(),
+            then: Box::new(NextAction::Resume),
+        };
+        assert_eq!(
+            serde_json::to_value(&unpause).unwrap()["then"]["command"],
+            RESUME
+        );
+        let legacy = NextAction::Run {
+            command: "agent-handover run".into(),
+        };
+        assert!(resume.is_resume() && !legacy.is_resume());
+        assert_eq!(legacy.sentence(), "run `agent-handover run`");
     }
 
     /// Every step done but the status not written: completed, whoever

@@ -255,7 +255,7 @@ pub fn run_state(ws: &Workspace) -> RunState {
             let holder = RunLock::holder(&ws.lock_file());
             decide(ws, &cp, lock_was_free, &holder, paused, queued)
         }
-        Err(e) => RunState::unreadable(e.to_string(), paused, queued),
+        Err(e) => RunState::unreadable(&e, paused, queued),
     }
 }
 
@@ -299,7 +299,7 @@ fn decide(
     if !queued.is_empty()
         && let Err(e) = RunQueue::of(ws).list()
     {
-        return RunState::unreadable(e.to_string(), pause, queued);
+        return RunState::unreadable(&e, pause, queued);
     }
     let steps: Vec<StepFacts<'_>> = cp
         .step_records

@@ -99,7 +99,7 @@ pub fn interrupted_run() -> RunSnapshot {
     note.output = Some("/home/dev/src/parser/memory/layer1/2026-11/codex-2026-11-21.md".into());
     RunSnapshot {
         checkpoint: PathBuf::from(".agent-handover/checkpoint.json"),
-        state: RunState::unreadable(String::new(), None, Vec::new()),
+        state: RunState::default(),
         resume_code: 1,
         status: RunStatus::InProgress,
         run_id: Some("20261121-115700-4f2a".into()),

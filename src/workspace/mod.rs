@@ -405,11 +405,6 @@ impl Workspace {
         self.root.join("CLAUDE.md")
     }
 
-    /// `.claude/settings.json`, Claude Code's project settings (its hooks).
-    pub fn claude_settings(&self) -> PathBuf {
-        self.root.join(".claude").join("settings.json")
-    }
-
     /// Where Cline's bootstrap goes: `.clinerules/00-agent-handover.md`, or
     /// `.clinerules` itself when that is a single file (Cline reads that form too).
     pub fn cline_rules_file(&self) -> PathBuf {
@@ -791,10 +786,6 @@ mod tests {
         let ws = Workspace::resolve(opts(dir.path())).unwrap();
         assert_eq!(ws.agents_md(), dir.path().join("AGENTS.md"));
         assert_eq!(ws.claude_md(), dir.path().join("CLAUDE.md"));
-        assert_eq!(
-            ws.claude_settings(),
-            dir.path().join(".claude/settings.json")
-        );
         let in_folder = dir.path().join(".clinerules/00-agent-handover.md");
         assert_eq!(ws.cline_rules_file(), in_folder);
         std::fs::write(dir.path().join(".clinerules"), "my rules").unwrap();

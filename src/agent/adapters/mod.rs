@@ -1029,6 +1029,16 @@ pub fn installed(ws: &Workspace) -> Result<BTreeMap<String, Vec<String>>> {
 mod tests {
     use super::*;
 
+    /// Claude Code's project hooks go where it reads them; the table is the
+    /// one place that says so.
+    #[test]
+    fn claude_hooks_live_in_its_project_settings() {
+        let Some(HookSetup::NestedJson { path, .. }) = &find("claude").unwrap().hooks else {
+            panic!("claude's hooks are nested JSON");
+        };
+        assert_eq!(*path, ".claude/settings.json");
+    }
+
     #[test]
     fn bootstraps_name_their_agent_and_the_handover_commands() {
         for adapter in ADAPTERS {

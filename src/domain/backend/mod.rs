@@ -20,6 +20,14 @@ use crate::workspace::config::BackendSection;
 use git::{GitSpec, MemoryLocations};
 use git_error::GitError;
 
+/// A `[backend]` section that names no backend this version has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend type: {kind:?} (expected \"git\" or \"null\")")]
+pub struct UnknownBackend {
+    /// The `type` as written.
+    pub kind: String,
+}
+
 /// A backend, as staged in a run's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -46,7 +54,7 @@ impl BackendSpec {
         memory: MemoryLocations,
         root: &Path,
         no_push: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, UnknownBackend> {
         let memory_root = memory.memory_dir.as_path();
         let repo_dir = fsx::absolutize(root, Path::new(section.repo_dir.as_deref().unwrap_or(".")));
         let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
@@ -97,9 +105,9 @@ impl BackendSpec {
                     no_remote,
                 }))
             }
-            other => Err(format!(
-                "unknown backend type: {other:?} (expected \"git\" or \"null\")"
-            )),
+            other => Err(UnknownBackend {
+                kind: other.to_string(),
+            }),
         }
     }
 
@@ -266,7 +274,12 @@ mod tests {
     fn unknown_backend_type_is_an_error() {
         let err = BackendSpec::from_config(&section(Some("s3")), mem("."), Path::new("."), false)
             .unwrap_err();
-        assert!(err.contains("unknown backend type: \"s3\""), "{err}");
+        assert_eq!(err.kind, "s3");
+        assert!(
+            err.to_string()
+                .contains("unknown backend type: \"s3\" (expected \"git\" or \"null\")"),
+            "{err}"
+        );
     }
 
     /// Issue 25: with no handover.toml, a fresh `git init` on `master`, or a

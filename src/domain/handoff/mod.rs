@@ -54,14 +54,6 @@ use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
 use crate::workspace::Workspace;
 
 impl LintReport {
-    /// The score with a `?` when it rests on few signals.
-    pub fn score_label(&self) -> String {
-        match self.low_confidence {
-            Some(_) => format!("{}?", self.score),
-            None => self.score.to_string(),
-        }
-    }
-
     /// What `lint --explain` adds: for each rule that fired, its strength,
     /// its weight and where the weight comes from.
     pub fn explain(&self) -> Vec<RuleWeight> {

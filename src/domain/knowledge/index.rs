@@ -48,27 +48,35 @@ const MIN_CAP: IndexCap = IndexCap {
     max_bytes: 2 * 1024,
 };
 
+/// A `[knowledge]` cap below [`MIN_CAP`]: too small to index anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "[knowledge] max_index_lines = {} / max_index_bytes = {} is too small to index anything\n  fix: use at least {} lines and {} bytes (defaults: {} and {})",
+    asked.max_lines,
+    asked.max_bytes,
+    MIN_CAP.max_lines,
+    MIN_CAP.max_bytes,
+    IndexCap::default().max_lines,
+    IndexCap::default().max_bytes
+)]
+pub struct CapTooSmall {
+    /// The cap the section asks for.
+    pub asked: IndexCap,
+}
+
 impl IndexCap {
     /// The cap `[knowledge]` sets (defaults for what it leaves out);
     /// `Err` says which key is below the minimum.
     pub fn from_config(
         section: &crate::workspace::config::KnowledgeSection,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, CapTooSmall> {
         let default = IndexCap::default();
         let cap = IndexCap {
             max_lines: section.max_index_lines.unwrap_or(default.max_lines),
             max_bytes: section.max_index_bytes.unwrap_or(default.max_bytes),
         };
         if cap.max_lines < MIN_CAP.max_lines || cap.max_bytes < MIN_CAP.max_bytes {
-            return Err(format!(
-                "[knowledge] max_index_lines = {} / max_index_bytes = {} is too small to index anything\n  fix: use at least {} lines and {} bytes (defaults: {} and {})",
-                cap.max_lines,
-                cap.max_bytes,
-                MIN_CAP.max_lines,
-                MIN_CAP.max_bytes,
-                default.max_lines,
-                default.max_bytes
-            ));
+            return Err(CapTooSmall { asked: cap });
         }
         Ok(cap)
     }

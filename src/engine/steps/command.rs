@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::super::process;
-use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
+use super::super::step::{AfterCrash, LimitError, Step, StepContext, StepError, WrittenDir};
 
 /// Run a program with arguments in its own process group, killed after a timeout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,8 +30,8 @@ impl Step for CommandStep {
         Vec::new() // what the program writes is its own business
     }
 
-    fn check_limits(&self) -> Result<(), String> {
-        process::check_timeout(self.timeout_secs)
+    fn check_limits(&self) -> Result<(), LimitError> {
+        Ok(process::check_timeout(self.timeout_secs)?)
     }
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::probe::{self, MetricProbe};
 use super::super::process;
-use super::super::step::{AfterCrash, Step, StepContext, StepError, WrittenDir};
+use super::super::step::{AfterCrash, LimitError, Step, StepContext, StepError, WrittenDir};
 
 /// Run the metric probes; only a `required` probe's failure fails the step,
 /// and the numbers are kept either way.
@@ -27,9 +27,12 @@ impl Step for MetricsStep {
         Vec::new()
     }
 
-    fn check_limits(&self) -> Result<(), String> {
+    fn check_limits(&self) -> Result<(), LimitError> {
         self.probes.iter().try_for_each(|p| {
-            process::check_timeout(p.timeout_secs).map_err(|e| format!("metric {:?}: {e}", p.name))
+            process::check_timeout(p.timeout_secs).map_err(|source| LimitError::MetricTimeout {
+                metric: p.name.clone(),
+                source,
+            })
         })
     }
 

@@ -187,22 +187,22 @@ fn next_steps(r: &Recovery) -> Vec<String> {
             r.needs_human.join(", ")
         )),
         NextAction::Upgrade { .. } => steps.push(format!("{}.", capitalized(&action.sentence()))),
-        NextAction::Run { command } if !action.is_resume() => steps.push(format!(
+        NextAction::Run { command } => steps.push(format!(
             "Finish the interrupted handover (written by agent-handover 0.5.x): `{command}`."
         )),
         NextAction::RunWithNote { .. } => steps.push(format!(
             "Finish the interrupted handover (written by agent-handover 0.5.x): {}.",
             action.sentence()
         )),
-        NextAction::Run { .. } if matches!(r.run.condition, Condition::Queued { .. }) => {
+        NextAction::Resume if matches!(r.run.condition, Condition::Queued { .. }) => {
             steps.push(format!(
                 "Run the {queued} handover(s) queued: `agent-handover resume` (their notes are staged; do not write them again)."
             ))
         }
-        NextAction::Run { .. } if queued > 0 => steps.push(format!(
+        NextAction::Resume if queued > 0 => steps.push(format!(
             "Finish the interrupted handover first: `agent-handover resume` (done steps are not redone; it then runs the {queued} handover(s) queued behind it, whose notes are staged: do not write them again)."
         )),
-        NextAction::Run { .. } => steps.push(
+        NextAction::Resume => steps.push(
             "Finish the interrupted handover first: `agent-handover resume` (done steps are not redone)."
                 .to_string(),
         ),

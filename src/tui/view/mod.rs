@@ -79,7 +79,9 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 format!(" RESUME NEEDED: {step} needs a newer version "),
                 t.alert,
             )),
-            NextAction::Run { .. } | NextAction::RunWithNote { .. } if !snap.pending.is_empty() => {
+            NextAction::Resume | NextAction::Run { .. } | NextAction::RunWithNote { .. }
+                if !snap.pending.is_empty() =>
+            {
                 badges.push(Span::styled(
                     format!(" RESUME NEEDED: {} pending ", snap.pending.len()),
                     t.alert,

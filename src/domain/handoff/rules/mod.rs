@@ -140,322 +140,297 @@ impl Rule {
     }
 }
 
-const fn rule(
-    id: &'static str,
-    severity: Severity,
-    weight: u8,
-    cap: u8,
-    summary: &'static str,
-) -> Rule {
-    Rule {
-        id,
-        severity,
-        weight,
-        cap,
-        summary,
-    }
+/// The rules: a constant for each, and [`RULES`] listing them in the
+/// order written. One entry per rule, so a rule's id, severity, weight and
+/// cap are written once; the module docs' table is held to them by a test.
+macro_rules! rules {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident = ($id:literal, $severity:ident, $weight:literal, $cap:literal, $summary:literal $(,)?);
+    )*) => {
+        $(
+            $(#[$doc])*
+            pub const $name: Rule = Rule {
+                id: $id,
+                severity: Severity::$severity,
+                weight: $weight,
+                cap: $cap,
+                summary: $summary,
+            };
+        )*
+
+        /// Every rule.
+        pub const RULES: &[Rule] = &[$($name),*];
+    };
 }
 
-use Severity::{Error, Info, Warning};
-
-/// A required section (goal, done) is absent: 8 points for what is done,
-/// 4 for the goal.
-pub const SECTION_MISSING: Rule = rule(
-    "section-missing",
-    Error,
-    8,
-    12,
-    "the goal and done sections are present",
-);
-/// Nothing says what the next session should do: no next-step section, no
-/// heading that announces one, no line that names it.
-pub const NEXT_STEP_MISSING: Rule = rule(
-    "next-step-missing",
-    Error,
-    20,
-    20,
-    "a next step is written down",
-);
-/// No negative knowledge: neither a section nor "tried X -> failed because
-/// Y", a trap, a caveat or a known issue.
-pub const FAILED_APPROACHES_MISSING: Rule = rule(
-    "failed-approaches-missing",
-    Error,
-    15,
-    15,
-    "what failed and what to watch out for is written down (a section, \"tried X -> failed because Y\", the traps and known issues), \"none\" if nothing did",
-);
-/// A known section with nothing under it.
-pub const SECTION_EMPTY: Rule = rule(
-    "section-empty",
-    Error,
-    10,
-    20,
-    "no section is empty (\"none\" is an answer)",
-);
-/// A recommended section (not working, decisions, waiting on, can wait, status, commands) is absent.
-pub const SECTION_RECOMMENDED: Rule = rule(
-    "section-recommended",
-    Info,
-    1,
-    4,
-    "the recommended sections are present",
-);
-/// More than one next step and no order (2 points per step beyond the
-/// first), or an ordered queue too long for a session (beyond the fifth).
-pub const NEXT_STEP_NOT_SINGLE: Rule = rule(
-    "next-step-not-single",
-    Warning,
-    2,
-    20,
-    "there is ONE next step (or an ordered list whose first step is it)",
-);
-/// A next step that names nothing to start from.
-pub const NEXT_STEP_VAGUE: Rule = rule(
-    "next-step-vague",
-    Warning,
-    12,
-    12,
-    "the next step is concrete (a file, command, function or error)",
-);
-/// Over the token budget: 5 points per quarter of the budget over it.
-pub const OVER_BUDGET: Rule = rule(
-    "over-budget",
-    Warning,
-    5,
-    25,
-    "the handoff fits the token budget (default 1,500)",
-);
-/// Under the minimum size, scaled by how far under.
-pub const TOO_SHORT: Rule = rule(
-    "too-short",
-    Warning,
-    30,
-    30,
-    "the handoff has enough substance (default 100 tokens)",
-);
-/// TODO, TBD, FIXME, `<fill in>`, `[describe ...]`, ...
-pub const PLACEHOLDER: Rule = rule(
-    "placeholder",
-    Warning,
-    5,
-    15,
-    "no placeholders are left (TODO, TBD, FIXME, ???, <fill in>, [describe ...])",
-);
-/// Mostly placeholders: a template nobody filled in.
-pub const UNFILLED_TEMPLATE: Rule = rule(
-    "unfilled-template",
-    Error,
-    75,
-    75,
-    "the handoff is written, not a template left unfilled",
-);
-/// An API key, token, password or private key: the score is 0.
-pub const SECRET: Rule = rule(
-    "secret",
-    Error,
-    40,
-    80,
-    "no API keys, tokens, passwords or private keys",
-);
-/// A referenced file that does not exist in the project.
-pub const STALE_PATH: Rule = rule(
-    "stale-path",
-    Warning,
-    8,
-    24,
-    "every referenced project file exists",
-);
-/// A pasted log, test run, tool-call log or transcript.
-pub const RAW_DUMP: Rule = rule(
-    "raw-dump",
-    Warning,
-    15,
-    30,
-    "no pasted logs, test runs, tool-call logs or transcripts",
-);
-/// No number saying where things stand.
-pub const NO_MEASURABLE_STATUS: Rule = rule(
-    "no-measurable-status",
-    Warning,
-    10,
-    10,
-    "the status is measurable (\"30/90 tests pass\")",
-);
-/// No date.
-pub const UNDATED: Rule = rule("undated", Warning, 8, 8, "the handoff is dated");
-/// The next step redoes work listed as done (here or in the previous handoff).
-pub const COMPLETION_BLINDNESS: Rule = rule(
-    "completion-blindness",
-    Warning,
-    25,
-    50,
-    "the next step does not redo work listed as done (here or in the previous handoff)",
-);
-/// A failed approach is proposed as the next step.
-pub const RETRY_FAILED_APPROACH: Rule = rule(
-    "retry-failed-approach",
-    Error,
-    20,
-    40,
-    "the next step is not an approach that already failed",
-);
-/// Waiting on someone who has since written to the inbox.
-pub const STALE_WAIT: Rule = rule(
-    "stale-wait",
-    Warning,
-    10,
-    20,
-    "nobody we wait on has written to the inbox since",
-);
-/// Waiting on something the handoff itself lists as done.
-pub const WAIT_ON_DONE: Rule = rule(
-    "wait-on-done",
-    Warning,
-    20,
-    40,
-    "nothing we wait on is listed as done",
-);
-/// Many commits since the handoff.
-pub const STALE_HANDOFF: Rule = rule(
-    "stale-handoff",
-    Warning,
-    12,
-    12,
-    "the project has not moved on much since the handoff (fewer than 10 commits)",
-);
-/// The handoff says of itself that it is no longer the current state: "a
-/// historical snapshot", "superseded by", "outdated", "archived".
-pub const SUPERSEDED: Rule = rule(
-    "superseded",
-    Error,
-    30,
-    30,
-    "the handoff is the current state, not a snapshot it says is outdated",
-);
-/// Two statements of the handoff that cannot both be true.
-pub const CONTRADICTION: Rule = rule(
-    "contradiction",
-    Error,
-    20,
-    40,
-    "the handoff does not contradict itself (all tests pass / 3 failing, 42/50 / 45/50, deployed / blocked)",
-);
-/// Little or no evidence behind the claims.
-pub const NO_EVIDENCE: Rule = rule(
-    "no-evidence",
-    Warning,
-    25,
-    25,
-    "claims come with evidence: commit ids, counts, file:line, quoted errors, commands",
-);
-/// Most items say nothing ("made good progress", "various fixes").
-pub const FILLER: Rule = rule(
-    "filler",
-    Warning,
-    25,
-    25,
-    "the items carry content, not filler",
-);
-/// "Not working" without the error.
-pub const VAGUE_ERROR: Rule = rule(
-    "vague-error",
-    Warning,
-    6,
-    18,
-    "what fails is quoted with its error, not just \"not working\"",
-);
-/// A failed approach without the reason it failed.
-pub const FAILED_WITHOUT_REASON: Rule = rule(
-    "failed-without-reason",
-    Warning,
-    5,
-    15,
-    "each failed approach says why it failed",
-);
-
-/// Volatile status in the identity layer.
-pub const VOLATILE_IDENTITY: Rule = rule(
-    "volatile-identity",
-    Warning,
-    10,
-    20,
-    "the identity layer holds no volatile status (progress, today, test counts)",
-);
-/// A standing policy in the current state.
-pub const POLICY_IN_STATE: Rule = rule(
-    "policy-in-state",
-    Warning,
-    5,
-    10,
-    "standing policies live in the identity layer, not the current state",
-);
-
-/// The handoff names few specific things the next session can check or
-/// act on: files, commands and identifiers in code spans, commit ids,
-/// dates, counts. Graded: the fewer, the stronger (none: all 20 points).
-pub const FEW_SPECIFICS: Rule = rule(
-    "few-specifics",
-    Info,
-    20,
-    20,
-    "the handoff names the specific files, commands, commits, dates and counts it is about",
-);
-/// Headings and short bullets with little under them: an outline, not a
-/// briefing. Graded by the words per heading.
-pub const SKELETON: Rule = rule(
-    "skeleton",
-    Info,
-    15,
-    15,
-    "the sections carry text, not just an outline of headings",
-);
-
-/// Claims of being finished or flawless ("100% complete", "production
-/// ready", 🎉, rows of ✅) in place of the state: graded by how many.
-pub const CELEBRATION: Rule = rule(
-    "celebration",
-    Info,
-    15,
-    15,
-    "the state is reported, not celebrated (\"100% complete\", \"production ready\", 🎉 ✅)",
-);
-
-/// Every rule.
-pub const RULES: &[Rule] = &[
-    SECRET,
-    UNFILLED_TEMPLATE,
-    SECTION_MISSING,
-    NEXT_STEP_MISSING,
-    FAILED_APPROACHES_MISSING,
-    SECTION_EMPTY,
-    SECTION_RECOMMENDED,
-    NEXT_STEP_NOT_SINGLE,
-    NEXT_STEP_VAGUE,
-    OVER_BUDGET,
-    TOO_SHORT,
-    PLACEHOLDER,
-    STALE_PATH,
-    RAW_DUMP,
-    NO_MEASURABLE_STATUS,
-    UNDATED,
-    COMPLETION_BLINDNESS,
-    RETRY_FAILED_APPROACH,
-    STALE_WAIT,
-    WAIT_ON_DONE,
-    STALE_HANDOFF,
-    SUPERSEDED,
-    VOLATILE_IDENTITY,
-    POLICY_IN_STATE,
-    CONTRADICTION,
-    NO_EVIDENCE,
-    FILLER,
-    VAGUE_ERROR,
-    FAILED_WITHOUT_REASON,
-    FEW_SPECIFICS,
-    SKELETON,
-    CELEBRATION,
-];
+rules! {
+    /// An API key, token, password or private key: the score is 0.
+    SECRET = (
+        "secret",
+        Error,
+        40,
+        80,
+        "no API keys, tokens, passwords or private keys",
+    );
+    /// Mostly placeholders: a template nobody filled in.
+    UNFILLED_TEMPLATE = (
+        "unfilled-template",
+        Error,
+        75,
+        75,
+        "the handoff is written, not a template left unfilled",
+    );
+    /// A required section (goal, done) is absent: 8 points for what is done,
+    /// 4 for the goal.
+    SECTION_MISSING = (
+        "section-missing",
+        Error,
+        8,
+        12,
+        "the goal and done sections are present",
+    );
+    /// Nothing says what the next session should do: no next-step section, no
+    /// heading that announces one, no line that names it.
+    NEXT_STEP_MISSING = (
+        "next-step-missing",
+        Error,
+        20,
+        20,
+        "a next step is written down",
+    );
+    /// No negative knowledge: neither a section nor "tried X -> failed because
+    /// Y", a trap, a caveat or a known issue.
+    FAILED_APPROACHES_MISSING = (
+        "failed-approaches-missing",
+        Error,
+        15,
+        15,
+        "what failed and what to watch out for is written down (a section, \"tried X -> failed because Y\", the traps and known issues), \"none\" if nothing did",
+    );
+    /// A known section with nothing under it.
+    SECTION_EMPTY = (
+        "section-empty",
+        Error,
+        10,
+        20,
+        "no section is empty (\"none\" is an answer)",
+    );
+    /// A recommended section (not working, decisions, waiting on, can wait, status, commands) is absent.
+    SECTION_RECOMMENDED = (
+        "section-recommended",
+        Info,
+        1,
+        4,
+        "the recommended sections are present",
+    );
+    /// More than one next step and no order (2 points per step beyond the
+    /// first), or an ordered queue too long for a session (beyond the fifth).
+    NEXT_STEP_NOT_SINGLE = (
+        "next-step-not-single",
+        Warning,
+        2,
+        20,
+        "there is ONE next step (or an ordered list whose first step is it)",
+    );
+    /// A next step that names nothing to start from.
+    NEXT_STEP_VAGUE = (
+        "next-step-vague",
+        Warning,
+        12,
+        12,
+        "the next step is concrete (a file, command, function or error)",
+    );
+    /// Over the token budget: 5 points per quarter of the budget over it.
+    OVER_BUDGET = (
+        "over-budget",
+        Warning,
+        5,
+        25,
+        "the handoff fits the token budget (default 1,500)",
+    );
+    /// Under the minimum size, scaled by how far under.
+    TOO_SHORT = (
+        "too-short",
+        Warning,
+        30,
+        30,
+        "the handoff has enough substance (default 100 tokens)",
+    );
+    /// TODO, TBD, FIXME, `<fill in>`, `[describe ...]`, ...
+    PLACEHOLDER = (
+        "placeholder",
+        Warning,
+        5,
+        15,
+        "no placeholders are left (TODO, TBD, FIXME, ???, <fill in>, [describe ...])",
+    );
+    /// A referenced file that does not exist in the project.
+    STALE_PATH = (
+        "stale-path",
+        Warning,
+        8,
+        24,
+        "every referenced project file exists",
+    );
+    /// A pasted log, test run, tool-call log or transcript.
+    RAW_DUMP = (
+        "raw-dump",
+        Warning,
+        15,
+        30,
+        "no pasted logs, test runs, tool-call logs or transcripts",
+    );
+    /// No number saying where things stand.
+    NO_MEASURABLE_STATUS = (
+        "no-measurable-status",
+        Warning,
+        10,
+        10,
+        "the status is measurable (\"30/90 tests pass\")",
+    );
+    /// No date.
+    UNDATED = (
+        "undated",
+        Warning,
+        8,
+        8,
+        "the handoff is dated",
+    );
+    /// The next step redoes work listed as done (here or in the previous handoff).
+    COMPLETION_BLINDNESS = (
+        "completion-blindness",
+        Warning,
+        25,
+        50,
+        "the next step does not redo work listed as done (here or in the previous handoff)",
+    );
+    /// A failed approach is proposed as the next step.
+    RETRY_FAILED_APPROACH = (
+        "retry-failed-approach",
+        Error,
+        20,
+        40,
+        "the next step is not an approach that already failed",
+    );
+    /// Waiting on someone who has since written to the inbox.
+    STALE_WAIT = (
+        "stale-wait",
+        Warning,
+        10,
+        20,
+        "nobody we wait on has written to the inbox since",
+    );
+    /// Waiting on something the handoff itself lists as done.
+    WAIT_ON_DONE = (
+        "wait-on-done",
+        Warning,
+        20,
+        40,
+        "nothing we wait on is listed as done",
+    );
+    /// Many commits since the handoff.
+    STALE_HANDOFF = (
+        "stale-handoff",
+        Warning,
+        12,
+        12,
+        "the project has not moved on much since the handoff (fewer than 10 commits)",
+    );
+    /// The handoff says of itself that it is no longer the current state: "a
+    /// historical snapshot", "superseded by", "outdated", "archived".
+    SUPERSEDED = (
+        "superseded",
+        Error,
+        30,
+        30,
+        "the handoff is the current state, not a snapshot it says is outdated",
+    );
+    /// Volatile status in the identity layer.
+    VOLATILE_IDENTITY = (
+        "volatile-identity",
+        Warning,
+        10,
+        20,
+        "the identity layer holds no volatile status (progress, today, test counts)",
+    );
+    /// A standing policy in the current state.
+    POLICY_IN_STATE = (
+        "policy-in-state",
+        Warning,
+        5,
+        10,
+        "standing policies live in the identity layer, not the current state",
+    );
+    /// Two statements of the handoff that cannot both be true.
+    CONTRADICTION = (
+        "contradiction",
+        Error,
+        20,
+        40,
+        "the handoff does not contradict itself (all tests pass / 3 failing, 42/50 / 45/50, deployed / blocked)",
+    );
+    /// Little or no evidence behind the claims.
+    NO_EVIDENCE = (
+        "no-evidence",
+        Warning,
+        25,
+        25,
+        "claims come with evidence: commit ids, counts, file:line, quoted errors, commands",
+    );
+    /// Most items say nothing ("made good progress", "various fixes").
+    FILLER = (
+        "filler",
+        Warning,
+        25,
+        25,
+        "the items carry content, not filler",
+    );
+    /// "Not working" without the error.
+    VAGUE_ERROR = (
+        "vague-error",
+        Warning,
+        6,
+        18,
+        "what fails is quoted with its error, not just \"not working\"",
+    );
+    /// A failed approach without the reason it failed.
+    FAILED_WITHOUT_REASON = (
+        "failed-without-reason",
+        Warning,
+        5,
+        15,
+        "each failed approach says why it failed",
+    );
+    /// The handoff names few specific things the next session can check or
+    /// act on: files, commands and identifiers in code spans, commit ids,
+    /// dates, counts. Graded: the fewer, the stronger (none: all 20 points).
+    FEW_SPECIFICS = (
+        "few-specifics",
+        Info,
+        20,
+        20,
+        "the handoff names the specific files, commands, commits, dates and counts it is about",
+    );
+    /// Headings and short bullets with little under them: an outline, not a
+    /// briefing. Graded by the words per heading.
+    SKELETON = (
+        "skeleton",
+        Info,
+        15,
+        15,
+        "the sections carry text, not just an outline of headings",
+    );
+    /// Claims of being finished or flawless ("100% complete", "production
+    /// ready", 🎉, rows of ✅) in place of the state: graded by how many.
+    CELEBRATION = (
+        "celebration",
+        Info,
+        15,
+        15,
+        "the state is reported, not celebrated (\"100% complete\", \"production ready\", 🎉 ✅)",
+    );
+}
 
 /// The rule with this id.
 pub fn find(id: &str) -> Option<&'static Rule> {
@@ -494,16 +469,24 @@ mod tests {
         }
     }
 
+    /// The module docs' table lists exactly the rules, each with its
+    /// severity, weight and cap (in any order).
     #[test]
     fn the_module_doc_table_matches_the_rules() {
         let doc = include_str!("mod.rs");
-        for r in RULES {
-            let row = format!(
-                "//! | `{}` | {} | {} | {} |",
-                r.id, r.severity, r.weight, r.cap
-            );
-            assert!(doc.contains(&row), "missing or stale doc row: {row}");
-        }
+        let mut table: Vec<&str> = doc.lines().filter(|l| l.starts_with("//! | `")).collect();
+        let mut expected: Vec<String> = RULES
+            .iter()
+            .map(|r| {
+                format!(
+                    "//! | `{}` | {} | {} | {} |",
+                    r.id, r.severity, r.weight, r.cap
+                )
+            })
+            .collect();
+        table.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(table, expected, "the doc table and RULES differ");
     }
 
     #[test]
