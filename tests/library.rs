@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use agent_handover::domain::handoff::HandoffError;
 use agent_handover::engine::steps::LibraryStep;
 use agent_handover::engine::{Inputs, RunRequest, StepAction, StepSpec};
 use agent_handover::{
@@ -87,7 +88,10 @@ fn the_min_score_of_the_config_gates_a_library_caller_too() {
     let today = chrono::Local::now().date_naive();
     let request = plan_from_config(&ws, &overrides, today).unwrap();
     let err = Engine::new(ws).start(request).unwrap_err();
-    assert!(matches!(err, Error::BelowMinScore { min: 80, .. }), "{err}");
+    assert!(
+        matches!(err.module(), Some(HandoffError::BelowMinScore { min: 80, .. })),
+        "{err}"
+    );
     assert!(!dir.path().join("memory").exists(), "nothing was written");
     assert!(!dir.path().join(".agent-handover").exists());
 

@@ -174,15 +174,6 @@ pub enum Error {
         /// The checkpoint.
         path: PathBuf,
     },
-    /// `lint` without a file before any current state was written.
-    #[error(
-        "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
-        path.display()
-    )]
-    NothingToLint {
-        /// The current-state file that is missing.
-        path: PathBuf,
-    },
     /// Every layer-1 note name of a tag and day is taken.
     #[error("{} already holds 10,000 notes tagged {tag:?} for {date}\n  fix: compact or move some", dir.display())]
     NoteNamesExhausted {
@@ -231,44 +222,6 @@ pub enum Error {
         /// What to do once it is settled.
         then: String,
     },
-    /// A handoff scored below the required minimum; nothing was written.
-    #[error(
-        "the handoff scores {score}/100, below the minimum of {min}; nothing was written:\n{findings}\n  fix: address these (`agent-handover lint FILE` lists every finding) and run again, or lower --min-score / [handover].min_score"
-    )]
-    BelowMinScore {
-        /// Its score.
-        score: u8,
-        /// The minimum asked for.
-        min: u8,
-        /// Its most severe findings (redacted), one per line.
-        findings: String,
-    },
-    /// A session note or current state that is an unfilled template
-    /// (the `unfilled-template` rule fires); nothing was written.
-    #[error(
-        "{what} is an unfilled template: {count} of its lines hold placeholders ({lines}); nothing was written\n  fix: replace every TODO with what happened this session (`agent-handover lint FILE` lists them), or pass --allow-template to hand it over as it is"
-    )]
-    UnfilledTemplate {
-        /// Which text (`the session note`, `the current state`).
-        what: &'static str,
-        /// How many lines hold placeholders.
-        count: usize,
-        /// The first of them: `line 3 "TODO"`, ….
-        lines: String,
-    },
-    /// A version selector (`state diff FROM TO`, `identity diff FROM TO`)
-    /// that names no version of the file, or several different ones.
-    #[error(
-        "version {selector:?} {why}; versions:{known}\n  fix: name one by index (0 = newest), `current`, or a longer prefix of its id, commit or run id (`agent-handover state list` or `identity list` shows them)"
-    )]
-    UnknownVersion {
-        /// The selector given.
-        selector: String,
-        /// What is wrong with it.
-        why: String,
-        /// The versions it could mean (or all of them), one per line.
-        known: String,
-    },
     /// A step name that the plan does not have.
     #[error("no step named {name:?} in run {run_id}; steps: {known}")]
     UnknownStep {
@@ -296,48 +249,35 @@ pub enum Error {
         /// How to give it text (or to insist).
         fix: &'static str,
     },
-    /// A message id (`inbox read`, `inbox ack`, `--reply-to`) that names no
-    /// message, or messages in several queues.
-    #[error(
-        "message {id:?} {why}\n  fix: `agent-handover inbox list` shows the ids; write `<queue>/<id>` (e.g. `shared/<id>`) when several queues hold one"
-    )]
-    UnknownMessage {
-        /// The id given.
-        id: String,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// A fact id (`knowledge show`, `knowledge forget`) that names no fact, or several.
-    #[error("fact {id:?} {why}\n  fix: `agent-handover knowledge list` shows the ids")]
-    UnknownFact {
-        /// The id (prefix) given.
-        id: String,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// A task name that names no task file.
-    #[error("no task {name:?} in {}; tasks: {known}\n  fix: `agent-handover task list` shows them; `agent-handover task start NAME --step ...` begins one", dir.display())]
-    UnknownTask {
-        /// The name given.
-        name: String,
-        /// The tasks folder.
-        dir: PathBuf,
-        /// The tasks there.
-        known: String,
-    },
-    /// `task start` of a task that already exists.
-    #[error("task {name:?} already exists ({})\n  fix: continue it with `agent-handover task step {name} ...`, or pick another name", path.display())]
-    TaskExists {
-        /// The name.
-        name: String,
-        /// Its file.
-        path: PathBuf,
-    },
     /// A secret where none may pass: in a run's note or current state, an
     /// inbox message, or a file a publish would send. Nothing was written,
     /// sent or committed.
+    /// An error a library module owns (an unknown task, fact, message or
+    /// version, a handoff refused at the gate): its own type and words,
+    /// carried here and mapped by its kind.
+    #[error("{0}")]
+    Module(Box<dyn ModuleError>),
     #[error(transparent)]
     SecretFound(#[from] SecretFound),
+}
+
+/// The error type of one library module (`domain::task::TaskError`,
+/// `domain::handoff::HandoffError`, …): what the module alone knows how to
+/// say, with the kind that gives its exit code and JSON `kind`. `?` turns
+/// one into an [`Error`]; [`Error::module`] gets it back.
+pub trait ModuleError: std::error::Error + Send + Sync + 'static {
+    /// Its JSON `kind` and exit code.
+    fn kind(&self) -> ErrorKind;
+    /// The file or folder at fault, if one is.
+    fn path(&self) -> Option<&std::path::Path> {
+        None
+    }
+}
+
+impl<E: ModuleError> From<E> for Error {
+    fn from(error: E) -> Self {
+        Error::Module(Box::new(error))
+    }
 }
 
 /// A secret found at a door (see [`crate::base::secrets::check`]): what
@@ -419,11 +359,20 @@ Exit codes:
 }
 
 impl Error {
+    /// The module error of type `E` this is, if it is one.
+    pub fn module<E: ModuleError>(&self) -> Option<&E> {
+        match self {
+            Error::Module(e) => (e.as_ref() as &dyn std::error::Error).downcast_ref(),
+            _ => None,
+        }
+    }
+
     /// The kind of this error: its JSON name and exit code, decided here once.
     pub fn kind(&self) -> ErrorKind {
         use exit_code::*;
         let (name, exit_code) = match self {
             Error::Queued { source, .. } => return source.kind(),
+            Error::Module(e) => return e.kind(),
             Error::Io { .. } => ("io", IO),
             Error::Corrupt { .. } => ("corrupt", UNREADABLE),
             Error::FutureVersion { .. } => ("future_version", UNREADABLE),
@@ -442,16 +391,8 @@ impl Error {
             Error::SyncFailed { .. } => ("sync_failed", FAILED),
             Error::StepAlreadyDone { .. } => ("step_already_done", FAILED),
             Error::LegacyCheckpoint { .. } => ("legacy_checkpoint", FAILED),
-            Error::NothingToLint { .. } => ("nothing_to_lint", FAILED),
             Error::NoteNamesExhausted { .. } => ("note_names_exhausted", FAILED),
-            Error::BelowMinScore { .. } => ("below_min_score", BELOW_MIN_SCORE),
-            Error::UnfilledTemplate { .. } => ("unfilled_template", BELOW_MIN_SCORE),
             Error::UnknownStep { .. } => ("unknown_step", USAGE),
-            Error::UnknownVersion { .. } => ("unknown_version", USAGE),
-            Error::UnknownMessage { .. } => ("unknown_message", USAGE),
-            Error::UnknownFact { .. } => ("unknown_fact", USAGE),
-            Error::UnknownTask { .. } => ("unknown_task", USAGE),
-            Error::TaskExists { .. } => ("task_exists", USAGE),
             Error::EmptyText { .. } => ("empty_text", USAGE),
             Error::Usage { .. } => ("usage", USAGE),
             Error::SecretFound(_) => ("secret_found", SECRET_FOUND),
@@ -469,10 +410,9 @@ impl Error {
             | Error::OutsideRoot { path, .. }
             | Error::Symlink { path, .. }
             | Error::LegacyCheckpoint { path, .. }
-            | Error::NewerStepKind { path, .. }
-            | Error::NothingToLint { path, .. }
-            | Error::TaskExists { path, .. } => Some(path),
-            Error::NoteNamesExhausted { dir, .. } | Error::UnknownTask { dir, .. } => Some(dir),
+            | Error::NewerStepKind { path, .. } => Some(path),
+            Error::NoteNamesExhausted { dir, .. } => Some(dir),
+            Error::Module(e) => e.path(),
             Error::Paused { file, .. } => Some(file),
             Error::Config { path, .. } => path.as_deref(),
             Error::Queued { source, .. } => source.path(),
@@ -484,14 +424,9 @@ impl Error {
             | Error::StepAlreadyDone { .. }
             | Error::SyncFailed { .. }
             | Error::HandoverInProgress { .. }
-            | Error::BelowMinScore { .. }
-            | Error::UnfilledTemplate { .. }
-            | Error::UnknownVersion { .. }
             | Error::UnknownStep { .. }
             | Error::Usage { .. }
             | Error::EmptyText { .. }
-            | Error::UnknownMessage { .. }
-            | Error::UnknownFact { .. }
             | Error::SecretFound(_) => None,
         }
     }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, ErrorKind, ModuleError, Result, exit_code};
 use crate::base::fsx;
 use crate::base::secrets;
 
@@ -196,6 +196,49 @@ impl Task {
     }
 }
 
+/// What the task files refuse: a task that is not there, or one started twice.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// A task name that names no task file.
+    #[error("no task {name:?} in {}; tasks: {known}\n  fix: `agent-handover task list` shows them; `agent-handover task start NAME --step ...` begins one", dir.display())]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The tasks folder.
+        dir: PathBuf,
+        /// The tasks there.
+        known: String,
+    },
+    /// `task start` of a task that already exists.
+    #[error("task {name:?} already exists ({})\n  fix: continue it with `agent-handover task step {name} ...`, or pick another name", path.display())]
+    Exists {
+        /// The name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+    },
+}
+
+impl ModuleError for TaskError {
+    fn kind(&self) -> ErrorKind {
+        let name = match self {
+            TaskError::Unknown { .. } => "unknown_task",
+            TaskError::Exists { .. } => "task_exists",
+        };
+        ErrorKind {
+            name,
+            exit_code: exit_code::USAGE,
+        }
+    }
+
+    fn path(&self) -> Option<&Path> {
+        match self {
+            TaskError::Unknown { dir, .. } => Some(dir),
+            TaskError::Exists { path, .. } => Some(path),
+        }
+    }
+}
+
 /// A change to one step (`task step`, `task block`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StepChange {
@@ -312,7 +355,7 @@ impl TaskStore {
         )?
         else {
             let names = self.names()?;
-            return Err(Error::UnknownTask {
+            return Err(Error::from(TaskError::Unknown {
                 name: name.to_string(),
                 dir: self.dir.clone(),
                 known: if names.is_empty() {
@@ -320,7 +363,7 @@ impl TaskStore {
                 } else {
                     names.join(", ")
                 },
-            });
+            }));
         };
         parse(&path, &text)
     }
@@ -366,10 +409,10 @@ impl TaskStore {
         fsx::remove_orphan_temps(&self.dir, std::time::Duration::MAX);
         let path = self.file(name);
         if !fsx::create_new(&path, &bounded_json(&task)?)? {
-            return Err(Error::TaskExists {
+            return Err(Error::from(TaskError::Exists {
                 name: name.to_string(),
                 path,
-            });
+            }));
         }
         Ok(task)
     }
@@ -875,7 +918,10 @@ mod tests {
         let err = store
             .start("stripe-v3", &steps, Notes::default(), now())
             .unwrap_err();
-        assert!(matches!(err, Error::TaskExists { .. }), "{err}");
+        assert!(
+            matches!(err.module(), Some(TaskError::Exists { .. })),
+            "{err}"
+        );
 
         let done = StepChange {
             status: Some(StepStatus::Done),
@@ -999,7 +1045,10 @@ mod tests {
         );
         assert!(store.list().is_err());
         let err = store.load("nope").unwrap_err();
-        assert!(matches!(err, Error::UnknownTask { .. }), "{err}");
+        assert!(
+            matches!(err.module(), Some(TaskError::Unknown { .. })),
+            "{err}"
+        );
         assert!(check_task_name("my task").is_err());
         assert!(check_task_name("../x").is_err());
     }

@@ -22,7 +22,7 @@ use crate::base::fsx;
 use crate::base::secrets;
 use crate::domain::backend::BackendSpec;
 use crate::domain::capacity::ContextUse;
-use crate::domain::handoff::{self, LintContext};
+use crate::domain::handoff::{self, HandoffError, LintContext};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
 use crate::domain::memory::month::YearMonth;
@@ -280,11 +280,12 @@ fn refuse_template(what: &'static str, text: &str) -> Result<()> {
     if found.len() > SHOWN {
         lines.push("…".into());
     }
-    Err(Error::UnfilledTemplate {
+    Err(HandoffError::UnfilledTemplate {
         what,
         count: found.len(),
         lines: lines.join(", "),
-    })
+    }
+    .into())
 }
 
 /// Build the run a config describes: `session_note`, `learn`, `current_state`, the

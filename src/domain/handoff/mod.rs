@@ -38,7 +38,7 @@ pub mod vocabulary;
 pub use crate::base::secrets;
 
 use std::cmp::Reverse;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -48,7 +48,7 @@ pub use document::{HandoffDocument, SectionKind};
 pub use rules::{Finding, Severity, placeholder_in, unfilled_template};
 pub use templates::TemplateKind;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, ErrorKind, ModuleError, Result, exit_code};
 use crate::base::fsx;
 use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
 use crate::workspace::Workspace;
@@ -202,7 +202,7 @@ pub fn load(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
         None => {
             let p = ws.memory.current_state();
             let text = fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
-                .ok_or_else(|| Error::NothingToLint { path: p.clone() })?;
+                .ok_or_else(|| HandoffError::NothingToLint { path: p.clone() })?;
             Ok((p.display().to_string(), text))
         }
     }
@@ -285,6 +285,66 @@ fn low_confidence(doc: &HandoffDocument<'_>, tokens: usize) -> Option<String> {
     None
 }
 
+/// What a handoff is refused or not found for: a score below the gate,
+/// an unfilled template, no current state to lint yet.
+#[derive(Debug, thiserror::Error)]
+pub enum HandoffError {
+    /// A handoff scored below the required minimum; nothing was written.
+    #[error(
+        "the handoff scores {score}/100, below the minimum of {min}; nothing was written:\n{findings}\n  fix: address these (`agent-handover lint FILE` lists every finding) and run again, or lower --min-score / [handover].min_score"
+    )]
+    BelowMinScore {
+        /// Its score.
+        score: u8,
+        /// The minimum asked for.
+        min: u8,
+        /// Its most severe findings (redacted), one per line.
+        findings: String,
+    },
+    /// A session note or current state that is an unfilled template (the
+    /// `unfilled-template` rule fires); nothing was written.
+    #[error(
+        "{what} is an unfilled template: {count} of its lines hold placeholders ({lines}); nothing was written\n  fix: replace every TODO with what happened this session (`agent-handover lint FILE` lists them), or pass --allow-template to hand it over as it is"
+    )]
+    UnfilledTemplate {
+        /// Which text (`the session note`, `the current state`).
+        what: &'static str,
+        /// How many lines hold placeholders.
+        count: usize,
+        /// The first of them: `line 3 "TODO"`, ….
+        lines: String,
+    },
+    /// `lint` without a file before any current state was written.
+    #[error(
+        "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
+        path.display()
+    )]
+    NothingToLint {
+        /// The current-state file that is missing.
+        path: PathBuf,
+    },
+}
+
+impl ModuleError for HandoffError {
+    fn kind(&self) -> ErrorKind {
+        let (name, exit_code) = match self {
+            HandoffError::BelowMinScore { .. } => ("below_min_score", exit_code::BELOW_MIN_SCORE),
+            HandoffError::UnfilledTemplate { .. } => {
+                ("unfilled_template", exit_code::BELOW_MIN_SCORE)
+            }
+            HandoffError::NothingToLint { .. } => ("nothing_to_lint", exit_code::FAILED),
+        };
+        ErrorKind { name, exit_code }
+    }
+
+    fn path(&self) -> Option<&Path> {
+        match self {
+            HandoffError::NothingToLint { path } => Some(path),
+            _ => None,
+        }
+    }
+}
+
 /// Lint `text` and refuse it when it scores below `min_score`: the error
 /// lists the most severe findings (redacted) and how to fix them.
 pub fn gate(text: &str, ctx: &LintContext, min_score: u8) -> Result<LintReport> {
@@ -292,11 +352,12 @@ pub fn gate(text: &str, ctx: &LintContext, min_score: u8) -> Result<LintReport> 
     if report.passes(min_score) {
         Ok(report)
     } else {
-        Err(Error::BelowMinScore {
+        Err(HandoffError::BelowMinScore {
             score: report.score,
             min: min_score,
             findings: report.summary(GATE_FINDINGS_SHOWN),
-        })
+        }
+        .into())
     }
 }
 
@@ -431,7 +492,7 @@ mod tests {
                 match gate(&text, &ctx, min) {
                     Ok(r) => prop_assert!(r.passes(min) && r.score == report.score),
                     Err(e) => {
-                        prop_assert!(matches!(e, Error::BelowMinScore { .. }), "{e:?}");
+                        prop_assert!(matches!(e.module(), Some(HandoffError::BelowMinScore { .. })), "{e:?}");
                         prop_assert!(!report.passes(min));
                     }
                 }

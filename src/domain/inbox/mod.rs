@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, ErrorKind, ModuleError, Result, exit_code};
 use crate::base::fsx;
 use crate::base::secrets;
 use crate::workspace::{MessagesLayout, Workspace};
@@ -46,6 +46,31 @@ pub use message::MAX_MESSAGE_BYTES;
 pub use queue::{Queue, check_agent};
 use read_state::{ReadMarks, ReadSet, key};
 use scan::Entry;
+
+/// A message id (`inbox read`, `inbox ack`, `--reply-to`) that names no
+/// message, or messages in several queues.
+#[derive(Debug, thiserror::Error)]
+pub enum MessageError {
+    /// No message, or several, has that id.
+    #[error(
+        "message {id:?} {why}\n  fix: `agent-handover inbox list` shows the ids; write `<queue>/<id>` (e.g. `shared/<id>`) when several queues hold one"
+    )]
+    Unknown {
+        /// The id given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+impl ModuleError for MessageError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind {
+            name: "unknown_message",
+            exit_code: exit_code::USAGE,
+        }
+    }
+}
 
 /// The queue of the human supervising the agents (`messages/for_human/`):
 /// an agent asks its supervisor with `agent-handover inbox send --to human`,
@@ -401,9 +426,11 @@ impl Inbox {
 
     /// The one message `id` names among `within`.
     fn resolve(&self, id: &str, within: &[Queue]) -> Result<Entry> {
-        let unknown = |why: String| Error::UnknownMessage {
-            id: id.to_string(),
-            why,
+        let unknown = |why: String| {
+            Error::from(MessageError::Unknown {
+                id: id.to_string(),
+                why,
+            })
         };
         let (queues, plain) = match id.split_once('/') {
             Some((q, plain)) => {
@@ -607,7 +634,10 @@ mod tests {
                 ..Default::default()
             })
             .unwrap_err();
-        assert!(matches!(err, Error::UnknownMessage { .. }), "{err}");
+        assert!(
+            matches!(err.module(), Some(MessageError::Unknown { .. })),
+            "{err}"
+        );
         // The same hand-dropped name in two queues must be qualified.
         for d in ["for_codex", "shared"] {
             std::fs::create_dir_all(dir.path().join("messages").join(d)).unwrap();

@@ -33,7 +33,7 @@ use chrono::NaiveDate;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, ErrorKind, ModuleError, Result, exit_code};
 use crate::base::fsx;
 use crate::base::patterns::pattern;
 use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
@@ -49,6 +49,28 @@ pub const CORRECTION_SIMILARITY: f64 = 0.3;
 /// `.gitattributes` at the memory root: line-wise union merges for the
 /// knowledge files (see [`index`]).
 const GITATTRIBUTES: &str = "# agent-handover: one line per fact, merged as a union\nMEMORY.md merge=union\nknowledge/*.md merge=union\n";
+
+/// A fact id (`knowledge show`, `knowledge forget`) that names no fact, or several.
+#[derive(Debug, thiserror::Error)]
+pub enum FactError {
+    /// No fact, or more than one, has an id starting so.
+    #[error("fact {id:?} {why}\n  fix: `agent-handover knowledge list` shows the ids")]
+    Unknown {
+        /// The id (prefix) given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+impl ModuleError for FactError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind {
+            name: "unknown_fact",
+            exit_code: exit_code::USAGE,
+        }
+    }
+}
 
 /// Every fact we know, and the ones forgotten.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -109,9 +131,11 @@ impl FactSet {
 
     /// The fact whose id starts with `prefix` (at least 4 hex digits).
     pub fn find(&self, prefix: &str) -> Result<&Fact> {
-        let unknown = |why: &str| Error::UnknownFact {
-            id: prefix.to_string(),
-            why: why.to_string(),
+        let unknown = |why: &str| {
+            Error::from(FactError::Unknown {
+                id: prefix.to_string(),
+                why: why.to_string(),
+            })
         };
         if prefix.len() < 4 {
             return Err(unknown(
@@ -559,7 +583,10 @@ Later: ([REUSE] write every state file through fsx::write_atomic)
             .unwrap();
         let id = &r.added[0].id;
         let err = k.forget("zz", None, day(21)).unwrap_err();
-        assert!(matches!(err, Error::UnknownFact { .. }), "{err}");
+        assert!(
+            matches!(err.module(), Some(FactError::Unknown { .. })),
+            "{err}"
+        );
         let gone = k
             .forget(&id[..6], Some("tmux is installed now"), day(21))
             .unwrap();

@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::MAX_MEMORY_FILE_BYTES;
 use super::history::{self, StateHistory, VersionedFile};
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, ErrorKind, ModuleError, Result, exit_code};
 use crate::base::fsx;
 use crate::base::secrets;
 use crate::workspace::Workspace;
@@ -240,6 +240,33 @@ fn read_text_of(ws: &Workspace, file: VersionedFile, version: &Version) -> Resul
     }
 }
 
+/// A version selector (`state diff FROM TO`, `identity diff FROM TO`) that
+/// names no version of the file, or several different ones.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    /// The selector matches no version, or different ones.
+    #[error(
+        "version {selector:?} {why}; versions:{known}\n  fix: name one by index (0 = newest), `current`, or a longer prefix of its id, commit or run id (`agent-handover state list` or `identity list` shows them)"
+    )]
+    Unknown {
+        /// The selector given.
+        selector: String,
+        /// What is wrong with it.
+        why: String,
+        /// The versions it could mean (or all of them), one per line.
+        known: String,
+    },
+}
+
+impl ModuleError for VersionError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind {
+            name: "unknown_version",
+            exit_code: exit_code::USAGE,
+        }
+    }
+}
+
 /// The version `selector` names in `versions` (newest first): an index
 /// (`0` = newest), `current` (the newest), or a prefix of at least
 /// [`MIN_PREFIX`] characters of a blob id, commit id or run id (a number is
@@ -247,10 +274,12 @@ fn read_text_of(ws: &Workspace, file: VersionedFile, version: &Version) -> Resul
 /// A prefix matching several versions of the same text picks the newest;
 /// one matching different texts is ambiguous.
 pub fn select<'a>(versions: &'a [Version], selector: &str) -> Result<&'a Version> {
-    let unknown = |why: String, candidates: &[&Version]| Error::UnknownVersion {
-        selector: selector.to_string(),
-        why,
-        known: listing(candidates),
+    let unknown = |why: String, candidates: &[&Version]| {
+        Error::from(VersionError::Unknown {
+            selector: selector.to_string(),
+            why,
+            known: listing(candidates),
+        })
     };
     let all: Vec<&Version> = versions.iter().collect();
     if versions.is_empty() {
@@ -675,7 +704,7 @@ mod tests {
         );
 
         let err = pick("aaaa").unwrap_err();
-        assert!(matches!(err, Error::UnknownVersion { .. }), "{err}");
+        assert!(matches!(err.module(), Some(VersionError::Unknown { .. })), "{err}");
         let msg = err.to_string();
         assert!(
             msg.contains("ambiguous: it matches 2 different versions"),
