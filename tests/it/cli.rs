@@ -953,18 +953,16 @@ fn config_paths_and_tags_say_what_they_will_do() {
         assert!(stderr(&o).contains("fix:"), "{}", stderr(&o));
         assert!(!std::path::Path::new("/layer1").exists());
     }
-    // Outside on purpose.
-    let p = with("memory_dir = \"../shared-memory\"\nallow_outside = true\n");
+    // Outside on purpose: beside the project in the temp dir, under a name
+    // no other test (nor another run of the suite at the same time) uses.
+    let shared = format!("shared-memory-{}-{}", std::process::id(), fastrand::u64(..));
+    let p = with(&format!(
+        "memory_dir = \"../{shared}\"\nallow_outside = true\n"
+    ));
+    let outside = p.dir.path().parent().unwrap().join(&shared);
     assert!(p.handover("note").status.success());
-    assert!(
-        p.dir
-            .path()
-            .parent()
-            .unwrap()
-            .join("shared-memory/layer2/current-state.md")
-            .exists()
-    );
-    let _ = std::fs::remove_dir_all(p.dir.path().parent().unwrap().join("shared-memory"));
+    assert!(outside.join("layer2/current-state.md").exists());
+    let _ = std::fs::remove_dir_all(&outside);
     // `~` is the home directory, never a folder named `~`.
     let p = with("memory_dir = \"~/notes\"\nallow_outside = true\n");
     assert!(
