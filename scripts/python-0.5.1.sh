@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provide the reference implementation, Python agent-handover 0.5.1, in a
 # private venv at <repo>/target/py-0.5.1, for the interop tests
-# (tests/interop_python.rs) and the CLI benchmark (benches/cli.rs).
+# (tests/it/interop_python.rs) and the CLI benchmark (benches/cli.rs).
 #
 # Prints the absolute path of the venv's `bin/agent-handover` on stdout and
 # exits 0. When the venv is already complete this is instant (no pip call).

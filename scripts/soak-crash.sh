@@ -4,4 +4,4 @@
 # Usage: scripts/soak-crash.sh [N] ; reproduce a failure with CRASH_SEED=<seed printed>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CRASH_ITERS="${1:-5000}" exec cargo test --release --test crash sigkill -- --nocapture
+CRASH_ITERS="${1:-5000}" exec cargo test --release --test it crash::sigkill -- --nocapture

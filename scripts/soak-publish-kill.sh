@@ -5,4 +5,4 @@
 # Usage: scripts/soak-publish-kill.sh [N] ; replay with PUBLISH_KILL_SEED=<seed printed>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PUBLISH_KILLS="${1:-300}" exec cargo test --release --test git_publish sigkill_during_publish -- --nocapture
+PUBLISH_KILLS="${1:-300}" exec cargo test --release --test it git_publish::sigkill_during_publish -- --nocapture

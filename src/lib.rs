@@ -17,7 +17,7 @@
 //! ```
 
 // The layers, bottom up: each module uses only those listed above it
-// (ARCHITECTURE.md, "The house"; `tests/architecture.rs` checks the imports).
+// (ARCHITECTURE.md, "The house"; `tests/it/architecture.rs` checks the imports).
 pub mod agent;
 pub mod base;
 pub mod domain;

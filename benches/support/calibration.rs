@@ -2,7 +2,7 @@
 //! figures that say whether the score agrees with the reviewer's labels:
 //! AUC of good against bad, separation of their mean scores, and Spearman's
 //! rank correlation with the usefulness ratings. Shared by
-//! `benches/calibration.rs` (prints them) and `tests/quality.rs` (holds the
+//! `benches/calibration.rs` (prints them) and `tests/it/quality.rs` (holds the
 //! held-out part to its targets).
 #![allow(dead_code)] // the bench and the test each use a subset
 

@@ -1,5 +1,5 @@
 //! Fitting the score's weights on the tuning part of the real corpus
-//! (`examples/fit_quality.rs` writes the result; `tests/quality.rs` checks
+//! (`examples/fit_quality.rs` writes the result; `tests/it/quality.rs` checks
 //! the shipped file is what a refit gives).
 //!
 //! The model ([`agent_handover::domain::handoff::model`]) is linear in the

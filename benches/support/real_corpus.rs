@@ -4,7 +4,7 @@
 //! split by repository. Loading, the raters' agreement, and the figures the
 //! score is held to (AUC of good against bad, Spearman against the raters'
 //! mean). Shared by `examples/fit_quality.rs` (fits on the tuning part),
-//! `benches/calibration.rs` (prints) and `tests/quality.rs` (asserts).
+//! `benches/calibration.rs` (prints) and `tests/it/quality.rs` (asserts).
 #![allow(dead_code)] // each user takes a part
 
 use std::collections::BTreeSet;

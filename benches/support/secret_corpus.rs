@@ -3,7 +3,7 @@
 //! files full of look-alikes, handoff notes), each rated by two raters
 //! working apart before any scoring, disagreements settled by a third look,
 //! and the lines of the public handoffs of the quality corpus. Shared by
-//! `benches/secrets.rs` (prints the figures) and `tests/secrets.rs` (holds
+//! `benches/secrets.rs` (prints the figures) and `tests/it/secrets.rs` (holds
 //! the held-out part to its targets).
 #![allow(dead_code)] // the bench and the test each use a subset
 

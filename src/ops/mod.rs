@@ -4,7 +4,7 @@
 //! already holds what a face would otherwise work out: the advice for a
 //! queued handover, the quality note, where the memory went, texts with
 //! their secrets redacted. The CLI, the MCP server and the dashboard call
-//! these and only adapt arguments and words (`tests/architecture.rs` holds
+//! these and only adapt arguments and words (`tests/it/architecture.rs` holds
 //! the faces off the plumbing below).
 
 pub mod handover;

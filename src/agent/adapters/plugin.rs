@@ -4,7 +4,7 @@
 //!
 //! The plugin gives what `install claude` writes into a project's
 //! `.claude/settings.json` and `.mcp.json`, generated from the same adapter
-//! entry ([`Plugin::files`]; `tests/claude_plugin.rs` fails when the files in
+//! entry ([`Plugin::files`]; `tests/it/claude_plugin.rs` fails when the files in
 //! the repository are not what it generates, and regenerates them with
 //! `AGENT_HANDOVER_BLESS=1`):
 //! * `hooks/hooks.json`: every hook install writes, with its event, matcher
@@ -33,7 +33,7 @@
 //! https://code.claude.com/docs/en/plugins/marketplace-reference
 //! (marketplace.json, relative `source`), and the bundle of
 //! `@anthropic-ai/claude-code` 2.1.197, which the real-agent test
-//! `tests/real_agents/claude_plugin.rs` runs: a plugin's hooks file is
+//! `tests/it/real_agents/claude_plugin.rs` runs: a plugin's hooks file is
 //! `{"description"?, "hooks": <as in settings>}`, its hooks run with
 //! `CLAUDE_PROJECT_DIR` set; `claude plugin install` records the install in
 //! `<config>/plugins/installed_plugins.json` (`{"version": 2, "plugins":

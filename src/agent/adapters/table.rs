@@ -258,7 +258,7 @@ pub const ADAPTERS: &[Adapter] = &[
             ask: Some(AskEnvelope::DecisionDeny),
             project_dir_env: Some("GEMINI_PROJECT_DIR"),
             // PreCompress fires before every model request in 0.61, not only
-            // before a compaction (tests/real_agents/gemini.rs).
+            // before a compaction (tests/it/real_agents/gemini.rs).
             compactions_seen: false,
             input: InputKeys {
                 transcript: Some(("transcript_path", TranscriptFormat::GeminiChat)),

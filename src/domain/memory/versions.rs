@@ -704,7 +704,10 @@ mod tests {
         );
 
         let err = pick("aaaa").unwrap_err();
-        assert!(matches!(err.module(), Some(VersionError::Unknown { .. })), "{err}");
+        assert!(
+            matches!(err.module(), Some(VersionError::Unknown { .. })),
+            "{err}"
+        );
         let msg = err.to_string();
         assert!(
             msg.contains("ambiguous: it matches 2 different versions"),

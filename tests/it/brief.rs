@@ -1,0 +1,328 @@
+//! `brief` on workspaces in each state: clean, completed, interrupted,
+//! running-free but paused, abandoned, unreadable checkpoint, unread mail,
+//! over budget.
+
+use crate::common::{Project, config, json, stderr, stdout};
+
+/// Make the current_state step fail: layer2 is a file, not a directory.
+fn block_layer2(p: &Project) {
+    std::fs::create_dir_all(p.path("memory")).unwrap();
+    std::fs::write(p.path("memory/layer2"), "not a directory").unwrap();
+}
+
+fn brief(p: &Project, args: &[&str]) -> String {
+    let mut all = vec!["brief", "--agent", "codex"];
+    all.extend_from_slice(args);
+    let o = p.run(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o)
+}
+
+fn brief_json(p: &Project, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--json", "brief", "--agent", "codex"];
+    all.extend_from_slice(args);
+    let o = p.run(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
+
+fn send(p: &Project, to: &str, subject: &str, body: &str) {
+    let o = p.run(&[
+        "inbox",
+        "send",
+        "--from",
+        "claude",
+        "--to",
+        to,
+        "--subject",
+        subject,
+        "--body",
+        body,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The sections come in priority order.
+fn assert_sections(md: &str) {
+    let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h:?} in\n{md}"));
+    assert!(at("## 1. Recovery") < at("## 2. Messages for codex"));
+    assert!(at("## 2. Messages") < at("## 3. Current state"));
+    assert!(at("## 3. Current state") < at("## 4. Next step"));
+}
+
+#[test]
+fn clean_workspace() {
+    let p = Project::new(&config(""));
+    let md = brief(&p, &[]);
+    assert_sections(&md);
+    assert!(md.starts_with("# Session brief for codex\n"), "{md}");
+    assert!(
+        md.contains("No handover recorded yet: nothing to recover."),
+        "{md}"
+    );
+    assert!(md.contains("No unread messages."));
+    assert!(md.contains("No current state yet: `memory/layer2/current-state.md`."));
+    assert!(
+        md.contains(
+            "1. Continue from the current state. At session end: `agent-handover draft --agent "
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("`agent-handover run --note-file .agent-handover/handoff.md`"),
+        "{md}"
+    );
+    assert!(!md.contains("Left out"));
+    let j = brief_json(&p, &[]);
+    assert_eq!(j["recovery"]["state"], "no_handover");
+    assert_eq!(j["mail"]["unread"], 0);
+    assert_eq!(j["omitted"], serde_json::json!([]));
+    assert!(j["estimated_tokens"].as_u64().unwrap() < 1500);
+}
+
+#[test]
+fn completed_handover_shows_the_current_state() {
+    let p = Project::new(&config(""));
+    assert!(
+        p.handover("parser done; next: wire the CLI")
+            .status
+            .success()
+    );
+    let md = brief(&p, &[]);
+    assert!(md.contains("completed at "), "{md}");
+    assert!(
+        md.contains("From `memory/layer2/current-state.md`:\n\nparser done; next: wire the CLI\n"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("<!-- agent-handover |"),
+        "memory header shown: {md}"
+    );
+    assert_eq!(brief_json(&p, &[])["recovery"]["state"], "completed");
+}
+
+#[test]
+fn interrupted_handover_comes_first_with_its_fix() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    assert_eq!(p.handover("note").status.code(), Some(1));
+    let md = brief(&p, &[]);
+    assert!(
+        md.contains("**The last handover (")
+            && md.contains("was interrupted.** Not done: current_state, publish."),
+        "{md}"
+    );
+    assert!(
+        md.contains("1. Finish the interrupted handover first: `agent-handover resume`"),
+        "{md}"
+    );
+    let j = brief_json(&p, &[]);
+    assert_eq!(j["recovery"]["state"], "interrupted");
+    assert_eq!(
+        j["recovery"]["pending"],
+        serde_json::json!(["current_state", "publish"])
+    );
+    assert!(
+        j["current_state"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("layer2"),
+        "{j}"
+    );
+
+    // Abandoned: reported, nothing to recover.
+    assert!(
+        p.run(&["abandon", "--reason", "superseded"])
+            .status
+            .success()
+    );
+    let md = brief(&p, &[]);
+    assert!(
+        md.contains("was abandoned by ") && md.contains("(superseded)"),
+        "{md}"
+    );
+    assert_eq!(brief_json(&p, &[])["recovery"]["state"], "abandoned");
+}
+
+#[test]
+fn paused_workspace_says_who_holds_the_brake() {
+    let p = Project::new(&config(""));
+    block_layer2(&p);
+    assert_eq!(p.handover("note").status.code(), Some(1));
+    assert!(
+        p.run(&["pause", "--reason", "human review"])
+            .status
+            .success()
+    );
+    let md = brief(&p, &[]);
+    assert!(
+        md.contains("- **Automation is paused** by `") && md.contains("PAUSE`: human review."),
+        "{md}"
+    );
+    let steps = &md[md.find("## 4. Next step").unwrap()..];
+    assert!(steps.contains("1. Automation is paused by"), "{steps}");
+    assert!(
+        steps.contains("2. Finish the interrupted handover first"),
+        "{steps}"
+    );
+    let j = brief_json(&p, &[]);
+    assert_eq!(j["recovery"]["state"], "interrupted");
+    assert_eq!(j["recovery"]["paused"]["reason"], "human review");
+}
+
+#[test]
+fn unreadable_checkpoint_is_reported_not_fatal() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path(".agent-handover")).unwrap();
+    std::fs::write(p.checkpoint_path(), "{truncated").unwrap();
+    let md = brief(&p, &[]);
+    assert!(
+        md.contains("**The checkpoint cannot be read:**") && md.contains("checkpoint.json"),
+        "{md}"
+    );
+    assert!(
+        md.contains("1. Repair or move aside the checkpoint"),
+        "{md}"
+    );
+    assert_eq!(brief_json(&p, &[])["recovery"]["state"], "unreadable");
+}
+
+#[test]
+fn unread_mail_newest_first_and_the_rest_counted() {
+    let p = Project::new(&config(""));
+    for i in 1..=6 {
+        send(
+            &p,
+            "codex",
+            &format!("task {i}"),
+            &format!("details of task {i}"),
+        );
+    }
+    send(&p, "shared", "for everyone", "standup at ten");
+    send(&p, "gemini", "not for codex", "x");
+    let md = brief(&p, &[]);
+    assert!(
+        md.contains("7 unread, newest first:\n\n- **for everyone** from claude to shared"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **task 6** from claude, ") && md.contains("  > details of task 6"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- … and 2 older: `agent-handover inbox list --unread`"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("task 2") && !md.contains("not for codex"),
+        "{md}"
+    );
+    assert!(md.contains("1. Read your 7 unread messages:"), "{md}");
+    let j = brief_json(&p, &[]);
+    assert_eq!(j["mail"]["unread"], 7);
+    assert_eq!(j["mail"]["shown"].as_array().unwrap().len(), 5);
+
+    assert!(
+        p.run(&["inbox", "ack", "--agent", "codex"])
+            .status
+            .success()
+    );
+    assert!(brief(&p, &[]).contains("No unread messages."));
+}
+
+#[test]
+fn over_budget_trims_least_important_first_and_says_what() {
+    let p = Project::new(&config(""));
+    let state: String = (1..=200)
+        .map(|i| {
+            format!("- decision {i}: keep the parser streaming; revisit after the benchmark\n")
+        })
+        .collect();
+    std::fs::write(p.path("state.md"), &state).unwrap();
+    let o = p.handover_with_state_file("n", "state.md");
+    assert!(o.status.success(), "{}", stderr(&o));
+    for i in 1..=3 {
+        send(
+            &p,
+            "codex",
+            &format!("task {i}"),
+            &"a long body ".repeat(30),
+        );
+    }
+
+    let full = brief_json(&p, &["--max-tokens", "100000"]);
+    assert_eq!(full["omitted"], serde_json::json!([]));
+    assert_eq!(full["current_state"]["shown_lines"], 200);
+
+    let j = brief_json(&p, &["--max-tokens", "600"]);
+    assert!(j["estimated_tokens"].as_u64().unwrap() <= 600, "{j}");
+    let omitted: Vec<&str> = j["omitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        omitted[0],
+        "message previews (`agent-handover inbox read <id>`)"
+    );
+    assert!(
+        omitted[1].starts_with("the current state after line "),
+        "{omitted:?}"
+    );
+    assert!(omitted[1].ends_with(" of 200 (`cat memory/layer2/current-state.md`)"));
+    assert_eq!(
+        j["mail"]["shown"].as_array().unwrap().len(),
+        3,
+        "subjects kept"
+    );
+    let md = brief(&p, &["--max-tokens", "600"]);
+    assert!(
+        md.contains("_Left out to fit 600 tokens: message previews"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- decision 1: keep"),
+        "the head of the state stays: {md}"
+    );
+    assert!(!md.contains("- decision 200:"));
+
+    // A tiny budget keeps only the essentials, and says so.
+    let md = brief(&p, &["--max-tokens", "20"]);
+    assert_sections(&md);
+    assert!(
+        md.contains("No handover") || md.contains("completed"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Left out to fit the budget: `memory/layer2/current-state.md`."),
+        "{md}"
+    );
+    assert!(
+        md.contains("the current state (`cat memory/layer2/current-state.md`)"),
+        "{md}"
+    );
+    assert!(md.contains("3 of the newest unread messages"), "{md}");
+    assert!(
+        md.contains(
+            "3 unread, newest first:\n\n- none shown: `agent-handover inbox list --unread`"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn agent_comes_from_the_flag_the_environment_or_the_tag() {
+    let p = Project::new(&config(""));
+    assert!(stdout(&p.run(&["brief"])).starts_with("# Session brief for t\n"));
+    let o = p
+        .cmd()
+        .arg("brief")
+        .env("AGENT_HANDOVER_AGENT", "gemini")
+        .output()
+        .unwrap();
+    assert!(stdout(&o).starts_with("# Session brief for gemini\n"));
+    let o = p.run(&["brief", "--agent", "../x"]);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(stderr(&o).contains("invalid agent name"), "{}", stderr(&o));
+}
