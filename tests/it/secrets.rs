@@ -813,10 +813,6 @@ fn every_json_output_shows_a_stored_secret_redacted_as_its_text_form() {
     );
     let mut door = Door::with_git(&leaking_probe);
     let d = door.project.dir.path().to_path_buf();
-    // A commit whose subject holds a secret (the draft lists it).
-    std::fs::write(d.join("deploy.sh"), "echo deploy\n").unwrap();
-    git(&d, &["add", "deploy.sh"]);
-    git(&d, &["commit", "-qm", &lines[1].text]);
     // A handover learns a fact; then its detail file is edited by hand to
     // hold secrets (learning never keeps one).
     let note = "# Session\n## Status\nDeployed.\n## Findings\n- [DECISION] Deploy the parser with the staging profile\n## Next step\nReview.\n";
@@ -830,6 +826,12 @@ fn every_json_output_shows_a_stored_secret_redacted_as_its_text_form() {
         .map(|(i, s)| format!("- [0000aaaa0{i}] 2026-12-01 {}\n", s.text))
         .collect();
     std::fs::write(&decisions, facts + &hand).unwrap();
+    // After the handover (the clock has a second's grain: wait it out), a
+    // commit whose subject holds a secret: the draft lists it as new work.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(d.join("deploy.sh"), "echo deploy\n").unwrap();
+    git(&d, &["add", "deploy.sh"]);
+    git(&d, &["commit", "-qm", &lines[1].text]);
     // A task and identity.md edited by hand, past every door.
     let o = door.run(&["task", "start", "deploy", "--step", "placeholder"]);
     assert!(o.status.success(), "{}", stderr(&o));
