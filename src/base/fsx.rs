@@ -578,8 +578,11 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 /// Check that the existing directory `dir` really lies inside `root` once
-/// symlinks are resolved; refuse with [`Error::OutsideRoot`] otherwise.
+/// symlinks are resolved: a link below `root` leading out of it is refused
+/// as on a read ([`check_links_within`], naming the link), anything else
+/// outside with [`Error::OutsideRoot`].
 pub fn ensure_within(root: &Path, dir: &Path) -> Result<()> {
+    check_links_within(root, dir)?;
     let real_root = fs::canonicalize(root).map_err(|e| Error::io("resolve", root, e))?;
     let real_dir = fs::canonicalize(dir).map_err(|e| Error::io("resolve", dir, e))?;
     if real_dir.starts_with(&real_root) {
@@ -859,6 +862,10 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), &link).unwrap();
         assert!(matches!(
             ensure_within(root.path(), &link),
+            Err(Error::LinkOutside { path, .. }) if path == link
+        ));
+        assert!(matches!(
+            ensure_within(root.path(), outside.path()),
             Err(Error::OutsideRoot { .. })
         ));
     }

@@ -751,7 +751,7 @@ mod tests {
                 ..Default::default()
             })
             .unwrap_err();
-        assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
+        assert!(matches!(err, Error::LinkOutside { .. }), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }

@@ -260,11 +260,12 @@ mod tests {
         let link = first.with_file_name("codex-2026-11-21-2.md");
         std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
         let err = s.write_session_note("codex", day(), "second").unwrap_err();
+        // It points out of the memory: refused as a read through it would be.
         assert!(
-            matches!(&err, Error::Symlink { path, .. } if *path == link),
+            matches!(&err, Error::LinkOutside { path, .. } if *path == link),
             "{err}"
         );
-        assert!(err.to_string().contains("remove the link"), "{err}");
+        assert!(err.to_string().contains("or remove it"), "{err}");
         assert!(!dir.path().join("nowhere").exists());
         assert_eq!(
             std::fs::read_dir(first.parent().unwrap()).unwrap().count(),
@@ -336,7 +337,7 @@ mod tests {
         let err = store(dir.path())
             .write_current_state(day(), "x", "r")
             .unwrap_err();
-        assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
+        assert!(matches!(err, Error::LinkOutside { .. }), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }
