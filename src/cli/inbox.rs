@@ -146,7 +146,7 @@ fn read_body_stdin() -> Result<String> {
     }
     fsx::read_stdin_bounded(
         MAX_MESSAGE_BYTES,
-        "a message is a note, not a dump: send the file's path instead",
+        "a message is a note, not a dump: put the large content in a file in the project and send its path",
     )
 }
 
