@@ -286,6 +286,7 @@ impl Workspace {
         // The checkpoint (in the project, unless given elsewhere on purpose)
         // is read and written like the rest of the state.
         fsx::check_links_within(&self.root, &self.checkpoint)?;
+        fsx::check_links_within(&self.root, &self.install_record())?;
         for folder in folders {
             if crate::base::fsx::is_symlink(&folder) {
                 return Err(crate::Error::Symlink {
