@@ -6,6 +6,20 @@ use std::path::PathBuf;
 /// What comes between an error's message and its fix: `"\n  fix: "`.
 pub const FIX_MARK: &str = "\n  fix: ";
 
+/// The name of the standard input in errors (a [`Error::TooLarge`] says
+/// "more than" for it: a stream's size is not known).
+pub const STDIN: &str = "stdin";
+
+/// How a [`Error::TooLarge`] words its size: a file's is known; a stream
+/// (stdin) is refused as soon as it passes the limit, so only that is.
+fn too_large_size(path: &std::path::Path, size: u64, limit: u64) -> String {
+    if path == std::path::Path::new(STDIN) {
+        format!("holds more than {limit} bytes")
+    } else {
+        format!("is {size} bytes")
+    }
+}
+
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -49,7 +63,7 @@ pub enum Error {
         supported: u32,
     },
     /// A file is larger than we are willing to read.
-    #[error("{} is {size} bytes, over the {limit}-byte limit\n  fix: {fix}", path.display())]
+    #[error("{} {}, over the {limit}-byte limit\n  fix: {fix}", path.display(), too_large_size(path, *size, *limit))]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -92,6 +106,23 @@ pub enum Error {
         /// The link.
         path: PathBuf,
         /// What to do: replace it with a regular file, or remove it.
+        fix: String,
+    },
+    /// A link on the way to a file of agent-handover's own (a memory,
+    /// state or config file, or an agent's folder `install` writes into)
+    /// leads out of the tree it belongs to: it is neither read nor written
+    /// through ([`crate::base::fsx::check_links_within`]).
+    #[error(
+        "{} is a symlink leading out of {}; agent-handover neither reads nor writes through it\n  fix: {fix}",
+        path.display(),
+        root.display()
+    )]
+    LinkOutside {
+        /// The link.
+        path: PathBuf,
+        /// The tree it leaves (the project, or the memory folder).
+        root: PathBuf,
+        /// What to do.
         fix: String,
     },
     /// The handover config is invalid.
@@ -379,7 +410,7 @@ impl Error {
             Error::TooLarge { .. } => ("too_large", UNREADABLE),
             Error::UnsafeName { .. } => ("unsafe_name", CONFIG),
             Error::OutsideRoot { .. } => ("outside_root", CONFIG),
-            Error::Symlink { .. } => ("symlink", CONFIG),
+            Error::Symlink { .. } | Error::LinkOutside { .. } => ("symlink", CONFIG),
             Error::Config { .. } => ("config", CONFIG),
             Error::Paused { .. } => ("paused", PAUSED),
             Error::Busy { .. } => ("busy", BUSY),
@@ -409,6 +440,7 @@ impl Error {
             | Error::TooLarge { path, .. }
             | Error::OutsideRoot { path, .. }
             | Error::Symlink { path, .. }
+            | Error::LinkOutside { path, .. }
             | Error::LegacyCheckpoint { path, .. }
             | Error::NewerStepKind { path, .. } => Some(path),
             Error::NoteNamesExhausted { dir, .. } => Some(dir),

@@ -9,7 +9,10 @@
 //!   (`flock`) by its writer until it is in place, so
 //!   [`remove_orphan_temps`] can tell a killed writer's leftover (unlocked)
 //!   from one being written (locked) at any age.
-//! * [`read_text_bounded`] refuses huge and non-UTF-8 files with a clear error.
+//! * [`read_text_bounded`] refuses huge and non-UTF-8 files with a clear error;
+//!   [`read_text_within`] also refuses a link leading out of the file's tree
+//!   ([`check_links_within`], the rule writes follow too), and
+//!   [`read_stdin_bounded`] holds the standard input to the same limits.
 //! * [`check_name`] and [`ensure_within`] keep names and paths inside their tree.
 
 use std::fs::{self, File};
@@ -393,6 +396,127 @@ fn read_bounded_with(
     Ok(Some((text, meta)))
 }
 
+/// Check that no component of `path` below `root` is a symbolic link that
+/// leads out of `root`: the one rule for every file agent-handover reads or
+/// writes in a tree of its own (the memory, the project's state folder and
+/// config). A link that resolves inside `root` is followed; one that leaves
+/// it, or dangles towards outside, is an [`Error::LinkOutside`] naming the
+/// link. Only what exists is checked; a `path` not below `root` (a place the
+/// user chose on purpose) is not checked at all.
+///
+/// The check is made by name, before the open: it keeps a cloned
+/// repository from feeding a file from elsewhere into an agent's context,
+/// not a local attacker racing the read.
+pub fn check_links_within(root: &Path, path: &Path) -> Result<()> {
+    let root = normalize(root);
+    let path = normalize(path);
+    let Ok(rel) = path.strip_prefix(&root) else {
+        return Ok(());
+    };
+    let Ok(real_root) = fs::canonicalize(&root) else {
+        // No root yet: nothing below it exists either.
+        return Ok(());
+    };
+    let mut at = root.clone();
+    for component in rel.components() {
+        at.push(component);
+        let Ok(meta) = fs::symlink_metadata(&at) else {
+            return Ok(());
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let inside = match fs::canonicalize(&at) {
+            Ok(real) => real.starts_with(&real_root),
+            // Dangling (or a loop): judge where it points, by name.
+            Err(_) => fs::read_link(&at).is_ok_and(|target| {
+                let target = normalize(&absolutize(parent_of(&at), &target));
+                target.starts_with(&root) || target.starts_with(&real_root)
+            }),
+        };
+        if !inside {
+            return Err(link_outside(&at, &root));
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of a link leading out of `root`, with its fix.
+pub fn link_outside(link: &Path, root: &Path) -> Error {
+    let target = fs::read_link(link)
+        .map(|t| t.display().to_string())
+        .unwrap_or_else(|_| "?".into());
+    Error::LinkOutside {
+        path: link.into(),
+        root: root.into(),
+        fix: format!(
+            "the link points to {target}; replace it with a real file or folder holding what you want agent-handover to use (rm '{0}', then copy it in), or remove it; nothing was read or written through it",
+            link.display()
+        ),
+    }
+}
+
+/// [`read_text_bounded`] for a file of the tree `root` (the memory, the
+/// state folder, the project): refused with [`Error::LinkOutside`] when a
+/// component of `path` below `root` is a link leading out of it
+/// ([`check_links_within`]).
+pub fn read_text_within(
+    root: &Path,
+    path: &Path,
+    limit: u64,
+    fix: &'static str,
+) -> Result<Option<String>> {
+    check_links_within(root, path)?;
+    read_text_bounded(path, limit, fix)
+}
+
+pub use crate::base::error::STDIN;
+
+/// Read UTF-8 text from the standard input, at most `limit` bytes: the
+/// limit of the file it stands for, with that file's `fix`
+/// ([`read_stream_bounded`]).
+pub fn read_stdin_bounded(limit: u64, fix: &'static str) -> Result<String> {
+    read_stream_bounded(std::io::stdin().lock(), Path::new(STDIN), limit, fix)
+}
+
+/// Read UTF-8 text from `reader` (named `name` in errors), at most `limit`
+/// bytes, in chunks: refused with [`Error::TooLarge`] as soon as byte
+/// `limit + 1` arrives, so a stream without end (`/dev/zero`) costs at
+/// most `limit` bytes of memory and is never read to its end.
+pub fn read_stream_bounded(
+    reader: impl Read,
+    name: &Path,
+    limit: u64,
+    fix: &'static str,
+) -> Result<String> {
+    const CHUNK: usize = 64 * 1024;
+    let mut reader = reader;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io("read", name, e)),
+        };
+        if (bytes.len() + n) as u64 > limit {
+            return Err(Error::TooLarge {
+                path: name.into(),
+                size: bytes.len() as u64 + n as u64,
+                limit,
+                fix,
+            });
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    String::from_utf8(bytes).map_err(|e| Error::Corrupt {
+        path: name.into(),
+        detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        fix: "give text in UTF-8; agent-handover wrote nothing".into(),
+    })
+}
+
 /// Check that `name` is safe to use as one path component: no separators,
 /// no `..`, no control characters, not hidden, not empty, at most 128 bytes.
 pub fn check_name<'a>(what: &'static str, name: &'a str) -> Result<&'a str> {
@@ -454,8 +578,11 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 /// Check that the existing directory `dir` really lies inside `root` once
-/// symlinks are resolved; refuse with [`Error::OutsideRoot`] otherwise.
+/// symlinks are resolved: a link below `root` leading out of it is refused
+/// as on a read ([`check_links_within`], naming the link), anything else
+/// outside with [`Error::OutsideRoot`].
 pub fn ensure_within(root: &Path, dir: &Path) -> Result<()> {
+    check_links_within(root, dir)?;
     let real_root = fs::canonicalize(root).map_err(|e| Error::io("resolve", root, e))?;
     let real_dir = fs::canonicalize(dir).map_err(|e| Error::io("resolve", dir, e))?;
     if real_dir.starts_with(&real_root) {
@@ -621,6 +748,98 @@ mod tests {
     }
 
     #[test]
+    fn links_leading_out_of_the_tree_are_refused_at_any_depth() {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let r = root.path();
+        fs::write(outside.path().join("secret"), "from home").unwrap();
+        fs::create_dir_all(outside.path().join("dir")).unwrap();
+        fs::write(outside.path().join("dir/f.md"), "from home").unwrap();
+        fs::create_dir_all(r.join("mem/layer2")).unwrap();
+        fs::write(r.join("mem/real.md"), "ours").unwrap();
+        // The file itself, a folder on the way, a dangling link towards outside.
+        symlink(outside.path().join("secret"), r.join("mem/layer2/state.md")).unwrap();
+        symlink(outside.path().join("dir"), r.join("mem/linked")).unwrap();
+        symlink("/nonexistent-outside/x", r.join("mem/dangling")).unwrap();
+        for (path, link) in [
+            (r.join("mem/layer2/state.md"), r.join("mem/layer2/state.md")),
+            (r.join("mem/linked/f.md"), r.join("mem/linked")),
+            (r.join("mem/linked/sub/new.md"), r.join("mem/linked")),
+            (r.join("mem/dangling"), r.join("mem/dangling")),
+        ] {
+            let err = read_text_within(r, &path, 100, "x").unwrap_err();
+            assert!(
+                matches!(&err, Error::LinkOutside { path: p, .. } if *p == link),
+                "{}: {err}",
+                path.display()
+            );
+            assert!(err.to_string().contains("fix: "), "{err}");
+            assert!(check_links_within(r, &path).is_err());
+        }
+        // A link staying inside the tree is followed; a missing file is None.
+        symlink(r.join("mem/real.md"), r.join("mem/inside.md")).unwrap();
+        symlink("real.md", r.join("mem/relative.md")).unwrap();
+        for ok in ["mem/inside.md", "mem/relative.md", "mem/real.md"] {
+            assert_eq!(
+                read_text_within(r, &r.join(ok), 100, "x")
+                    .unwrap()
+                    .as_deref(),
+                Some("ours")
+            );
+        }
+        assert!(
+            read_text_within(r, &r.join("mem/none.md"), 100, "x")
+                .unwrap()
+                .is_none()
+        );
+        // The tree's own root may be a link (the memory elsewhere, allowed);
+        // a path not below the root is the user's choice, not checked.
+        let linked_root = r.join("elsewhere");
+        symlink(outside.path(), &linked_root).unwrap();
+        assert_eq!(
+            read_text_within(&linked_root, &linked_root.join("secret"), 100, "x")
+                .unwrap()
+                .as_deref(),
+            Some("from home")
+        );
+        check_links_within(&r.join("mem"), &outside.path().join("secret")).unwrap();
+    }
+
+    #[test]
+    fn a_stream_is_refused_as_soon_as_it_passes_the_limit() {
+        // An endless stream: refused after the limit, not read to its end.
+        let endless = std::io::repeat(b'a');
+        let err = read_stream_bounded(endless, Path::new(STDIN), 1000, "shorter").unwrap_err();
+        match &err {
+            Error::TooLarge {
+                path, limit, size, ..
+            } => {
+                assert_eq!((path.as_path(), *limit), (Path::new("stdin"), 1000));
+                assert!(*size > 1000 && *size <= 1000 + 64 * 1024, "{size}");
+            }
+            other => panic!("{other}"),
+        }
+        assert_eq!(
+            err.to_string(),
+            "stdin holds more than 1000 bytes, over the 1000-byte limit\n  fix: shorter"
+        );
+        // At the limit exactly, and below, the text comes back whole.
+        let text = "é".repeat(500);
+        assert_eq!(
+            read_stream_bounded(text.as_bytes(), Path::new(STDIN), 1000, "x").unwrap(),
+            text
+        );
+        assert_eq!(
+            read_stream_bounded(&b""[..], Path::new(STDIN), 1000, "x").unwrap(),
+            ""
+        );
+        let err =
+            read_stream_bounded(&[0xffu8, 0xfe][..], Path::new(STDIN), 1000, "x").unwrap_err();
+        assert!(err.to_string().contains("UTF-8"), "{err}");
+    }
+
+    #[test]
     fn check_name_rejects_escapes() {
         for bad in [
             "", "..", "../x", "a/b", "a\\b", ".hidden", "-flag", "a\nb", "x\0",
@@ -643,6 +862,10 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), &link).unwrap();
         assert!(matches!(
             ensure_within(root.path(), &link),
+            Err(Error::LinkOutside { path, .. }) if path == link
+        ));
+        assert!(matches!(
+            ensure_within(root.path(), outside.path()),
             Err(Error::OutsideRoot { .. })
         ));
     }

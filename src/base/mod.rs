@@ -1,7 +1,8 @@
 //! The base layer, used by every other: the error type and exit codes,
 //! typed step outcomes, durable file writes, how our regular expressions
 //! compile, the one secret detector, shell words, and the crash points of
-//! the crash tests. Nothing here imports another layer.
+//! the crash tests, what counts as an empty text. Nothing here imports
+//! another layer.
 
 pub mod error;
 pub mod failpoint;
@@ -10,3 +11,4 @@ pub mod outcome;
 pub mod patterns;
 pub mod secrets;
 pub mod shell;
+pub mod text;

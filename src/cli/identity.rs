@@ -1,7 +1,7 @@
 //! `identity show | set | edit | list | diff`: the slow-changing layer (policies, goals),
 //! changed only here or by hand, never by a handover.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 
 use agent_handover::base::fsx;
 use agent_handover::domain::memory::history::VersionedFile;
@@ -123,16 +123,15 @@ fn open(ws: &Workspace) -> Identity {
 }
 
 fn read_stdin() -> Result<String> {
-    let mut stdin = std::io::stdin();
-    if stdin.is_terminal() {
+    if std::io::stdin().is_terminal() {
         return Err(Error::EmptyText {
             what: "section text",
             fix: "give the text as an argument or pipe it in",
         });
     }
-    let mut text = String::new();
-    stdin
-        .read_to_string(&mut text)
-        .map_err(|e| Error::io("read", "stdin", e))?;
-    Ok(text)
+    // identity.md is a memory file: the same limit as reading it back.
+    fsx::read_stdin_bounded(
+        agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES,
+        "identity.md holds policies and goals, not a dump: give a shorter section",
+    )
 }

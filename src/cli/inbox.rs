@@ -1,7 +1,7 @@
 //! `inbox send | list | read | ack | queues`: the message queues between agents.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use agent_handover::base::fsx;
@@ -141,22 +141,13 @@ fn read_body_file(path: &Path) -> Result<String> {
 }
 
 fn read_body_stdin() -> Result<String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
+    if std::io::stdin().is_terminal() {
         eprintln!("reading the message body from stdin (end with Ctrl-D; or pass --body)");
     }
-    let mut bytes = Vec::new();
-    // One byte over the limit is enough for `send` to refuse it.
-    stdin
-        .lock()
-        .take(MAX_MESSAGE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("read", "stdin", e))?;
-    String::from_utf8(bytes).map_err(|e| Error::Corrupt {
-        path: "stdin".into(),
-        detail: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-        fix: "send text; put binary content in a file and send its path".into(),
-    })
+    fsx::read_stdin_bounded(
+        MAX_MESSAGE_BYTES,
+        "a message is a note, not a dump: put the large content in a file in the project and send its path",
+    )
 }
 
 fn list(args: &ListArgs, out: Output) -> Result<u8> {

@@ -2,7 +2,6 @@
 //! for a kind of work). The `run --min-score` gate is the library's
 //! [`agent_handover::engine::QualityGate`].
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
@@ -212,10 +211,10 @@ fn read_handoff(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)>
     if file != Some(Path::new("-")) {
         return handoff::load(ws, file);
     }
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| Error::io("read", "stdin", e))?;
+    let text = agent_handover::base::fsx::read_stdin_bounded(
+        agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES,
+        "a handoff is a briefing, not a dump: write a shorter one",
+    )?;
     Ok(("-".into(), text))
 }
 

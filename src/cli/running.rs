@@ -1,6 +1,5 @@
 //! Commands that execute steps: `run`, `resume`, `retry`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_handover::ops::handover;
@@ -102,21 +101,24 @@ pub fn retry(target: &Target, step: &str, out: Output) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// A text given inline or as a file (`-` = stdin).
+/// What to do about a note or state over the limit, from a file or stdin.
+const NOTE_TOO_LARGE_FIX: &str = "a handover is a briefing, not a dump: write a shorter note";
+
+/// A text given inline or as a file (`-` = stdin, held to the file's limit).
 fn text_arg(inline: &Option<String>, file: &Option<PathBuf>) -> Result<Option<String>> {
     match (inline, file) {
         (Some(text), _) => Ok(Some(text.clone())),
         (None, Some(path)) if path == Path::new("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::io("read", "stdin", e))?;
-            Ok(Some(text))
+            agent_handover::base::fsx::read_stdin_bounded(
+                agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES,
+                NOTE_TOO_LARGE_FIX,
+            )
+            .map(Some)
         }
         (None, Some(path)) => agent_handover::base::fsx::read_text_bounded(
             path,
             agent_handover::domain::memory::MAX_MEMORY_FILE_BYTES,
-            "a handover is a briefing, not a dump: write a shorter note",
+            NOTE_TOO_LARGE_FIX,
         )?
         .map(Some)
         .ok_or_else(|| Error::io("read", path, std::io::ErrorKind::NotFound.into())),

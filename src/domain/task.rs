@@ -348,7 +348,8 @@ impl TaskStore {
     pub fn load(&self, name: &str) -> Result<Task> {
         check_task_name(name)?;
         let path = self.file(name);
-        let Some(text) = fsx::read_text_bounded(
+        let Some(text) = fsx::read_text_within(
+            &self.dir,
             &path,
             MAX_TASK_FILE_BYTES,
             "a task file is a plan, not a log: move it aside and start the task again",

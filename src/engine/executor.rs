@@ -555,7 +555,8 @@ impl Engine {
                 "the staged inputs of run {run_id} are missing or damaged; `agent-handover abandon` it and run the handover again (nothing else is lost)"
             )
         };
-        let text = fsx::read_text_bounded(
+        let text = fsx::read_text_within(
+            &self.ws.root,
             &path,
             4 * crate::domain::memory::MAX_MEMORY_FILE_BYTES,
             "move it aside",

@@ -320,7 +320,7 @@ pub fn plan_from_config(
     let state = handoff::templates::without_drafting_comments(&state).into_owned();
     if !overrides.allow_empty {
         for (what, text) in [("session note", &session), ("current state", &state)] {
-            if text.trim().is_empty() {
+            if crate::base::text::is_blank(text) {
                 return Err(Error::EmptyText {
                     what,
                     fix: "write what the session did (--note, --note-file) and where things stand; pass --allow-empty to hand over an empty one on purpose",

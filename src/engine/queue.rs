@@ -131,7 +131,8 @@ impl RunQueue {
                 continue; // temp files of an interrupted write
             };
             let path = self.dir.join(name);
-            let Some(text) = fsx::read_text_bounded(&path, 1 << 20, "move it aside")? else {
+            let Some(text) = fsx::read_text_within(&self.dir, &path, 1 << 20, "move it aside")?
+            else {
                 continue; // removed meanwhile
             };
             let run: QueuedRun = serde_json::from_str(&text).map_err(|e| Error::Corrupt {

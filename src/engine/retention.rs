@@ -202,7 +202,8 @@ fn plan_state_versions(
     plan: &mut RetentionPlan,
 ) -> Result<()> {
     let history = StateHistory::new(ws.state_history_dir());
-    let live = fsx::read_text_bounded(
+    let live = fsx::read_text_within(
+        &ws.memory.root,
         &ws.memory.current_state(),
         MAX_MEMORY_FILE_BYTES,
         "move the oversized current-state.md aside",

@@ -58,7 +58,12 @@ pub fn quality(ws: &Workspace) -> Result<Option<QualityData>> {
         text: shown(&text),
     }];
     if let Some(path) = newest_note(&ws.memory.layer1_dir())
-        && let Some(text) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "move it aside")?
+        && let Some(text) = fsx::read_text_within(
+            &ws.memory.root,
+            &path,
+            MAX_MEMORY_FILE_BYTES,
+            "move it aside",
+        )?
     {
         docs.push(Reviewed {
             title: "latest session note",
@@ -131,7 +136,8 @@ pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
         }
     }
     if let Some(path) = note
-        && let Ok(Some(text)) = fsx::read_text_bounded(&path, MAX_MEMORY_FILE_BYTES, "")
+        && let Ok(Some(text)) =
+            fsx::read_text_within(&ws.memory.root, &path, MAX_MEMORY_FILE_BYTES, "")
     {
         let report = lint(&text, &LintContext::for_workspace(ws));
         lines.push(String::new());

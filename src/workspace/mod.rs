@@ -161,7 +161,12 @@ impl Workspace {
             None => Some(root.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
         };
         let (config, warnings) = match &config_path {
-            Some(p) => Config::load(p)?,
+            Some(p) => {
+                // The project's own config is read like its memory: never
+                // through a link leading out of it.
+                fsx::check_links_within(&root, p)?;
+                Config::load(p)?
+            }
             None => (Config::default(), Vec::new()),
         };
         let h = &config.handover;
@@ -176,6 +181,11 @@ impl Workspace {
                         root.display()
                     ),
                 ));
+            }
+            if !h.allow_outside {
+                // Inside by name, and by every folder on the way: a link
+                // among them would carry the files out of the project.
+                fsx::check_links_within(&root, &path)?;
             }
             Ok(path)
         };
@@ -273,6 +283,10 @@ impl Workspace {
         if !self.config.handover.allow_outside {
             folders.push(self.memory.root.clone());
         }
+        // The checkpoint (in the project, unless given elsewhere on purpose)
+        // is read and written like the rest of the state.
+        fsx::check_links_within(&self.root, &self.checkpoint)?;
+        fsx::check_links_within(&self.root, &self.install_record())?;
         for folder in folders {
             if crate::base::fsx::is_symlink(&folder) {
                 return Err(crate::Error::Symlink {
@@ -285,6 +299,17 @@ impl Workspace {
             }
         }
         Ok(())
+    }
+
+    /// The tree a file of this workspace belongs to, which no link on its
+    /// way may leave ([`fsx::check_links_within`]): the memory folder for
+    /// a memory file, the project for every other.
+    pub fn tree_of(&self, path: &Path) -> &Path {
+        if path.starts_with(&self.memory.root) {
+            &self.memory.root
+        } else {
+            &self.root
+        }
     }
 
     /// The project's state folder, `.agent-handover/`: run archive, history,

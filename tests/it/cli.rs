@@ -425,7 +425,13 @@ fn escaping_tag_and_symlinked_memory_are_refused() {
     std::os::unix::fs::symlink(outside.path(), p.path("memory/layer2")).unwrap();
     let o = p.handover("x");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("resolves outside"), "{}", stderr(&o));
+    // The same refusal as a read through it: the link named, with the fix.
+    let err = stderr(&o);
+    assert!(
+        err.contains("symlink leading out of")
+            && err.contains(&p.path("memory/layer2").display().to_string()),
+        "{err}"
+    );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
 
@@ -1063,7 +1069,11 @@ fn a_dangling_symlink_at_the_note_name_is_refused_not_looped_on() {
         err.contains(&link.display().to_string()) && err.contains("symlink"),
         "{err}"
     );
-    assert!(err.contains("fix: remove the link"), "{err}");
+    // It points out of the memory: refused as a read through it is.
+    assert!(
+        err.contains("leading out of") && err.contains("or remove it"),
+        "{err}"
+    );
     assert!(!p.path("nowhere.md").exists(), "written through the link");
     assert_eq!(
         common::read_dir_sorted(&month),
@@ -1442,5 +1452,260 @@ fn a_linked_folder_we_write_into_is_refused_not_followed() {
             0,
             "{linked}: nothing written outside"
         );
+    }
+}
+
+// ---- issue 41, edges round three ----
+
+/// What a file outside the project holds: it must never reach an agent.
+const FROM_HOME: &str = "FROM-THE-USERS-HOME-41";
+
+/// A project whose memory file `rel` is a link to a file outside it
+/// (returned, with the folder that holds it).
+fn memory_file_linked_out(rel: &str) -> (Project, tempfile::TempDir, std::path::PathBuf) {
+    let p = Project::new(&config(""));
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("private.md");
+    std::fs::write(&target, format!("# Private\n\n{FROM_HOME}\n")).unwrap();
+    let link = p.path(rel);
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    (p, outside, link)
+}
+
+/// Issue 41, item 1: a memory file replaced by a link to a file outside the
+/// project (current-state.md, MEMORY.md, identity.md, a session note) is
+/// not read: `brief` shows the refusal naming the link, never the file.
+#[test]
+fn brief_never_reads_a_memory_file_linked_out_of_the_project() {
+    for rel in [
+        "memory/layer2/current-state.md",
+        "memory/MEMORY.md",
+        "memory/identity.md",
+        "memory/layer1/2026-11/t-2026-11-21.md",
+    ] {
+        let (p, _outside, link) = memory_file_linked_out(rel);
+        for args in [
+            vec!["brief", "--agent", "codex", "--history", "3"],
+            vec!["--json", "brief", "--agent", "codex", "--history", "3"],
+        ] {
+            let o = p.run(&args);
+            let (out, err) = (stdout(&o), stderr(&o));
+            assert!(
+                !out.contains(FROM_HOME) && !err.contains(FROM_HOME),
+                "{rel}: the file outside was read:\n{out}{err}"
+            );
+            assert!(
+                out.contains("symlink leading out of")
+                    && out.contains(&*link.file_name().unwrap().to_string_lossy()),
+                "{rel}: the refusal names the link:\n{out}{err}"
+            );
+        }
+    }
+}
+
+/// Issue 41, item 1: `identity show` refuses a linked-out identity.md
+/// (exit 78, the link and the fix named), and a handover refuses to
+/// replace a linked-out current-state.md, reading nothing through it.
+#[test]
+fn identity_show_and_a_handover_refuse_a_memory_file_linked_out() {
+    let (p, _outside, link) = memory_file_linked_out("memory/identity.md");
+    let o = p.run(&["identity", "show"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(78), "{err}");
+    assert!(!stdout(&o).contains(FROM_HOME), "{}", stdout(&o));
+    assert!(
+        err.contains(&link.display().to_string()) && err.contains("fix:"),
+        "{err}"
+    );
+
+    let (p, outside, link) = memory_file_linked_out("memory/layer2/current-state.md");
+    let o = p.handover("a note");
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains(&link.display().to_string()), "{err}");
+    assert!(!err.contains(FROM_HOME), "{err}");
+    // Nothing was copied into the history from the file outside.
+    let history = p.path(".agent-handover/history/current-state");
+    for f in common::read_dir_sorted(&history) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(!text.contains(FROM_HOME), "{}: {text}", f.display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("private.md")).unwrap(),
+        format!("# Private\n\n{FROM_HOME}\n"),
+        "the file outside is untouched"
+    );
+}
+
+/// Issue 41, item 1: a link that stays inside the memory keeps working.
+#[test]
+fn a_memory_file_linked_inside_the_memory_is_read() {
+    let p = Project::new(&config(""));
+    std::fs::create_dir_all(p.path("memory/layer2")).unwrap();
+    std::fs::write(p.path("memory/shared-state.md"), "# State\n\nINSIDE-41\n").unwrap();
+    std::os::unix::fs::symlink(
+        "../shared-state.md",
+        p.path("memory/layer2/current-state.md"),
+    )
+    .unwrap();
+    let o = p.run(&["brief", "--agent", "codex"]);
+    assert!(
+        stdout(&o).contains("INSIDE-41"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
+
+/// Issue 41, item 2: a configured path inside the project by name but
+/// through a linked folder (`memory_dir = "linkout/mem"`, `checkpoint =
+/// "linkout/state/ck.json"`) is refused (exit 78, the link named), and
+/// nothing lands outside.
+#[test]
+fn a_configured_path_through_a_linked_folder_is_refused() {
+    for key in [
+        "memory_dir = \"linkout/mem\"",
+        "checkpoint = \"linkout/state/ck.json\"",
+    ] {
+        let text = config("").replace("[handover]\n", &format!("[handover]\n{key}\n"));
+        let text = if key.starts_with("memory_dir") {
+            text.replace("memory_dir = \"memory\"\n", "")
+        } else {
+            text
+        };
+        let p = Project::new(&text);
+        let outside = tempfile::tempdir().unwrap();
+        let link = p.path("linkout");
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        for args in [
+            vec!["run", "--note", "a note"],
+            vec!["check"],
+            vec!["brief", "--agent", "codex"],
+        ] {
+            let o = p.run(&args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(78), "{key} {args:?}: {err}");
+            assert!(
+                err.contains(&link.display().to_string()) && err.contains("fix:"),
+                "{key} {args:?}: {err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "{key}: nothing written outside"
+        );
+    }
+}
+
+/// Issue 41, item 1: the project's own handover.toml linked out of it is
+/// not read.
+#[test]
+fn a_config_linked_out_of_the_project_is_not_read() {
+    let p = Project::new(&config(""));
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("h.toml"), config("")).unwrap();
+    std::fs::remove_file(p.path("handover.toml")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("h.toml"), p.path("handover.toml")).unwrap();
+    let o = p.run(&["check"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(78), "{err}");
+    assert!(
+        err.contains("handover.toml") && err.contains("symlink"),
+        "{err}"
+    );
+}
+
+/// A stream of `bytes` zero bytes written to `cmd`'s stdin by a thread:
+/// the child's output, and whether the writer was cut off (a broken pipe)
+/// before it wrote everything.
+fn feed(mut cmd: std::process::Command, bytes: usize) -> (std::process::Output, bool) {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 64 * 1024];
+        let mut left = bytes;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            if stdin.write_all(&chunk[..n]).is_err() {
+                return true;
+            }
+            left -= n;
+        }
+        false
+    });
+    let out = child.wait_with_output().unwrap();
+    (out, writer.join().unwrap())
+}
+
+/// Issue 41, item 3: every stdin reader is held to the limit of the file
+/// it stands for (4 MiB for a note, a state, a handoff, identity.md),
+/// refused as soon as it passes it (the writer of an 8 MiB stream sees a
+/// broken pipe), with the file form's error (exit 3, "stdin" and the fix
+/// named); nothing is written.
+#[test]
+fn stdin_past_its_limit_is_refused_before_it_is_read_to_the_end() {
+    const STREAM: usize = 8 * 1024 * 1024;
+    for args in [
+        &["run", "--note-file", "-"][..],
+        &["run", "--note", "n", "--current-state-file", "-"],
+        &["lint", "-"],
+        &["identity", "set", "Goals"],
+        &["inbox", "send", "--to", "bob", "--from", "al"],
+    ] {
+        let p = Project::new(&config(""));
+        let mut cmd = p.std_cmd();
+        cmd.args(args);
+        let (o, cut_off) = feed(cmd, STREAM);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains("stdin holds more than") && err.contains("fix:"),
+            "{args:?}: {err}"
+        );
+        assert!(cut_off, "{args:?}: the whole stream was read");
+        for dir in ["memory", "messages", ".agent-handover/runs"] {
+            assert!(
+                common::read_dir_sorted(&p.path(dir)).is_empty(),
+                "{args:?}: {dir} written"
+            );
+        }
+    }
+    // Within the limit, stdin still works.
+    let p = Project::new(&config(""));
+    let mut cmd = p.std_cmd();
+    cmd.args(["lint", "-"]);
+    let (o, cut_off) = feed(cmd, 1000);
+    assert!(!cut_off && o.status.code() != Some(3), "{}", stderr(&o));
+}
+
+/// Issue 41, item 4: a note or current state that only looks like text
+/// (a zero-width space, a byte-order mark, an HTML comment) is empty:
+/// refused without --allow-empty, nothing written; accepted with it.
+#[test]
+fn a_note_that_only_looks_like_text_is_empty() {
+    for blank in [
+        "\u{200B}",
+        "\u{FEFF}",
+        "<!-- -->",
+        "\u{FEFF}\n<!-- x -->\u{200D} \n",
+    ] {
+        let p = Project::new(&config(""));
+        let o = p.handover(blank);
+        assert_eq!(o.status.code(), Some(64), "{blank:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--allow-empty"), "{}", stderr(&o));
+        assert!(p.notes().is_empty(), "{blank:?}: a note was written");
+        let o = p.run(&["run", "--note", "real text", "--current-state", blank]);
+        assert_eq!(o.status.code(), Some(64), "{blank:?}: {}", stderr(&o));
+        assert!(p.notes().is_empty() && p.current_state().is_none());
+        let o = p.run(&["run", "--note", blank, "--allow-empty"]);
+        assert!(o.status.success(), "{blank:?}: {}", stderr(&o));
     }
 }

@@ -588,3 +588,52 @@ fn an_empty_message_is_refused_unless_asked_for() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Issue 41, item 4: a message that only looks like text (a zero-width
+/// space, a byte-order mark, an HTML comment, as its body or subject) is
+/// empty: refused without --allow-empty, nothing written.
+#[test]
+fn a_message_that_only_looks_like_text_is_empty() {
+    for blank in [
+        "\u{200B}",
+        "\u{FEFF}",
+        "<!-- -->",
+        "\u{FEFF}<!-- x -->\n\u{2060}",
+    ] {
+        let p = Project::new(&config(""));
+        for args in [
+            vec![
+                "inbox", "send", "--from", "codex", "--to", "claude", "--body", blank,
+            ],
+            vec![
+                "inbox",
+                "send",
+                "--from",
+                "codex",
+                "--to",
+                "claude",
+                "--subject",
+                blank,
+                "--body",
+                blank,
+            ],
+        ] {
+            let o = p.run(&args);
+            assert_eq!(o.status.code(), Some(64), "{blank:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--allow-empty"), "{}", stderr(&o));
+            assert!(!p.path("messages").exists(), "{blank:?}: written");
+        }
+        let o = p.run(&[
+            "inbox",
+            "send",
+            "--from",
+            "codex",
+            "--to",
+            "claude",
+            "--body",
+            blank,
+            "--allow-empty",
+        ]);
+        assert!(o.status.success(), "{blank:?}: {}", stderr(&o));
+    }
+}

@@ -409,3 +409,32 @@ fn install_says_how_to_trust_and_check_reads_whether_it_is_given() {
     let o = p.run(&["--json", "install", "aider"]);
     assert!(json(&o)["trust"].is_null(), "{}", stdout(&o));
 }
+
+/// Issue 41, item 2: an agent's folder that is a link leading out of the
+/// project (`.claude` -> a folder elsewhere) is refused the way a linked
+/// memory folder is (exit 78, the link and the fix named): nothing is
+/// read or written through it, nor anywhere else.
+#[test]
+fn a_linked_agent_folder_is_refused_and_nothing_lands_outside() {
+    for (agent, folder) in [("claude", ".claude"), ("gemini", ".gemini")] {
+        let p = Project::new(&config(""));
+        let outside = tempfile::tempdir().unwrap();
+        let link = p.path(folder);
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        let o = p.run(&["install", agent]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(78), "{agent}: {err}");
+        assert!(
+            err.contains(&link.display().to_string())
+                && err.contains("symlink leading out of")
+                && err.contains("fix:"),
+            "{agent}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "{agent}: written outside"
+        );
+        assert!(!p.path(".agent-handover/install.json").exists(), "{agent}");
+    }
+}

@@ -566,3 +566,39 @@ fn task_writes_are_bounded_and_steps_are_named_truly() {
     let o = p.run(&["task", "step", "parser", "7"]);
     assert_eq!(o.status.code(), Some(64), "{}", common::stderr(&o));
 }
+
+/// Issue 41, item 1: over MCP too, a memory file replaced by a link to a
+/// file outside the project is never read: `brief` shows the refusal
+/// naming the link, `knowledge` answers with it as a tool error.
+#[test]
+fn brief_and_knowledge_never_read_a_memory_file_linked_out_of_the_project() {
+    const FROM_HOME: &str = "FROM-THE-USERS-HOME-41";
+    for rel in [
+        "memory/layer2/current-state.md",
+        "memory/MEMORY.md",
+        "memory/identity.md",
+    ] {
+        let p = Project::new(&config(""));
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("private.md");
+        std::fs::write(&target, format!("# Private\n\n- {FROM_HOME}\n")).unwrap();
+        let link = p.path(rel);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+
+        let mut c = Client::start(&p);
+        let brief = c.ok("brief", json!({"agent": "codex"}));
+        assert!(!brief.contains(FROM_HOME), "{rel}: {brief}");
+        assert!(
+            brief.contains("symlink leading out of") && brief.contains(rel),
+            "{rel}: the refusal names the link: {brief}"
+        );
+        let (is_error, text) = c.call("knowledge", json!({}));
+        assert!(!text.contains(FROM_HOME), "{rel}: {text}");
+        if rel == "memory/MEMORY.md" {
+            assert!(is_error, "{text}");
+            assert!(text.contains(&link.display().to_string()), "{text}");
+        }
+        c.finish();
+    }
+}

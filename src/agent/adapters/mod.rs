@@ -628,8 +628,12 @@ struct Planned {
     executable: bool,
 }
 
-fn read(abs: &Path) -> Result<Option<String>> {
-    fsx::read_text_bounded(
+/// Read an agent's file of the project: never through a link leading out
+/// of it (`.claude` linked to a folder elsewhere is refused, so nothing is
+/// read or written there: every file is read before any is written).
+fn read(ws: &Workspace, abs: &Path) -> Result<Option<String>> {
+    fsx::read_text_within(
+        &ws.root,
         abs,
         MAX_FILE_BYTES,
         "agent-handover edits only files under 1 MiB; add its part by hand (see `agent-handover install --help`)",
@@ -693,7 +697,7 @@ pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     let plugin = adapter.plugin_in_use(ws);
     for (rel, parts) in by_file(adapter.parts_beside(ws, plugin.as_ref())) {
         let abs = ws.root.join(&rel);
-        let old = read(&abs)?;
+        let old = read(ws, &abs)?;
         let mut text = old.clone();
         for part in &parts {
             text = Some(part.plan(adapter.name, text.as_deref(), &abs)?);
@@ -805,6 +809,8 @@ impl Intent {
             record.save(&ws.install_record())?;
         }
         for w in &self.writes {
+            // A link may have been put on the way since the intent was recorded.
+            fsx::check_links_within(&ws.root, &w.path)?;
             match &w.text {
                 Some(text) => {
                     if let Some(dir) = w.path.parent() {
@@ -874,7 +880,7 @@ pub fn check(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileCheck>> {
     let plugin = adapter.plugin_in_use(ws);
     for (rel, parts) in by_file(adapter.parts_beside(ws, plugin.as_ref())) {
         let abs = ws.root.join(&rel);
-        let text = read(&abs)?;
+        let text = read(ws, &abs)?;
         let state = match &text {
             Some(t) if parts.iter().all(|p| p.holds(adapter.name, t)) => "installed",
             Some(_) if record.has(&rel, adapter.name) => "outdated",
@@ -920,7 +926,7 @@ pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     }
     for (rel, parts) in files {
         let abs = ws.root.join(&rel);
-        let Some(current) = read(&abs)? else {
+        let Some(current) = read(ws, &abs)? else {
             record.release(&rel, adapter.name);
             continue;
         };

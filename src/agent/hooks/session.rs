@@ -105,8 +105,12 @@ fn file(ws: &Workspace, agent: &str, id: Option<&str>) -> PathBuf {
 /// The record of `agent`'s session `id`, if its hooks saw it start.
 pub fn load(ws: &Workspace, agent: &str, id: Option<&str>) -> Result<Option<SessionRecord>> {
     let path = file(ws, agent, id);
-    let Some(text) =
-        fsx::read_text_bounded(&path, MAX_BYTES, "remove the oversized session record")?
+    let Some(text) = fsx::read_text_within(
+        &ws.root,
+        &path,
+        MAX_BYTES,
+        "remove the oversized session record",
+    )?
     else {
         return Ok(None);
     };

@@ -130,10 +130,15 @@ fn active_task(ws: &Workspace) -> Option<TaskContext> {
     })
 }
 
-fn read(path: &Path) -> Option<String> {
-    fsx::read_text_bounded(path, MAX_MEMORY_FILE_BYTES, "move it aside")
-        .ok()
-        .flatten()
+fn read(ws: &Workspace, path: &Path) -> Option<String> {
+    fsx::read_text_within(
+        &ws.memory.root,
+        path,
+        MAX_MEMORY_FILE_BYTES,
+        "move it aside",
+    )
+    .ok()
+    .flatten()
 }
 
 fn previous_handoffs(ws: &Workspace, today: NaiveDate) -> Vec<PreviousHandoff> {
@@ -152,7 +157,7 @@ fn previous_handoffs(ws: &Workspace, today: NaiveDate) -> Vec<PreviousHandoff> {
         .collect();
     let current = ws.memory.current_state();
     if found.is_empty()
-        && let Some(text) = read(&current)
+        && let Some(text) = read(ws, &current)
     {
         found.push(PreviousHandoff {
             source: current.display().to_string(),
@@ -160,7 +165,7 @@ fn previous_handoffs(ws: &Workspace, today: NaiveDate) -> Vec<PreviousHandoff> {
         });
     }
     if let Some(note) = newest_note_before(&ws.memory.layer1_dir(), today)
-        && let Some(text) = read(&note)
+        && let Some(text) = read(ws, &note)
     {
         found.push(PreviousHandoff {
             source: note.display().to_string(),

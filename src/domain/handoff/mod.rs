@@ -201,7 +201,7 @@ pub fn load(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
         }
         None => {
             let p = ws.memory.current_state();
-            let text = fsx::read_text_bounded(&p, MAX_MEMORY_FILE_BYTES, fix)?
+            let text = fsx::read_text_within(&ws.memory.root, &p, MAX_MEMORY_FILE_BYTES, fix)?
                 .ok_or_else(|| HandoffError::NothingToLint { path: p.clone() })?;
             Ok((p.display().to_string(), text))
         }

@@ -258,8 +258,11 @@ impl Inbox {
         secrets::check("the recipient's name (--to)", &new.to, REFUSED_NAME_FIX)?;
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
-        let no_subject = new.subject.as_deref().is_none_or(|s| s.trim().is_empty());
-        if !new.allow_empty && no_subject && new.body.trim().is_empty() {
+        let no_subject = new
+            .subject
+            .as_deref()
+            .is_none_or(crate::base::text::is_blank);
+        if !new.allow_empty && no_subject && crate::base::text::is_blank(&new.body) {
             return Err(Error::EmptyText {
                 what: "message",
                 fix: "give it a --subject or a body (--body, --body-file, stdin); pass --allow-empty to send an empty one on purpose",
@@ -748,7 +751,7 @@ mod tests {
                 ..Default::default()
             })
             .unwrap_err();
-        assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
+        assert!(matches!(err, Error::LinkOutside { .. }), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }

@@ -61,8 +61,13 @@ pub fn queues(layout: &MessagesLayout) -> Result<Vec<Queue>> {
 }
 
 /// Every message file in `queue` (none if its directory does not exist).
+/// A queue folder that is a link leading out of the messages is refused
+/// ([`crate::base::fsx::check_links_within`]); a message that is a link is
+/// not a message.
 pub fn scan(layout: &MessagesLayout, queue: &Queue) -> Result<Vec<Entry>> {
-    Ok(read_dir(&queue.dir(layout))?
+    let dir = queue.dir(layout);
+    crate::base::fsx::check_links_within(&layout.root, &dir)?;
+    Ok(read_dir(&dir)?
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| {
             let name = e.file_name();
@@ -75,6 +80,7 @@ pub fn scan(layout: &MessagesLayout, queue: &Queue) -> Result<Vec<Entry>> {
 /// The message with id `id` in `queue`, if there is one (`<id>.md` first).
 pub fn find(layout: &MessagesLayout, queue: &Queue, id: &str) -> Option<Entry> {
     let dir = queue.dir(layout);
+    crate::base::fsx::check_links_within(&layout.root, &dir).ok()?;
     [format!("{id}.md"), id.to_string()]
         .into_iter()
         .find(|name| {

@@ -253,7 +253,7 @@ impl Knowledge {
         let mut set = FactSet::default();
         let mut seen: HashSet<String> = HashSet::new();
         for kind in FactKind::ALL {
-            let Some(text) = read(&self.layout.knowledge_topic(kind.topic()))? else {
+            let Some(text) = read(&self.layout, &self.layout.knowledge_topic(kind.topic()))? else {
                 continue;
             };
             for fact in text.lines().filter_map(|l| Fact::parse_line(kind, l)) {
@@ -269,7 +269,7 @@ impl Knowledge {
                 set.facts.push(fact);
             }
         }
-        if let Some(text) = read(&self.layout.knowledge_forgotten())? {
+        if let Some(text) = read(&self.layout, &self.layout.knowledge_forgotten())? {
             set.forgotten = text.lines().filter_map(Forgotten::parse_line).collect();
         }
         Ok(set)
@@ -277,7 +277,7 @@ impl Knowledge {
 
     /// Read the index, `None` if there is none.
     pub fn read_index(&self) -> Result<Option<String>> {
-        read(&self.layout.memory_index())
+        read(&self.layout, &self.layout.memory_index())
     }
 
     /// Learn the findings of `note` (learned from `source`, on `date`):
@@ -392,12 +392,12 @@ impl Knowledge {
     fn refresh_index(&self, set: &FactSet) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
         let path = self.layout.memory_index();
-        let existing = read(&path)?;
+        let existing = read(&self.layout, &path)?;
         if set.facts.is_empty() && existing.is_none() {
             return Ok(written);
         }
         let attributes = self.layout.gitattributes();
-        if read(&attributes)?.is_none() {
+        if read(&self.layout, &attributes)?.is_none() {
             self.write(&attributes, GITATTRIBUTES)?;
             written.push(attributes);
         }
@@ -443,8 +443,9 @@ fn topic_file(kind: FactKind, facts: &[Fact]) -> String {
     out
 }
 
-fn read(path: &Path) -> Result<Option<String>> {
-    fsx::read_text_bounded(
+fn read(layout: &MemoryLayout, path: &Path) -> Result<Option<String>> {
+    fsx::read_text_within(
+        &layout.root,
         path,
         MAX_MEMORY_FILE_BYTES,
         "a knowledge file this large is not ours: move it aside; `agent-handover knowledge list` rebuilds from the rest",

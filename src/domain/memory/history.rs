@@ -174,7 +174,8 @@ impl StateHistory {
 
     /// The text of one version.
     pub fn read(&self, version: &StateVersion) -> Result<String> {
-        fsx::read_text_bounded(
+        fsx::read_text_within(
+            &self.layout.dir,
             &version.path,
             super::MAX_MEMORY_FILE_BYTES,
             "move the oversized snapshot aside",

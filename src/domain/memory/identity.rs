@@ -60,7 +60,7 @@ impl Identity {
 
     /// Its text without the header line; `None` when there is no file.
     pub fn read(&self) -> Result<Option<String>> {
-        Ok(read_memory_file(&self.path)?.map(|t| without_header(&t).to_string()))
+        Ok(read_memory_file(&self.root, &self.path)?.map(|t| without_header(&t).to_string()))
     }
 
     /// Every kept version, newest first.
@@ -82,7 +82,7 @@ impl Identity {
         fsx::create_dir_durable(&self.root)?;
         // What a killed `identity set` left (an unlocked temp file) goes first.
         fsx::remove_orphan_temps(&self.root, std::time::Duration::MAX);
-        replace_versioned(&self.path, &self.history, &body, label)?;
+        replace_versioned(&self.root, &self.path, &self.history, &body, label)?;
         Ok(self.path.clone())
     }
 

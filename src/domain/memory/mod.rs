@@ -114,10 +114,10 @@ impl MemoryStore {
         self.prepare_dir(&dir)?;
         for n in 1..=MAX_NOTES_PER_TAG_AND_DAY {
             let path = self.layout.layer1_note(&tag, date, n);
-            let existing = match read_memory_file(&path)? {
+            let existing = match read_memory_file(&self.layout.root, &path)? {
                 None if fsx::create_new(&path, body.as_bytes())? => return Ok(path),
                 // Another writer took the name meanwhile: it may hold this very text.
-                None => read_memory_file(&path)?,
+                None => read_memory_file(&self.layout.root, &path)?,
                 existing => existing,
             };
             if existing.as_deref() == Some(body.as_str()) {
@@ -141,13 +141,13 @@ impl MemoryStore {
         let body = header(2, date) + content;
         let path = self.layout.current_state();
         self.prepare_dir(path.parent().expect("layer2 has a parent"))?;
-        replace_versioned(&path, &self.history, &body, run_id)?;
+        replace_versioned(&self.layout.root, &path, &self.history, &body, run_id)?;
         Ok(path)
     }
 
     /// Read `current-state.md` (`None` if there is none yet).
     pub fn read_current_state(&self) -> Result<Option<String>> {
-        read_memory_file(&self.layout.current_state())
+        read_memory_file(&self.layout.root, &self.layout.current_state())
     }
 
     fn prepare_dir(&self, dir: &Path) -> Result<()> {
@@ -156,12 +156,18 @@ impl MemoryStore {
     }
 }
 
-/// Replace `path` with `body`, keeping every version in `history`: the
-/// text on disk first when the history lacks it (a hand edit, a 0.5.1
-/// write), then `body` labelled `label`. Writing the text already in place
-/// writes nothing.
-fn replace_versioned(path: &Path, history: &StateHistory, body: &str, label: &str) -> Result<()> {
-    let existing = read_memory_file(path)?;
+/// Replace `path` (in the memory tree `root`) with `body`, keeping every
+/// version in `history`: the text on disk first when the history lacks it
+/// (a hand edit, a 0.5.1 write), then `body` labelled `label`. Writing the
+/// text already in place writes nothing.
+fn replace_versioned(
+    root: &Path,
+    path: &Path,
+    history: &StateHistory,
+    body: &str,
+    label: &str,
+) -> Result<()> {
+    let existing = read_memory_file(root, path)?;
     if let Some(old) = &existing {
         // The file replaced the newest kept version, so it is newer than
         // it, even when its mtime (the kernel's coarse clock) lags.
@@ -186,8 +192,11 @@ fn replace_versioned(path: &Path, history: &StateHistory, body: &str, label: &st
     Ok(())
 }
 
-fn read_memory_file(path: &Path) -> Result<Option<String>> {
-    fsx::read_text_bounded(
+/// Read a memory file of the tree `root`: bounded, and never through a link
+/// leading out of the tree ([`fsx::read_text_within`]).
+fn read_memory_file(root: &Path, path: &Path) -> Result<Option<String>> {
+    fsx::read_text_within(
+        root,
         path,
         MAX_MEMORY_FILE_BYTES,
         "memory files are briefings, not dumps: move the file aside and write a shorter one",
@@ -251,11 +260,12 @@ mod tests {
         let link = first.with_file_name("codex-2026-11-21-2.md");
         std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
         let err = s.write_session_note("codex", day(), "second").unwrap_err();
+        // It points out of the memory: refused as a read through it would be.
         assert!(
-            matches!(&err, Error::Symlink { path, .. } if *path == link),
+            matches!(&err, Error::LinkOutside { path, .. } if *path == link),
             "{err}"
         );
-        assert!(err.to_string().contains("remove the link"), "{err}");
+        assert!(err.to_string().contains("or remove it"), "{err}");
         assert!(!dir.path().join("nowhere").exists());
         assert_eq!(
             std::fs::read_dir(first.parent().unwrap()).unwrap().count(),
@@ -327,7 +337,7 @@ mod tests {
         let err = store(dir.path())
             .write_current_state(day(), "x", "r")
             .unwrap_err();
-        assert!(matches!(err, Error::OutsideRoot { .. }), "{err}");
+        assert!(matches!(err, Error::LinkOutside { .. }), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }

@@ -153,7 +153,7 @@ pub fn list_versions(ws: &Workspace, file: VersionedFile) -> Result<Vec<Version>
     // before parents) between versions of the same second.
     versions.sort_by_key(|v| std::cmp::Reverse(v.at));
     let working = file.path(ws);
-    if let Some(text) = read_text(&working)? {
+    if let Some(text) = read_text(ws, &working)? {
         let blob = history::blob_id(&text);
         match versions.iter_mut().find(|v| blob.starts_with(&v.blob)) {
             Some(v) => v.sources.push(Source::Working),
@@ -208,7 +208,7 @@ pub fn read_version(ws: &Workspace, file: VersionedFile, version: &Version) -> R
 /// working file (refused if that changed since it was listed).
 fn read_text_of(ws: &Workspace, file: VersionedFile, version: &Version) -> Result<String> {
     if let Some(path) = &version.snapshot {
-        return read_text(path)?
+        return read_text(ws, path)?
             .ok_or_else(|| Error::io("read", path, std::io::ErrorKind::NotFound.into()));
     }
     if version.sources.contains(&Source::Git) {
@@ -227,7 +227,7 @@ fn read_text_of(ws: &Workspace, file: VersionedFile, version: &Version) -> Resul
         });
     }
     let path = file.path(ws);
-    match read_text(&path)? {
+    match read_text(ws, &path)? {
         Some(text) if history::blob_id(&text).starts_with(&version.blob) => Ok(text),
         _ => Err(Error::io(
             "read",
@@ -404,8 +404,8 @@ fn run_of(label: &str) -> Option<String> {
     (label != history::EXTERNAL_LABEL && label != history::DRIFT_LABEL).then(|| label.to_string())
 }
 
-fn read_text(path: &std::path::Path) -> Result<Option<String>> {
-    fsx::read_text_bounded(path, MAX_MEMORY_FILE_BYTES, TOO_LARGE_FIX)
+fn read_text(ws: &Workspace, path: &std::path::Path) -> Result<Option<String>> {
+    fsx::read_text_within(ws.tree_of(path), path, MAX_MEMORY_FILE_BYTES, TOO_LARGE_FIX)
 }
 
 #[cfg(test)]

@@ -136,7 +136,8 @@ pub fn history(ws: &Workspace, n: usize) -> History {
     }
     notes.sort_by_key(|n| std::cmp::Reverse((n.0.date, n.0.n)));
     let read = |path: &PathBuf| {
-        crate::base::fsx::read_text_bounded(
+        crate::base::fsx::read_text_within(
+            &ws.memory.root,
             path,
             crate::domain::memory::MAX_MEMORY_FILE_BYTES,
             "memory files are briefings, not dumps: move the file aside and write a shorter one",
