@@ -743,6 +743,12 @@ fn commit_paths(
             let blob = repo.find_blob(entry.id).map_err(git)?;
             admit(&secrets::redact(&path), blob.content())?;
         }
+        if !unchanged && mode == FileMode::Link {
+            // git stores a link's target text as its blob: it is sent too.
+            let blob = repo.find_blob(entry.id).map_err(git)?;
+            let name = format!("the link target of {}", secrets::redact(&path));
+            admit(&name, blob.content())?;
+        }
         update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
     }
@@ -1107,6 +1113,28 @@ mod tests {
             asked.into_inner(),
             6,
             "the message, the author, and the names and texts of new.md and the changed note.md"
+        );
+    }
+
+    /// Issue 41, item 1: git sends a link's target as its blob, so the
+    /// target text is asked about too.
+    #[test]
+    fn a_links_target_is_asked_about() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        std::os::unix::fs::symlink("creds/target", spec.repo_dir.join("memory/link")).unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        spec.publish("second", &|| Ok(()), &|what, bytes| {
+            asked.borrow_mut().push((what.to_string(), bytes.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            asked.into_inner().contains(&(
+                "the link target of memory/link".to_string(),
+                b"creds/target".to_vec()
+            )),
+            "the target was asked about"
         );
     }
 
