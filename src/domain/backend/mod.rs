@@ -103,12 +103,24 @@ impl BackendSpec {
                     memory: Some(memory),
                     timeout_secs: section.timeout_secs,
                     no_remote,
+                    unsigned: section.sign == Some(false),
                 }))
             }
             other => Err(UnknownBackend {
                 kind: other.to_string(),
             }),
         }
+    }
+
+    /// This spec with `[backend].sign` as the config says now (`sign` read
+    /// when the step runs, so a run refused for a signing repository goes
+    /// on with `resume` once `sign = false` is set).
+    pub fn with_sign(&self, sign: Option<bool>) -> Self {
+        let mut spec = self.clone();
+        if let BackendSpec::Git(git) = &mut spec {
+            git.unsigned |= sign == Some(false);
+        }
+        spec
     }
 
     /// The backend behind this spec.
