@@ -95,6 +95,7 @@ fn main() {
         memory: None,
         timeout_secs: None,
         no_remote: false,
+        unsigned: false,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {
@@ -148,6 +149,7 @@ fn memory_spec(work: &Path) -> GitSpec {
         }),
         timeout_secs: None,
         no_remote: false,
+        unsigned: false,
     }
 }
 

@@ -626,68 +626,121 @@ pub fn check(what: &str, text: &str, fix: &str) -> Result<(), SecretFound> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoded<'a> {
     /// Its text: UTF-8 as it is, UTF-16 and UTF-32 (with a byte-order mark,
-    /// or UTF-16 without one) decoded, anything else read lossily.
+    /// or UTF-16 without one) decoded.
     Text(Cow<'a, str>),
-    /// A compressed file (its format): its content cannot be read here.
+    /// A compressed file or stream (its format): its content cannot be read here.
     Compressed(&'static str),
+    /// Not text in any encoding read here (an image, an archive, a
+    /// compressed stream with no magic of its own such as raw deflate): what
+    /// it carries cannot be read through, so it cannot be checked.
+    Binary,
+}
+
+/// Compressed formats by their magic: at the start of a file, or anywhere
+/// in one read as UTF-16 or UTF-32 (where those bytes can hide between
+/// characters). LZMA-alone's weak header is only looked for at the start,
+/// and zlib's (two bytes, one of them ASCII: `x^`) only at the start of a
+/// file that is not text; a binary file is refused whatever it holds.
+const COMPRESSED: &[(&[u8], &str, bool)] = &[
+    (&[0x1f, 0x8b, 0x08], "gzip", true),
+    (&[0x1f, 0x8b], "gzip", false),
+    (b"PK\x03\x04", "zip", true),
+    (b"BZh", "bzip2", false),
+    (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "xz", true),
+    (&[0x28, 0xb5, 0x2f, 0xfd], "zstd", true),
+    (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z", true),
+    (&[0x5d, 0x00, 0x00], "lzma", false),
+    (b"zTXt", "PNG zTXt", true),
+    (b"iTXt", "PNG iTXt", true),
+];
+
+/// The compressed format whose magic `bytes` start with; with `anywhere`,
+/// the first whose strong magic shows at any offset.
+fn compressed_format(bytes: &[u8], anywhere: bool) -> Option<&'static str> {
+    if let Some(&(_, format, _)) = COMPRESSED.iter().find(|(magic, format, _)| {
+        bytes.starts_with(magic) && (*format != "bzip2" || bzip2_header(bytes))
+    }) {
+        return Some(format);
+    }
+    if !anywhere {
+        return None;
+    }
+    COMPRESSED
+        .iter()
+        .filter(|(_, _, strong)| *strong)
+        .find(|(magic, _, _)| bytes.windows(magic.len()).any(|w| w == *magic))
+        .map(|&(_, format, _)| format)
+        .or_else(|| {
+            (0..bytes.len())
+                .any(|i| bzip2_header(&bytes[i..]))
+                .then_some("bzip2")
+        })
+}
+
+/// `BZh` + a block size digit + the block magic `1AY&SY` (or the end-of-stream
+/// magic of an empty stream).
+fn bzip2_header(bytes: &[u8]) -> bool {
+    bytes.len() >= 10
+        && bytes.starts_with(b"BZh")
+        && (b'1'..=b'9').contains(&bytes[3])
+        && (&bytes[4..10] == b"1AY&SY" || bytes[4..10] == [0x17, 0x72, 0x45, 0x38, 0x50, 0x90])
 }
 
 /// Decode `bytes` for [`check`]: a secret in a UTF-16 file is a secret too,
-/// and a compressed file cannot be looked into.
+/// and what cannot be read as text (a compressed file, a stream of one at
+/// any offset, anything binary) cannot be looked into.
 pub fn decode(bytes: &[u8]) -> Decoded<'_> {
-    const COMPRESSED: &[(&[u8], &str)] = &[
-        (&[0x1f, 0x8b], "gzip"),
-        (b"PK\x03\x04", "zip"),
-        (b"BZh91AY&SY", "bzip2"),
-        (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "xz"),
-        (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
-        (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z"),
-    ];
-    if let Some((_, format)) = COMPRESSED
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic))
-    {
+    if let Some(format) = compressed_format(bytes, false) {
         return Decoded::Compressed(format);
     }
-    let units16 = |le: bool, skip: usize| -> String {
+    let units16 = |le: bool, skip: usize| -> Option<String> {
         let units: Vec<u16> = bytes[skip..]
-            .chunks_exact(2)
-            .map(|c| {
-                if le {
-                    u16::from_le_bytes([c[0], c[1]])
-                } else {
-                    u16::from_be_bytes([c[0], c[1]])
-                }
+            .chunks(2)
+            .map(|c| match (c, le) {
+                ([a, b], true) => Some(u16::from_le_bytes([*a, *b])),
+                ([a, b], false) => Some(u16::from_be_bytes([*a, *b])),
+                _ => None,
             })
-            .collect();
-        String::from_utf16_lossy(&units)
+            .collect::<Option<_>>()?;
+        String::from_utf16(&units).ok()
     };
-    let units32 = |le: bool| -> String {
+    let units32 = |le: bool| -> Option<String> {
         bytes[4..]
-            .chunks_exact(4)
+            .chunks(4)
             .map(|c| {
+                let c: [u8; 4] = c.try_into().ok()?;
                 let n = if le {
-                    u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                    u32::from_le_bytes(c)
                 } else {
-                    u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+                    u32::from_be_bytes(c)
                 };
-                char::from_u32(n).unwrap_or('\u{fffd}')
+                char::from_u32(n)
             })
             .collect()
     };
+    // Text in a wide encoding: strictly decoded (garbage after a mark is
+    // binary), and searched for a compressed stream between its characters.
+    let wide = |text: Option<String>| match text {
+        None => Decoded::Binary,
+        Some(text) => match compressed_format(bytes, true) {
+            Some(format) => Decoded::Compressed(format),
+            None => Decoded::Text(Cow::Owned(text)),
+        },
+    };
     if bytes.starts_with(&[0xff, 0xfe, 0, 0]) {
-        return Decoded::Text(Cow::Owned(units32(true)));
+        return wide(units32(true));
     }
     if bytes.starts_with(&[0, 0, 0xfe, 0xff]) {
-        return Decoded::Text(Cow::Owned(units32(false)));
+        return wide(units32(false));
     }
     if bytes.starts_with(&[0xff, 0xfe]) {
-        return Decoded::Text(Cow::Owned(units16(true, 2)));
+        return wide(units16(true, 2));
     }
     if bytes.starts_with(&[0xfe, 0xff]) {
-        return Decoded::Text(Cow::Owned(units16(false, 2)));
+        return wide(units16(false, 2));
     }
-    if let Ok(text) = std::str::from_utf8(bytes) {
+    let utf8 = std::str::from_utf8(bytes).ok();
+    if let Some(text) = utf8 {
         // Valid UTF-8 may still be UTF-16 without a mark (ASCII text with a
         // zero byte beside each character).
         if !text.contains('\0') {
@@ -695,10 +748,9 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         }
     }
     // UTF-16 without a mark: a zero byte at most odd (little-endian) or
-    // even (big-endian) places, and few at the others. A binary file with
-    // long runs of zeros (a tar, an image) can look like that too, so its
+    // even (big-endian) places, and few at the others. A file with long
+    // runs of zeros (a tar of text files) can look like that too, so its
     // bytes are read both ways.
-    let lossy = String::from_utf8_lossy(bytes);
     let pairs = bytes.len() / 2;
     if pairs >= 2 {
         let zero_at = |parity: usize| {
@@ -713,10 +765,30 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         let le = odd * 10 >= pairs * 6 && even * 10 <= pairs;
         let be = even * 10 >= pairs * 6 && odd * 10 <= pairs;
         if le || be {
-            return Decoded::Text(Cow::Owned(format!("{}\n{lossy}", units16(le, 0))));
+            let wide_text = units16(le, 0);
+            return match (utf8, wide_text) {
+                (Some(text), Some(wide_text)) => {
+                    Decoded::Text(Cow::Owned(format!("{wide_text}\n{text}")))
+                }
+                (Some(text), None) => Decoded::Text(Cow::Borrowed(text)),
+                (None, wide_text) => wide(wide_text),
+            };
         }
     }
-    Decoded::Text(lossy)
+    // UTF-8 with zero bytes (a tar of text files) is read as it is; anything
+    // else is binary.
+    match utf8 {
+        Some(text) => Decoded::Text(Cow::Borrowed(text)),
+        None if zlib_header(bytes) => Decoded::Compressed("zlib"),
+        None => Decoded::Binary,
+    }
+}
+
+/// A zlib header (RFC 1950): deflate with a window of at most 32 KiB, and
+/// the two bytes a multiple of 31.
+fn zlib_header(bytes: &[u8]) -> bool {
+    matches!(bytes, [cmf, flg, ..] if cmf & 0x0f == 8 && cmf >> 4 <= 7
+        && u16::from_be_bytes([*cmf, *flg]) % 31 == 0)
 }
 
 /// A value for a secret-like name that looks like a real secret: letters and
@@ -1038,6 +1110,7 @@ mod tests {
         assert_eq!(decode(&[0x1f, 0x8b, 8, 0]), Decoded::Compressed("gzip"));
         assert_eq!(decode(b"PK\x03\x04rest"), Decoded::Compressed("zip"));
         assert!(matches!(decode(b"BZh is a prefix"), Decoded::Text(_)));
+        assert!(matches!(decode(b"x^2 + y^2"), Decoded::Text(_)));
         // A binary file with long runs of zeros is read both ways: an ASCII
         // key inside it is still found.
         let mut tar = vec![0u8; 512];
@@ -1051,6 +1124,54 @@ mod tests {
             decode(b"plain"),
             Decoded::Text(Cow::Borrowed("plain"))
         ));
+    }
+
+    /// Issue 41, item 1: what the detector cannot read through is never
+    /// text: a zlib or raw deflate stream, LZMA-alone, gzip after other
+    /// bytes, a PNG; a wide encoding is decoded strictly, and a compressed
+    /// stream hidden between its characters is found; a tar of text files
+    /// is still read as text.
+    #[test]
+    fn what_cannot_be_read_through_is_compressed_or_binary() {
+        assert_eq!(
+            decode(&[0x78, 0x9c, 0x4b, 0x04]),
+            Decoded::Compressed("zlib")
+        );
+        assert_eq!(
+            decode(&[0x5d, 0, 0, 0x80, 0, 0xff, 0xff]),
+            Decoded::Compressed("lzma")
+        );
+        assert_eq!(decode(b"BZh91AY&SY\x00\x01"), Decoded::Compressed("bzip2"));
+        // Raw deflate has no magic: binary is enough.
+        assert_eq!(
+            decode(&[0x4b, 0xcc, 0xf4, 0x74, 0x0c, 0xf4, 0x2b]),
+            Decoded::Binary
+        );
+        // gzip after a text prefix.
+        let mut prefixed = b"notes\n".to_vec();
+        prefixed.extend([0x1f, 0x8b, 0x08, 0x00, 0xff, 0x03]);
+        assert_eq!(decode(&prefixed), Decoded::Binary);
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(b"\0\0\0\x0dzTXtkey\0\0\x78\x9c");
+        assert_eq!(decode(&png), Decoded::Binary);
+        // A byte-order mark before garbage: not text.
+        assert_eq!(
+            decode(&[0xff, 0xfe, 0x00, 0xd8, 0x41, 0x00]),
+            Decoded::Binary
+        );
+        assert_eq!(decode(&[0xff, 0xfe, 0x41]), Decoded::Binary);
+        // A gzip stream between UTF-16 characters.
+        let mut wide = vec![0xff, 0xfe, b'a', 0];
+        wide.extend([0x1f, 0x8b, 0x08, 0x00]);
+        assert_eq!(decode(&wide), Decoded::Compressed("gzip"));
+        let mut wide = vec![0xfe, 0xff, 0, b'a'];
+        wide.extend(b"zTXt");
+        assert_eq!(decode(&wide), Decoded::Compressed("PNG zTXt"));
+        // Text with zero bytes in it (a tar of text files) is read as it is.
+        let mut tar = b"notes.md".to_vec();
+        tar.extend([0u8; 100]);
+        tar.extend(b"key = x");
+        assert!(matches!(decode(&tar), Decoded::Text(_)));
     }
 
     /// Issue 26, item 4: a key a hard wrap cut across two lines is found

@@ -8,6 +8,8 @@
 //! like the CLI: each tool adapts its arguments to one use case of
 //! `agent_handover::ops` (or one read model) and words its answer.
 
+mod stdio;
+
 use std::sync::Arc;
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
@@ -449,11 +451,38 @@ pub fn serve(ws: Result<Workspace>, agent: String) -> Result<()> {
         .build()
         .map_err(|e| failed(&e))?;
     runtime.block_on(async {
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| failed(&e))?;
-        running.waiting().await.map_err(|e| failed(&e))?;
-        Ok(())
+        // stdin and stdout through the bounded line pipes of `stdio`.
+        let (to_server, from_client) = tokio::io::duplex(64 * 1024);
+        let (to_client, from_server) = tokio::io::duplex(64 * 1024);
+        let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
+        let input = tokio::spawn(stdio::forward_input(
+            tokio::io::stdin(),
+            to_server,
+            answers,
+            stdio::MAX_LINE_BYTES,
+        ));
+        let output = tokio::spawn(stdio::forward_output(
+            from_server,
+            tokio::io::stdout(),
+            answered,
+        ));
+        // Our pipe bounds the lines; rmcp's bound would only drop them.
+        let transport =
+            rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
+                .with_max_line_length(usize::MAX);
+        let served = async {
+            let running = server.serve(transport).await.map_err(|e| failed(&e))?;
+            running.waiting().await.map_err(|e| failed(&e))?;
+            Ok::<_, Error>(())
+        }
+        .await;
+        input.abort();
+        let written = output.await;
+        served?;
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(failed(&e)),
+            Err(e) => Err(failed(&e)),
+        }
     })
 }

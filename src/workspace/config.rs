@@ -212,6 +212,9 @@ pub struct BackendSection {
     /// How long a publish's push (or the fetch it needs) may take before it
     /// is given up, whatever the transport (seconds; default 300).
     pub timeout_secs: Option<u64>,
+    /// `false`: hand over with unsigned commits in a repository that asks
+    /// for signed ones (`commit.gpgsign`), which is refused otherwise.
+    pub sign: Option<bool>,
 }
 
 /// One `[[command]]` step.

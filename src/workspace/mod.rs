@@ -57,8 +57,10 @@ pub fn project_containing(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
 
 /// Check an agent name (a `[handover].tag` too: it names the agent's notes
 /// and queue): 1 to 64 bytes of letters, digits (any script, as 0.5.1's
-/// tags), `-`, `_` or `.`, not starting with `.` or `-`, no `..`, and not
-/// `shared`; no space, separator, control or bidi character.
+/// tags), `-`, `_` or `.`, not starting with `.` or `-`, no `..`, not
+/// `shared`, and in Unicode normal form C (no Kelvin or Angstrom sign: a
+/// normalising file system would fold it into another name); no space,
+/// separator, control or bidi character.
 pub fn check_agent_name(name: &str) -> Result<&str> {
     fsx::check_name("agent name", name)?;
     let why = if name.len() > MAX_AGENT_NAME_BYTES {
@@ -70,6 +72,10 @@ pub fn check_agent_name(name: &str) -> Result<&str> {
         Some("only letters, digits, `-`, `_` and `.` are allowed")
     } else if name == SHARED {
         Some("`shared` names the queue every agent reads, not an agent")
+    } else if !unicode_normalization::is_nfc(name) {
+        Some(
+            "it is not in Unicode normal form C (a Kelvin sign, an Angstrom sign, a decomposed accent): macOS and Windows would take it for another name; type its letters as they are usually written",
+        )
     } else {
         None
     };
@@ -672,6 +678,20 @@ impl MessagesLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 41, item 3b: a name a normalising file system would fold into
+    /// another (the Kelvin sign, the Angstrom sign) is refused; the usual
+    /// spellings pass.
+    #[test]
+    fn agent_names_are_in_normal_form_c() {
+        for bad in ["\u{212A}ate", "\u{212B}sa"] {
+            let err = check_agent_name(bad).unwrap_err().to_string();
+            assert!(err.contains("normal form C"), "{err}");
+        }
+        for good in ["Kate", "\u{C5}sa", "claude", "Claude"] {
+            assert!(check_agent_name(good).is_ok(), "{good}");
+        }
+    }
 
     fn opts(dir: &Path) -> WorkspaceOptions {
         WorkspaceOptions {

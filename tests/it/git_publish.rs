@@ -1443,3 +1443,44 @@ fn with_no_config_a_handover_completes_in_any_project() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("null backend"), "{}", stderr(&o));
 }
+
+/// Issue 41, item 3a: a repository asking for signed commits
+/// (`commit.gpgsign = true`) got an unsigned handover commit, and a
+/// pre-commit hook was skipped, both silently. The publish is refused
+/// with the fix (nothing committed or pushed); with `sign = false` the same
+/// handover goes on with `resume`, and its output says the hook was not run.
+#[test]
+fn a_signing_repository_is_refused_and_a_skipped_hook_is_said() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup(1);
+    let p = &s.clones[0];
+    let d = p.dir.path();
+    let hook = d.join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\necho hook ran >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(d, &["config", "commit.gpgsign", "true"]);
+    let o = p.handover("first session");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("commit.gpgsign") && err.contains("sign = false"),
+        "{err}"
+    );
+    assert_eq!(remote_log(&s), "init", "nothing pushed");
+    assert_eq!(git(d, &["log", "--format=%s"]), "init", "nothing committed");
+    let config = std::fs::read_to_string(d.join("handover.toml")).unwrap();
+    std::fs::write(d.join("handover.toml"), format!("{config}sign = false\n")).unwrap();
+    let o = p.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(remote_log(&s), "handover: agent0\ninit");
+    let cp = p.checkpoint_json();
+    let output = cp["step_records"]["publish"]["output"].as_str().unwrap();
+    assert!(output.contains("pre-commit hook was not run"), "{output}");
+    let shown = p.run(&["--json", "status"]);
+    assert!(
+        stdout(&shown).contains("pre-commit hook was not run"),
+        "{}",
+        stdout(&shown)
+    );
+}

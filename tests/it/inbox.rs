@@ -637,3 +637,49 @@ fn a_message_that_only_looks_like_text_is_empty() {
         assert!(o.status.success(), "{blank:?}: {}", stderr(&o));
     }
 }
+
+/// Issue 41, item 3b: lookalike names made separate queues that one
+/// macOS or Windows folder would merge: the Kelvin sign (U+212A) beside
+/// `K`, the Angstrom sign (U+212B) beside `Å`, and `Claude` beside
+/// `claude`. A name not in Unicode normal form C is refused as any bad name
+/// is (exit 78), and so is a recipient that differs from an existing queue
+/// only in case; nothing is written.
+#[test]
+fn lookalike_names_are_refused_and_make_no_second_queue() {
+    let p = Project::new(&config(""));
+    let o = p.run(&[
+        "inbox", "send", "--from", "codex", "--to", "claude", "--body", "x",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (flag, name, says) in [
+        ("--to", "\u{212A}ate", "normal form C"),
+        ("--to", "\u{212B}sa", "normal form C"),
+        ("--from", "\u{212A}ate", "normal form C"),
+        ("--to", "Claude", "only in case"),
+        ("--to", "CLAUDE", "only in case"),
+    ] {
+        let mut args = vec!["inbox", "send", "--body", "x", flag, name];
+        if flag == "--from" {
+            args.extend(["--to", "claude"]);
+        } else {
+            args.extend(["--from", "codex"]);
+        }
+        let o = p.run(&args);
+        assert_eq!(o.status.code(), Some(78), "{flag} {name:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{name:?}: {}", stderr(&o));
+    }
+    let queues: Vec<String> = common::read_dir_sorted(&p.path("messages"))
+        .iter()
+        .map(|q| q.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(queues, ["for_claude"], "one queue");
+    let listed = list(&p, &["--agent", "claude"]);
+    assert_eq!(subjects(&listed).len(), 1, "{listed}");
+    // The usual spellings still work: Å as one letter, K as K.
+    for name in ["\u{C5}sa", "Kate"] {
+        let o = p.run(&[
+            "inbox", "send", "--from", "codex", "--to", name, "--body", "x",
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+    }
+}

@@ -602,3 +602,44 @@ fn brief_and_knowledge_never_read_a_memory_file_linked_out_of_the_project() {
         c.finish();
     }
 }
+
+/// Issue 41, item 2: a request line over 16 MiB was dropped without an
+/// answer and the client waited forever. It is answered at once with
+/// -32600 (its id kept), and the server goes on serving; a 15 MiB line
+/// still gets the tool's own answer.
+#[test]
+fn a_request_line_over_16_mib_is_answered_and_the_server_goes_on() {
+    let p = Project::new(&config(""));
+    let mut c = Client::start(&p);
+    let within = std::time::Duration::from_secs(20);
+    for (id, mib) in [(901, 17), (902, 15)] {
+        let line = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {"name": "lint", "arguments": {"note": "x".repeat(mib << 20)}},
+        })
+        .to_string();
+        let started = std::time::Instant::now();
+        c.send_line(&line);
+        let answer = c
+            .answer_within(&json!(id), within)
+            .unwrap_or_else(|| panic!("no answer to a {mib} MiB line"));
+        assert!(started.elapsed() < within);
+        if mib > 16 {
+            assert_eq!(answer["error"]["code"], -32600, "{answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains("request too large"), "{message}");
+        } else {
+            assert!(answer.get("result").is_some() || answer.get("error").is_some());
+            assert_ne!(
+                answer["error"]["code"], -32600,
+                "15 MiB is within the bound"
+            );
+        }
+        // And the next request is served.
+        let listed = c.request("tools/list", json!({}));
+        assert!(listed["result"]["tools"].is_array(), "{listed}");
+    }
+    c.finish();
+}

@@ -610,6 +610,177 @@ fn a_secret_in_a_name_a_message_an_encoding_or_an_archive_never_reaches_the_remo
     }
 }
 
+/// `bytes` as git's zlib stream (a loose object: `blob N\0` + `bytes`),
+/// made by git in a throwaway repository, so no compressor is needed here.
+fn zlib_stream(bytes: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let file = dir.path().join("input");
+    std::fs::write(&file, bytes).unwrap();
+    let id = git(dir.path(), &["hash-object", "-w", "input"]);
+    let id = id.trim();
+    std::fs::read(
+        dir.path()
+            .join(".git/objects")
+            .join(&id[..2])
+            .join(&id[2..]),
+    )
+    .unwrap()
+}
+
+/// CRC-32 (IEEE), for the gzip trailer and PNG chunks.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for b in bytes {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A PNG chunk: length, type, data, CRC.
+fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut chunk = (data.len() as u32).to_be_bytes().to_vec();
+    chunk.extend(kind);
+    chunk.extend(data);
+    chunk.extend(crc32(&[kind.as_slice(), data].concat()).to_be_bytes());
+    chunk
+}
+
+/// Issue 41, item 1: a key carried in a zlib or raw deflate stream, an
+/// LZMA-alone file, a gzip stream after a text prefix, a PNG's zTXt chunk,
+/// or a symlink's target never reaches the remote: each file the detector
+/// cannot read through is refused by name (exit 1, a link's target holding
+/// a key exit 8), nothing is committed or pushed, and the handover goes
+/// through once it is taken out. A harmless compressed file is refused too.
+#[test]
+fn a_key_in_a_stream_an_image_or_a_link_target_never_reaches_the_remote() {
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    let text = format!("deploy key {key}\n");
+    let zlib = zlib_stream(text.as_bytes());
+    let raw = zlib[2..zlib.len() - 4].to_vec();
+    let mut gzip_after_text = b"see the attached log\n".to_vec();
+    gzip_after_text.extend([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03]);
+    // git's stream holds `blob N\0` first: the trailer is that stream's.
+    let inflated = [format!("blob {}\0", text.len()).as_bytes(), text.as_bytes()].concat();
+    gzip_after_text.extend(&raw);
+    gzip_after_text.extend(crc32(&inflated).to_le_bytes());
+    gzip_after_text.extend((inflated.len() as u32).to_le_bytes());
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(png_chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
+    png.extend(png_chunk(
+        b"zTXt",
+        &[b"Comment\0\0".as_slice(), &zlib].concat(),
+    ));
+    png.extend(png_chunk(b"IEND", b""));
+    let mut cases = vec![
+        (
+            "memory/state.z",
+            zlib.clone(),
+            1,
+            "memory/state.z is a zlib-compressed file",
+        ),
+        (
+            "memory/state.deflate",
+            raw,
+            1,
+            "memory/state.deflate is a binary file",
+        ),
+        (
+            "memory/log.txt",
+            gzip_after_text,
+            1,
+            "memory/log.txt is a binary file",
+        ),
+        (
+            "memory/shot.png",
+            png,
+            1,
+            "memory/shot.png is a binary file",
+        ),
+        (
+            "memory/harmless.z",
+            zlib_stream(b"nothing secret here\n"),
+            1,
+            "memory/harmless.z is a zlib-compressed file",
+        ),
+    ];
+    // LZMA-alone, when xz is here to make one.
+    let lzma = std::process::Command::new("xz")
+        .args(["--format=lzma", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(text.as_bytes())?;
+            child.wait_with_output()
+        });
+    match lzma {
+        Ok(out) if out.status.success() => cases.push((
+            "memory/state.lzma",
+            out.stdout,
+            1,
+            "memory/state.lzma is a lzma-compressed file",
+        )),
+        _ => eprintln!("xz not found: the LZMA-alone case is not run"),
+    }
+    for (file, bytes, code, says) in cases {
+        let mut door = Door::with_git("");
+        let o = door.run(&["run", "--note", "first session"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let published = remote_holds(&door, "x").0;
+        std::fs::write(door.path(file), &bytes).unwrap();
+        let o = door.run(&["run", "--note", "second session"]);
+        assert_eq!(o.status.code(), Some(code), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains("fix: keep it out"), "{}", stderr(&o));
+        assert_eq!(
+            remote_holds(&door, &key),
+            (published.clone(), false),
+            "{file}"
+        );
+        assert_eq!(door.project.check(), 1, "the handover waits, its note safe");
+        std::fs::remove_file(door.path(file)).unwrap();
+        let o = door.run(&["resume"]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        assert_ne!(remote_holds(&door, &key).0, published);
+        let tree = git(
+            door.remote.as_ref().unwrap().path(),
+            &["ls-tree", "-r", "main"],
+        );
+        assert!(!tree.contains(file.trim_start_matches("memory/")), "{tree}");
+    }
+
+    // A symlink whose target is a key: git sends the target as the blob.
+    let mut door = Door::with_git("");
+    let o = door.run(&["run", "--note", "first session"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let published = remote_holds(&door, "x").0;
+    std::os::unix::fs::symlink(format!("creds/{key}"), door.path("memory/link")).unwrap();
+    let o = door.run(&["run", "--note", "second session"]);
+    assert_eq!(o.status.code(), Some(SECRET_FOUND), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the link target of memory/link holds a secret (AWS access key ID)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains(&key), "{}", stderr(&o));
+    assert_eq!(remote_holds(&door, &key), (published.clone(), false));
+    std::fs::remove_file(door.path("memory/link")).unwrap();
+    std::os::unix::fs::symlink("notes", door.path("memory/link")).unwrap();
+    let o = door.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(remote_holds(&door, &key).0, published);
+    assert!(!remote_holds(&door, &key).1);
+}
+
 /// Issue 26, item 4: a sender's name holding a token is refused at the
 /// inbox (it was caught only at publish), and task texts are refused before
 /// they are stored (they were stored raw): exit 8, nothing written.

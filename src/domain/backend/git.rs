@@ -71,6 +71,40 @@ pub struct GitSpec {
     /// and a sync has nothing to bring in.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_remote: bool,
+    /// `[backend].sign = false`: commit unsigned even where the repository
+    /// asks for signed commits (`commit.gpgsign`); otherwise such a
+    /// repository is refused, since a handover commit cannot be signed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsigned: bool,
+}
+
+/// The commit hooks git would run and a handover commit (made with libgit2)
+/// does not: those present and executable in `repo` (`core.hooksPath`, else
+/// the git folder's `hooks/`).
+pub fn skipped_hooks(repo: &Repository) -> Vec<&'static str> {
+    use std::os::unix::fs::PermissionsExt;
+    const COMMIT_HOOKS: [&str; 4] = [
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+    ];
+    let dir = repo
+        .config()
+        .ok()
+        .and_then(|c| c.get_path("core.hooksPath").ok())
+        .map(|p| match repo.workdir() {
+            Some(work) if p.is_relative() => work.join(p),
+            _ => p,
+        })
+        .unwrap_or_else(|| repo.path().join("hooks"));
+    COMMIT_HOOKS
+        .into_iter()
+        .filter(|hook| {
+            std::fs::metadata(dir.join(hook))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .collect()
 }
 
 /// Whether `branch` tracks a branch of `remote` (`branch.<name>.remote`
@@ -254,6 +288,7 @@ impl GitSpec {
             .into());
         }
         self.check_branch(&repo)?;
+        self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
         admit("the commit message ([backend].message)", message.as_bytes())?;
@@ -269,7 +304,15 @@ impl GitSpec {
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {
-            Some(id) => format!("committed {}", short(id)),
+            Some(id) => match skipped_hooks(&repo).as_slice() {
+                [] => format!("committed {}", short(id)),
+                hooks => format!(
+                    "committed {} (the repository's {} hook{} not run: handover commits never run commit hooks)",
+                    short(id),
+                    hooks.join(", "),
+                    if hooks.len() == 1 { " was" } else { "s were" }
+                ),
+            },
             None => "nothing to commit".to_string(),
         };
         if self.no_remote {
@@ -299,6 +342,7 @@ impl GitSpec {
         let repo = self.open_repo()?;
         let _one_publish = publish_lock(&repo)?;
         self.check_branch(&repo)?;
+        self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         self.check_remote(&repo)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
@@ -346,6 +390,23 @@ impl GitSpec {
             .map_err(|_| GitError::NoRemote {
                 remote: self.remote.clone(),
             })
+    }
+
+    /// A repository that asks for signed commits (`commit.gpgsign`) is
+    /// refused, since a handover commit (or merge) cannot be signed, unless
+    /// the config says `sign = false`.
+    fn check_signing(&self, repo: &Repository) -> Result<(), GitError> {
+        let asks = repo
+            .config()
+            .ok()
+            .and_then(|c| c.get_bool("commit.gpgsign").ok())
+            .unwrap_or(false);
+        if asks && !self.unsigned {
+            return Err(GitError::SigningAsked {
+                dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
+            });
+        }
+        Ok(())
     }
 
     fn check_branch(&self, repo: &Repository) -> Result<(), GitError> {
@@ -743,6 +804,12 @@ fn commit_paths(
             let blob = repo.find_blob(entry.id).map_err(git)?;
             admit(&secrets::redact(&path), blob.content())?;
         }
+        if !unchanged && mode == FileMode::Link {
+            // git stores a link's target text as its blob: it is sent too.
+            let blob = repo.find_blob(entry.id).map_err(git)?;
+            let name = format!("the link target of {}", secrets::redact(&path));
+            admit(&name, blob.content())?;
+        }
         update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
     }
@@ -1022,6 +1089,7 @@ mod tests {
             memory: None,
             timeout_secs: None,
             no_remote: false,
+            unsigned: false,
         };
         (dir, spec)
     }
@@ -1108,6 +1176,59 @@ mod tests {
             6,
             "the message, the author, and the names and texts of new.md and the changed note.md"
         );
+    }
+
+    /// Issue 41, item 1: git sends a link's target as its blob, so the
+    /// target text is asked about too.
+    #[test]
+    fn a_links_target_is_asked_about() {
+        let (_dir, spec) = repos();
+        spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        std::os::unix::fs::symlink("creds/target", spec.repo_dir.join("memory/link")).unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        spec.publish("second", &|| Ok(()), &|what, bytes| {
+            asked.borrow_mut().push((what.to_string(), bytes.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            asked.into_inner().contains(&(
+                "the link target of memory/link".to_string(),
+                b"creds/target".to_vec()
+            )),
+            "the target was asked about"
+        );
+    }
+
+    /// Issue 41, item 3a: a repository asking for signed commits is
+    /// refused before anything is staged, unless `sign = false`; a commit
+    /// hook present is said to be skipped.
+    #[test]
+    fn a_signing_repository_is_refused_and_skipped_hooks_are_said() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_dir, mut spec) = repos();
+        let repo = Repository::open(&spec.repo_dir).unwrap();
+        repo.config()
+            .unwrap()
+            .set_bool("commit.gpgsign", true)
+            .unwrap();
+        let err = spec
+            .publish("m", &|| Ok(()), &admit_all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("commit.gpgsign") && err.contains("sign = false"),
+            "{err}"
+        );
+        assert!(repo.head().is_err(), "nothing was committed");
+        let hook = repo.path().join("hooks/pre-commit");
+        std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+        std::fs::write(&hook, "#!/bin/sh\nexit 1\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(skipped_hooks(&repo), ["pre-commit"]);
+        spec.unsigned = true;
+        let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
+        assert!(done.contains("pre-commit hook was not run"), "{done}");
     }
 
     #[test]

@@ -152,6 +152,16 @@ pub enum GitError {
         /// The work tree.
         dir: PathBuf,
     },
+    /// The repository asks for signed commits (`commit.gpgsign`), which a
+    /// handover commit cannot make.
+    #[error(
+        "the repository asks for signed commits (git config commit.gpgsign = true in {0}), and a handover commit cannot be signed; nothing was committed\n  fix: set `sign = false` under [backend] in handover.toml to hand over with unsigned commits (each is marked by its Handover-At trailer), then `agent-handover resume`; or keep the memory out of git (`type = \"null\"` under [backend]) and commit it yourself, signed",
+        dir.display()
+    )]
+    SigningAsked {
+        /// The work tree.
+        dir: PathBuf,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"

@@ -103,12 +103,24 @@ impl BackendSpec {
                     memory: Some(memory),
                     timeout_secs: section.timeout_secs,
                     no_remote,
+                    unsigned: section.sign == Some(false),
                 }))
             }
             other => Err(UnknownBackend {
                 kind: other.to_string(),
             }),
         }
+    }
+
+    /// This spec with `[backend].sign` as the config says now (`sign` read
+    /// when the step runs, so a run refused for a signing repository goes
+    /// on with `resume` once `sign = false` is set).
+    pub fn with_sign(&self, sign: Option<bool>) -> Self {
+        let mut spec = self.clone();
+        if let BackendSpec::Git(git) = &mut spec {
+            git.unsigned |= sign == Some(false);
+        }
+        spec
     }
 
     /// The backend behind this spec.
@@ -166,18 +178,32 @@ pub type Admit<'a> = dyn Fn(&str, &[u8]) -> Result<(), StepError> + 'a;
 
 /// The publish door: `bytes` (named `what`) may leave the machine unless
 /// they hold a secret ([`secrets::check`], UTF-16/32 decoded) or cannot be
-/// checked (a compressed file). What a run's publish asks of everything a
+/// checked: a compressed file, a compressed stream at any offset a wide
+/// encoding could hide it in, or anything else that is not text (a binary
+/// file: an image, an archive, a raw deflate or zlib stream), since what it
+/// carries cannot be read through. What a run's publish asks of everything a
 /// backend would send, unless the run allows secrets.
 pub fn admit(what: &str, bytes: &[u8]) -> Result<(), StepError> {
+    let unreadable = |kind: String| {
+        StepError::failed(format!(
+            "{what} is {kind}: what it carries cannot be read through to check it for secrets, so nothing was committed or pushed\n  fix: {UNREADABLE_FIX}"
+        ))
+    };
     match secrets::decode(bytes) {
         secrets::Decoded::Text(text) => {
             secrets::check(what, &text, REFUSED_PUBLISH_FIX).map_err(StepError::SecretFound)
         }
-        secrets::Decoded::Compressed(format) => Err(StepError::failed(format!(
-            "{what} is a {format}-compressed file: what it holds cannot be checked for secrets, so nothing was committed or pushed\n  fix: keep it out of the published paths ([backend].paths), or, if it holds no secret, `agent-handover run --allow-secret` with the same note publishes it"
+        secrets::Decoded::Compressed(format) => Err(unreadable(format!(
+            "a {format}-compressed file (or carries a {format} stream)"
         ))),
+        secrets::Decoded::Binary => Err(unreadable(
+            "a binary file (not UTF-8, UTF-16 or UTF-32 text)".to_string(),
+        )),
     }
 }
+
+/// What a publish refused for an unreadable file says to do.
+const UNREADABLE_FIX: &str = "keep it out of the published paths ([backend].paths, or a .gitignore line), then `agent-handover resume`; or, if it holds no secret, `agent-handover run --allow-secret` with the same note publishes it";
 
 /// What a publish refused for a secret says to do.
 const REFUSED_PUBLISH_FIX: &str = "nothing was committed or pushed; take the secret out of the file (rotate it if it was real), then `agent-handover resume`; or, if it is not a secret, `agent-handover run --allow-secret` with the same note publishes it";

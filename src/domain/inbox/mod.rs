@@ -258,6 +258,7 @@ impl Inbox {
         secrets::check("the recipient's name (--to)", &new.to, REFUSED_NAME_FIX)?;
         check_agent(&new.from)?;
         let queue = Queue::recipient(&new.to)?;
+        self.refuse_lookalike(&queue)?;
         let no_subject = new
             .subject
             .as_deref()
@@ -319,6 +320,24 @@ impl Inbox {
             path: path.clone(),
             flags: Vec::new(),
         })
+    }
+
+    /// Refuse a queue whose name differs from an existing one only in case
+    /// (`Claude` beside `claude`): on a case-insensitive file system (macOS,
+    /// Windows) they are one folder, so they are one queue everywhere.
+    fn refuse_lookalike(&self, queue: &Queue) -> Result<()> {
+        let folded = queue.name().to_lowercase();
+        match scan::queues(&self.layout)?
+            .into_iter()
+            .find(|q| q.name() != queue.name() && q.name().to_lowercase() == folded)
+        {
+            Some(_) => Err(Error::UnsafeName {
+                what: "recipient (--to)",
+                name: queue.name().to_string(),
+                why: "it differs from an existing queue only in case (a case-insensitive file system, macOS or Windows, makes them one folder): send to the existing queue's name, `inbox list` shows it",
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Every queue with its message and unread counts: agents' inboxes by

@@ -39,6 +39,7 @@ impl Step for PublishStep {
             backend::admit(what, bytes)
         };
         self.backend
+            .with_sign(ctx.workspace.config.backend.sign)
             .backend()
             .publish(&self.message, &gate, &admit)
             .map(Some)

@@ -113,6 +113,29 @@ impl Client {
         text
     }
 
+    /// Write `line` (and a newline) as it is, however long.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The message answering `id` if one comes `within` (notifications
+    /// and other answers skipped), else `None`.
+    pub fn answer_within(&mut self, id: &Value, within: Duration) -> Option<Value> {
+        let until = std::time::Instant::now() + within;
+        loop {
+            let left = until.checked_duration_since(std::time::Instant::now())?;
+            let line = self.lines.recv_timeout(left).ok()?;
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            if msg["id"] == *id {
+                return Some(msg);
+            }
+        }
+    }
+
     /// Close stdin and wait: the server ends with exit 0.
     pub fn finish(mut self) {
         drop(self.stdin.take());
