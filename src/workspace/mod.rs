@@ -364,6 +364,13 @@ impl Workspace {
         self.state_dir().join("history").join("identity")
     }
 
+    /// The lock `identity set` and `identity edit` hold while they read,
+    /// change and replace identity.md: `identity.lock` in the state folder
+    /// (never deleted).
+    pub fn identity_lock(&self) -> PathBuf {
+        self.state_dir().join("identity.lock")
+    }
+
     /// The lock `learn` and `knowledge forget` hold while they change the
     /// memory index: `knowledge.lock` in the state folder (never deleted).
     pub fn knowledge_lock(&self) -> PathBuf {
