@@ -5,9 +5,8 @@ use std::io::IsTerminal;
 
 use agent_handover::base::fsx;
 use agent_handover::domain::memory::history::VersionedFile;
-use agent_handover::domain::memory::identity::{Identity, TEMPLATE};
 use agent_handover::ops::identity;
-use agent_handover::{Error, Result, Workspace};
+use agent_handover::{Error, Result};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -15,9 +14,6 @@ use super::Target;
 use super::exit;
 use super::output::Output;
 use super::state::{self, DiffArgs, ListArgs};
-
-/// The label of the versions this command writes.
-const LABEL: &str = "identity";
 
 /// Subcommands of `identity`.
 #[derive(Debug, Subcommand)]
@@ -44,7 +40,6 @@ pub enum IdentityCommand {
 
 /// `identity ...`: dispatch.
 pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
-    let today = chrono::Local::now().date_naive();
     match command {
         IdentityCommand::List(args) => return state::list(VersionedFile::Identity, args, out),
         IdentityCommand::Diff(args) => return state::diff(VersionedFile::Identity, args, out),
@@ -67,16 +62,14 @@ pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
                 Some(t) => t.clone(),
                 None => read_stdin()?,
             };
-            let id = open(&target.workspace()?);
-            let new = id.set_section(section, &body, today, LABEL)?;
-            out.emit(&json!({"path": id.path(), "text": new}), || {
-                println!("{}: section {section:?} set", id.path().display());
+            let set = identity::set(&target.workspace()?, section, &body)?;
+            out.emit(&set, || {
+                println!("{}: section {section:?} set", set.path.display());
             });
         }
         IdentityCommand::Edit(target) => {
             let ws = target.workspace()?;
-            let id = open(&ws);
-            let before = id.read()?.unwrap_or_else(|| TEMPLATE.to_string());
+            let before = identity::text_to_edit(&ws)?;
             let scratch = ws.state_dir().join("identity.edit.md");
             fsx::write_atomic(&scratch, before.as_bytes())?;
             let editor = std::env::var("VISUAL")
@@ -97,15 +90,16 @@ pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
                 return Ok(exit::FAILED);
             }
             let changed = after != before;
-            if changed && let Err(e) = id.write(&after, today, LABEL) {
+            if changed && let Err(e) = identity::replace(&ws, &after) {
                 eprintln!("your edited text is kept in {}", scratch.display());
                 return Err(e);
             }
             let _ = std::fs::remove_file(&scratch);
-            out.emit(&json!({"path": id.path(), "changed": changed}), || {
+            let path = ws.memory.identity();
+            out.emit(&json!({"path": path, "changed": changed}), || {
                 println!(
                     "{}: {}",
-                    id.path().display(),
+                    path.display(),
                     if changed {
                         "saved (the previous version is kept)"
                     } else {
@@ -116,10 +110,6 @@ pub fn identity(command: &IdentityCommand, out: Output) -> Result<u8> {
         }
     }
     Ok(exit::OK)
-}
-
-fn open(ws: &Workspace) -> Identity {
-    Identity::new(&ws.memory, ws.identity_history_dir())
 }
 
 fn read_stdin() -> Result<String> {

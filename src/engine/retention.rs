@@ -389,6 +389,37 @@ mod tests {
         assert_eq!(left, ["v5", "v4", "v0"]);
     }
 
+    /// Issue 41: after the clock stepped back a day, retention deleted the
+    /// two newest versions and kept the ones dated tomorrow.
+    #[test]
+    fn the_newest_versions_are_kept_when_the_clock_went_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let history = StateHistory::new(ws.state_history_dir());
+        let tomorrow = chrono::Utc::now() + chrono::Duration::days(1);
+        for i in 0..3 {
+            history
+                .save(&format!("ahead {i}"), "run", Some(tomorrow))
+                .unwrap();
+        }
+        for i in 0..2 {
+            history.save(&format!("now {i}"), "run", None).unwrap();
+        }
+        fsx::write_atomic(&ws.memory.current_state(), b"now 1").unwrap();
+        let policy = RetentionPolicy {
+            state_versions: Some(2),
+            ..Default::default()
+        };
+        apply(&plan(&ws, &policy, None, None).unwrap()).unwrap();
+        let left: Vec<String> = history
+            .list()
+            .unwrap()
+            .iter()
+            .map(|v| history.read(v).unwrap())
+            .collect();
+        assert_eq!(left, ["now 1", "now 0"]);
+    }
+
     #[test]
     fn an_unset_policy_deletes_nothing() {
         let dir = tempfile::tempdir().unwrap();

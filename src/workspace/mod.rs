@@ -395,6 +395,13 @@ impl Workspace {
         self.state_dir().join("history").join("identity")
     }
 
+    /// The lock `identity set` and `identity edit` hold while they read,
+    /// change and replace identity.md: `identity.lock` in the state folder
+    /// (never deleted).
+    pub fn identity_lock(&self) -> PathBuf {
+        self.state_dir().join("identity.lock")
+    }
+
     /// The lock `learn` and `knowledge forget` hold while they change the
     /// memory index: `knowledge.lock` in the state folder (never deleted).
     pub fn knowledge_lock(&self) -> PathBuf {
@@ -564,7 +571,11 @@ pub struct StateHistoryLayout {
 /// What the name of a version's file in the history says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateVersionName {
-    /// When the version was written.
+    /// Its place in the history: one more than the highest before it, so it
+    /// never goes backwards when the clock does. `None` for a version
+    /// written before versions were numbered (named `<time>--...`).
+    pub seq: Option<u64>,
+    /// When the version was written (the wall clock: shown, not ordered by).
     pub at: DateTime<Utc>,
     /// The run that wrote it, or `external`.
     pub label: String,
@@ -574,6 +585,10 @@ pub struct StateVersionName {
 
 /// The time in a version's file name, to the microsecond.
 const VERSION_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.6fZ";
+/// What a numbered version's file name starts with, before its number.
+const VERSION_SEQ_PREFIX: char = 'v';
+/// Digits of the number (zero-padded, so names sort in history order).
+const VERSION_SEQ_WIDTH: usize = 8;
 
 impl StateHistoryLayout {
     /// The records of merges that superseded text of the file (drift),
@@ -585,11 +600,30 @@ impl StateHistoryLayout {
         self.dir.with_file_name(name)
     }
 
-    /// The file of the version `name` describes.
+    /// The lock held while a version's number is taken and its file
+    /// written: `<folder>.lock` beside the folder (never deleted), e.g.
+    /// `history/current-state.lock`.
+    pub fn lock_file(&self) -> PathBuf {
+        let mut name = self.dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        self.dir.with_file_name(name)
+    }
+
+    /// The file of the version `name` describes:
+    /// `v<seq>--<time>--<label>--<hash>.md` (`<time>--<label>--<hash>.md`
+    /// without a number, as versions were named before).
     pub fn version_file(&self, name: &StateVersionName) -> PathBuf {
-        let StateVersionName { at, label, hash } = name;
+        let StateVersionName {
+            seq,
+            at,
+            label,
+            hash,
+        } = name;
+        let seq = seq.map_or(String::new(), |n| {
+            format!("{VERSION_SEQ_PREFIX}{n:0VERSION_SEQ_WIDTH$}--")
+        });
         self.dir.join(format!(
-            "{}--{label}--{hash}.md",
+            "{seq}{}--{label}--{hash}.md",
             at.format(VERSION_TIME_FORMAT)
         ))
     }
@@ -597,12 +631,22 @@ impl StateHistoryLayout {
     /// Read a file name of the folder; `None` for anything that is not a version.
     pub fn parse_version_name(file_name: &str) -> Option<StateVersionName> {
         let stem = file_name.strip_suffix(".md")?;
+        let (seq, stem) = match stem
+            .strip_prefix(VERSION_SEQ_PREFIX)
+            .and_then(|s| s.split_once("--"))
+        {
+            Some((n, rest)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                (Some(n.parse().ok()?), rest)
+            }
+            _ => (None, stem),
+        };
         let (time, rest) = stem.split_once("--")?;
         let (label, hash) = rest.rsplit_once("--")?;
         let at = NaiveDateTime::parse_from_str(time, VERSION_TIME_FORMAT)
             .ok()?
             .and_utc();
         Some(StateVersionName {
+            seq,
             at,
             label: label.to_string(),
             hash: hash.to_string(),
@@ -803,7 +847,8 @@ mod tests {
     #[test]
     fn state_version_names_round_trip() {
         let h = StateHistoryLayout { dir: "/h".into() };
-        let name = StateVersionName {
+        let mut name = StateVersionName {
+            seq: None,
             at: DateTime::from_timestamp(1_780_000_000, 123_456_000).unwrap(),
             label: "20260521-100000-ab--cd".into(),
             hash: "0123456789abcdef".into(),
@@ -818,9 +863,30 @@ mod tests {
         let file_name = file.file_name().unwrap().to_str().unwrap();
         assert_eq!(
             StateHistoryLayout::parse_version_name(file_name),
+            Some(name.clone())
+        );
+        // Numbered: the number first, zero-padded, so names sort in order.
+        name.seq = Some(42);
+        let file = h.version_file(&name);
+        assert_eq!(
+            file,
+            PathBuf::from(
+                "/h/v00000042--20260528T202640.123456Z--20260521-100000-ab--cd--0123456789abcdef.md"
+            )
+        );
+        let file_name = file.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            StateHistoryLayout::parse_version_name(file_name),
             Some(name)
         );
-        for junk in ["notes.txt", "x--y--z.md", ".tmp--x--y.md"] {
+        assert_eq!(h.lock_file(), PathBuf::from("/h.lock"));
+        for junk in [
+            "notes.txt",
+            "x--y--z.md",
+            ".tmp--x--y.md",
+            "v12--x--y.md",
+            "vx--20260528T202640.123456Z--a--b.md",
+        ] {
             assert_eq!(StateHistoryLayout::parse_version_name(junk), None, "{junk}");
         }
     }

@@ -244,3 +244,64 @@ fn a_hand_edit_since_the_last_version_is_listed_as_the_working_file() {
     assert!(diff.contains("+next: CLI wiring{+ and docs+}"), "{diff}");
     assert!(Path::new(&file).is_file());
 }
+
+/// Issue 41: a run under a clock a day ahead left versions dated tomorrow;
+/// after the clock stepped back, `state list` put the working file at index
+/// 2, `state diff` showed the old change, and `[retention] state_versions =
+/// 2` deleted the two newest versions and kept the future-dated ones. The
+/// versions are ordered by their number, not their time: the ones written
+/// now are the newest, and retention keeps them.
+#[test]
+fn a_clock_set_back_reorders_no_version_and_retention_keeps_the_newest() {
+    use agent_handover::domain::memory::history::blob_id;
+    let p = Project::new(&config("[retention]\nstate_versions = 2\n"));
+    // What a run under a clock a day ahead left: its versions, named as an
+    // earlier agent-handover named them (time first), and its file.
+    let history = p.path(".agent-handover/history/current-state");
+    std::fs::create_dir_all(&history).unwrap();
+    std::fs::create_dir_all(p.path("memory/layer2")).unwrap();
+    let tomorrow = chrono::Utc::now() + chrono::Duration::days(1);
+    for (n, body) in ["# State\nahead one\n", "# State\nahead two\n"]
+        .iter()
+        .enumerate()
+    {
+        let text = format!("{}{body}", crate::common::header(2));
+        let at = tomorrow + chrono::Duration::seconds(n as i64);
+        let name = format!(
+            "{}--{}-aaaa--{}.md",
+            at.format("%Y%m%dT%H%M%S%.6fZ"),
+            at.format("%Y%m%d-%H%M%S"),
+            &blob_id(&text)[..16]
+        );
+        std::fs::write(history.join(name), &text).unwrap();
+        std::fs::write(p.path("memory/layer2/current-state.md"), &text).unwrap();
+    }
+    // Then the clock went back a day: two handovers now.
+    for note in ["# State\nnow one\n", "# State\nnow two\n"] {
+        let out = p.handover(note);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let v = json(&p.run(&["state", "list", "--json"]));
+    let versions = v["versions"].as_array().unwrap();
+    assert_eq!(
+        versions[0]["sources"],
+        serde_json::json!(["local", "working"]),
+        "the working file is the newest: {v:#}"
+    );
+    let diff = stdout(&p.run(&["state", "diff"]));
+    assert!(
+        diff.contains("\n-now [-one-]\n") && diff.contains("\n+now {+two+}\n"),
+        "the last change is now one -> now two: {diff}"
+    );
+    assert!(!diff.contains("ahead"), "{diff}");
+    // Retention kept the two newest, the ones written now.
+    let kept: Vec<String> = crate::common::read_dir_sorted(&history)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept.iter().all(|t| t.contains("now ")),
+        "retention kept the future-dated versions: {kept:?}"
+    );
+}

@@ -267,10 +267,10 @@ mod tests {
         let history = StateHistory::new(ws.state_history_dir());
         let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
         history
-            .save("old state", "run-1", Some(t("2026-01-01T10:00:00Z")))
+            .save("older state", "run-0", Some(t("2025-12-01T10:00:00Z")))
             .unwrap();
         history
-            .save("older state", "run-0", Some(t("2025-12-01T10:00:00Z")))
+            .save("old state", "run-1", Some(t("2026-01-01T10:00:00Z")))
             .unwrap();
         history
             .save("new state", "run-2", Some(t("2026-01-02T10:00:00Z")))

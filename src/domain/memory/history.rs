@@ -1,9 +1,17 @@
 //! Every version of `current-state.md`, kept as plain files named
-//! `<UTC time>--<label>--<blob>.md` ([`StateHistoryLayout`]; label: the run
-//! that wrote it, or `external` for a version found on disk; blob: the first
-//! 16 hex digits of the content's git blob id, so a snapshot and the same
-//! version in git are recognised as one). A version is stored once, keyed by
-//! that id, so retrying a write never duplicates it.
+//! `v<seq>--<UTC time>--<label>--<blob>.md` ([`StateHistoryLayout`]; seq:
+//! the version's number, one more than the highest in the folder, taken
+//! under the folder's lock; label: the run that wrote it, or `external` for
+//! a version found on disk; blob: the first 16 hex digits of the content's
+//! git blob id, so a snapshot and the same version in git are recognised as
+//! one). A version is stored once, keyed by that id, so retrying a write
+//! never duplicates it.
+//!
+//! Versions are ordered by their number, never by the clock: a clock set
+//! back (or a previous run under a clock that was ahead) cannot make an
+//! older version look newer. Versions written before versions were numbered
+//! (`<time>--<label>--<blob>.md`) are older than every numbered one and
+//! ordered by their time among themselves.
 
 use std::path::PathBuf;
 
@@ -25,7 +33,11 @@ pub const DRIFT_LABEL: &str = "merge";
 pub struct StateVersion {
     /// The snapshot file.
     pub path: PathBuf,
-    /// When it was written (or last modified, for `external`).
+    /// Its number in the history (`None`: written before versions were
+    /// numbered); what orders the versions.
+    pub seq: Option<u64>,
+    /// When it was written (or last modified, for `external`): shown, not
+    /// ordered by.
     pub at: DateTime<Utc>,
     /// The run that wrote it, or `external`.
     pub label: String,
@@ -71,7 +83,12 @@ impl StateHistory {
         self.save_unless(Kept::AsNewest, content, label, at)
     }
 
-    /// Store `content` unless it is `kept` already.
+    /// Store `content` unless it is `kept` already, as the newest version:
+    /// numbered one more than the highest in the folder, under the folder's
+    /// lock ([`StateHistoryLayout::lock_file`]), so two writers never take
+    /// the same number and a version never sorts before an older one,
+    /// whatever the clock says. `at` is the time it is shown with (now when
+    /// `None`).
     pub fn save_unless(
         &self,
         kept: Kept,
@@ -80,6 +97,7 @@ impl StateHistory {
         at: Option<DateTime<Utc>>,
     ) -> Result<Option<PathBuf>> {
         let hash = blob_id(content)[..16].to_string();
+        let _lock = self.lock()?;
         let versions = self.list()?;
         let already = match kept {
             Kept::AsNewest => versions.first().is_some_and(|v| v.hash == hash),
@@ -88,13 +106,25 @@ impl StateHistory {
         if already {
             return Ok(None);
         }
+        let seq = versions.iter().filter_map(|v| v.seq).max().unwrap_or(0) + 1;
         let path = self.layout.version_file(&StateVersionName {
+            seq: Some(seq),
             at: at.unwrap_or_else(Utc::now),
             label: label.to_string(),
             hash,
         });
         fsx::create_new(&path, content.as_bytes())?;
         Ok(Some(path))
+    }
+
+    /// Hold the folder's lock (beside it; its parent is created) until the
+    /// file is dropped.
+    fn lock(&self) -> Result<std::fs::File> {
+        let file = self.layout.lock_file();
+        if let Some(parent) = file.parent() {
+            fsx::create_dir_durable(parent)?;
+        }
+        fsx::lock_exclusive(&file)
     }
 
     /// Keep `superseded` (the losing side's whole file, written at
@@ -144,7 +174,9 @@ impl StateHistory {
         drifts
     }
 
-    /// All versions, newest first.
+    /// All versions, newest first: by number, then (for versions written
+    /// before versions were numbered, all older than the numbered ones) by
+    /// time, then by file name.
     pub fn list(&self) -> Result<Vec<StateVersion>> {
         let dir = &self.layout.dir;
         let entries = match std::fs::read_dir(dir) {
@@ -156,11 +188,16 @@ impl StateHistory {
             .filter_map(|e| e.ok())
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
-                let StateVersionName { at, label, hash } =
-                    StateHistoryLayout::parse_version_name(&name)?;
+                let StateVersionName {
+                    seq,
+                    at,
+                    label,
+                    hash,
+                } = StateHistoryLayout::parse_version_name(&name)?;
                 let size = e.metadata().ok()?.len();
                 Some(StateVersion {
                     path: e.path(),
+                    seq,
                     at,
                     label,
                     hash,
@@ -168,7 +205,11 @@ impl StateHistory {
                 })
             })
             .collect();
-        versions.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.path.cmp(&a.path)));
+        versions.sort_by(|a, b| {
+            (b.seq, b.at)
+                .cmp(&(a.seq, a.at))
+                .then_with(|| b.path.cmp(&a.path))
+        });
         Ok(versions)
     }
 
@@ -330,6 +371,69 @@ mod tests {
         assert!(h.save("a", "run-3", None).unwrap().is_some());
         let labels: Vec<String> = h.list().unwrap().into_iter().map(|v| v.label).collect();
         assert_eq!(labels, ["run-3", "run-2", "run-1"]);
+    }
+
+    /// Issue 41: after the clock stepped back a day, versions written now
+    /// sorted after the ones written under the clock that was ahead.
+    /// Numbered, they keep the order they were written in; versions from
+    /// before numbering are older than every numbered one, by time.
+    #[test]
+    fn versions_keep_the_order_they_were_written_in_whatever_the_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        let at = |days: i64| Some(Utc::now() + chrono::Duration::days(days));
+        // Written before versions were numbered, one of them "tomorrow".
+        std::fs::create_dir_all(dir.path().join("h")).unwrap();
+        for (name, text) in [
+            ("20200101T000000.000000Z--run-0--0000000000000000.md", "0"),
+            ("20991231T000000.000000Z--run-1--1111111111111111.md", "1"),
+        ] {
+            std::fs::write(dir.path().join("h").join(name), text).unwrap();
+        }
+        h.save("ahead", "run-2", at(1)).unwrap();
+        h.save("back", "run-3", at(0)).unwrap();
+        h.save("further back", "run-4", at(-30)).unwrap();
+        let listed: Vec<(Option<u64>, String)> = h
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|v| (v.seq, v.label))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (Some(3), "run-4".into()),
+                (Some(2), "run-3".into()),
+                (Some(1), "run-2".into()),
+                (None, "run-1".into()),
+                (None, "run-0".into()),
+            ]
+        );
+        // The text already newest is not kept again, whatever its time.
+        assert!(h.save("further back", "run-5", at(2)).unwrap().is_none());
+        assert!(dir.path().join("h.lock").exists(), "the lock lies beside");
+    }
+
+    /// Writers at once (threads here; processes in `tests/it`) never take
+    /// the same number, and every version is kept.
+    #[test]
+    fn writers_at_once_take_distinct_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StateHistory::new(dir.path().join("h"));
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let h = &h;
+                s.spawn(move || {
+                    for i in 0..10 {
+                        h.save_unless(Kept::Anywhere, &format!("{t}-{i}"), "run", None)
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let mut seqs: Vec<u64> = h.list().unwrap().iter().filter_map(|v| v.seq).collect();
+        seqs.sort();
+        assert_eq!(seqs, (1..=40).collect::<Vec<u64>>());
     }
 
     #[test]

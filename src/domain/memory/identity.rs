@@ -8,6 +8,10 @@
 //! edit) does. Every version is kept, like current-state.md's, in
 //! `.agent-handover/history/identity/`; a hand edit is saved there before
 //! the next command replaces it. `brief` loads it within its budget.
+//!
+//! A change is read, made and written under one lock ([`Identity::with_lock`]),
+//! so two `identity set` at once (of different sections) both land: the
+//! second reads the first's text, never the text before it.
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +45,7 @@ pub struct Identity {
     root: PathBuf,
     path: PathBuf,
     history: StateHistory,
+    lock: Option<PathBuf>,
 }
 
 impl Identity {
@@ -50,7 +55,27 @@ impl Identity {
             root: layout.root.clone(),
             path: layout.identity(),
             history: StateHistory::new(history_dir),
+            lock: None,
         }
+    }
+
+    /// The same, holding an advisory lock on `file` (outside the memory
+    /// tree, never deleted) while it changes the file, so that writers at
+    /// once never lose each other's change.
+    pub fn with_lock(mut self, file: PathBuf) -> Self {
+        self.lock = Some(file);
+        self
+    }
+
+    /// Take the lock, if one is set; it is held until the file is dropped.
+    fn locked(&self) -> Result<Option<std::fs::File>> {
+        let Some(path) = &self.lock else {
+            return Ok(None);
+        };
+        if let Some(dir) = path.parent() {
+            fsx::create_dir_durable(dir)?;
+        }
+        Ok(Some(fsx::lock_exclusive(path)?))
     }
 
     /// The file.
@@ -73,6 +98,12 @@ impl Identity {
     /// A text holding a secret is refused ([`secrets::check`]), nothing
     /// written: identity.md is read into every brief and published.
     pub fn write(&self, text: &str, date: NaiveDate, label: &str) -> Result<PathBuf> {
+        let _lock = self.locked()?;
+        self.write_locked(text, date, label)
+    }
+
+    /// [`Self::write`], the lock held by the caller.
+    fn write_locked(&self, text: &str, date: NaiveDate, label: &str) -> Result<PathBuf> {
         secrets::check("the identity text", text, REFUSED_FIX)?;
         let body = format!(
             "<!-- agent-handover | identity | {} -->\n{}",
@@ -87,7 +118,8 @@ impl Identity {
     }
 
     /// Replace the body of section `## <section>` (case-insensitive; added
-    /// at the end when missing) with `body`; returns the new text.
+    /// at the end when missing) with `body`; returns the new text. Read,
+    /// changed and written under the lock.
     pub fn set_section(
         &self,
         section: &str,
@@ -95,9 +127,10 @@ impl Identity {
         date: NaiveDate,
         label: &str,
     ) -> Result<String> {
+        let _lock = self.locked()?;
         let text = self.read()?.unwrap_or_else(|| TEMPLATE.to_string());
         let new = with_section(&text, section, body);
-        self.write(&new, date, label)?;
+        self.write_locked(&new, date, label)?;
         Ok(new)
     }
 }
@@ -155,6 +188,42 @@ mod tests {
         NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
     }
 
+    /// Issue 41: two `identity set` at once lost one section. Under the
+    /// lock (each writer its own `Identity`, as each process has), every
+    /// section lands and every change is a version.
+    #[test]
+    fn writers_at_once_lose_no_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = || {
+            Identity::new(
+                &MemoryLayout::at(&dir.path().join("memory")),
+                dir.path().join("h"),
+            )
+            .with_lock(dir.path().join("identity.lock"))
+        };
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let id = open();
+                s.spawn(move || {
+                    for i in 0..5 {
+                        id.set_section(&format!("S{t}-{i}"), "- x", day(), "identity")
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let text = open().read().unwrap().unwrap();
+        for t in 0..4 {
+            for i in 0..5 {
+                assert!(
+                    text.contains(&format!("## S{t}-{i}\n")),
+                    "S{t}-{i} lost:\n{text}"
+                );
+            }
+        }
+        assert_eq!(open().versions().unwrap().len(), 20);
+    }
+
     #[test]
     fn set_replaces_one_section_and_keeps_every_version() {
         let dir = tempfile::tempdir().unwrap();
@@ -192,6 +261,8 @@ mod tests {
             .map(|v| v.label)
             .collect();
         assert_eq!(labels, ["identity", "external", "identity"]);
+        let numbers: Vec<Option<u64>> = id.versions().unwrap().iter().map(|v| v.seq).collect();
+        assert_eq!(numbers, [Some(3), Some(2), Some(1)]);
         assert!(
             std::fs::read_to_string(id.path())
                 .unwrap()

@@ -10,7 +10,14 @@
 //!   since).
 //!
 //! A snapshot and a commit holding the same text (same git blob id) are one
-//! version carrying both the run and the commit. Listing reads no version's
+//! version carrying both the run and the commit.
+//!
+//! The order is not the clock's: local snapshots keep the history's order
+//! (by their numbers; see [`history`](super::history)), commits keep git's
+//! (children before parents), and a version only one source knows goes
+//! between the other's by time ([`newest_first`]); the working file, when
+//! its text is in neither, is the newest. So a clock set back, or a commit
+//! from a machine whose clock was ahead, reorders nothing it knows. Listing reads no version's
 //! text; [`read_version`] does, for one, and redacts every secret in it.
 
 mod git;
@@ -133,12 +140,19 @@ pub fn list_versions(ws: &Workspace, file: VersionedFile) -> Result<Vec<Version>
     let history = StateHistory::new(file.history_dir(ws));
     let snapshots = history.list()?;
     let pairs = pair_snapshots_with_commits(&snapshots, &changes);
+    // The two orders to keep: git's (children before parents) and the
+    // history's (by number), as indices into `versions`.
+    let git_order: Vec<usize> = (0..changes.len()).collect();
+    let mut local_order = Vec::with_capacity(snapshots.len());
     let mut versions: Vec<Version> = changes.into_iter().map(from_commit).collect();
     for (snap, commit) in snapshots.into_iter().zip(pairs) {
-        let Some(v) = commit.map(|c| &mut versions[c]) else {
+        let Some(c) = commit else {
+            local_order.push(versions.len());
             versions.push(from_snapshot(snap));
             continue;
         };
+        local_order.push(c);
+        let v = &mut versions[c];
         // Commit times have whole seconds: a snapshot within the
         // commit's second is the more precise time of the two.
         if snap.at < v.at + TimeDelta::seconds(1) {
@@ -149,9 +163,7 @@ pub fn list_versions(ws: &Workspace, file: VersionedFile) -> Result<Vec<Version>
         v.snapshot = Some(snap.path);
         v.sources.insert(0, Source::Local);
     }
-    // Time order as written; a stable sort keeps git's order (children
-    // before parents) between versions of the same second.
-    versions.sort_by_key(|v| std::cmp::Reverse(v.at));
+    let mut versions = newest_first(versions, [local_order, git_order]);
     let working = file.path(ws);
     if let Some(text) = read_text(ws, &working)? {
         let blob = history::blob_id(&text);
@@ -192,6 +204,51 @@ pub fn list_versions(ws: &Workspace, file: VersionedFile) -> Result<Vec<Version>
         }
     }
     Ok(versions)
+}
+
+/// `versions` in one order, newest first, that keeps each of `chains`
+/// (indices into `versions`, each newest first: the local history's order
+/// by number, git's order of commits) and never the clock over them: the
+/// next version is one at the head of every chain it is in, and of those
+/// (a version only one source knows, beside the other's head) the one with
+/// the latest time, git's on a tie. When none is at the head of every chain
+/// (the two orders disagree: a snapshot paired with a commit the history
+/// wrote in another order), the latest of the heads goes next.
+fn newest_first(versions: Vec<Version>, chains: [Vec<usize>; 2]) -> Vec<Version> {
+    let n = versions.len();
+    let mut member = vec![[false; 2]; n];
+    for (c, chain) in chains.iter().enumerate() {
+        for &i in chain {
+            member[i][c] = true;
+        }
+    }
+    let mut heads = [0usize; 2];
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    loop {
+        for (c, chain) in chains.iter().enumerate() {
+            while chain.get(heads[c]).is_some_and(|&i| done[i]) {
+                heads[c] += 1;
+            }
+        }
+        let fronts: Vec<usize> = (0..2)
+            .filter_map(|c| chains[c].get(heads[c]).copied())
+            .collect();
+        let at_every_head =
+            |i: usize| (0..2).all(|c| !member[i][c] || chains[c].get(heads[c]) == Some(&i));
+        let latest = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.max_by_key(|&i| versions[i].at)
+        };
+        let Some(next) = latest(&mut fronts.iter().copied().filter(|&i| at_every_head(i)))
+            .or_else(|| latest(&mut fronts.iter().copied()))
+        else {
+            break;
+        };
+        done[next] = true;
+        order.push(next);
+    }
+    let mut slots: Vec<Option<Version>> = versions.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// The text of `version` as it is shown (`state diff`, the dashboard):
@@ -660,6 +717,78 @@ mod tests {
             ]
         );
         assert_eq!(versions[0].id, versions[2].id, "the same text");
+    }
+
+    /// Issue 41: after the clock stepped back a day, `state list` put the
+    /// working file at index 2, under the versions a run had written (and
+    /// committed) under the clock that was ahead. The history's numbers and
+    /// git's parents order them, not their times.
+    #[test]
+    fn a_clock_set_back_reorders_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        let s = store(&ws);
+        let tomorrow = Utc::now() + TimeDelta::days(1);
+        for (n, body) in [(1, "ahead 1"), (2, "ahead 2")] {
+            // What a run under a clock a day ahead wrote and committed.
+            let at = tomorrow + TimeDelta::seconds(n);
+            s.history()
+                .save(&text(body), &format!("run-a{n}"), Some(at))
+                .unwrap();
+            std::fs::create_dir_all(ws.memory.current_state().parent().unwrap()).unwrap();
+            hand_write(&ws, &text(body));
+            commit(&repo, body, at.timestamp() - T0);
+        }
+        for (n, body) in [(1, "now 1"), (2, "now 2")] {
+            s.write_current_state(day(), body, &format!("run-n{n}"))
+                .unwrap();
+            commit(&repo, body, Utc::now().timestamp() - T0 + n);
+        }
+        hand_write(&ws, "now 3 by hand");
+        commit(&repo, "hand edit", Utc::now().timestamp() - T0 + 3); // git only
+        let versions = list_versions(&ws, STATE).unwrap();
+        let listed: Vec<(Option<&str>, &[Source])> = versions
+            .iter()
+            .map(|v| (v.run.as_deref(), v.sources.as_slice()))
+            .collect();
+        use Source::*;
+        assert_eq!(
+            listed,
+            [
+                (None, &[Git, Working][..]),
+                (Some("run-n2"), &[Local, Git][..]),
+                (Some("run-n1"), &[Local, Git][..]),
+                (Some("run-a2"), &[Local, Git][..]),
+                (Some("run-a1"), &[Local, Git][..]),
+            ]
+        );
+    }
+
+    /// Two orders that disagree (the history wrote B after A, git committed
+    /// A after B) still list every version once.
+    #[test]
+    fn orders_that_disagree_list_every_version_once() {
+        let at = |s: i64| DateTime::from_timestamp(T0 + s, 0).unwrap();
+        let versions: Vec<Version> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| Version {
+                at: at(i as i64),
+                ..fake(id, None, None)
+            })
+            .collect();
+        let ids = |order: Vec<Version>| order.into_iter().map(|v| v.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(newest_first(versions.clone(), [vec![1, 0], vec![0, 1, 2]])),
+            ["b", "a", "c"].map(String::from),
+            "the disagreement goes by time; c, git's oldest, stays last"
+        );
+        assert_eq!(
+            ids(newest_first(versions, [vec![0, 2], vec![1]])),
+            ["b", "a", "c"].map(String::from),
+            "the history's order holds over time; b, git only, is the newest head"
+        );
     }
 
     fn fake(id: &str, run: Option<&str>, commit: Option<&str>) -> Version {
