@@ -157,6 +157,18 @@ pub fn lock_exclusive(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// [`lock_exclusive`] on `path` if there is one, creating its folder
+/// first; `None` when the caller was given no lock file.
+pub fn lock_if_set(path: Option<&Path>) -> Result<Option<File>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    if let Some(dir) = path.parent() {
+        create_dir_durable(dir)?;
+    }
+    lock_exclusive(path).map(Some)
+}
+
 /// Create `dir` (and missing parents), making each new entry durable.
 pub fn create_dir_durable(dir: &Path) -> Result<()> {
     if dir.is_dir() {
@@ -413,10 +425,6 @@ pub fn check_links_within(root: &Path, path: &Path) -> Result<()> {
     let Ok(rel) = path.strip_prefix(&root) else {
         return Ok(());
     };
-    let Ok(real_root) = fs::canonicalize(&root) else {
-        // No root yet: nothing below it exists either.
-        return Ok(());
-    };
     let mut at = root.clone();
     for component in rel.components() {
         at.push(component);
@@ -426,6 +434,11 @@ pub fn check_links_within(root: &Path, path: &Path) -> Result<()> {
         if !meta.file_type().is_symlink() {
             continue;
         }
+        // Resolved only once a link is met: most paths hold none, and
+        // `check` walks several at every session start.
+        let Ok(real_root) = fs::canonicalize(&root) else {
+            return Ok(());
+        };
         let inside = match fs::canonicalize(&at) {
             Ok(real) => real.starts_with(&real_root),
             // Dangling (or a loop): judge where it points, by name.
@@ -480,35 +493,27 @@ pub fn read_stdin_bounded(limit: u64, fix: &'static str) -> Result<String> {
 }
 
 /// Read UTF-8 text from `reader` (named `name` in errors), at most `limit`
-/// bytes, in chunks: refused with [`Error::TooLarge`] as soon as byte
-/// `limit + 1` arrives, so a stream without end (`/dev/zero`) costs at
-/// most `limit` bytes of memory and is never read to its end.
+/// bytes: refused with [`Error::TooLarge`] as soon as byte `limit + 1`
+/// arrives, so a stream without end (`/dev/zero`) costs at most `limit`
+/// bytes of memory and is never read to its end.
 pub fn read_stream_bounded(
     reader: impl Read,
     name: &Path,
     limit: u64,
     fix: &'static str,
 ) -> Result<String> {
-    const CHUNK: usize = 64 * 1024;
-    let mut reader = reader;
     let mut bytes = Vec::new();
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io("read", name, e)),
-        };
-        if (bytes.len() + n) as u64 > limit {
-            return Err(Error::TooLarge {
-                path: name.into(),
-                size: bytes.len() as u64 + n as u64,
-                limit,
-                fix,
-            });
-        }
-        bytes.extend_from_slice(&chunk[..n]);
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", name, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::TooLarge {
+            path: name.into(),
+            size: bytes.len() as u64,
+            limit,
+            fix,
+        });
     }
     String::from_utf8(bytes).map_err(|e| Error::Corrupt {
         path: name.into(),

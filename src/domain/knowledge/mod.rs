@@ -227,14 +227,7 @@ impl Knowledge {
 
     /// Take the lock, if one is set; it is held until the file is dropped.
     fn locked(&self) -> Result<Option<std::fs::File>> {
-        let Some(path) = &self.lock else {
-            return Ok(None);
-        };
-        if let Some(dir) = path.parent() {
-            fsx::create_dir_durable(dir)?;
-        }
-        let file = fsx::lock_exclusive(path)?;
-        Ok(Some(file))
+        fsx::lock_if_set(self.lock.as_deref())
     }
 
     /// The same, with another cap on the index.

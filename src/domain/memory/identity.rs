@@ -69,13 +69,7 @@ impl Identity {
 
     /// Take the lock, if one is set; it is held until the file is dropped.
     fn locked(&self) -> Result<Option<std::fs::File>> {
-        let Some(path) = &self.lock else {
-            return Ok(None);
-        };
-        if let Some(dir) = path.parent() {
-            fsx::create_dir_durable(dir)?;
-        }
-        Ok(Some(fsx::lock_exclusive(path)?))
+        fsx::lock_if_set(self.lock.as_deref())
     }
 
     /// The file.
