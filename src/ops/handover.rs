@@ -3,7 +3,6 @@
 //! and the demo).
 
 use chrono::NaiveDate;
-use serde::Serialize;
 
 use crate::agent::sessions;
 use crate::base::error::{Error, Result};
@@ -14,19 +13,16 @@ use crate::engine::{Checkpoint, Engine, RunOverrides, RunReport, plan_from_confi
 use crate::read::{RunSnapshot, run_state};
 use crate::workspace::Workspace;
 
-/// What a handover did: the run's report (its `--json` form), where its
-/// publish steps put the memory, and what the handoff lacks when no
+/// What a handover did: the run's report (what `run --json` prints), where
+/// its publish steps put the memory, and what the handoff lacks when no
 /// quality gate scored it before it was written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct HandedOver {
     /// The runs the call executed.
-    #[serde(flatten)]
     pub report: RunReport,
     /// One line per publish step executed: `publish: committed 1a2b3c …`.
-    #[serde(skip)]
     pub published: Vec<String>,
     /// The quality note (`note: this handoff scores …`), if it lacks something.
-    #[serde(skip)]
     pub quality: Option<String>,
 }
 

@@ -125,11 +125,12 @@ pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
             step.attempts,
             if step.attempts == 1 { "" } else { "s" }
         ));
+        // The snapshot's error and output are redacted already.
         if let Some(e) = &step.last_error {
-            lines.extend(secrets::redact(e).lines().map(|l| format!("    {l}")));
+            lines.extend(e.lines().map(|l| format!("    {l}")));
         }
         if let Some(o) = &step.output {
-            lines.extend(secrets::redact(o).lines().map(|l| format!("    {l}")));
+            lines.extend(o.lines().map(|l| format!("    {l}")));
             if step.name == "session_note" {
                 note = o.lines().next().map(|p| ws.root.join(p.trim()));
             }

@@ -1,8 +1,6 @@
 //! What a session starts with: `check`'s verdict, and the MCP `brief`
 //! tool's verdict and brief in one answer.
 
-use serde::Serialize;
-
 use crate::base::error::Result;
 use crate::engine::Checkpoint;
 use crate::engine::queue::RunQueue;
@@ -23,7 +21,7 @@ pub fn check(ws: &Workspace) -> Result<RunState> {
 }
 
 /// A session's start: the verdict and the brief.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub struct SessionStart {
     /// `check`'s exit code.
     pub code: u8,
