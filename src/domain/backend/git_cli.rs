@@ -62,8 +62,18 @@ pub fn fetch_within(
     limit: Duration,
 ) -> Result<(), GitError> {
     let refspec = format!("+refs/heads/{branch}:refs/remotes/{remote}/{branch}");
+    fetch_refspec_within(dir, remote, &refspec, limit)
+}
+
+/// `git fetch <remote> <refspec>`, as [`fetch_within`] runs it.
+pub fn fetch_refspec_within(
+    dir: &Path,
+    remote: &str,
+    refspec: &str,
+    limit: Duration,
+) -> Result<(), GitError> {
     let mut cmd = git(dir);
-    cmd.args(["fetch", "--quiet", "--no-tags", remote, &refspec]);
+    cmd.args(["fetch", "--quiet", "--no-tags", remote, refspec]);
     let (out, timed_out) = output_within(cmd, limit)?;
     if timed_out {
         return Err(GitError::TimedOut { limit });
@@ -84,7 +94,20 @@ pub fn fetch_within(
 /// that accepts the connection and never answers cannot hold a handover
 /// (and its run lock) forever. An error too when git cannot run.
 pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<Pushed, GitError> {
-    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    let branch_ref = format!("refs/heads/{branch}");
+    push_ref(dir, remote, &branch_ref, &branch_ref, limit)
+}
+
+/// `git push --porcelain <remote> <from>:<to>` (full ref names), as
+/// [`push`] runs it.
+pub fn push_ref(
+    dir: &Path,
+    remote: &str,
+    from: &str,
+    to: &str,
+    limit: Duration,
+) -> Result<Pushed, GitError> {
+    let refspec = format!("{from}:{to}");
     let mut cmd = git(dir);
     cmd.args(["push", "--porcelain", remote, &refspec]);
     let (out, timed_out) = output_within(cmd, limit)?;
@@ -102,15 +125,65 @@ pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<P
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Porcelain: one line per ref, `<flag>\t<from>:<to>\t<summary> (<reason>)`.
-    let line = stdout
-        .lines()
-        .find(|l| l.contains(&format!(":refs/heads/{branch}\t")));
+    let line = stdout.lines().find(|l| l.contains(&format!(":{to}\t")));
     Ok(match line {
         _ if out.status.success() => Pushed::Done,
         Some(l) if l.starts_with('!') && l.contains("[rejected]") => Pushed::Behind,
         Some(l) if l.starts_with('!') => Pushed::Refused(server_words(&out, l)),
         _ => Pushed::Failed(said(&out)),
     })
+}
+
+/// The blob git stores for `bytes` at `path` (relative to the work tree of
+/// `dir`), written to the object database by `git hash-object -w --path`,
+/// so the path's clean filter (`filter=` in .gitattributes: its `clean`
+/// command or its long-running `process`) runs exactly as `git add` runs
+/// it, as if `required` (its failure never lets the text through
+/// unfiltered); given up after `limit`. Its failure is [`GitError::FilterFailed`].
+pub fn hash_object_filtered(
+    dir: &Path,
+    path: &str,
+    filter: &str,
+    bytes: &[u8],
+    limit: Duration,
+) -> Result<git2::Oid, GitError> {
+    use std::io::Write;
+    let mut cmd = git(dir);
+    // A failing filter is fatal, never a fall back to the unfiltered text.
+    cmd.arg("-c")
+        .arg(format!("filter.{filter}.required=true"))
+        .args(["hash-object", "-w", "--stdin"])
+        .arg(format!("--path={path}"));
+    let mut child = cmd
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| cannot_run(&e))?;
+    let leader = child.id();
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = bytes.to_vec();
+    // Written from a thread: a filter that reads nothing cannot block us.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let (out, timed_out) = wait_within(child, leader, limit)?;
+    let _ = writer.join();
+    let failed = |said: String| GitError::FilterFailed {
+        filter: filter.to_string(),
+        path: path.to_string(),
+        said,
+    };
+    if timed_out {
+        return Err(failed(format!(
+            "it did not finish within {} s",
+            limit.as_secs()
+        )));
+    }
+    if !out.status.success() {
+        return Err(failed(said(&out)));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    git2::Oid::from_str(text.trim()).map_err(|_| failed(format!("git printed {:?}", text.trim())))
 }
 
 /// Run `cmd` (no input, its output captured), ending it after `limit`:
@@ -122,22 +195,33 @@ fn output_within(
     mut cmd: Command,
     limit: Duration,
 ) -> Result<(std::process::Output, bool), GitError> {
-    let mut child = cmd
+    let child = cmd
         .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| cannot_run(&e))?;
+    let leader = child.id();
+    wait_within(child, leader, limit)
+}
+
+/// Wait for `child` (the leader of its own process group) at most `limit`,
+/// then end its group: what it printed, and whether it ran out of time.
+fn wait_within(
+    mut child: std::process::Child,
+    leader: u32,
+    limit: Duration,
+) -> Result<(std::process::Output, bool), GitError> {
     let deadline = Instant::now() + limit;
     let mut timed_out = false;
     while child.try_wait().ok().flatten().is_none() {
         if Instant::now() >= deadline {
-            end_group(child.id());
+            end_group(leader);
             timed_out = true;
             break;
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(5));
     }
     let out = child.wait_with_output().map_err(|e| cannot_run(&e))?;
     Ok((out, timed_out))

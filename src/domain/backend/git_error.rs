@@ -162,6 +162,30 @@ pub enum GitError {
         /// The work tree.
         dir: PathBuf,
     },
+    /// A memory path's clean filter (`filter=<name>` in .gitattributes)
+    /// failed, or ran out of time.
+    #[error(
+        "the clean filter {filter:?} failed on {path}: {said}; nothing was committed\n  fix: make `git add {path}` work in this repository (the filter's `filter.{filter}.clean` command), then `agent-handover resume`"
+    )]
+    FilterFailed {
+        /// The filter's name.
+        filter: String,
+        /// The path, in the repository.
+        path: String,
+        /// What went wrong, in git's or the filter's words.
+        said: String,
+    },
+    /// A memory path asks for a clean filter this repository does not set
+    /// up (git-crypt on a clone not unlocked, a filter from another machine).
+    #[error(
+        "{path} is to pass through the clean filter {filter:?} (.gitattributes), which this repository does not set up (no filter.{filter}.clean or filter.{filter}.process in its git config): committed as it is, the text would go out unfiltered; nothing was committed\n  fix: set the filter up here (for git-crypt: `git-crypt unlock`), or take the attribute off the memory paths, then `agent-handover resume`"
+    )]
+    FilterMissing {
+        /// The filter's name.
+        filter: String,
+        /// The path, in the repository.
+        path: String,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"

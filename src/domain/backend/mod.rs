@@ -6,6 +6,7 @@
 pub mod git;
 pub mod git_cli;
 pub mod git_error;
+pub mod git_filter;
 pub mod git_locks;
 pub mod memory_merge;
 
