@@ -338,13 +338,8 @@ pub fn plan_from_config(
     }
     memory::file_tag(&ws.tag)
         .map_err(|e| Error::config(cfg_path, format!("[handover].tag: {e}")))?;
-    let backend = BackendSpec::from_config(
-        &cfg.backend,
-        ws.memory_locations(),
-        &ws.root,
-        overrides.no_push,
-    )
-    .map_err(|detail| Error::config(cfg_path, detail))?;
+    let backend = BackendSpec::of_workspace(ws, overrides.no_push)
+        .map_err(|detail| Error::config(cfg_path, detail))?;
     let message = cfg
         .backend
         .message
@@ -398,6 +393,7 @@ pub fn plan_from_config(
                 CURRENT_STATE,
                 StepAction::CurrentState(CurrentStateStep {
                     memory_dir: memory_dir.clone(),
+                    stream: ws.memory.stream.clone(),
                     date: today,
                 }),
             ),

@@ -66,9 +66,8 @@ pub fn timeout(ws: &Workspace) -> Duration {
 /// Fetch and integrate the memory of `ws` (see the module docs), giving
 /// the remote `limit` to answer.
 pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
-    let backend =
-        BackendSpec::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, true)
-            .map_err(|detail| Error::config(ws.config_path.as_deref(), detail))?;
+    let backend = BackendSpec::of_workspace(ws, false)
+        .map_err(|detail| Error::config(ws.config_path.as_deref(), detail))?;
     let backend = backend.backend();
     let failed = |e: crate::domain::backend::BackendError| Error::SyncFailed {
         detail: e.to_string(),

@@ -104,9 +104,7 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
 /// What a killed publish or sync left in the backend of `ws` (its lock
 /// files, an interrupted integration), as the backend finds them.
 fn backend_leftovers(ws: &Workspace) -> Vec<Finding> {
-    let Ok(spec) =
-        BackendSpec::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, true)
-    else {
+    let Ok(spec) = BackendSpec::of_workspace(ws, false) else {
         return Vec::new();
     };
     spec.backend()

@@ -13,6 +13,7 @@ pub mod config;
 pub mod install_record;
 pub mod month;
 pub mod registry;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ use crate::base::error::Result;
 use crate::base::fsx;
 use crate::workspace::config::{Config, expand_tilde};
 use month::YearMonth;
+use store::{GitDirs, SharedMemory};
 
 /// Default checkpoint path, relative to the working directory.
 pub const DEFAULT_CHECKPOINT: &str = ".agent-handover/checkpoint.json";
@@ -31,6 +33,8 @@ pub const STATE_DIR: &str = ".agent-handover";
 pub const DEFAULT_CONFIG: &str = "handover.toml";
 /// Default memory directory.
 pub const DEFAULT_MEMORY_DIR: &str = "memory";
+/// The name of layer 2's file.
+pub const CURRENT_STATE_FILE: &str = "current-state.md";
 /// The name that addresses the shared message queue (`--to shared`); no
 /// agent may use it.
 pub const SHARED: &str = "shared";
@@ -53,6 +57,55 @@ pub fn project_containing(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
                 .any(|marker| dir.join(marker).exists())
         })
         .map(Path::to_path_buf)
+}
+
+/// The project a command run in `start` works on: the nearest directory
+/// at or above it holding a `handover.toml` or an `.agent-handover` folder,
+/// else the top of the git work tree holding it, else `start` itself; never
+/// the home folder (a dotfiles repository is nobody's project).
+fn project_root(start: &Path, home: Option<&Path>) -> PathBuf {
+    let marked = |dir: &Path| {
+        [DEFAULT_CONFIG, STATE_DIR]
+            .iter()
+            .any(|marker| dir.join(marker).exists())
+    };
+    let is_home = |dir: &Path| home.is_some_and(|h| h == dir);
+    let git_top = GitDirs::discover(start).map(|g| g.work_tree);
+    start
+        .ancestors()
+        .take_while(|dir| git_top.as_deref().is_none_or(|top| dir.starts_with(top)))
+        .find(|dir| !is_home(dir) && marked(dir))
+        .or(git_top.as_deref().filter(|top| !is_home(top)))
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// The repository's shared memory, when the memory is kept on its own ref:
+/// `[backend] type = "ref"`, or no `type` in a repository whose shared
+/// memory folder exists (set up by `install`, `init`, `migrate` or `sync`,
+/// so every worktree and clone finds it, with or without a config of its
+/// own). An explicit `type` of another backend keeps the memory in the
+/// project, as 0.5.1 does.
+fn shared_memory(
+    root: &Path,
+    config: &Config,
+    config_path: Option<&Path>,
+) -> Result<Option<SharedMemory>> {
+    let git = GitDirs::discover(root);
+    match (config.backend.kind.as_deref(), git) {
+        (Some(store::REF_BACKEND), Some(git)) => Ok(Some(SharedMemory::of(git))),
+        (Some(store::REF_BACKEND), None) => Err(crate::Error::config(
+            config_path,
+            format!(
+                "[backend] type = \"ref\" keeps the memory on a git ref, and {} is in no git repository\n  fix: `git init` it, or set type = \"null\" to keep the memory in files here",
+                root.display()
+            ),
+        )),
+        (None, Some(git)) if git.shared_dir().join("memory").is_dir() => {
+            Ok(Some(SharedMemory::of(git)))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Check an agent name (a `[handover].tag` too: it names the agent's notes
@@ -132,6 +185,8 @@ pub struct Workspace {
     pub home: Option<PathBuf>,
     /// The project's state folder, `.agent-handover/`, wherever the checkpoint is.
     state_dir: PathBuf,
+    /// The repository's shared memory, when the memory is on its own ref.
+    pub shared: Option<SharedMemory>,
 }
 
 impl Workspace {
@@ -154,7 +209,7 @@ impl Workspace {
         };
         // A relative directory is relative to the process's, never to `/`.
         let here = || std::env::current_dir().map_err(|e| crate::Error::io("read", ".", e));
-        let root = if cwd.is_absolute() {
+        let start = if cwd.is_absolute() {
             fsx::absolutize(Path::new("/"), &cwd)
         } else {
             fsx::absolutize(&here()?, &cwd)
@@ -162,6 +217,13 @@ impl Workspace {
         let home = opts
             .home
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        // From a subdirectory, the project's own workspace, as git finds its
+        // repository: never a second one started there. An explicit config
+        // keeps 0.5.1's rule (paths relative to the working directory).
+        let root = match &opts.config {
+            Some(_) => start,
+            None => project_root(&start, home.as_deref()),
+        };
         let config_path = match opts.config {
             Some(p) => Some(fsx::absolutize(&root, &p)),
             None => Some(root.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
@@ -204,10 +266,14 @@ impl Workspace {
             (None, Some(raw)) => configured("checkpoint", raw)?,
             (None, None) => root.join(DEFAULT_CHECKPOINT),
         };
-        let memory_root = configured(
-            "memory_dir",
-            h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR),
-        )?;
+        let shared = shared_memory(&root, &config, config_path.as_deref())?;
+        let memory_root = match &shared {
+            Some(shared) => shared.memory_dir(),
+            None => configured(
+                "memory_dir",
+                h.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR),
+            )?,
+        };
         if memory_root == root {
             return Err(crate::Error::config(
                 config_path.as_deref(),
@@ -245,21 +311,39 @@ impl Workspace {
             .as_ref()
             .map(|h| h.join(".agent_handover").join("PAUSE"));
         let messages = MessagesLayout {
-            root: root.join("messages"),
+            root: shared
+                .as_ref()
+                .map_or_else(|| root.join("messages"), SharedMemory::messages_dir),
         };
+        let mut warnings = warnings;
+        if shared.is_some()
+            && h.memory_dir
+                .as_deref()
+                .is_some_and(|d| d != DEFAULT_MEMORY_DIR)
+        {
+            warnings.push(format!(
+                "[handover].memory_dir = {:?} is not used: the memory is on the repository's own ref ({}), shared by every worktree",
+                h.memory_dir.as_deref().unwrap_or_default(),
+                store::MEMORY_REF
+            ));
+        }
         let ws = Workspace {
             root,
             config_path,
             config,
             warnings,
             checkpoint,
-            memory: MemoryLayout { root: memory_root },
+            memory: MemoryLayout {
+                root: memory_root,
+                stream: shared.as_ref().map(|s| s.stream.clone()),
+            },
             messages,
             tag,
             project_pause_file,
             global_pause_file,
             home,
             state_dir,
+            shared,
         };
         ws.refuse_linked_folders()?;
         Ok(ws)
@@ -286,8 +370,12 @@ impl Workspace {
         if let Some(parent) = self.state_history_dir().parent() {
             folders.push(parent.to_path_buf());
         }
-        if !self.config.handover.allow_outside {
+        if !self.config.handover.allow_outside || self.shared.is_some() {
             folders.push(self.memory.root.clone());
+        }
+        if let Some(shared) = &self.shared {
+            folders.push(shared.dir.clone());
+            folders.push(shared.tasks_dir());
         }
         // The checkpoint (in the project, unless given elsewhere on purpose)
         // is read and written like the rest of the state.
@@ -311,10 +399,10 @@ impl Workspace {
     /// way may leave ([`fsx::check_links_within`]): the memory folder for
     /// a memory file, the project for every other.
     pub fn tree_of(&self, path: &Path) -> &Path {
-        if path.starts_with(&self.memory.root) {
-            &self.memory.root
-        } else {
-            &self.root
+        match &self.shared {
+            _ if path.starts_with(&self.memory.root) => &self.memory.root,
+            Some(shared) if path.starts_with(&shared.dir) => &shared.dir,
+            _ => &self.root,
         }
     }
 
@@ -399,18 +487,26 @@ impl Workspace {
     /// change and replace identity.md: `identity.lock` in the state folder
     /// (never deleted).
     pub fn identity_lock(&self) -> PathBuf {
-        self.state_dir().join("identity.lock")
+        self.shared_or_state_dir().join("identity.lock")
     }
 
     /// The lock `learn` and `knowledge forget` hold while they change the
     /// memory index: `knowledge.lock` in the state folder (never deleted).
     pub fn knowledge_lock(&self) -> PathBuf {
-        self.state_dir().join("knowledge.lock")
+        self.shared_or_state_dir().join("knowledge.lock")
     }
 
-    /// Multi-step task state, one JSON file per task: `tasks/` in the state folder.
+    /// Multi-step task state, one JSON file per task: `tasks/` in the state
+    /// folder, or in the shared memory folder when the memory is on its ref
+    /// (every worktree sees every task).
     pub fn tasks_dir(&self) -> PathBuf {
-        self.state_dir().join("tasks")
+        self.shared_or_state_dir().join("tasks")
+    }
+
+    /// Where what every worktree shares is kept: the shared memory folder
+    /// when the memory is on its ref, else this project's state folder.
+    fn shared_or_state_dir(&self) -> &Path {
+        self.shared.as_ref().map_or(&self.state_dir, |s| &s.dir)
     }
 
     /// Drafted handoffs the hooks saved, `drafts/` beside the checkpoint.
@@ -482,6 +578,10 @@ pub struct MemoryLocations {
 pub struct MemoryLayout {
     /// The memory root (`memory/` by default).
     pub root: PathBuf,
+    /// The workstream whose current state this is, when the memory is on
+    /// its ref (each branch its own `layer2/<branch>/current-state.md`);
+    /// `None`: the one `layer2/current-state.md`.
+    pub stream: Option<String>,
 }
 
 impl MemoryLayout {
@@ -489,7 +589,14 @@ impl MemoryLayout {
     pub fn at(root: &Path) -> Self {
         MemoryLayout {
             root: root.to_path_buf(),
+            stream: None,
         }
+    }
+
+    /// This layout, with `stream`'s current state.
+    pub fn in_stream(mut self, stream: Option<String>) -> Self {
+        self.stream = stream.filter(|s| store::is_stream_name(s));
+        self
     }
 
     /// `layer1/`, holding one folder of session notes per month.
@@ -513,9 +620,50 @@ impl MemoryLayout {
         self.layer1_month_dir(date).join(name)
     }
 
-    /// `layer2/current-state.md`.
+    /// `layer2/current-state.md`, or `layer2/<stream>/current-state.md` for
+    /// a workstream.
     pub fn current_state(&self) -> PathBuf {
-        self.root.join("layer2").join("current-state.md")
+        self.current_state_of(self.stream.as_deref())
+    }
+
+    /// The current state of `stream` (`None`: the one of a memory without
+    /// workstreams).
+    pub fn current_state_of(&self, stream: Option<&str>) -> PathBuf {
+        let layer2 = self.root.join("layer2");
+        match stream {
+            Some(stream) => layer2.join(stream).join(CURRENT_STATE_FILE),
+            None => layer2.join(CURRENT_STATE_FILE),
+        }
+    }
+
+    /// Every workstream with a current state, by name, in name order (the
+    /// folders under `layer2/` holding a current-state.md).
+    pub fn workstreams(&self) -> Vec<String> {
+        fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                    continue;
+                };
+                if !kind.is_dir() || name.starts_with('.') {
+                    continue;
+                }
+                let stream = format!("{prefix}{name}");
+                if entry.path().join(CURRENT_STATE_FILE).is_file() {
+                    out.push(stream.clone());
+                }
+                walk(&entry.path(), &format!("{stream}/"), out);
+            }
+        }
+        let mut streams = Vec::new();
+        walk(&self.root.join("layer2"), "", &mut streams);
+        streams.sort();
+        streams
     }
 
     /// `layer3/YYYY-MM-<tag>-archive.md`.
@@ -790,7 +938,7 @@ mod tests {
 
     #[test]
     fn layer_paths_match_0_5_1() {
-        let m = MemoryLayout { root: "/m".into() };
+        let m = MemoryLayout::at(Path::new("/m"));
         let d = NaiveDate::from_ymd_opt(2026, 3, 9).unwrap();
         assert_eq!(
             m.layer1_note("codex", d, 1),

@@ -579,36 +579,12 @@ impl GitSpec {
         ))
     }
 
-    /// Keep the text a merge by section superseded (in the history of
-    /// current-state.md or identity.md, as a version flagged as drift);
-    /// returns what to add to the summary.
+    /// Keep the text a merge by section superseded ([`keep_drift`]).
     fn keep_drift(&self, settled: &Settled) -> Outcome {
         let Some(mem) = &self.memory else {
             return Ok(String::new());
         };
-        let mut notes = Vec::new();
-        for drift in &settled.drift {
-            let history = StateHistory::new(mem.history_dir(drift.file));
-            let from = match drift.side {
-                Side::Ours => "this machine".to_string(),
-                Side::Theirs => format!("{}/{}", self.remote, self.branch),
-            };
-            let record = history.record_drift(
-                drift.file,
-                &drift.superseded,
-                drift.written_at,
-                &drift.merged,
-                drift.sections.clone(),
-                &from,
-            )?;
-            notes.push(format!(
-                "; {} drift: {} of {from} superseded (`{}`)",
-                drift.file.command(),
-                record.section_names(),
-                record.diff_command()
-            ));
-        }
-        Ok(notes.concat())
+        keep_drift(mem, settled, &format!("{}/{}", self.remote, self.branch))
     }
 
     /// Move the branch from `from` (none: unborn) to its descendant `to`.
@@ -712,6 +688,35 @@ impl GitSpec {
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         }))
     }
+}
+
+/// Keep the text a merge by section superseded (in the history of
+/// current-state.md or identity.md, as a version flagged as drift; `theirs`
+/// names the other side); returns what to add to the summary.
+pub(super) fn keep_drift(mem: &MemoryLocations, settled: &Settled, theirs: &str) -> Outcome {
+    let mut notes = Vec::new();
+    for drift in &settled.drift {
+        let history = StateHistory::new(mem.history_dir(drift.file));
+        let from = match drift.side {
+            Side::Ours => "this machine".to_string(),
+            Side::Theirs => theirs.to_string(),
+        };
+        let record = history.record_drift(
+            drift.file,
+            &drift.superseded,
+            drift.written_at,
+            &drift.merged,
+            drift.sections.clone(),
+            &from,
+        )?;
+        notes.push(format!(
+            "; {} drift: {} of {from} superseded (`{}`)",
+            drift.file.command(),
+            record.section_names(),
+            record.diff_command()
+        ));
+    }
+    Ok(notes.concat())
 }
 
 /// One publish or sync at a time in `repo`, whichever checkpoint runs it
@@ -997,7 +1002,7 @@ impl WorkTreeUpdate {
 /// The blob id of what is at `path` in the work tree: a file's content, a
 /// link's target; `None` when nothing is there (a folder counts as neither
 /// side's text).
-fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
+pub(super) fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
     use std::os::unix::ffi::OsStrExt;
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() => git2::Oid::hash_file(git2::ObjectType::Blob, path).map(Some),
@@ -1012,7 +1017,7 @@ fn on_disk_blob(path: &Path) -> Result<Option<git2::Oid>, git2::Error> {
 
 /// A git2 error in `repo`, typed ([`GitError::from_git2`]: a lock file it
 /// names is [`GitError::Locked`]).
-fn git_error(repo: &Repository, e: &git2::Error) -> GitError {
+pub(super) fn git_error(repo: &Repository, e: &git2::Error) -> GitError {
     GitError::from_git2(e, repo.path(), repo.workdir().unwrap_or(repo.path()))
 }
 
@@ -1042,14 +1047,14 @@ fn with_index_lock_retry<T>(
 }
 
 /// The commit identity from the repository's or user's git config, or a fallback.
-fn signature(repo: &Repository) -> Signature<'static> {
+pub(super) fn signature(repo: &Repository) -> Signature<'static> {
     repo.signature()
         .map(|s| s.to_owned())
         .or_else(|_| Signature::now("agent-handover", "agent-handover@localhost"))
         .expect("a fixed signature is valid")
 }
 
-fn short(id: git2::Oid) -> String {
+pub(super) fn short(id: git2::Oid) -> String {
     id.to_string()[..7].to_string()
 }
 

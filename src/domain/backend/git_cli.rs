@@ -186,6 +186,36 @@ pub fn hash_object_filtered(
     git2::Oid::from_str(text.trim()).map_err(|_| failed(format!("git printed {:?}", text.trim())))
 }
 
+/// The blob `id` as a checkout of `path` writes it (`git cat-file
+/// --filters --path`: through the path's smudge filter), given up after `limit`.
+pub fn cat_file_filtered(
+    dir: &Path,
+    path: &str,
+    id: git2::Oid,
+    limit: Duration,
+) -> Result<Vec<u8>, GitError> {
+    let mut cmd = git(dir);
+    cmd.args(["cat-file", "--filters"])
+        .arg(format!("--path={path}"))
+        .arg(id.to_string());
+    let (out, timed_out) = output_within(cmd, limit)?;
+    let failed = |said: String| GitError::FilterFailed {
+        filter: "smudge".into(),
+        path: path.to_string(),
+        said,
+    };
+    if timed_out {
+        return Err(failed(format!(
+            "it did not finish within {} s",
+            limit.as_secs()
+        )));
+    }
+    if !out.status.success() {
+        return Err(failed(said(&out)));
+    }
+    Ok(out.stdout)
+}
+
 /// Run `cmd` (no input, its output captured), ending it after `limit`:
 /// what it printed, and whether it ran out of time. git runs in a process
 /// group of its own and the whole group is ended, so a transport helper

@@ -63,6 +63,12 @@ pub fn blob_for(
     git_cli::hash_object_filtered(workdir, path, &filter, bytes, FILTER_LIMIT)
 }
 
+/// The text a work tree would hold for blob `id` at `path`: through the
+/// path's smudge filter (`git cat-file --filters`), as a checkout writes it.
+pub fn smudged(workdir: &Path, path: &str, id: git2::Oid) -> Result<Vec<u8>, GitError> {
+    git_cli::cat_file_filtered(workdir, path, id, FILTER_LIMIT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,12 +98,18 @@ mod tests {
             matches!(&missing, GitError::FilterMissing { filter, .. } if filter == "rot"),
             "{missing:?}"
         );
-        assert!(missing.to_string().contains("filter.rot.clean"), "{missing}");
+        assert!(
+            missing.to_string().contains("filter.rot.clean"),
+            "{missing}"
+        );
         git(root, &["config", "filter.rot.clean", "tr a-z n-za-m"]);
         let cleaned = blob_for(&repo, root, "memory/a.md", b"hello\n").unwrap();
         assert_eq!(repo.find_blob(cleaned).unwrap().content(), b"uryyb\n");
         git(root, &["config", "filter.rot.clean", "false"]);
         let failed = blob_for(&repo, root, "memory/a.md", b"hello\n").unwrap_err();
-        assert!(matches!(failed, GitError::FilterFailed { .. }), "{failed:?}");
+        assert!(
+            matches!(failed, GitError::FilterFailed { .. }),
+            "{failed:?}"
+        );
     }
 }

@@ -87,7 +87,13 @@ enum Kind {
 
 fn kind(path: &str, p: &MemoryPrefixes) -> Kind {
     if let Some(rest) = path.strip_prefix(p.memory.as_str()) {
-        if rest == "layer2/current-state.md" {
+        // The one current state, or a workstream's (`layer2/<branch>/`).
+        if rest == "layer2/current-state.md"
+            || rest
+                .strip_prefix("layer2/")
+                .and_then(|r| r.strip_suffix("/current-state.md"))
+                .is_some_and(crate::workspace::store::is_stream_name)
+        {
             return Kind::State;
         }
         if rest == "identity.md" {

@@ -9,6 +9,7 @@ pub mod git_error;
 pub mod git_filter;
 pub mod git_locks;
 pub mod memory_merge;
+pub mod memory_ref;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,13 +18,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
+use crate::workspace::Workspace;
 use crate::workspace::config::BackendSection;
 use git::{GitSpec, MemoryLocations};
 use git_error::GitError;
+use memory_ref::RefSpec;
 
 /// A `[backend]` section that names no backend this version has.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend type: {kind:?} (expected \"git\" or \"null\")")]
+#[error("unknown backend type: {kind:?} (expected \"ref\", \"git\" or \"null\")")]
 pub struct UnknownBackend {
     /// The `type` as written.
     pub kind: String,
@@ -37,9 +40,26 @@ pub enum BackendSpec {
     Null,
     /// Commit the configured paths and push them.
     Git(GitSpec),
+    /// Commit the repository's shared memory to its own ref and push that.
+    Ref(RefSpec),
 }
 
 impl BackendSpec {
+    /// The backend of `ws`: the memory ref when its memory is on the
+    /// repository's ref, else what its `[backend]` section says
+    /// ([`Self::from_config`]).
+    pub fn of_workspace(ws: &Workspace, no_push: bool) -> Result<Self, UnknownBackend> {
+        match &ws.shared {
+            Some(shared) => Ok(BackendSpec::Ref(RefSpec::new(
+                &ws.config.backend,
+                shared,
+                ws.memory_locations(),
+                no_push,
+            ))),
+            None => Self::from_config(&ws.config.backend, ws.memory_locations(), &ws.root, no_push),
+        }
+    }
+
     /// The backend a `[backend]` section describes, as 0.5.1 reads it:
     /// `repo_dir` relative to the project root, `paths` relative to
     /// `repo_dir` (default: the memory dir), `--no-push` beats `push`; with
@@ -129,6 +149,7 @@ impl BackendSpec {
         match self {
             BackendSpec::Null => &NullBackend,
             BackendSpec::Git(spec) => spec,
+            BackendSpec::Ref(spec) => spec,
         }
     }
 }

@@ -542,9 +542,7 @@ mod tests {
     use super::*;
 
     fn layout(dir: &Path) -> MemoryLayout {
-        MemoryLayout {
-            root: dir.join("memory"),
-        }
+        MemoryLayout::at(&dir.join("memory"))
     }
 
     fn day(s: &str) -> NaiveDate {

@@ -14,8 +14,18 @@ use crate::workspace::MemoryLayout;
 pub struct CurrentStateStep {
     /// Memory root.
     pub memory_dir: PathBuf,
+    /// The workstream whose current state it is (the memory on its ref;
+    /// absent: the one current state, and every plan staged by 0.6.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
     /// The session's date.
     pub date: NaiveDate,
+}
+
+impl CurrentStateStep {
+    fn layout(&self) -> MemoryLayout {
+        MemoryLayout::at(&self.memory_dir).in_stream(self.stream.clone())
+    }
 }
 
 impl Step for CurrentStateStep {
@@ -24,7 +34,7 @@ impl Step for CurrentStateStep {
     }
 
     fn writes(&self) -> Vec<WrittenDir> {
-        let file = MemoryLayout::at(&self.memory_dir).current_state();
+        let file = self.layout().current_state();
         vec![WrittenDir {
             dir: file.parent().map(Into::into).unwrap_or(file),
             root: self.memory_dir.clone(),
@@ -41,10 +51,7 @@ impl Step for CurrentStateStep {
 
     fn run(&self, ctx: &mut StepContext<'_>) -> Result<Option<String>, StepError> {
         let text = ctx.inputs.current_state.as_deref().unwrap_or_default();
-        let store = MemoryStore::new(
-            MemoryLayout::at(&self.memory_dir),
-            ctx.workspace.state_history_dir(),
-        );
+        let store = MemoryStore::new(self.layout(), ctx.workspace.state_history_dir());
         let path = store.write_current_state(self.date, text, ctx.run_id)?;
         Ok(Some(path.display().to_string()))
     }

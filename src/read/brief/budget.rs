@@ -36,6 +36,7 @@ pub fn fit(b: &mut Brief) {
         if over == 0
             || !(drop_previews(b)
                 || drop_history_note(b)
+                || drop_workstream(b)
                 || b.index.as_mut().is_some_and(|i| cut(i, over))
                 || cut(&mut b.current_state, over)
                 || drop_metrics(b)
@@ -81,6 +82,15 @@ fn drop_history_note(b: &mut Brief) -> bool {
             n.truncated = true;
             true
         })
+}
+
+/// The oldest other workstream left out (`status -v` lists them all).
+fn drop_workstream(b: &mut Brief) -> bool {
+    let dropped = b.workstreams.pop().is_some();
+    if dropped {
+        b.workstreams_omitted += 1;
+    }
+    dropped
 }
 
 fn drop_failed_approaches(b: &mut Brief) -> bool {
@@ -145,6 +155,12 @@ fn omissions(b: &Brief) -> Vec<String> {
     if dropped > 0 {
         left_out.push(format!(
             "{dropped} of the newest unread messages (`agent-handover inbox list --unread`)"
+        ));
+    }
+    if b.workstreams_omitted > 0 {
+        left_out.push(format!(
+            "{} other workstream(s) (`agent-handover status -v`)",
+            b.workstreams_omitted
         ));
     }
     let excerpts = [
@@ -242,6 +258,8 @@ mod tests {
                 truncated: false,
                 error: None,
             },
+            workstreams: Vec::new(),
+            workstreams_omitted: 0,
             task: None,
             metrics: None,
             identity: None,

@@ -7,11 +7,70 @@ use serde::Serialize;
 
 use super::{Excerpt, relative};
 use crate::base::secrets;
+use crate::domain::handoff::document::{HandoffDocument, SectionKind};
 use crate::domain::knowledge::Knowledge;
+use crate::domain::memory::MemoryStore;
 use crate::domain::memory::identity::Identity;
 use crate::domain::memory::note_name::NoteName;
 use crate::domain::task::TaskStore;
 use crate::workspace::Workspace;
+
+/// Longest next step shown for another workstream, in characters.
+const WORKSTREAM_STEP_CHARS: usize = 160;
+
+/// Another workstream of the repository (the memory on its ref: each
+/// branch its own current state), so two agents do not take the same work.
+#[derive(Debug, Clone, Serialize)]
+pub struct Workstream {
+    /// Its branch.
+    pub name: String,
+    /// When its current state was last written.
+    pub updated: Option<chrono::DateTime<chrono::Utc>>,
+    /// The first item of its `## Next step`, secrets redacted, cut short.
+    pub next_step: Option<String>,
+}
+
+/// Every workstream but this one, newest first.
+pub fn other_workstreams(ws: &Workspace) -> Vec<Workstream> {
+    let Some(own) = ws.memory.stream.as_deref() else {
+        return Vec::new();
+    };
+    let mut others: Vec<Workstream> = ws
+        .memory
+        .workstreams()
+        .into_iter()
+        .filter(|name| name != own)
+        .map(|name| {
+            let layout = ws.memory.clone().in_stream(Some(name.clone()));
+            let file = layout.current_state();
+            let updated = std::fs::metadata(&file)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(chrono::DateTime::<chrono::Utc>::from);
+            let text = MemoryStore::new(layout, ws.state_history_dir())
+                .read_current_state()
+                .ok()
+                .flatten();
+            let next_step = text.as_deref().and_then(|t| {
+                let doc = HandoffDocument::parse(t);
+                let item = doc.items_of(SectionKind::NextStep).next()?;
+                let line = item.text.lines().next().unwrap_or_default().trim();
+                let redacted = secrets::redact(line);
+                Some(match redacted.char_indices().nth(WORKSTREAM_STEP_CHARS) {
+                    Some((cut, _)) => format!("{}…", &redacted[..cut]),
+                    None => redacted.into_owned(),
+                })
+            });
+            Workstream {
+                name,
+                updated,
+                next_step,
+            }
+        })
+        .collect();
+    others.sort_by(|a, b| b.updated.cmp(&a.updated));
+    others
+}
 
 /// Section 4: the active task, from its file.
 #[derive(Debug, Clone, Serialize)]

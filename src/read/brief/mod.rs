@@ -8,7 +8,9 @@
 //! 1. **Recovery**: was the last handover interrupted, is one running, is
 //!    automation paused, was a run abandoned, is the checkpoint unreadable?
 //! 2. **Messages**: how many unread messages this agent has, and the newest few.
-//! 3. **Current state**: `memory/layer2/current-state.md`.
+//! 3. **Current state**: `memory/layer2/current-state.md` (with the memory
+//!    on its ref: this branch's `layer2/<branch>/current-state.md`, then
+//!    the other workstreams' next steps, one line each).
 //! 4. **Active task**: the task file updated last and not done
 //!    ([`crate::domain::task`]): progress, the next pending step, blockers, failed
 //!    approaches not to retry.
@@ -44,7 +46,7 @@ use crate::base::secrets;
 use crate::domain::inbox::{Inbox, MessageSummary, check_agent};
 use crate::domain::memory::MemoryStore;
 use crate::workspace::Workspace;
-pub use layers::{ActiveTask, History};
+pub use layers::{ActiveTask, History, Workstream};
 pub use measured::Metrics;
 pub use recovery::{Recovery, RecoveryState};
 
@@ -71,8 +73,14 @@ pub struct Brief {
     pub recovery: Recovery,
     /// 2: unread messages.
     pub mail: Mail,
-    /// 3: the current state.
+    /// 3: the current state (of this worktree's workstream, when the
+    /// memory is on its ref).
     pub current_state: CurrentState,
+    /// After it: what the repository's other workstreams are doing, newest
+    /// first (empty unless the memory is on its ref).
+    pub workstreams: Vec<Workstream>,
+    /// Other workstreams left out to fit the budget.
+    pub workstreams_omitted: usize,
     /// 4: the active task; `None` when no task is in progress.
     pub task: Option<ActiveTask>,
     /// 5: the latest measured numbers; `None` when nothing was ever measured.
@@ -165,6 +173,8 @@ pub fn brief_with(
         recovery,
         mail,
         current_state: gather_state(ws),
+        workstreams: layers::other_workstreams(ws),
+        workstreams_omitted: 0,
         task,
         metrics: measured::gather(ws),
         identity: layers::identity(ws),

@@ -27,6 +27,10 @@ pub fn markdown(b: &Brief) -> String {
     mail(&mut out, &b.mail);
     heading(&mut out, "Current state");
     excerpt(&mut out, &b.current_state, "current state");
+    if !b.workstreams.is_empty() {
+        heading(&mut out, "Other workstreams");
+        workstreams(&mut out, b);
+    }
     if let Some(t) = &b.task {
         heading(&mut out, "Active task");
         task(&mut out, t);
@@ -60,6 +64,24 @@ pub fn markdown(b: &Brief) -> String {
         );
     }
     out
+}
+
+fn workstreams(out: &mut String, b: &Brief) {
+    let _ = writeln!(
+        out,
+        "Other agents work on these branches of the repository; leave their next steps to them:\n"
+    );
+    for w in &b.workstreams {
+        let when = w
+            .updated
+            .map(|t| format!(", state of {}", t.format("%Y-%m-%d %H:%M UTC")))
+            .unwrap_or_default();
+        let step = w.next_step.as_deref().map_or_else(
+            || "no next step written".to_string(),
+            |s| format!("next: {s}"),
+        );
+        let _ = writeln!(out, "- `{}`{when}: {step}", w.name);
+    }
 }
 
 fn recovery(out: &mut String, r: &Recovery) {
