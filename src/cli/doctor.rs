@@ -43,9 +43,11 @@ pub fn doctor(args: &DoctorArgs, out: Output) -> Result<u8> {
         found
     };
     let stuck = left.iter().any(|f| f.needs_action);
+    let memory = agent_handover::read::MemoryPlace::of(&ws);
     out.emit(
-        &json!({ "ok": !stuck, "findings": left, "removed": removed }),
+        &json!({ "ok": !stuck, "findings": left, "removed": removed, "memory": memory }),
         || {
+            println!("{}", memory.sentence());
             for p in &removed {
                 println!("removed {}", p.display());
             }

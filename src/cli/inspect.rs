@@ -130,6 +130,7 @@ fn print_details(snap: &RunSnapshot) {
         ),
         None => println!("not paused"),
     }
+    println!("{}", snap.memory.sentence());
     for d in &snap.drift {
         println!(
             "{} drift at {}: {} of {} superseded by a merge (`{}`)",

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use agent_handover::base::fsx;
 use agent_handover::engine::pause;
 use agent_handover::ops::handover;
+use agent_handover::workspace::config::MemoryModel;
 use agent_handover::{Error, Result};
 use clap::Args;
 use serde_json::json;
@@ -75,19 +76,77 @@ pub struct InitArgs {
 /// `init`: write a commented handover.toml; never overwrites.
 pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
     agent_handover::domain::memory::file_tag(&args.tag)?;
-    let body = agent_handover::workspace::config::starter(&args.tag);
+    // The memory model of the project the config is for.
+    let dir = args
+        .path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let model = agent_handover::Workspace::resolve(agent_handover::WorkspaceOptions {
+        cwd: Some(dir.to_path_buf()),
+        ..Default::default()
+    })
+    .map_or(MemoryModel::InProject, |ws| ws.starter_model());
+    let body = agent_handover::workspace::config::starter(&args.tag, model);
     if !fsx::create_new(&args.path, body.as_bytes())? {
         return Err(Error::config(
             Some(&args.path),
             "already exists; agent-handover init never overwrites a config\n  fix: edit it, or pass --path to write elsewhere",
         ));
     }
-    out.emit(&json!({ "created": args.path }), || {
+    let memory = match model {
+        MemoryModel::OwnRef => "ref",
+        MemoryModel::InProject => "project",
+    };
+    out.emit(&json!({ "created": args.path, "memory": memory }), || {
+        if model == MemoryModel::OwnRef {
+            println!(
+                "the memory goes on the repository's own ref (refs/agent-handover/memory), shared by every worktree and off every code branch"
+            );
+        }
         println!(
             "created {}; next: agent-handover run --config {} --note \"...\"",
             args.path.display(),
             args.path.display()
         );
+    });
+    Ok(exit::OK)
+}
+
+/// Arguments of `migrate`.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    target: Target,
+}
+
+/// `migrate`: the memory from the code branch to the repository's own ref.
+pub fn migrate(args: &MigrateArgs, out: Output) -> Result<u8> {
+    let ws = args.target.workspace()?;
+    let done = agent_handover::ops::migrate::migrate(&ws)?;
+    out.emit(&json!({ "ok": true, "migrated": done }), || {
+        println!(
+            "the memory is on its own ref now: {} ({} file(s) copied, {} already there), shared by every worktree",
+            done.shared_dir.display(),
+            done.copied,
+            done.unchanged
+        );
+        println!("{}", done.committed);
+        for kept in &done.kept {
+            println!("kept        {kept} (the shared memory's own, newer text)");
+        }
+        if let Some(config) = &done.config_switched {
+            println!(
+                "switched    {} to [backend] type = \"ref\"",
+                config.display()
+            );
+        }
+        match &done.remove_from_branch {
+            Some(command) => println!(
+                "next: take the memory off the code branch, in a commit you review:\n  {command}"
+            ),
+            None => println!("the code branch carries no memory: nothing else to do"),
+        }
     });
     Ok(exit::OK)
 }

@@ -230,6 +230,8 @@ enum Command {
     Hook(hook::HookArgs),
     /// Write a commented handover.toml to start from.
     Init(manage::InitArgs),
+    /// Move the memory off the code branch to the repository's own ref (refs/agent-handover/memory), shared by every worktree.
+    Migrate(manage::MigrateArgs),
     /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
     #[command(long_about = generate::COMPLETIONS_HELP)]
     Completions(generate::CompletionsArgs),
@@ -423,6 +425,7 @@ pub fn main() -> ExitCode {
         Command::Draft(args) => draft::draft(&args, out),
         Command::Hook(args) => Ok(hook::hook(&args)),
         Command::Init(args) => manage::init(&args, out),
+        Command::Migrate(args) => manage::migrate(&args, out),
         Command::Completions(args) => generate::completions(&args, out),
         Command::Man(args) => generate::man(&args, out),
         #[cfg(feature = "mcp")]

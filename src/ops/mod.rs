@@ -10,6 +10,7 @@
 pub mod handover;
 pub mod identity;
 pub mod knowledge;
+pub mod migrate;
 pub mod review;
 pub mod session;
 pub mod task;

@@ -96,8 +96,73 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
         });
     }
     found.extend(backend_leftovers(ws));
+    found.extend(memory_findings(ws));
     found.extend(dead_group_records(ws, holder.is_some()));
     found.extend(drift_findings(ws));
+    found
+}
+
+/// Lines that open or close an unresolved merge conflict (`<<<<<<< `,
+/// `>>>>>>> `), by line number: a memory file holding them was merged by
+/// hand and not settled, and would be fed to an agent as it is.
+pub fn conflict_marker_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.starts_with("<<<<<<< ")
+                || l.starts_with(">>>>>>> ")
+                || *l == "<<<<<<<"
+                || *l == ">>>>>>>"
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// What is odd about where the memory is: conflict markers left in the
+/// current state or the identity, and a memory kept on the code branch
+/// (0.5.1's layout) in a repository, which `migrate` moves to its ref.
+fn memory_findings(ws: &Workspace) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for file in [ws.memory.current_state(), ws.memory.identity()] {
+        let Ok(Some(text)) = crate::base::fsx::read_text_within(
+            ws.tree_of(&file),
+            &file,
+            crate::domain::memory::MAX_MEMORY_FILE_BYTES,
+            "a memory file is small",
+        ) else {
+            continue;
+        };
+        let lines = conflict_marker_lines(&text);
+        if let (Some(first), Some(last)) = (lines.first(), lines.last()) {
+            found.push(Finding {
+                kind: "conflict_markers",
+                what: format!(
+                    "{} holds an unresolved merge conflict (markers on lines {first} to {last}): an agent would read both sides as the truth",
+                    file.display()
+                ),
+                fix: format!(
+                    "edit {} to keep what is true and delete the <<<<<<< ======= >>>>>>> lines",
+                    file.display()
+                ),
+                removable: None,
+                needs_action: true,
+            });
+        }
+    }
+    let on_branch = ws.memory_in_project()
+        && BackendSpec::of_workspace(ws, true).is_ok_and(|b| b.commits_on_code_branch());
+    if on_branch {
+        found.push(Finding {
+            kind: "memory_on_code_branch",
+            what: format!(
+                "the memory ({}) is committed on the code branch (0.5.1's layout): every handover commits on the branch and pushes it, the agent's own commits with it, and each worktree's branch carries its own copy",
+                ws.memory.root.display()
+            ),
+            fix: "`agent-handover migrate` moves it to the repository's own ref (refs/agent-handover/memory), shared by every worktree and off every branch".into(),
+            removable: None,
+            needs_action: false,
+        });
+    }
     found
 }
 

@@ -16,4 +16,4 @@ pub mod run_state;
 pub mod snapshot;
 
 pub use run_state::{Condition, NextAction, RunState, StateKind};
-pub use snapshot::{RunSnapshot, StepView, run_state};
+pub use snapshot::{MemoryPlace, RunSnapshot, StepView, run_state};

@@ -61,6 +61,68 @@ pub struct RunSnapshot {
     /// The run lets secrets through (`run --allow-secret`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_secret: bool,
+    /// Where the memory is kept.
+    pub memory: MemoryPlace,
+}
+
+/// Where a workspace's memory is kept: the folder a person or an agent
+/// reads, and, when it is on the repository's own ref, that ref and the
+/// workstreams.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryPlace {
+    /// The memory folder (plain Markdown).
+    pub dir: PathBuf,
+    /// The ref it is committed to, when it is on the repository's own ref
+    /// (shared by every worktree); absent: in the project.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub on_ref: Option<String>,
+    /// This worktree's workstream (its branch), on the ref.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workstream: Option<String>,
+    /// Every workstream with a current state, on the ref.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workstreams: Vec<String>,
+}
+
+impl MemoryPlace {
+    /// Where `ws` keeps its memory.
+    pub fn of(ws: &Workspace) -> Self {
+        let on_ref = ws.shared.is_some();
+        MemoryPlace {
+            dir: ws.memory.root.clone(),
+            on_ref: on_ref.then(|| crate::workspace::store::MEMORY_REF.to_string()),
+            workstream: ws.memory.stream.clone(),
+            workstreams: if on_ref {
+                ws.memory.workstreams()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// One line for a person: where, and how it is shared.
+    pub fn sentence(&self) -> String {
+        match &self.on_ref {
+            Some(git_ref) => {
+                let others = self
+                    .workstreams
+                    .iter()
+                    .filter(|w| Some(*w) != self.workstream.as_ref())
+                    .cloned()
+                    .collect::<Vec<_>>();
+                format!(
+                    "memory: {} (on {git_ref}, shared by every worktree; workstream {}{})",
+                    self.dir.display(),
+                    self.workstream.as_deref().unwrap_or("?"),
+                    match others.len() {
+                        0 => String::new(),
+                        _ => format!("; others: {}", others.join(", ")),
+                    }
+                )
+            }
+            None => format!("memory: {} (in the project)", self.dir.display()),
+        }
+    }
 }
 
 /// One step, for display.
@@ -180,6 +242,7 @@ impl RunSnapshot {
             queued,
             drift: history::latest_drifts(ws),
             allow_secret: cp.allow_secret,
+            memory: MemoryPlace::of(ws),
         }
     }
 

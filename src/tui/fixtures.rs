@@ -118,6 +118,7 @@ pub fn interrupted_run() -> RunSnapshot {
         queued: Vec::new(),
         drift: Vec::new(),
         allow_secret: false,
+        memory: Default::default(),
     }
     .restated()
 }

@@ -262,9 +262,124 @@ impl Config {
 }
 
 /// The commented `handover.toml` that `init` and `install` write, for agent `tag`.
-pub fn starter(tag: &str) -> String {
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/handover.toml")).replace("{tag}", tag)
+pub fn starter(tag: &str, model: MemoryModel) -> String {
+    let (memory, backend) = match model {
+        MemoryModel::OwnRef => (STARTER_MEMORY_ON_REF, STARTER_BACKEND_REF),
+        MemoryModel::InProject => (STARTER_MEMORY_IN_PROJECT, STARTER_BACKEND_IN_PROJECT),
+    };
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/handover.toml"))
+        .replace("{memory}", memory)
+        .replace("{backend}", backend)
+        .replace("{tag}", tag)
 }
+
+/// Where a new project's starter config keeps the memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// A git repository's own ref, shared by its worktrees (`type = "ref"`).
+    OwnRef,
+    /// Files in the project (`memory/`), as 0.5.1 keeps them.
+    InProject,
+}
+
+const STARTER_MEMORY_ON_REF: &str = r#"# The memory is this repository's, on a ref of its own
+# (refs/agent-handover/memory), never on a code branch: plain Markdown in
+# .git/agent-handover/memory/, which every worktree shares
+# (`agent-handover status -v` names the folder):
+#   layer1/YYYY-MM/<tag>-<date>.md      session notes (one per handover, never overwritten)
+#   layer2/<branch>/current-state.md    where each branch (workstream) stands now
+#   layer3/YYYY-MM-<tag>-archive.md     monthly archives of old notes
+# (memory_dir is for type = "git" or "null": a memory folder in the project.)
+"#;
+
+const STARTER_MEMORY_IN_PROJECT: &str = r#"# Root of the Markdown memory store:
+#   layer1/YYYY-MM/<tag>-<date>.md   session notes (one per handover, never overwritten)
+#   layer2/current-state.md          where we are now (every version kept in .agent-handover/history/)
+#   layer3/YYYY-MM-<tag>-archive.md  monthly archives of old notes
+memory_dir = "memory"
+"#;
+
+const STARTER_BACKEND_REF: &str = r#"# "ref" commits the memory to refs/agent-handover/memory and pushes only that
+# ref: no code branch, index or work tree is touched, and pull requests carry
+# no memory. A push that cannot finish quickly is left pending and goes out
+# with the next handover or `agent-handover sync`.
+# "git" is the 0.5.1 layout: memory/ committed on the current branch and pushed
+# with it. "null" keeps the memory local.
+type = "ref"
+"#;
+
+const STARTER_BACKEND_IN_PROJECT: &str = r#"# "git" commits the memory (only the paths below) and pushes it; a remote that
+# moved on is merged when nothing conflicts. "null" keeps the memory local.
+# "ref" (in a git repository) keeps it on the repository's own ref instead,
+# off every code branch (`agent-handover migrate` moves it there).
+# Unset: git inside a git repository, null outside one.
+# type = "git"
+"#;
+
+/// `text` (a handover.toml) with the memory moved to the repository's own
+/// ref: `[backend] type = "ref"`, and the keys of a memory kept in the
+/// project (`[handover] memory_dir`; `[backend]` `paths`, `branch`,
+/// `repo_dir`) commented out with the reason; every other line as it was.
+pub fn switch_to_ref(text: &str) -> String {
+    const MOVED: &str = "  # agent-handover migrate: the memory is on its own ref now";
+    let retired = |section: &str, key: &str| match section {
+        "handover" => key == "memory_dir",
+        "backend" => matches!(key, "paths" | "branch" | "repo_dir"),
+        _ => false,
+    };
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut typed = false;
+    let mut has_backend = false;
+    let mut open_array = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if open_array {
+            open_array = !trimmed.contains(']');
+            out.push(format!("# {line}"));
+            continue;
+        }
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            if section == "backend" && !typed {
+                out.push(TYPE_REF.to_string());
+                typed = true;
+            }
+            section = name.trim().to_string();
+            has_backend |= section == "backend";
+            out.push(line.to_string());
+            continue;
+        }
+        let key = trimmed
+            .split_once('=')
+            .map(|(k, _)| k.trim())
+            .filter(|_| !trimmed.starts_with('#'));
+        match key {
+            Some("type") if section == "backend" => {
+                out.push(TYPE_REF.to_string());
+                typed = true;
+            }
+            Some(key) if retired(&section, key) => {
+                let value = trimmed.split_once('=').map_or("", |(_, v)| v.trim());
+                open_array = value.starts_with('[') && !value.contains(']');
+                out.push(format!("# {line}{}", if open_array { "" } else { MOVED }));
+            }
+            _ => out.push(line.to_string()),
+        }
+    }
+    if section == "backend" && !typed {
+        out.push(TYPE_REF.to_string());
+    } else if !has_backend {
+        out.push(String::new());
+        out.push("[backend]".to_string());
+        out.push(TYPE_REF.to_string());
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// The line that keeps the memory on the repository's own ref.
+const TYPE_REF: &str = "type = \"ref\"";
 
 /// Expand a leading `~` or `~/` to `home`.
 pub fn expand_tilde(raw: &str, home: Option<&Path>) -> PathBuf {
@@ -281,13 +396,49 @@ mod tests {
 
     #[test]
     fn the_starter_config_is_valid_and_warns_about_nothing() {
-        let (config, warnings) = Config::parse(&starter("codex"), None).unwrap();
+        let (config, warnings) =
+            Config::parse(&starter("codex", MemoryModel::InProject), None).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(config.handover.tag.as_deref(), Some("codex"));
         assert_eq!(
             config.backend.kind, None,
             "git in a repository, null outside"
         );
+        let (config, warnings) =
+            Config::parse(&starter("codex", MemoryModel::OwnRef), None).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(config.backend.kind.as_deref(), Some("ref"));
+        assert_eq!(config.handover.memory_dir, None);
+    }
+
+    #[test]
+    fn switching_to_the_ref_retires_the_project_memory_keys_and_keeps_the_rest() {
+        let before = "# mine\n[handover]\nmemory_dir = \"notes\"\ntag = \"codex\"\n\n[backend]\ntype = \"git\"\npaths = [\n  \"notes\",\n]\nremote = \"up\"\n[[command]]\nname = \"t\"\nargv = [\"true\"]\n";
+        let after = switch_to_ref(before);
+        let (config, warnings) = Config::parse(&after, None).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(config.backend.kind.as_deref(), Some("ref"));
+        assert_eq!(config.handover.memory_dir, None);
+        assert_eq!(config.backend.paths, None);
+        assert_eq!(config.backend.remote.as_deref(), Some("up"));
+        assert_eq!(config.handover.tag.as_deref(), Some("codex"));
+        assert_eq!(config.commands.len(), 1);
+        assert!(after.starts_with("# mine\n"), "{after}");
+        assert_eq!(
+            switch_to_ref(&after),
+            after,
+            "a second switch changes nothing"
+        );
+        for text in [
+            "",
+            "[handover]\ntag = \"a\"\n",
+            "[backend]\n",
+            "[backend]\npush = false\n[note]\n",
+        ] {
+            let switched = switch_to_ref(text);
+            let (config, _) = Config::parse(&switched, None).unwrap();
+            assert_eq!(config.backend.kind.as_deref(), Some("ref"), "{switched}");
+        }
     }
 
     #[test]

@@ -406,6 +406,29 @@ impl Workspace {
         }
     }
 
+    /// The memory model a new config here starts with: the repository's own
+    /// ref in a git work tree whose memory is not in the project already
+    /// (0.5.1's `memory/`, which `agent-handover migrate` moves), else the
+    /// project's memory folder.
+    pub fn starter_model(&self) -> config::MemoryModel {
+        let in_git = self.shared.is_some() || GitDirs::discover(&self.root).is_some();
+        if in_git && !self.memory_in_project() {
+            config::MemoryModel::OwnRef
+        } else {
+            config::MemoryModel::InProject
+        }
+    }
+
+    /// Whether this project keeps a memory in a folder of its own that a
+    /// git repository holds (0.5.1's layout: on the code branch), with
+    /// something in it.
+    pub fn memory_in_project(&self) -> bool {
+        self.shared.is_none()
+            && [self.memory.layer1_dir(), self.memory.root.join("layer2")]
+                .iter()
+                .any(|d| d.is_dir())
+    }
+
     /// The project's state folder, `.agent-handover/`: run archive, history,
     /// drafts, sessions; the checkpoint too unless another one is given.
     pub fn state_dir(&self) -> &Path {

@@ -407,5 +407,5 @@ fn registries_match_their_files() {
         .and_then(|rest| rest.split("\n    }\n").next())
         .unwrap();
     assert_eq!(impls, dispatch.matches("BackendSpec::").count());
-    assert_eq!(impls, 2, "null and git");
+    assert_eq!(impls, 3, "null, git and the memory ref");
 }

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use crate::agent::hooks::{HookEvent, HookProtocol, StartEnvelope};
 use crate::base::error::{Error, Result};
 use crate::base::{fsx, shell};
+use crate::workspace::config::MemoryModel;
 use crate::workspace::install_record::InstallRecord;
 use crate::workspace::{DEFAULT_CONFIG, Workspace};
 use block::Comment;
@@ -726,7 +727,10 @@ pub fn install(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
     if config_missing {
         writes.push(Write {
             path: config.clone(),
-            text: Some(crate::workspace::config::starter(adapter.name)),
+            text: Some(crate::workspace::config::starter(
+                adapter.name,
+                ws.starter_model(),
+            )),
             executable: false,
         });
         changes.push(FileChange {
@@ -1003,9 +1007,11 @@ pub fn remove(ws: &Workspace, adapter: &Adapter) -> Result<Vec<FileChange>> {
 
 /// Whether `text` is a `handover.toml` exactly as `install` writes it, for any agent.
 fn is_starter(text: &str) -> bool {
-    ADAPTERS
-        .iter()
-        .any(|a| crate::workspace::config::starter(a.name) == text)
+    ADAPTERS.iter().any(|a| {
+        [MemoryModel::OwnRef, MemoryModel::InProject]
+            .into_iter()
+            .any(|model| crate::workspace::config::starter(a.name, model) == text)
+    })
 }
 
 /// Remove the directories above `file` that install created and left empty.

@@ -144,6 +144,12 @@ impl BackendSpec {
         spec
     }
 
+    /// Whether a publish commits on the branch the user works on (0.5.1's
+    /// layout), and pushes that branch.
+    pub fn commits_on_code_branch(&self) -> bool {
+        matches!(self, BackendSpec::Git(_))
+    }
+
     /// The backend behind this spec.
     pub fn backend(&self) -> &dyn Backend {
         match self {

@@ -208,12 +208,7 @@ mod tests {
     use super::*;
 
     fn store(dir: &Path) -> MemoryStore {
-        MemoryStore::new(
-            MemoryLayout {
-                root: dir.join("memory"),
-            },
-            dir.join("hist"),
-        )
+        MemoryStore::new(MemoryLayout::at(&dir.join("memory")), dir.join("hist"))
     }
 
     fn day() -> NaiveDate {

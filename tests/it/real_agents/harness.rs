@@ -246,10 +246,27 @@ impl Project {
         self.ours(&["check"]).status.code().unwrap()
     }
 
+    /// The memory folder, where `status --json` says it is (install keeps
+    /// a git project's memory on the repository's own ref).
+    pub fn memory_dir(&self) -> PathBuf {
+        let out = self.ours(&["status", "--json"]);
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "status --json: {e}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        PathBuf::from(
+            status["memory"]["dir"]
+                .as_str()
+                .expect("the memory's folder"),
+        )
+    }
+
     /// The session notes written so far (layer 1), their texts.
     pub fn notes(&self) -> Vec<String> {
         let mut found = Vec::new();
-        let layer1 = self.root.join("memory/layer1");
+        let layer1 = self.memory_dir().join("layer1");
         for month in std::fs::read_dir(&layer1).into_iter().flatten().flatten() {
             for note in std::fs::read_dir(month.path())
                 .into_iter()
