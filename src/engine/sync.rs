@@ -66,6 +66,14 @@ pub fn timeout(ws: &Workspace) -> Duration {
 /// Fetch and integrate the memory of `ws` (see the module docs), giving
 /// the remote `limit` to answer.
 pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
+    // A fresh clone of a repository whose memory is on its own ref takes
+    // it, and is on the ref from then on.
+    let adopted = BackendSpec::adopt_remote_memory(ws, limit).map_err(|e| Error::SyncFailed {
+        detail: e.to_string(),
+    })?;
+    if let Some(adopted) = adopted {
+        return Ok(report(adopted));
+    }
     let backend = BackendSpec::of_workspace(ws, false)
         .map_err(|detail| Error::config(ws.config_path.as_deref(), detail))?;
     let backend = backend.backend();

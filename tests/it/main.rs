@@ -45,6 +45,7 @@ mod knowledge;
 mod library;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod memory_ref;
 mod metrics;
 mod packaging;
 mod quality;

@@ -299,8 +299,8 @@ impl RefSpec {
         for path in &kept {
             index.conflict_remove(Path::new(path)).map_err(git)?;
             if let Ok(entry) = ours.tree().and_then(|t| t.get_path(Path::new(path))) {
-                let mut staged = index_entry(path, entry.id(), entry.filemode() as u32);
-                index.add(&mut staged).map_err(git)?;
+                let staged = index_entry(path, entry.id(), entry.filemode() as u32);
+                index.add(&staged).map_err(git)?;
             }
         }
         let tree = repo
@@ -418,6 +418,47 @@ impl RefSpec {
             theirs.is_some_and(|t| t == ours || repo.graph_descendant_of(t, ours).unwrap_or(false));
         (!sent).then(|| short(ours))
     }
+}
+
+/// Take the remote's memory ref into a repository that has none yet (a
+/// fresh clone with no config of its own): when `remote` holds
+/// [`MEMORY_REF`], the shared folder is set up from it (which puts this
+/// clone's memory on the ref) and what was taken is returned; `None` when
+/// the remote has no memory ref (or did not answer: [`Synced::Offline`]).
+pub fn adopt(
+    shared: &SharedMemory,
+    memory: MemoryLocations,
+    remote: &str,
+    limit: Duration,
+) -> Result<Option<Synced>, GitError> {
+    let spec = RefSpec {
+        work_tree: shared.git.work_tree.clone(),
+        shared_dir: shared.dir.clone(),
+        remote: Some(remote.to_string()),
+        push: false,
+        timeout_secs: Some(limit.as_secs().max(1)),
+        memory,
+    };
+    match spec.fetch(remote) {
+        Ok(()) => {}
+        Err(GitError::FetchFailed { said, .. }) if said.contains("couldn't find remote ref") => {
+            return Ok(None);
+        }
+        Err(GitError::TimedOut { limit }) => {
+            return Ok(Some(Synced::Offline(format!(
+                "{remote} did not answer within {} s",
+                limit.as_secs_f32()
+            ))));
+        }
+        Err(e) => return Err(e),
+    }
+    let repo = spec.open()?;
+    let _one_publish = spec.lock()?;
+    let taken = spec.merge_remote(&repo, remote)?;
+    fsx::create_dir_durable(&shared.memory_dir())?;
+    Ok(Some(Synced::Done(format!(
+        "{taken}; this clone's memory is on the repository's own ref from now on"
+    ))))
 }
 
 /// What a push that could not finish now says.
@@ -572,8 +613,8 @@ impl Backend for RefSpec {
             timeout_secs: limit.map(|l| l.as_secs().max(1)).or(self.timeout_secs),
             ..self.clone()
         };
-        match spec.fetch(remote) {
-            Ok(()) => {}
+        let brought = match spec.fetch(remote) {
+            Ok(()) => true,
             Err(GitError::TimedOut { limit }) => {
                 return Ok(Synced::Offline(format!(
                     "{remote} did not answer within {} s",
@@ -584,13 +625,14 @@ impl Backend for RefSpec {
             Err(GitError::FetchFailed { said, .. })
                 if said.contains("couldn't find remote ref") =>
             {
-                return Ok(Synced::Done(format!(
-                    "{remote} has no memory yet: nothing to bring in"
-                )));
+                false
             }
             Err(e) => return Err(e.into()),
-        }
-        let merged = spec.merge_remote(&repo, remote)?;
+        };
+        let merged = match brought {
+            true => spec.merge_remote(&repo, remote)?,
+            false => format!("{remote} has no memory yet: nothing to bring in"),
+        };
         let pushed = match spec.pending_push(&repo, remote) {
             // Everything in the ref was let through a publish's door (ours)
             // or came from the remote (theirs): what is pending goes now.

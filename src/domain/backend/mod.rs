@@ -144,6 +144,44 @@ impl BackendSpec {
         spec
     }
 
+    /// A fresh clone's memory from its remote's memory ref: when `ws` is
+    /// a git work tree with no config choosing a backend and no memory of
+    /// its own, and `origin` (or `[backend].remote`) holds the ref, the
+    /// repository's shared memory is set up from it. Returns what was taken,
+    /// or that the remote did not answer (`None`: nothing to adopt; the
+    /// workspace is as it was).
+    pub fn adopt_remote_memory(
+        ws: &Workspace,
+        limit: Duration,
+    ) -> Result<Option<Synced>, BackendError> {
+        let fresh = ws.shared.is_none()
+            && ws.config.backend.kind.is_none()
+            && !ws.memory_in_project()
+            && !ws.memory.current_state().exists();
+        let Some(git) = crate::workspace::store::GitDirs::discover(&ws.root).filter(|_| fresh)
+        else {
+            return Ok(None);
+        };
+        let remote = ws
+            .config
+            .backend
+            .remote
+            .clone()
+            .unwrap_or_else(|| "origin".into());
+        let has_remote =
+            git2::Repository::open(&git.work_tree).is_ok_and(|r| r.find_remote(&remote).is_ok());
+        if !has_remote {
+            return Ok(None);
+        }
+        let shared = crate::workspace::store::SharedMemory::of(git);
+        Ok(memory_ref::adopt(
+            &shared,
+            ws.memory_locations(),
+            &remote,
+            limit,
+        )?)
+    }
+
     /// Whether a publish commits on the branch the user works on (0.5.1's
     /// layout), and pushes that branch.
     pub fn commits_on_code_branch(&self) -> bool {

@@ -68,7 +68,7 @@ pub fn other_workstreams(ws: &Workspace) -> Vec<Workstream> {
             }
         })
         .collect();
-    others.sort_by(|a, b| b.updated.cmp(&a.updated));
+    others.sort_by_key(|w| std::cmp::Reverse(w.updated));
     others
 }
 
