@@ -612,3 +612,126 @@ fn commands_from_a_subdirectory_use_the_projects_workspace() {
     assert!(stdout(&r.ah(&deep, &["brief"])).contains("keep going"));
     assert_eq!(r.status(&main), "");
 }
+
+/// Every file's text under `dir`, concatenated.
+fn tree_text(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.to_string_lossy().ends_with(".tmp") {
+                text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    text
+}
+
+/// Handovers from four worktrees and a second clone, killed with SIGKILL
+/// at random moments, two at a time, each recovered as an agent would
+/// (`check`; `resume`; `doctor` names what blocks it; a run killed before
+/// its note was written is asked again). After every recovery no work
+/// tree changed and no branch moved; at the end every note is in the
+/// memory of every machine and on the remote exactly once.
+/// `MEMORY_REF_KILLS` sets the rounds (scripts/soak-memory-ref-kill.sh runs
+/// 300), `MEMORY_REF_KILL_SEED` replays one order.
+#[test]
+fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
+    let rounds: usize = std::env::var("MEMORY_REF_KILLS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let seed = std::env::var("MEMORY_REF_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    eprintln!("MEMORY_REF_KILL_SEED={seed}");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let r = Repo::new();
+    let mut trees: Vec<PathBuf> = ["w1", "w2", "w3", "w4"].iter().map(|n| r.worktree(n)).collect();
+    git(r.root(), &["clone", "-q", "remote.git", "other"]);
+    r.identity(&r.path("other"));
+    trees.push(r.path("other"));
+    let heads: Vec<String> = trees.iter().map(|t| git(t, &["rev-parse", "HEAD"])).collect();
+    let started = std::time::Instant::now();
+    ok(&r.hand_over(&trees[0], "calibration", "calibrate"));
+    let typical = started.elapsed();
+    let mut notes = Vec::new();
+    let mut stuck_named = 0;
+    for round in 0..rounds {
+        let first = rng.usize(0..trees.len());
+        let second = (first + 1 + rng.usize(0..trees.len() - 1)) % trees.len();
+        let runs: Vec<_> = [first, second]
+            .into_iter()
+            .map(|t| {
+                let note = format!("kill-note-{round}-{t}-");
+                let state = format!("## Goal\nround {round}\n\n## Next step\nstep {round}\n");
+                let child = r
+                    .ah_cmd(&trees[t])
+                    .args(["run", "--note", &note, "--current-state", &state])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap();
+                (t, note, child)
+            })
+            .collect();
+        std::thread::sleep(typical.mul_f64(rng.f64() * 1.5));
+        for (t, note, mut child) in runs {
+            let _ = child.kill();
+            let _ = child.wait();
+            let tree = &trees[t];
+            for _ in 0..3 {
+                if r.ah(tree, &["check"]).status.code() != Some(1) {
+                    break;
+                }
+                let resumed = r.ah(tree, &["resume"]);
+                if resumed.status.success() {
+                    break;
+                }
+                let doctor = json(&r.ah(tree, &["doctor", "--json"]));
+                assert!(
+                    !doctor["findings"].as_array().unwrap().is_empty(),
+                    "resume failed ({}) and doctor named nothing (seed {seed})",
+                    stderr(&resumed)
+                );
+                stuck_named += 1;
+            }
+            assert_ne!(r.ah(tree, &["check"]).status.code(), Some(1), "recovered (seed {seed})");
+            if !tree_text(&r.memory_dir(tree).join("layer1")).contains(&note) {
+                ok(&r.hand_over(tree, &note, "again"));
+            }
+            assert_eq!(r.status(tree), "", "{} stays clean (seed {seed})", tree.display());
+            notes.push(note);
+        }
+    }
+    for (tree, head) in trees.iter().zip(&heads) {
+        ok(&r.ah(tree, &["sync"]));
+        assert_eq!(&git(tree, &["rev-parse", "HEAD"]), head, "no branch moved (seed {seed})");
+    }
+    // The clone syncs once more: what the worktrees' last syncs sent.
+    ok(&r.ah(&trees[4], &["sync"]));
+    let remote = r.path("remote.git");
+    let on_remote: String = r
+        .remote_memory()
+        .iter()
+        .filter(|p| p.starts_with("memory/layer1/"))
+        .map(|p| git(&remote, &["cat-file", "-p", &format!("{MEMORY_REF}:{p}")]))
+        .collect();
+    for machine in [&trees[0], &trees[4]] {
+        let text = tree_text(&r.memory_dir(machine).join("layer1"));
+        for note in &notes {
+            assert_eq!(text.matches(note.as_str()).count(), 1, "{note} once on {} (seed {seed})", machine.display());
+        }
+    }
+    for note in &notes {
+        assert_eq!(on_remote.matches(note.as_str()).count(), 1, "{note} once on the remote (seed {seed})");
+    }
+    eprintln!(
+        "{rounds} rounds, {} handovers killed, {stuck_named} stuck states named by doctor, 0 lost",
+        notes.len()
+    );
+}

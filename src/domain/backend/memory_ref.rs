@@ -33,12 +33,18 @@ use super::memory_merge::{self, MemoryPrefixes};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
+use crate::domain::memory::note_name::NoteName;
 use crate::domain::memory::versions::HANDOVER_AT;
+use crate::workspace::MemoryLayout;
 use crate::workspace::config::BackendSection;
 use crate::workspace::store::{MEMORY_REF, REMOTE_MEMORY_PREFIX, SharedMemory};
 
 /// The folders of the shared folder that are the memory (and go in the ref).
 const TREE_ROOTS: [&str; 3] = ["memory", "messages", "tasks"];
+
+/// The message of a commit of what this repository's worktrees wrote
+/// while another publish or a sync was under way.
+const MEANWHILE: &str = "agent-handover: memory written here meanwhile";
 
 /// How long a push of the memory ref may take by default: a handover runs
 /// inside an agent's tool call, which is not given minutes.
@@ -99,9 +105,14 @@ impl RefSpec {
         })
     }
 
-    fn lock(&self) -> Result<std::fs::File, GitError> {
+    /// One publish or sync of this memory at a time, across worktrees;
+    /// with it held, the lock files on `refs/agent-handover/` that a killed
+    /// one left are removed (no other process writes those refs).
+    fn lock(&self, repo: &Repository) -> Result<std::fs::File, GitError> {
         fsx::create_dir_durable(&self.shared_dir)?;
-        Ok(fsx::lock_exclusive(&self.shared_dir.join("publish.lock"))?)
+        let held = fsx::lock_exclusive(&self.shared_dir.join("publish.lock"))?;
+        clear_ref_locks(&repo.commondir().join("refs/agent-handover"))?;
+        Ok(held)
     }
 
     /// Where a fetch keeps `remote`'s memory ref.
@@ -182,6 +193,7 @@ impl RefSpec {
         repo: &Repository,
         remote: &str,
         gate: &dyn Fn() -> Result<(), StepError>,
+        admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         let mut merged = String::new();
         for _ in 0..3 {
@@ -204,7 +216,7 @@ impl RefSpec {
                 Ok(Pushed::Behind) => {
                     gate()?;
                     match self.fetch(remote) {
-                        Ok(()) => merged = format!("{}, ", self.merge_remote(repo, remote)?),
+                        Ok(()) => merged = format!("{}, ", self.merge_in(repo, remote, admit)?),
                         Err(e) => return Ok(pending(remote, &e.to_string())),
                     }
                 }
@@ -216,6 +228,20 @@ impl RefSpec {
             }
         }
         Ok(pending(remote, &format!("{remote}'s memory kept moving")))
+    }
+
+    /// Merge the fetched memory of `remote` in ([`Self::merge_remote`]),
+    /// the shared folder committed first (through `admit`): what another
+    /// worktree's handover wrote since is then ours in the merge, merged by
+    /// layer, never overwritten by the remote's file of the same name.
+    fn merge_in(
+        &self,
+        repo: &Repository,
+        remote: &str,
+        admit: &Admit<'_>,
+    ) -> Result<String, StepError> {
+        self.commit_folder(repo, MEANWHILE, admit)?;
+        Ok(self.merge_remote(repo, remote)?)
     }
 
     /// Fetch the remote's memory ref into its tracking ref.
@@ -369,7 +395,12 @@ impl RefSpec {
             if !filtered {
                 let current = on_disk_blob(&on_disk).map_err(git)?;
                 if current != old_id && current != new_id {
-                    continue; // written here since: newer than either side
+                    // Written here since: newer than either side. A note of
+                    // theirs by the same name is kept under a free one.
+                    if let (None, Some(id)) = (old_id, new_id) {
+                        self.keep_beside(repo, &on_disk, id)?;
+                    }
+                    continue;
                 }
             }
             match new_id {
@@ -405,6 +436,30 @@ impl RefSpec {
                         fsx::remove_files_durable(dir, &[name])?;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Theirs, a session note named like one written here since, as the
+    /// next free note of its day (the next commit holds both).
+    fn keep_beside(&self, repo: &Repository, ours: &Path, theirs: Oid) -> Result<(), GitError> {
+        let Some(name) = ours
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(NoteName::parse)
+        else {
+            return Ok(());
+        };
+        let blob = repo.find_blob(theirs).map_err(|e| git_error(repo, &e))?;
+        let layout = MemoryLayout::at(&self.shared_dir.join("memory"));
+        for n in name.n.max(1) + 1..name.n + 10_000 {
+            let free = layout.layer1_note(&name.tag, name.date, n);
+            if free.parent() != ours.parent() {
+                return Ok(()); // not in its month's folder: not a note of ours
+            }
+            if fsx::create_new(&free, blob.content())? {
+                return Ok(());
             }
         }
         Ok(())
@@ -453,7 +508,7 @@ pub fn adopt(
         Err(e) => return Err(e),
     }
     let repo = spec.open()?;
-    let _one_publish = spec.lock()?;
+    let _one_publish = spec.lock(&repo)?;
     let taken = spec.merge_remote(&repo, remote)?;
     fsx::create_dir_durable(&shared.memory_dir())?;
     Ok(Some(Synced::Done(format!(
@@ -467,6 +522,26 @@ fn pending(remote: &str, why: &str) -> String {
     format!(
         "push pending ({why}): the memory is committed here and goes to {remote} with the next handover or `agent-handover sync`"
     )
+}
+
+/// Remove every `*.lock` file under `dir` (our refs' folder), durably.
+fn clear_ref_locks(dir: &Path) -> Result<(), crate::Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut stale = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => clear_ref_locks(&entry.path())?,
+            Ok(_) if name.to_string_lossy().ends_with(".lock") => stale.push(name),
+            _ => {}
+        }
+    }
+    if !stale.is_empty() {
+        fsx::remove_files_durable(dir, &stale)?;
+    }
+    Ok(())
 }
 
 /// The commit `name` points at, if the ref exists.
@@ -565,7 +640,7 @@ impl Backend for RefSpec {
         admit: &Admit<'_>,
     ) -> Result<String, StepError> {
         let repo = self.open()?;
-        let _one_publish = self.lock()?;
+        let _one_publish = self.lock(&repo)?;
         admit("the commit message ([backend].message)", message.as_bytes())?;
         let author = signature(&repo);
         admit(
@@ -593,7 +668,7 @@ impl Backend for RefSpec {
             return Ok(format!("{committed}; {remote} has it already"));
         }
         gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
-        let pushed = self.push_merging(&repo, remote, gate)?;
+        let pushed = self.push_merging(&repo, remote, gate, admit)?;
         Ok(format!("{committed}; {pushed}"))
     }
 
@@ -608,7 +683,7 @@ impl Backend for RefSpec {
             )));
         };
         let repo = self.open()?;
-        let _one_publish = self.lock()?;
+        let _one_publish = self.lock(&repo)?;
         let spec = RefSpec {
             timeout_secs: limit.map(|l| l.as_secs().max(1)).or(self.timeout_secs),
             ..self.clone()
@@ -630,7 +705,9 @@ impl Backend for RefSpec {
             Err(e) => return Err(e.into()),
         };
         let merged = match brought {
-            true => spec.merge_remote(&repo, remote)?,
+            true => spec
+                .merge_in(&repo, remote, &super::admit)
+                .map_err(|e| GitError::Write(e.to_string()))?,
             false => format!("{remote} has no memory yet: nothing to bring in"),
         };
         let pushed = match spec.pending_push(&repo, remote) {
