@@ -3,8 +3,12 @@
 //! git push`), interleaved in one run (target: at most 2× git). Then sync:
 //! a clone with a handover of its own brings in a remote that moved by 100
 //! handovers (a merge by layer), against `git pull -X theirs` on an
-//! identical copy. `cargo bench --bench publish`; `BENCH_ITERS` sets the
-//! publish iterations (default 31; sync runs a quarter of them, at least 5).
+//! identical copy. Last, whole handovers through the release binary (`run`,
+//! four steps, pushing to a local bare remote) on two clones of one
+//! repository: the memory on its own ref against the 0.5.1 layout's git
+//! handover (target: at most 1.2x). `cargo bench --bench publish`;
+//! `BENCH_ITERS` sets the publish iterations (default 31; sync runs a
+//! quarter of them, at least 5; the handovers as many as the publishes).
 //! Writes `target/bench-publish.md`.
 
 mod support;
@@ -129,7 +133,9 @@ fn main() {
          | git CLI (add + commit + push) | {cm:.2} | {cp:.2} |\n\n\
          ours / git = {ratio:.2}x (target <= 2x): {verdict}\n"
     );
-    let table = table + &sync_bench(root.path(), iters.div_ceil(4).max(5));
+    let table = table
+        + &sync_bench(root.path(), iters.div_ceil(4).max(5))
+        + &handover_bench(root.path(), iters);
     println!("{table}");
     let _ = std::fs::write(support::target_dir().join("bench-publish.md"), &table);
 }
@@ -240,5 +246,75 @@ fn sync_bench(root: &Path, iters: usize) -> String {
          | git pull -X theirs (lines, no layers) | {cm:.2} | {cp:.2} |\n\n\
          ours / git = {:.2}x\n",
         om / cm
+    )
+}
+
+/// A clone of a new repository's bare remote whose `handover.toml` keeps
+/// the memory `backend` (`ref`, or `git`: the 0.5.1 layout on `main`).
+fn handover_clone(root: &Path, name: &str, backend: &str) -> PathBuf {
+    let work = clone(root, name);
+    std::fs::remove_dir_all(work.join("memory")).unwrap();
+    git(&work, &["rm", "-r", "-q", "--cached", "memory"]);
+    let paths = if backend == "git" {
+        "memory_dir = \"memory\"\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        work.join("handover.toml"),
+        format!("[handover]\n{paths}tag = \"bench\"\n\n[backend]\ntype = \"{backend}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(work.join(".gitignore"), "/.agent-handover/\n").unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "config"]);
+    git(&work, &["push", "-q", "origin", "main"]);
+    work
+}
+
+fn handover_bench(root: &Path, iters: usize) -> String {
+    let (bin, _) = support::our_binary();
+    let on_ref = handover_clone(root, "on-ref", "ref");
+    let on_branch = handover_clone(root, "on-branch", "git");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = |dir: &Path, i: usize| {
+        let state = format!("## Goal\nbench\n\n## Next step\nstep {i}\n");
+        let t = Instant::now();
+        let o = Command::new(&bin)
+            .current_dir(dir)
+            .env("HOME", &home)
+            .args([
+                "run",
+                "--note",
+                &format!("bench session {i}"),
+                "--current-state",
+                &state,
+            ])
+            .output()
+            .unwrap();
+        let elapsed = t.elapsed();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        elapsed
+    };
+    let (mut ours, mut branch) = (Vec::new(), Vec::new());
+    for i in 0..iters + 3 {
+        let (a, b) = (run(&on_ref, i), run(&on_branch, i));
+        if i >= 3 {
+            ours.push(a);
+            branch.push(b);
+        }
+    }
+    let (om, op) = stats(&ours);
+    let (bm, bp) = stats(&branch);
+    let ratio = om / bm;
+    let verdict = if ratio <= 1.2 { "PASS" } else { "FAIL" };
+    format!(
+        "\n## a whole handover, pushed ({iters} interleaved runs each, ms)\n\n\
+         | memory | median | p90 |\n|---|---:|---:|\n\
+         | on its own ref (`type = \"ref\"`) | {om:.2} | {op:.2} |\n\
+         | on the code branch (0.5.1 layout, `type = \"git\"`) | {bm:.2} | {bp:.2} |\n\n\
+         ref / branch = {ratio:.2}x (target <= 1.2x): {verdict}; load {}\n",
+        support::load_average()
     )
 }

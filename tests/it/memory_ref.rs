@@ -651,11 +651,17 @@ fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
     eprintln!("MEMORY_REF_KILL_SEED={seed}");
     let mut rng = fastrand::Rng::with_seed(seed);
     let r = Repo::new();
-    let mut trees: Vec<PathBuf> = ["w1", "w2", "w3", "w4"].iter().map(|n| r.worktree(n)).collect();
+    let mut trees: Vec<PathBuf> = ["w1", "w2", "w3", "w4"]
+        .iter()
+        .map(|n| r.worktree(n))
+        .collect();
     git(r.root(), &["clone", "-q", "remote.git", "other"]);
     r.identity(&r.path("other"));
     trees.push(r.path("other"));
-    let heads: Vec<String> = trees.iter().map(|t| git(t, &["rev-parse", "HEAD"])).collect();
+    let heads: Vec<String> = trees
+        .iter()
+        .map(|t| git(t, &["rev-parse", "HEAD"]))
+        .collect();
     let started = std::time::Instant::now();
     ok(&r.hand_over(&trees[0], "calibration", "calibrate"));
     let typical = started.elapsed();
@@ -700,17 +706,30 @@ fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
                 );
                 stuck_named += 1;
             }
-            assert_ne!(r.ah(tree, &["check"]).status.code(), Some(1), "recovered (seed {seed})");
+            assert_ne!(
+                r.ah(tree, &["check"]).status.code(),
+                Some(1),
+                "recovered (seed {seed})"
+            );
             if !tree_text(&r.memory_dir(tree).join("layer1")).contains(&note) {
                 ok(&r.hand_over(tree, &note, "again"));
             }
-            assert_eq!(r.status(tree), "", "{} stays clean (seed {seed})", tree.display());
+            assert_eq!(
+                r.status(tree),
+                "",
+                "{} stays clean (seed {seed})",
+                tree.display()
+            );
             notes.push(note);
         }
     }
     for (tree, head) in trees.iter().zip(&heads) {
         ok(&r.ah(tree, &["sync"]));
-        assert_eq!(&git(tree, &["rev-parse", "HEAD"]), head, "no branch moved (seed {seed})");
+        assert_eq!(
+            &git(tree, &["rev-parse", "HEAD"]),
+            head,
+            "no branch moved (seed {seed})"
+        );
     }
     // The clone syncs once more: what the worktrees' last syncs sent.
     ok(&r.ah(&trees[4], &["sync"]));
@@ -724,11 +743,20 @@ fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
     for machine in [&trees[0], &trees[4]] {
         let text = tree_text(&r.memory_dir(machine).join("layer1"));
         for note in &notes {
-            assert_eq!(text.matches(note.as_str()).count(), 1, "{note} once on {} (seed {seed})", machine.display());
+            assert_eq!(
+                text.matches(note.as_str()).count(),
+                1,
+                "{note} once on {} (seed {seed})",
+                machine.display()
+            );
         }
     }
     for note in &notes {
-        assert_eq!(on_remote.matches(note.as_str()).count(), 1, "{note} once on the remote (seed {seed})");
+        assert_eq!(
+            on_remote.matches(note.as_str()).count(),
+            1,
+            "{note} once on the remote (seed {seed})"
+        );
     }
     eprintln!(
         "{rounds} rounds, {} handovers killed, {stuck_named} stuck states named by doctor, 0 lost",

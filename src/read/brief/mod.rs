@@ -46,7 +46,7 @@ use crate::base::secrets;
 use crate::domain::inbox::{Inbox, MessageSummary, check_agent};
 use crate::domain::memory::MemoryStore;
 use crate::workspace::Workspace;
-pub use layers::{ActiveTask, History, Workstream};
+pub use layers::{ActiveTask, History, Workstream, other_workstreams};
 pub use measured::Metrics;
 pub use recovery::{Recovery, RecoveryState};
 

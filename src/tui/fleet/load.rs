@@ -10,6 +10,7 @@ use agent_handover::domain::capacity::warn_at;
 use agent_handover::domain::handoff::{HandoffDocument, LintContext, SectionKind, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::engine::checkpoint::StepState;
+use agent_handover::read::brief::other_workstreams;
 use agent_handover::read::history::latest_previous_handoff;
 use agent_handover::read::{NextAction, RunSnapshot};
 use agent_handover::{MemoryStore, Workspace, WorkspaceOptions};
@@ -202,6 +203,16 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
         }
         Err(e) => detail.state = e.to_string(),
     }
+    detail.workstreams = other_workstreams(&ws)
+        .into_iter()
+        .map(|w| {
+            format!(
+                "{}: {}",
+                w.name,
+                w.next_step.as_deref().unwrap_or("no next step written")
+            )
+        })
+        .collect();
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
     if let Ok(Some(text)) = store.read_current_state() {
         let doc = HandoffDocument::parse(&text);

@@ -164,6 +164,9 @@ pub struct Detail {
     pub output: Vec<String>,
     /// The next step its current state names.
     pub next_step: Option<String>,
+    /// The repository's other workstreams (the memory on its ref), each
+    /// `branch: next step`, newest first.
+    pub workstreams: Vec<String>,
     /// The newest unread message for the human.
     pub for_human: Option<String>,
     /// PAUSE: its reason and who paused.

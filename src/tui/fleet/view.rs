@@ -414,6 +414,9 @@ fn detail(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
             if let Some(step) = &d.next_step {
                 say("next step", step, Style::default());
             }
+            for (n, stream) in d.workstreams.iter().enumerate() {
+                say(if n == 0 { "workstreams" } else { "" }, stream, t.muted);
+            }
             if let Some(score) = &d.score {
                 say("score", score, Style::default());
             }

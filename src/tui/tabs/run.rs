@@ -353,6 +353,27 @@ fn body(
             lines.push(Line::styled(o.replace(&root, ""), t.muted));
         }
     }
+    if let Some(git_ref) = &snap.memory.on_ref {
+        let others: Vec<&str> = snap
+            .memory
+            .workstreams
+            .iter()
+            .map(String::as_str)
+            .filter(|w| Some(*w) != snap.memory.workstream.as_deref())
+            .collect();
+        let also = match others.as_slice() {
+            [] => String::new(),
+            some => format!(" · also: {}", some.join(", ")),
+        };
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!(
+                "memory on {git_ref} · workstream {}{also}",
+                snap.memory.workstream.as_deref().unwrap_or("?")
+            ),
+            t.muted,
+        ));
+    }
     lines
 }
 
@@ -531,6 +552,29 @@ mod tests {
             screen.contains("needs a human after a crash") && screen.contains("check its effects"),
             "{screen}"
         );
+    }
+
+    #[test]
+    fn a_memory_on_its_ref_names_the_workstream_and_the_others() {
+        let mut snap = fixtures::completed_run();
+        snap.memory = agent_handover::read::MemoryPlace {
+            dir: "/r/.git/agent-handover/memory".into(),
+            on_ref: Some("refs/agent-handover/memory".into()),
+            workstream: Some("feature/parser".into()),
+            workstreams: vec!["docs".into(), "feature/parser".into()],
+        };
+        let mut app = fixtures::app((100, 30));
+        app.selected = ID;
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        let screen = fixtures::draw(&app);
+        assert!(
+            screen.contains("memory on refs/agent-handover/memory · workstream feature/parser · also: docs"),
+            "{screen}"
+        );
+        let mut app = fixtures::app((100, 30));
+        app.selected = ID;
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        assert!(!fixtures::draw(&app).contains("memory on"), "in the project: no line");
     }
 
     #[test]
