@@ -119,6 +119,7 @@ pub fn migrate(ws: &Workspace) -> Result<Migrated> {
         copy_tree(&legacy.memory, &staging, false, &shared.stream, &mut moved)?;
         std::fs::rename(&staging, &memory).map_err(|e| Error::io("rename", &staging, e))?;
         fsx::sync_parent(&memory)?;
+        crate::base::failpoint::hit("migrate-after-rename");
     } else {
         fsx::create_dir_durable(&memory)?;
     }
@@ -141,6 +142,7 @@ pub fn migrate(ws: &Workspace) -> Result<Migrated> {
         .map_err(|e| MigrateError::NotCommitted {
             detail: e.to_string().lines().next().unwrap_or_default().to_string(),
         })?;
+    crate::base::failpoint::hit("migrate-after-commit");
     let config_switched = switch_config(ws)?;
     let tracked = tracked_prefixes(ws, &legacy);
     let remove_from_branch = (!tracked.is_empty()).then(|| {

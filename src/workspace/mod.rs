@@ -63,14 +63,14 @@ pub fn project_containing(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
 /// at or above it holding a `handover.toml` or an `.agent-handover` folder,
 /// else the top of the git work tree holding it, else `start` itself; never
 /// the home folder (a dotfiles repository is nobody's project).
-fn project_root(start: &Path, home: Option<&Path>) -> PathBuf {
+fn project_root(start: &Path, home: Option<&Path>, git: Option<&GitDirs>) -> PathBuf {
     let marked = |dir: &Path| {
         [DEFAULT_CONFIG, STATE_DIR]
             .iter()
             .any(|marker| dir.join(marker).exists())
     };
     let is_home = |dir: &Path| home.is_some_and(|h| h == dir);
-    let git_top = GitDirs::discover(start).map(|g| g.work_tree);
+    let git_top = git.map(|g| g.work_tree.clone());
     start
         .ancestors()
         .take_while(|dir| git_top.as_deref().is_none_or(|top| dir.starts_with(top)))
@@ -88,10 +88,10 @@ fn project_root(start: &Path, home: Option<&Path>) -> PathBuf {
 /// project, as 0.5.1 does.
 fn shared_memory(
     root: &Path,
+    git: Option<GitDirs>,
     config: &Config,
     config_path: Option<&Path>,
 ) -> Result<Option<SharedMemory>> {
-    let git = GitDirs::discover(root);
     match (config.backend.kind.as_deref(), git) {
         (Some(store::REF_BACKEND), Some(git)) => Ok(Some(SharedMemory::of(git))),
         (Some(store::REF_BACKEND), None) => Err(crate::Error::config(
@@ -220,9 +220,10 @@ impl Workspace {
         // From a subdirectory, the project's own workspace, as git finds its
         // repository: never a second one started there. An explicit config
         // keeps 0.5.1's rule (paths relative to the working directory).
+        let git = GitDirs::discover(&start);
         let root = match &opts.config {
             Some(_) => start,
-            None => project_root(&start, home.as_deref()),
+            None => project_root(&start, home.as_deref(), git.as_ref()),
         };
         let config_path = match opts.config {
             Some(p) => Some(fsx::absolutize(&root, &p)),
@@ -266,7 +267,9 @@ impl Workspace {
             (None, Some(raw)) => configured("checkpoint", raw)?,
             (None, None) => root.join(DEFAULT_CHECKPOINT),
         };
-        let shared = shared_memory(&root, &config, config_path.as_deref())?;
+        // The repository holding the root (found once: `check` reads it too).
+        let git = git.filter(|g| root.starts_with(&g.work_tree));
+        let shared = shared_memory(&root, git, &config, config_path.as_deref())?;
         let memory_root = match &shared {
             Some(shared) => shared.memory_dir(),
             None => configured(

@@ -763,3 +763,95 @@ fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
         notes.len()
     );
 }
+
+/// `migrate` killed after each of its durable writes in turn, then run
+/// again: at no moment does the project see a partial memory (either the
+/// project's whole `memory/` or the whole shared one), and the second run
+/// always finishes the move.
+#[test]
+fn migrate_killed_at_every_write_never_shows_a_partial_memory_and_finishes_when_run_again() {
+    let legacy = |root: &Path| {
+        git(root, &["init", "-q", "-b", "main", "p"]);
+        let p = root.join("p");
+        git(&p, &["config", "user.email", "dev@example.com"]);
+        git(&p, &["config", "user.name", "dev"]);
+        for (rel, text) in [
+            ("memory/layer1/2026-11/claude-2026-11-30.md", "NOTE-ONE\n"),
+            ("memory/layer1/2026-12/claude-2026-12-01.md", "NOTE-TWO\n"),
+            (
+                "memory/layer2/current-state.md",
+                "## Next step\nSTATE-NEXT\n",
+            ),
+            ("memory/MEMORY.md", "# Memory\n- FACT-ONE\n"),
+        ] {
+            std::fs::create_dir_all(p.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(p.join(rel), text).unwrap();
+        }
+        git(&p, &["add", "-A"]);
+        git(&p, &["commit", "-q", "-m", "0.5.1 memory"]);
+        p
+    };
+    let seen = |p: &Path, home: &Path| {
+        let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent-handover"))
+            .current_dir(p)
+            .env("HOME", home)
+            .args(["status", "--json"])
+            .output()
+            .unwrap();
+        let dir = PathBuf::from(json(&o)["memory"]["dir"].as_str().unwrap().to_string());
+        tree_text(&dir)
+    };
+    let points = (1..).map(|n| format!("after-op:{n}")).take(40).chain([
+        "migrate-after-rename".to_string(),
+        "migrate-after-commit".to_string(),
+    ]);
+    let mut finished = false;
+    for (n, point) in points.enumerate() {
+        let named = !point.starts_with("after-op:");
+        if finished && !named {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let p = legacy(dir.path());
+        let migrate = |failpoint: Option<String>| {
+            let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent-handover"));
+            c.current_dir(&p).env("HOME", &home).arg("migrate");
+            if let Some(point) = failpoint {
+                c.env("AGENT_HANDOVER_FAILPOINT", point);
+            }
+            c.output().unwrap()
+        };
+        let killed = migrate(Some(point.clone()));
+        let text = seen(&p, &home);
+        for part in ["NOTE-ONE", "NOTE-TWO", "STATE-NEXT", "FACT-ONE"] {
+            assert!(text.contains(part), "{point}: {part} not seen in {text:?}");
+        }
+        if killed.status.success() {
+            assert!(!named, "{point} was never reached");
+            assert!(n >= 3, "migrate made {n} durable writes only?");
+            eprintln!("migrate finished after {n} durable writes, killed after each before");
+            finished = true;
+            continue;
+        }
+        assert_eq!(
+            killed.status.code(),
+            None,
+            "{point}: killed, {}",
+            stderr(&killed)
+        );
+        ok(&migrate(None));
+        let text = seen(&p, &home);
+        assert!(
+            text.contains("NOTE-ONE") && text.contains("STATE-NEXT"),
+            "{text}"
+        );
+        let on_ref = git(&p, &["ls-tree", "-r", "--name-only", MEMORY_REF]);
+        assert!(
+            on_ref.contains("memory/layer2/main/current-state.md"),
+            "{point}: {on_ref}"
+        );
+    }
+    assert!(finished, "migrate never finished within 40 writes");
+}
