@@ -82,6 +82,9 @@ pub struct MemoryPlace {
     /// Every workstream with a current state, on the ref.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub workstreams: Vec<String>,
+    /// A push left for later, in a few words (`sync` sends it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub push_pending: Option<String>,
 }
 
 impl MemoryPlace {
@@ -97,12 +100,22 @@ impl MemoryPlace {
             } else {
                 Vec::new()
             },
+            push_pending: on_ref
+                .then(|| crate::domain::backend::BackendSpec::of_workspace(ws, false).ok())
+                .flatten()
+                .and_then(|b| b.backend().pending()),
         }
     }
 
-    /// One line for a person: where, and how it is shared.
+    /// One line for a person: where, and how it is shared (and a push
+    /// pending, on a line of its own).
     pub fn sentence(&self) -> String {
-        match &self.on_ref {
+        let pending = self
+            .push_pending
+            .as_deref()
+            .map(|p| format!("\n{p} (`agent-handover sync` sends it)"))
+            .unwrap_or_default();
+        let place = match &self.on_ref {
             Some(git_ref) => {
                 let others = self
                     .workstreams
@@ -121,7 +134,8 @@ impl MemoryPlace {
                 )
             }
             None => format!("memory: {} (in the project)", self.dir.display()),
-        }
+        };
+        format!("{place}{pending}")
     }
 }
 

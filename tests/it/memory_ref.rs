@@ -403,6 +403,15 @@ fn a_remote_that_never_answers_leaves_the_push_pending_not_the_handover() {
         "{}",
         stdout(&doctor)
     );
+    for shown in [r.ah(&main, &["status", "-v"]), r.ah(&main, &["brief"])] {
+        assert!(
+            stdout(&shown).contains("push pending"),
+            "{}",
+            stdout(&shown)
+        );
+    }
+    let status = json(&r.ah(&main, &["status", "--json"]));
+    assert!(status["memory"]["push_pending"].is_string(), "{status:#}");
     git(&main, &["config", "--unset", "remote.origin.receivepack"]);
     let synced = r.ah(&main, &["sync"]);
     ok(&synced);
@@ -417,6 +426,7 @@ fn a_remote_that_never_answers_leaves_the_push_pending_not_the_handover() {
             .any(|p| p.starts_with("memory/layer1/"))
     );
     assert!(!stdout(&r.ah(&main, &["doctor", "--json"])).contains("push_pending"));
+    assert!(!stdout(&r.ah(&main, &["brief"])).contains("push pending"));
 }
 
 /// Four worktrees hand over at once: every note lands, on the ref and on

@@ -736,18 +736,25 @@ impl Backend for RefSpec {
     }
 
     fn leftovers(&self) -> Vec<Leftover> {
-        let (Ok(repo), Some(remote)) = (self.open(), &self.remote) else {
-            return Vec::new();
-        };
-        self.pending_push(&repo, remote)
-            .filter(|_| self.push)
-            .map(|ours| Leftover {
+        self.pending()
+            .map(|what| Leftover {
                 kind: "push_pending",
-                what: format!("the memory ref ({MEMORY_REF} at {ours}) holds commits {remote} was not seen to receive"),
-                fix: "`agent-handover sync` sends them (the next handover does too)".into(),
+                what,
+                fix: "`agent-handover sync` sends it (the next handover does too)".into(),
                 removable: None,
             })
             .into_iter()
             .collect()
+    }
+
+    fn pending(&self) -> Option<String> {
+        let (Ok(repo), Some(remote)) = (self.open(), &self.remote) else {
+            return None;
+        };
+        self.pending_push(&repo, remote)
+            .filter(|_| self.push)
+            .map(|ours| {
+                format!("the memory ref ({MEMORY_REF} at {ours}) holds commits {remote} was not seen to receive: push pending")
+            })
     }
 }

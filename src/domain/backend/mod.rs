@@ -308,6 +308,12 @@ pub trait Backend {
 
     /// What a killed publish or sync left behind, for `doctor`.
     fn leftovers(&self) -> Vec<Leftover>;
+
+    /// A push left for later (it could not finish in time): what is
+    /// pending, in a few words, read from this machine alone (no network).
+    fn pending(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Local only: publishing succeeds without doing anything.

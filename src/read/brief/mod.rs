@@ -160,6 +160,11 @@ pub fn brief_with(
             if mail.unread == 1 { "" } else { "s" }
         ));
     }
+    if let Some(pending) = crate::read::MemoryPlace::of(ws).push_pending {
+        next_steps.push(format!(
+            "Nothing to redo: {pending}; `agent-handover sync` sends it when the remote answers."
+        ));
+    }
     let task = layers::active_task(ws);
     if let Some(step) = task.as_ref().and_then(ActiveTask::next_step_line) {
         next_steps.push(step);
