@@ -149,18 +149,24 @@ fn memory_findings(ws: &Workspace) -> Vec<Finding> {
             });
         }
     }
+    // Worktrees of one repository each commit their own copy of a memory
+    // kept on the code branch, and their branches conflict on it.
+    let worktrees = crate::workspace::store::GitDirs::discover(&ws.root)
+        .map(|g| g.linked_worktrees())
+        .unwrap_or_default();
     let on_branch = ws.memory_in_project()
+        && worktrees > 0
         && BackendSpec::of_workspace(ws, true).is_ok_and(|b| b.commits_on_code_branch());
     if on_branch {
         found.push(Finding {
             kind: "memory_on_code_branch",
             what: format!(
-                "the memory ({}) is committed on the code branch (0.5.1's layout): every handover commits on the branch and pushes it, the agent's own commits with it, and each worktree's branch carries its own copy",
+                "the memory ({}) is committed on the code branch (0.5.1's layout) in a repository with {worktrees} other worktree(s): each branch carries its own copy, their merges conflict on it, and every handover pushes the branch, the agent's own commits with it",
                 ws.memory.root.display()
             ),
             fix: "`agent-handover migrate` moves it to the repository's own ref (refs/agent-handover/memory), shared by every worktree and off every branch".into(),
             removable: None,
-            needs_action: false,
+            needs_action: true,
         });
     }
     found

@@ -85,6 +85,10 @@ pub struct MemoryPlace {
     /// A push left for later, in a few words (`sync` sends it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub push_pending: Option<String>,
+    /// In the project, in a git work tree, committed by the git backend:
+    /// 0.5.1's layout, which `migrate` moves to the ref.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub on_code_branch: bool,
 }
 
 impl MemoryPlace {
@@ -104,6 +108,10 @@ impl MemoryPlace {
                 .then(|| crate::domain::backend::BackendSpec::of_workspace(ws, false).ok())
                 .flatten()
                 .and_then(|b| b.backend().pending()),
+            on_code_branch: !on_ref
+                && ws.memory_in_project()
+                && ws.config.backend.kind.as_deref() != Some("null")
+                && crate::workspace::store::GitDirs::discover(&ws.root).is_some(),
         }
     }
 
@@ -133,6 +141,10 @@ impl MemoryPlace {
                     }
                 )
             }
+            None if self.on_code_branch => format!(
+                "memory: {} (in the project, committed on the code branch: `agent-handover migrate` moves it to the repository's own ref)",
+                self.dir.display()
+            ),
             None => format!("memory: {} (in the project)", self.dir.display()),
         };
         format!("{place}{pending}")

@@ -61,6 +61,13 @@ impl GitDirs {
         })
     }
 
+    /// How many linked worktrees the repository has (`git worktree add`).
+    pub fn linked_worktrees(&self) -> usize {
+        std::fs::read_dir(self.common_dir.join("worktrees"))
+            .map(|entries| entries.flatten().filter(|e| e.path().is_dir()).count())
+            .unwrap_or(0)
+    }
+
     /// The repository's shared memory folder, `<common dir>/agent-handover`.
     pub fn shared_dir(&self) -> PathBuf {
         self.common_dir.join(SHARED_DIR)

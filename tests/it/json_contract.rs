@@ -56,6 +56,7 @@ const INVOCATIONS: &[&str] = &[
     "retry nope",
     "run --note hello",
     "init",
+    "migrate",
     "dashboard",
     "ui",
     "demo",

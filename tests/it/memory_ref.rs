@@ -546,11 +546,31 @@ fn migrate_moves_a_branchs_memory_to_the_ref_and_the_branch_is_left_to_the_user(
             &format!("## Next step\nlegacy step {i}\n"),
         ]));
     }
+    let status = stdout(&ah(&["status", "-v"]));
+    assert!(
+        status.contains("committed on the code branch: `agent-handover migrate`"),
+        "{status}"
+    );
+    git(
+        &p,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            root.join("side").to_str().unwrap(),
+        ],
+    );
     let doctor = ah(&["doctor", "--json"]);
     assert!(
         stdout(&doctor).contains("memory_on_code_branch"),
         "{}",
         stdout(&doctor)
+    );
+    git(
+        &p,
+        &["worktree", "remove", root.join("side").to_str().unwrap()],
     );
     let migrated = ah(&["migrate", "--json"]);
     ok(&migrated);

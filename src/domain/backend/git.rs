@@ -291,16 +291,7 @@ impl GitSpec {
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
-        admit("the commit message ([backend].message)", message.as_bytes())?;
-        let author = signature(&repo);
-        admit(
-            "the commit author (git config user.name and user.email)",
-            &[author.name_bytes(), b" <", author.email_bytes(), b">"].concat(),
-        )?;
-        let message = format!(
-            "{message}\n\n{HANDOVER_AT} {}",
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
-        );
+        let message = admitted_message(&repo, message, admit)?;
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {
@@ -688,6 +679,25 @@ impl GitSpec {
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         }))
     }
+}
+
+/// A handover commit's message, its `Handover-At:` trailer added, once
+/// `admit` let the message and the commit's author through.
+pub(super) fn admitted_message(
+    repo: &Repository,
+    message: &str,
+    admit: &Admit<'_>,
+) -> Result<String, StepError> {
+    admit("the commit message ([backend].message)", message.as_bytes())?;
+    let author = signature(repo);
+    admit(
+        "the commit author (git config user.name and user.email)",
+        &[author.name_bytes(), b" <", author.email_bytes(), b">"].concat(),
+    )?;
+    Ok(format!(
+        "{message}\n\n{HANDOVER_AT} {}",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+    ))
 }
 
 /// Keep the text a merge by section superseded (in the history of

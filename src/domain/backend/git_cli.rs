@@ -168,6 +168,23 @@ pub fn hash_object_filtered(
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let (out, timed_out) = wait_within(child, leader, limit)?;
     let _ = writer.join();
+    let stdout = filtered(out, timed_out, filter, path, limit)?;
+    let text = String::from_utf8_lossy(&stdout);
+    git2::Oid::from_str(text.trim()).map_err(|_| GitError::FilterFailed {
+        filter: filter.to_string(),
+        path: path.to_string(),
+        said: format!("git printed {:?}", text.trim()),
+    })
+}
+
+/// What a filter run through git printed on stdout, or why it failed.
+fn filtered(
+    out: std::process::Output,
+    timed_out: bool,
+    filter: &str,
+    path: &str,
+    limit: Duration,
+) -> Result<Vec<u8>, GitError> {
     let failed = |said: String| GitError::FilterFailed {
         filter: filter.to_string(),
         path: path.to_string(),
@@ -182,8 +199,7 @@ pub fn hash_object_filtered(
     if !out.status.success() {
         return Err(failed(said(&out)));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    git2::Oid::from_str(text.trim()).map_err(|_| failed(format!("git printed {:?}", text.trim())))
+    Ok(out.stdout)
 }
 
 /// The blob `id` as a checkout of `path` writes it (`git cat-file
@@ -199,21 +215,7 @@ pub fn cat_file_filtered(
         .arg(format!("--path={path}"))
         .arg(id.to_string());
     let (out, timed_out) = output_within(cmd, limit)?;
-    let failed = |said: String| GitError::FilterFailed {
-        filter: "smudge".into(),
-        path: path.to_string(),
-        said,
-    };
-    if timed_out {
-        return Err(failed(format!(
-            "it did not finish within {} s",
-            limit.as_secs()
-        )));
-    }
-    if !out.status.success() {
-        return Err(failed(said(&out)));
-    }
-    Ok(out.stdout)
+    filtered(out, timed_out, "smudge", path, limit)
 }
 
 /// Run `cmd` (no input, its output captured), ending it after `limit`:

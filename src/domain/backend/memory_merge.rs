@@ -358,7 +358,12 @@ fn put(
 }
 
 /// Stage blob `id` at `path` (stage 0).
-fn put_blob(index: &mut Index, path: &str, id: Oid, mode: u32) -> Result<(), git2::Error> {
+pub(super) fn put_blob(
+    index: &mut Index,
+    path: &str,
+    id: Oid,
+    mode: u32,
+) -> Result<(), git2::Error> {
     index.add(&IndexEntry {
         ctime: git2::IndexTime::new(0, 0),
         mtime: git2::IndexTime::new(0, 0),

@@ -25,7 +25,9 @@ use git2::build::TreeUpdateBuilder;
 use git2::{Commit, FileMode, Oid, Repository, Tree};
 use serde::{Deserialize, Serialize};
 
-use super::git::{MemoryLocations, git_error, keep_drift, on_disk_blob, short, signature};
+use super::git::{
+    MemoryLocations, admitted_message, git_error, keep_drift, on_disk_blob, short, signature,
+};
 use super::git_cli::{self, Pushed};
 use super::git_error::GitError;
 use super::git_filter;
@@ -34,7 +36,6 @@ use super::{Admit, Backend, BackendError, Leftover, Synced};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
 use crate::domain::memory::note_name::NoteName;
-use crate::domain::memory::versions::HANDOVER_AT;
 use crate::workspace::MemoryLayout;
 use crate::workspace::config::BackendSection;
 use crate::workspace::store::{MEMORY_REF, REMOTE_MEMORY_PREFIX, SharedMemory};
@@ -325,8 +326,8 @@ impl RefSpec {
         for path in &kept {
             index.conflict_remove(Path::new(path)).map_err(git)?;
             if let Ok(entry) = ours.tree().and_then(|t| t.get_path(Path::new(path))) {
-                let staged = index_entry(path, entry.id(), entry.filemode() as u32);
-                index.add(&staged).map_err(git)?;
+                memory_merge::put_blob(&mut index, path, entry.id(), entry.filemode() as u32)
+                    .map_err(git)?;
             }
         }
         let tree = repo
@@ -557,23 +558,6 @@ fn tip_id(repo: &Repository, name: &str) -> Option<Oid> {
     tip(repo, name).ok().flatten().map(|c| c.id())
 }
 
-fn index_entry(path: &str, id: Oid, mode: u32) -> git2::IndexEntry {
-    git2::IndexEntry {
-        ctime: git2::IndexTime::new(0, 0),
-        mtime: git2::IndexTime::new(0, 0),
-        dev: 0,
-        ino: 0,
-        mode,
-        uid: 0,
-        gid: 0,
-        file_size: 0,
-        id,
-        flags: 0,
-        flags_extended: 0,
-        path: path.as_bytes().to_vec(),
-    }
-}
-
 /// A file of the shared folder as it goes into the ref.
 enum FileKind {
     File(PathBuf),
@@ -641,16 +625,7 @@ impl Backend for RefSpec {
     ) -> Result<String, StepError> {
         let repo = self.open()?;
         let _one_publish = self.lock(&repo)?;
-        admit("the commit message ([backend].message)", message.as_bytes())?;
-        let author = signature(&repo);
-        admit(
-            "the commit author (git config user.name and user.email)",
-            &[author.name_bytes(), b" <", author.email_bytes(), b">"].concat(),
-        )?;
-        let message = format!(
-            "{message}\n\n{HANDOVER_AT} {}",
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
-        );
+        let message = admitted_message(&repo, message, admit)?;
         let committed = match self.commit_folder(&repo, &message, admit)? {
             Some(id) => format!("committed {} on {MEMORY_REF}", short(id)),
             None => format!("nothing new for {MEMORY_REF}"),

@@ -562,6 +562,8 @@ mod tests {
             on_ref: Some("refs/agent-handover/memory".into()),
             workstream: Some("feature/parser".into()),
             workstreams: vec!["docs".into(), "feature/parser".into()],
+            push_pending: None,
+            on_code_branch: false,
         };
         let mut app = fixtures::app((100, 30));
         app.selected = ID;
