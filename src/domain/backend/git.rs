@@ -18,7 +18,7 @@
 //! A locked index (another git process) is retried with backoff and then
 //! reported; a lock file is never deleted.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::git_cli::{self, Pushed};
 use super::git_error::{Conflict, GitError};
+use super::git_filter;
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
@@ -739,9 +740,24 @@ fn unfinished(state: git2::RepositoryState) -> Option<&'static str> {
     }
 }
 
+/// Whether `path` (in the index) lies in one of `specs` (`""`: anywhere).
+fn in_scope(specs: &[String], path: &str) -> bool {
+    specs.iter().any(|s| {
+        s.is_empty()
+            || path == s
+            || path
+                .strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    })
+}
+
 /// Stage `specs` and commit them (only them) on HEAD if anything changed.
 /// Every file added or changed is shown to `admit` first; if it refuses
 /// one, the index on disk is left as it was and nothing is committed.
+/// A file under a clean filter (`filter=` in .gitattributes, which libgit2
+/// does not run) is committed as the filter makes it
+/// ([`git_filter::blob_for`]) and held so in the index, as `git add` would;
+/// `admit` reads its text as written.
 fn commit_paths(
     repo: &Repository,
     specs: &[String],
@@ -749,20 +765,21 @@ fn commit_paths(
     admit: &Admit<'_>,
 ) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| git_error(repo, &e);
-    let mut index = with_index_lock_retry(repo, || {
+    let workdir = work_tree(repo)?;
+    let in_scope = |p: &str| in_scope(specs, p);
+    let (mut index, known) = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
+        // What the index held before: a filtered file add_all leaves alone
+        // keeps its filtered blob; one it added again holds the raw bytes.
+        let known: HashMap<Vec<u8>, git2::Oid> = index
+            .iter()
+            .filter(|e| in_scope(&String::from_utf8_lossy(&e.path)))
+            .map(|e| (e.path, e.id))
+            .collect();
         index.add_all(specs, IndexAddOption::DEFAULT, None)?;
         index.update_all(specs, None)?;
-        Ok(index)
+        Ok((index, known))
     })?;
-    let in_scope = |p: &str| {
-        specs.iter().any(|s| {
-            s.is_empty()
-                || p == s
-                || p.strip_prefix(s.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        })
-    };
     let parent = match repo.head() {
         Ok(h) => Some(h.peel_to_commit().map_err(git)?),
         Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => None,
@@ -780,7 +797,8 @@ fn commit_paths(
     };
     let mut update = TreeUpdateBuilder::new();
     let mut staged = HashSet::new();
-    for entry in index.iter() {
+    let mut filtered = Vec::new();
+    for mut entry in index.iter() {
         let path = String::from_utf8_lossy(&entry.path).into_owned();
         if !in_scope(&path) {
             continue;
@@ -792,6 +810,21 @@ fn commit_paths(
             .into());
         }
         let mode = file_mode(entry.mode);
+        let is_blob = matches!(mode, FileMode::Blob | FileMode::BlobExecutable);
+        // A filtered file's text as written, read from the work tree (its
+        // blob is what the filter made of it).
+        let (mut written, mut refiltered) = (None, false);
+        if is_blob && git_filter::filter_of(repo, &path).is_some() {
+            let bytes = read_work_file(&workdir, &path)?;
+            // Added again by add_all (its id is new), or staged unfiltered
+            // before (its id is the raw bytes'): through the filter.
+            let raw = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).map_err(git)?;
+            if known.get(&entry.path) != Some(&entry.id) || entry.id == raw {
+                entry.id = git_filter::blob_for(repo, &workdir, &path, &bytes)?;
+                refiltered = true;
+            }
+            written = Some(bytes);
+        }
         let unchanged = baseline
             .get_path(Path::new(&path))
             .is_ok_and(|e| e.id() == entry.id);
@@ -800,9 +833,14 @@ fn commit_paths(
             let name = format!("the file name {}", secrets::redact(&path));
             admit(&name, path.as_bytes())?;
         }
-        if !unchanged && matches!(mode, FileMode::Blob | FileMode::BlobExecutable) {
-            let blob = repo.find_blob(entry.id).map_err(git)?;
-            admit(&secrets::redact(&path), blob.content())?;
+        if !unchanged && is_blob {
+            match &written {
+                Some(bytes) => admit(&secrets::redact(&path), bytes)?,
+                None => {
+                    let blob = repo.find_blob(entry.id).map_err(git)?;
+                    admit(&secrets::redact(&path), blob.content())?;
+                }
+            }
         }
         if !unchanged && mode == FileMode::Link {
             // git stores a link's target text as its blob: it is sent too.
@@ -812,6 +850,12 @@ fn commit_paths(
         }
         update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
+        if refiltered {
+            filtered.push(entry);
+        }
+    }
+    for entry in &filtered {
+        index.add(entry).map_err(git)?;
     }
     with_index_lock_retry(repo, || index.write())?;
     index.read(false).map_err(git)?;
@@ -992,6 +1036,16 @@ impl WorkTreeUpdate {
             index.write()
         })
     }
+}
+
+/// The bytes of the file at `path` (relative to the work tree `workdir`).
+fn read_work_file(workdir: &Path, path: &str) -> Result<Vec<u8>, GitError> {
+    let file = workdir.join(path);
+    std::fs::read(&file).map_err(|e| GitError::WorkTree {
+        what: "read",
+        path: file,
+        error: e.to_string(),
+    })
 }
 
 /// The blob id of what is at `path` in the work tree: a file's content, a
@@ -1229,6 +1283,57 @@ mod tests {
         spec.unsigned = true;
         let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
         assert!(done.contains("pre-commit hook was not run"), "{done}");
+    }
+
+    /// Issue 39, item 6.1: a file under a clean filter is committed as the
+    /// filter makes it and held so in the index (as `git add` would), while
+    /// the door reads it as written; one staged unfiltered before (by an
+    /// older version) is put through the filter too.
+    #[test]
+    fn a_filtered_file_is_committed_as_its_filter_makes_it() {
+        let (_dir, spec) = repos();
+        let work = &spec.repo_dir;
+        std::fs::write(work.join(".gitattributes"), "memory/** filter=rot\n").unwrap();
+        let repo = Repository::open(work).unwrap();
+        repo.config()
+            .unwrap()
+            .set_str("filter.rot.clean", "tr a-z n-za-m")
+            .unwrap();
+        std::fs::write(work.join("memory/note.md"), "hello\n").unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        spec.publish("m", &|| Ok(()), &|what, bytes| {
+            asked.borrow_mut().push((what.to_string(), bytes.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            asked
+                .into_inner()
+                .contains(&("memory/note.md".to_string(), b"hello\n".to_vec())),
+            "the door reads the text as written"
+        );
+        let committed = |repo: &Repository| {
+            let tree = repo.head().unwrap().peel_to_tree().unwrap();
+            let id = tree.get_path(Path::new("memory/note.md")).unwrap().id();
+            (id, repo.find_blob(id).unwrap().content().to_vec())
+        };
+        let (id, text) = committed(&repo);
+        assert_eq!(text, b"uryyb\n");
+        let index = repo.index().unwrap();
+        let staged = index.get_path(Path::new("memory/note.md"), 0).unwrap();
+        assert_eq!(staged.id, id, "the index holds the filtered blob");
+        // Staged unfiltered (the raw bytes' blob): filtered on the next publish.
+        let raw = repo.blob(b"again\n").unwrap();
+        std::fs::write(work.join("memory/note.md"), "again\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("memory/note.md")).unwrap();
+        assert_eq!(
+            index.get_path(Path::new("memory/note.md"), 0).unwrap().id,
+            raw
+        );
+        index.write().unwrap();
+        spec.publish("m2", &|| Ok(()), &admit_all).unwrap();
+        assert_eq!(committed(&repo).1, b"ntnva\n");
     }
 
     #[test]

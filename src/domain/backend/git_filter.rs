@@ -92,12 +92,18 @@ mod tests {
             matches!(&missing, GitError::FilterMissing { filter, .. } if filter == "rot"),
             "{missing:?}"
         );
-        assert!(missing.to_string().contains("filter.rot.clean"), "{missing}");
+        assert!(
+            missing.to_string().contains("filter.rot.clean"),
+            "{missing}"
+        );
         git(root, &["config", "filter.rot.clean", "tr a-z n-za-m"]);
         let cleaned = blob_for(&repo, root, "memory/a.md", b"hello\n").unwrap();
         assert_eq!(repo.find_blob(cleaned).unwrap().content(), b"uryyb\n");
         git(root, &["config", "filter.rot.clean", "false"]);
         let failed = blob_for(&repo, root, "memory/a.md", b"hello\n").unwrap_err();
-        assert!(matches!(failed, GitError::FilterFailed { .. }), "{failed:?}");
+        assert!(
+            matches!(failed, GitError::FilterFailed { .. }),
+            "{failed:?}"
+        );
     }
 }

@@ -1,0 +1,192 @@
+//! The 0.5.1 git publish (`[backend] type = "git"`, or no `type` in a git
+//! repository) in the git setups met in the wild (issue 39, item 6): clean
+//! filters, ignore rules, sparse checkouts, one branch in two worktrees,
+//! where `git push` would go, a PAUSE pulled while the push runs, and the
+//! user's own commits that a handover pushes along. Every repository is a
+//! real one: a bare remote over a file URL, `git clone`, `git worktree add`.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use crate::common::{Project, git, stderr};
+
+/// `type = "git"`: 0.5.1's defaults (branch `main`, remote `origin`).
+const EXPLICIT: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"TAG\"\n\n[backend]\ntype = \"git\"\nmessage = \"handover: TAG\"\n";
+
+const CLEAN: &str = "openssl enc -aes-256-cbc -pbkdf2 -pass pass:secret -nosalt";
+const SMUDGE: &str = "openssl enc -d -aes-256-cbc -pbkdf2 -pass pass:secret -nosalt";
+
+/// A bare remote on `main` holding one commit, `init`: a .gitignore of the
+/// handover's own files, and `files`.
+struct Remote {
+    dir: tempfile::TempDir,
+}
+
+impl Remote {
+    fn new(files: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let remote = Remote { dir };
+        git(
+            remote.dir.path(),
+            &["init", "-q", "--bare", "-b", "main", "remote.git"],
+        );
+        let seed = remote.dir.path().join("seed");
+        std::fs::create_dir(&seed).unwrap();
+        git(&seed, &["init", "-q", "-b", "main"]);
+        std::fs::write(
+            seed.join(".gitignore"),
+            ".agent-handover/\nhome/\nhandover.toml\n",
+        )
+        .unwrap();
+        for (path, text) in files {
+            let file = seed.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        git(&seed, &["add", "."]);
+        git(
+            &seed,
+            &[
+                "-c",
+                "user.name=Seed",
+                "-c",
+                "user.email=seed@example.com",
+                "commit",
+                "-qm",
+                "init",
+            ],
+        );
+        git(&seed, &["push", "-q", &remote.url(), "main"]);
+        remote
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("remote.git")
+    }
+
+    fn url(&self) -> String {
+        format!("file://{}", self.path().display())
+    }
+
+    /// The subjects on the remote's `main`, newest first.
+    fn log(&self) -> String {
+        git(&self.path(), &["log", "--format=%s", "main"])
+    }
+
+    /// A project cloned from the remote, handing over as `tag` with
+    /// `config` (TAG replaced).
+    fn clone_as(&self, tag: &str, config: &str) -> Project {
+        self.clone_with(tag, config, &[])
+    }
+
+    fn clone_with(&self, tag: &str, config: &str, args: &[&str]) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let mut clone = vec!["clone", "-q"];
+        clone.extend_from_slice(args);
+        let url = self.url();
+        let to = dir.path().to_string_lossy().into_owned();
+        clone.extend_from_slice(&[url.as_str(), to.as_str()]);
+        git(self.dir.path(), &clone);
+        git(dir.path(), &["config", "user.name", tag]);
+        git(
+            dir.path(),
+            &["config", "user.email", &format!("{tag}@example.com")],
+        );
+        std::fs::create_dir(dir.path().join("home")).unwrap();
+        std::fs::write(dir.path().join("handover.toml"), config.replace("TAG", tag)).unwrap();
+        Project { dir }
+    }
+
+    /// The raw bytes of `path` in the remote's `main`.
+    fn blob(&self, path: &str) -> Vec<u8> {
+        let o = std::process::Command::new("git")
+            .arg("-C")
+            .arg(self.path())
+            .args(["cat-file", "-p", &format!("main:{path}")])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o.stdout
+    }
+
+    /// The files of the remote's `main` under `memory/`.
+    fn memory_files(&self) -> Vec<String> {
+        git(&self.path(), &["ls-tree", "-r", "--name-only", "main"])
+            .lines()
+            .filter(|l| l.starts_with("memory/"))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+fn fails_with(o: &Output, code: i32) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    err
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+/// Item 1: libgit2 runs no configured filter, so a note under
+/// `filter=crypt` reached the remote in plain text. The blob committed is
+/// the filtered one (the door still reads the plain text), the index holds
+/// it as `git add` would, and a repository without the filter is refused.
+#[test]
+fn a_clean_filter_runs_on_what_is_committed_and_a_missing_one_is_refused() {
+    let remote = Remote::new(&[(".gitattributes", "memory/** filter=crypt\n")]);
+    let unset = remote.clone_as("agent2", EXPLICIT);
+    let a = remote.clone_as("agent0", EXPLICIT);
+    let d = a.dir.path();
+    git(d, &["config", "filter.crypt.clean", CLEAN]);
+    git(d, &["config", "filter.crypt.smudge", SMUDGE]);
+    let marker = "plain-words-7731";
+    let o = a.handover(&format!("# Handoff\n\nThe marker {marker} is here.\n"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let files = remote.memory_files();
+    assert!(
+        files.iter().any(|f| f.starts_with("memory/layer1/")),
+        "{files:?}"
+    );
+    for file in &files {
+        assert!(
+            !contains(&remote.blob(file), marker),
+            "{file} reached the remote in plain text"
+        );
+    }
+    assert_eq!(
+        git(d, &["status", "--porcelain"]),
+        "",
+        "the index holds the filtered blobs, as `git add` would"
+    );
+    // A clone with the filter set up reads the note back.
+    let smudge = format!("filter.crypt.smudge={SMUDGE}");
+    let clean = format!("filter.crypt.clean={CLEAN}");
+    let b = remote.clone_with("agent1", EXPLICIT, &["-c", &smudge, "-c", &clean]);
+    assert!(
+        b.notes().iter().any(|(_, text)| text.contains(marker)),
+        "{:?}",
+        b.notes()
+    );
+    // The door reads what the user wrote, not what the filter made of it.
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    std::fs::write(d.join("memory/by-hand.md"), format!("deploy with {key}\n")).unwrap();
+    let err = fails_with(&a.handover("second"), 8);
+    assert!(err.contains("memory/by-hand.md"), "{err}");
+    // A clone that does not set the filter up is refused, naming it.
+    let before = remote.log();
+    let err = fails_with(&unset.handover("unfiltered"), 1);
+    assert!(
+        err.contains("\"crypt\"") && err.contains("filter.crypt.clean"),
+        "{err}"
+    );
+    assert_eq!(remote.log(), before, "nothing pushed");
+    assert_eq!(
+        git(unset.dir.path(), &["log", "--format=%s"]),
+        "init",
+        "nothing committed"
+    );
+}
