@@ -190,3 +190,89 @@ fn a_clean_filter_runs_on_what_is_committed_and_a_missing_one_is_refused() {
         "nothing committed"
     );
 }
+/// Item 2: a gitignored memory (.gitignore, .git/info/exclude,
+/// core.excludesFile) was reported published, and nothing was committed.
+#[test]
+fn an_ignored_memory_is_refused_naming_the_file_and_the_rule() {
+    for how in ["gitignore", "exclude", "excludes_file"] {
+        let remote = Remote::new(&[]);
+        let a = remote.clone_as("agent0", EXPLICIT);
+        let d = a.dir.path();
+        let rule = match how {
+            "gitignore" => {
+                let ignore = std::fs::read_to_string(d.join(".gitignore")).unwrap();
+                std::fs::write(d.join(".gitignore"), ignore + "memory/\n").unwrap();
+                ".gitignore:4:memory/".to_string()
+            }
+            "exclude" => {
+                std::fs::write(d.join(".git/info/exclude"), "# mine\n/memory\n").unwrap();
+                ".git/info/exclude:2:/memory".to_string()
+            }
+            _ => {
+                let file = d.join("home/ignore");
+                std::fs::write(&file, "*.md\n").unwrap();
+                std::fs::write(
+                    d.join("home/.gitconfig"),
+                    format!("[core]\n\texcludesFile = {}\n", file.display()),
+                )
+                .unwrap();
+                format!("{}:1:*.md", file.display())
+            }
+        };
+        let err = fails_with(&a.handover("ignored"), 1);
+        assert!(
+            err.contains("memory/layer") && err.contains(&rule),
+            "{how}: {err}"
+        );
+        assert!(err.contains("type = \"null\""), "{how}: {err}");
+        assert_eq!(remote.log(), "init", "{how}: nothing pushed");
+        assert_eq!(git(d, &["log", "--format=%s"]), "init", "{how}");
+    }
+}
+
+/// Item 2, what is not refused: a tracked file under an ignore rule (git
+/// tracks it), and ignored litter that is no memory file (an editor's
+/// backup, a Finder file).
+#[test]
+fn tracked_memory_under_an_ignore_rule_and_ignored_litter_still_publish() {
+    let remote = Remote::new(&[]);
+    let a = remote.clone_as("agent0", EXPLICIT);
+    let d = a.dir.path();
+    let o = a.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "first",
+        "--current-state",
+        "## Status\nfirst state\n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ignore = std::fs::read_to_string(d.join(".gitignore")).unwrap();
+    std::fs::write(
+        d.join(".gitignore"),
+        ignore + "memory/layer2/\n*~\n.DS_Store\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("memory/layer2/current-state.md~"), "backup").unwrap();
+    std::fs::write(d.join("memory/.DS_Store"), "finder").unwrap();
+    let o = a.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "second",
+        "--current-state",
+        "## Status\nsecond state\n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let state = remote.blob("memory/layer2/current-state.md");
+    assert!(
+        contains(&state, "second state"),
+        "the tracked file is published"
+    );
+    assert!(
+        !remote.memory_files().iter().any(|f| f.ends_with('~')),
+        "litter stays out"
+    );
+}

@@ -32,10 +32,10 @@ use serde::{Deserialize, Serialize};
 
 use super::git_cli::{self, Pushed};
 use super::git_error::{Conflict, GitError};
-use super::git_filter;
 use super::git_locks::{self, GitLock};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
+use super::{git_filter, git_setup};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
 use crate::domain::memory::history::{StateHistory, VersionedFile};
@@ -302,6 +302,7 @@ impl GitSpec {
             "{message}\n\n{HANDOVER_AT} {}",
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
         );
+        git_setup::check_ignored(&repo, &specs)?;
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {

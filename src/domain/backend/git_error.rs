@@ -186,6 +186,22 @@ pub enum GitError {
         /// The path, in the repository.
         path: String,
     },
+    /// A memory file that an ignore rule keeps out of git (.gitignore,
+    /// .git/info/exclude, core.excludesFile): a commit would leave it out
+    /// without a word.
+    #[error(
+        "{path} is ignored by git ({}){}: a handover commit would leave it out without a word, and the memory would not be published; nothing was committed\n  fix: take that rule out (or undo it for the memory with a `!` line after it), or keep the memory on this machine (`type = \"null\"` under [backend]); then `agent-handover resume`",
+        rule.as_deref().unwrap_or("an ignore rule"),
+        match more { 0 => String::new(), 1 => ", and 1 more file".to_string(), n => format!(", and {n} more files") }
+    )]
+    Ignored {
+        /// The first such file, in the repository.
+        path: String,
+        /// The rule, as `git check-ignore -v` names it (`<source>:<line>:<pattern>`).
+        rule: Option<String>,
+        /// How many more files it keeps out.
+        more: usize,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"

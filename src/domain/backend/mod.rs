@@ -8,6 +8,7 @@ pub mod git_cli;
 pub mod git_error;
 pub mod git_filter;
 pub mod git_locks;
+pub mod git_setup;
 pub mod memory_merge;
 
 use std::path::{Path, PathBuf};
