@@ -276,3 +276,42 @@ fn tracked_memory_under_an_ignore_rule_and_ignored_litter_still_publish() {
         "litter stays out"
     );
 }
+/// Item 3: a sparse checkout leaving the memory out let a session write over
+/// the versions it could not see.
+#[test]
+fn a_sparse_checkout_leaving_the_memory_out_is_refused_with_the_fix() {
+    let remote = Remote::new(&[("src/lib.rs", "// code\n")]);
+    let a = remote.clone_as("agent0", EXPLICIT);
+    let o = a.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "A's note",
+        "--current-state",
+        "## Status\nA's state\n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = remote.clone_as("agent1", EXPLICIT);
+    let d = b.dir.path();
+    git(d, &["sparse-checkout", "set", "src"]);
+    assert!(!d.join("memory").exists(), "the memory is left out");
+    let err = fails_with(&b.handover("B's note"), 1);
+    assert!(
+        err.contains("sparse") && err.contains("git sparse-checkout add memory"),
+        "{err}"
+    );
+    assert_eq!(remote.log(), "handover: agent0\ninit", "nothing pushed");
+    assert_eq!(git(d, &["log", "--format=%s"]), "handover: agent0\ninit");
+    // The fix the error names, then resume: both sessions' notes are kept.
+    git(d, &["sparse-checkout", "add", "memory"]);
+    let o = b.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes: Vec<String> = remote
+        .memory_files()
+        .into_iter()
+        .filter(|f| f.starts_with("memory/layer1/"))
+        .collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("/agent0-")), "{notes:?}");
+}

@@ -303,6 +303,7 @@ impl GitSpec {
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
         );
         git_setup::check_ignored(&repo, &specs)?;
+        git_setup::check_sparse(&repo, &specs)?;
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {
@@ -741,17 +742,6 @@ fn unfinished(state: git2::RepositoryState) -> Option<&'static str> {
     }
 }
 
-/// Whether `path` (in the index) lies in one of `specs` (`""`: anywhere).
-fn in_scope(specs: &[String], path: &str) -> bool {
-    specs.iter().any(|s| {
-        s.is_empty()
-            || path == s
-            || path
-                .strip_prefix(s.as_str())
-                .is_some_and(|r| r.starts_with('/'))
-    })
-}
-
 /// Stage `specs` and commit them (only them) on HEAD if anything changed.
 /// Every file added or changed is shown to `admit` first; if it refuses
 /// one, the index on disk is left as it was and nothing is committed.
@@ -767,7 +757,7 @@ fn commit_paths(
 ) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| git_error(repo, &e);
     let workdir = work_tree(repo)?;
-    let in_scope = |p: &str| in_scope(specs, p);
+    let in_scope = |p: &str| git_setup::in_scope(specs, p);
     let (mut index, known) = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
         // What the index held before: a filtered file add_all leaves alone

@@ -202,6 +202,26 @@ pub enum GitError {
         /// How many more files it keeps out.
         more: usize,
     },
+    /// A sparse checkout leaves memory files out of the work tree (their
+    /// index entries skip it): a handover cannot see them, and would
+    /// commit over them.
+    #[error(
+        "the sparse checkout leaves {first}{} out of this work tree: a handover here cannot see what they hold and would commit over it; nothing was committed\n  fix: `git sparse-checkout add {}` (or `git sparse-checkout disable`){}, then `agent-handover resume`",
+        match more { 0 => String::new(), n => format!(" and {n} more file(s) under {dir}") },
+        if dir.is_empty() { "." } else { dir.as_str() },
+        match written_over { 0 => String::new(), n => format!("; this session wrote {n} of those files anew: `git diff -- {dir}` after the add shows what it wrote over (take back what should stay)") }
+    )]
+    SparseCheckout {
+        /// The configured path the files are under (`""`: the work tree).
+        dir: String,
+        /// The first file left out.
+        first: String,
+        /// How many more are.
+        more: usize,
+        /// How many of them are in the work tree all the same (written by
+        /// this session over a version it could not see).
+        written_over: usize,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"

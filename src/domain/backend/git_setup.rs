@@ -2,11 +2,12 @@
 //! memory as it is, checked before anything is staged and refused with the
 //! fix, since each would lose notes (or hide that none left) without a word:
 //! an ignore rule over a memory file, which libgit2's `add_all` skips as
-//! `git add` does.
+//! `git add` does; a sparse checkout leaving memory files out of the work
+//! tree, so that a handover writes over versions it cannot see.
 
 use std::time::Duration;
 
-use git2::{Repository, StatusOptions};
+use git2::{IndexEntryExtendedFlag, Repository, StatusOptions};
 
 use super::git_cli;
 use super::git_error::GitError;
@@ -82,6 +83,63 @@ pub fn check_ignored(repo: &Repository, specs: &[String]) -> Result<(), GitError
     })
 }
 
+/// Whether `path` (relative to the work tree, as the index names it) lies
+/// in one of `specs` (`""`: anywhere).
+pub fn in_scope(specs: &[String], path: &str) -> bool {
+    specs.iter().any(|s| {
+        s.is_empty()
+            || path == s
+            || path
+                .strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    })
+}
+
+/// Refuse ([`GitError::SparseCheckout`], with `git sparse-checkout add`)
+/// when a sparse checkout (`core.sparseCheckout`, or its patterns file in
+/// the git folder) leaves files under `specs` out of the work tree: index
+/// entries that skip the work tree. A handover would write a note or a
+/// state where another's version is hidden, and the commit replace it.
+pub fn check_sparse(repo: &Repository, specs: &[String]) -> Result<(), GitError> {
+    let sparse = repo
+        .config()
+        .ok()
+        .and_then(|c| c.get_bool("core.sparseCheckout").ok())
+        .unwrap_or(false)
+        || repo.path().join("info/sparse-checkout").is_file();
+    if !sparse {
+        return Ok(());
+    }
+    let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+    let index = repo
+        .index()
+        .map_err(|e| GitError::from_git2(&e, repo.path(), &workdir))?;
+    let skipped: Vec<String> = index
+        .iter()
+        .filter(|e| IndexEntryExtendedFlag::from_bits_truncate(e.flags_extended).is_skip_worktree())
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .filter(|path| in_scope(specs, path))
+        .collect();
+    let Some(first) = skipped.first() else {
+        return Ok(());
+    };
+    let dir = specs
+        .iter()
+        .find(|s| in_scope(std::slice::from_ref(s), first))
+        .cloned()
+        .unwrap_or_default();
+    let written_over = skipped
+        .iter()
+        .filter(|path| std::fs::symlink_metadata(workdir.join(path)).is_ok())
+        .count();
+    Err(GitError::SparseCheckout {
+        dir: secrets::redact(&dir).into_owned(),
+        first: secrets::redact(first).into_owned(),
+        more: skipped.len() - 1,
+        written_over,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +197,70 @@ mod tests {
             matches!(&err, GitError::Ignored { path, .. } if path == "memory/notes.md~"),
             "{err:?}"
         );
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    #[test]
+    fn memory_a_sparse_checkout_leaves_out_is_refused_with_the_fix() {
+        let (dir, _) = repo_with_memory();
+        let root = dir.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        git(root, &["add", "."]);
+        git(
+            root,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "commit",
+                "-qm",
+                "i",
+            ],
+        );
+        let specs = ["memory".to_string()];
+        // Skipping the work tree by hand, with no sparse checkout: as before.
+        git(
+            root,
+            &[
+                "update-index",
+                "--skip-worktree",
+                "memory/layer1/2026-05/a-2026-05-01.md",
+            ],
+        );
+        check_sparse(&Repository::open(root).unwrap(), &specs).unwrap();
+        git(
+            root,
+            &[
+                "update-index",
+                "--no-skip-worktree",
+                "memory/layer1/2026-05/a-2026-05-01.md",
+            ],
+        );
+        git(root, &["sparse-checkout", "set", "src"]);
+        assert!(!root.join("memory").exists());
+        let repo = Repository::open(root).unwrap();
+        check_sparse(&repo, &["src".to_string()]).unwrap();
+        let err = check_sparse(&repo, &specs).unwrap_err();
+        assert!(
+            matches!(&err, GitError::SparseCheckout { dir, more: 0, written_over: 0, .. } if dir == "memory"),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("`git sparse-checkout add memory`"),
+            "{err}"
+        );
+        git(root, &["sparse-checkout", "add", "memory"]);
+        check_sparse(&Repository::open(root).unwrap(), &specs).unwrap();
     }
 }
