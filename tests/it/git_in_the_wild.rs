@@ -5,7 +5,7 @@
 //! user's own commits that a handover pushes along. Every repository is a
 //! real one: a bare remote over a file URL, `git clone`, `git worktree add`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::common::{Project, git, stderr};
@@ -314,4 +314,36 @@ fn a_sparse_checkout_leaving_the_memory_out_is_refused_with_the_fix() {
         .collect();
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("/agent0-")), "{notes:?}");
+}
+/// Item 4: `git worktree add -f` put `main` in two work trees; both
+/// committed on it and notes were lost.
+#[test]
+fn the_branch_checked_out_in_another_worktree_is_refused() {
+    let remote = Remote::new(&[]);
+    let a = remote.clone_as("agent0", EXPLICIT);
+    assert!(a.handover("A1").status.success());
+    let b = Project {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let bd = b.dir.path();
+    git(
+        a.dir.path(),
+        &["worktree", "add", "-q", "-f", &bd.to_string_lossy(), "main"],
+    );
+    std::fs::create_dir(bd.join("home")).unwrap();
+    std::fs::write(bd.join("handover.toml"), EXPLICIT.replace("TAG", "agent1")).unwrap();
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
+    let err = fails_with(&b.handover("B1"), 1);
+    assert!(
+        err.contains(&real(a.dir.path())) && err.contains("git switch -c"),
+        "{err}"
+    );
+    let err = fails_with(&a.handover("A2"), 1);
+    assert!(err.contains(&real(bd)), "{err}");
+    assert_eq!(remote.log(), "handover: agent0\ninit", "nothing pushed");
+    // The fix: a branch of its own in the second work tree.
+    git(bd, &["switch", "-q", "-c", "second"]);
+    let o = a.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(remote.log(), "handover: agent0\nhandover: agent0\ninit");
 }

@@ -289,6 +289,7 @@ impl GitSpec {
             .into());
         }
         self.check_branch(&repo)?;
+        git_setup::check_worktrees(&repo, &self.branch)?;
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         let specs = self.pathspecs(&workdir)?;
@@ -345,6 +346,7 @@ impl GitSpec {
         let repo = self.open_repo()?;
         let _one_publish = publish_lock(&repo)?;
         self.check_branch(&repo)?;
+        git_setup::check_worktrees(&repo, &self.branch)?;
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         self.check_remote(&repo)?;

@@ -222,6 +222,18 @@ pub enum GitError {
         /// this session over a version it could not see).
         written_over: usize,
     },
+    /// The branch is checked out in another work tree of the repository
+    /// too (`git worktree add -f`).
+    #[error(
+        "{branch} is checked out in another work tree too ({0}): two work trees committing on one branch each commit from their own index, and one drops what the other added; nothing was committed\n  fix: give each work tree a branch of its own (`git -C {0} switch -c <name>`; or `git switch -c <name>` here, with [backend].branch to match if it is set), then `agent-handover resume`",
+        other.display()
+    )]
+    SharedBranch {
+        /// The branch.
+        branch: String,
+        /// The other work tree.
+        other: PathBuf,
+    },
     /// The index holds a conflict nobody resolved.
     #[error(
         "unresolved merge conflict in {path}\n  fix: resolve and commit it, then `agent-handover retry publish`"

@@ -3,8 +3,11 @@
 //! fix, since each would lose notes (or hide that none left) without a word:
 //! an ignore rule over a memory file, which libgit2's `add_all` skips as
 //! `git add` does; a sparse checkout leaving memory files out of the work
-//! tree, so that a handover writes over versions it cannot see.
+//! tree, so that a handover writes over versions it cannot see; the branch
+//! checked out in another work tree too, each committing on it from its own
+//! index.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use git2::{IndexEntryExtendedFlag, Repository, StatusOptions};
@@ -140,10 +143,56 @@ pub fn check_sparse(repo: &Repository, specs: &[String]) -> Result<(), GitError>
     })
 }
 
+/// Refuse ([`GitError::SharedBranch`], naming the other work tree) when
+/// `branch` is checked out in another work tree of `repo` too (`git worktree
+/// add -f`, or a HEAD edited by hand): each commits on it from its own index,
+/// so the second handover's commit drops what the first added. A work tree
+/// whose folder is gone (`git worktree prune` would remove it) commits
+/// nothing and is no matter.
+pub fn check_worktrees(repo: &Repository, branch: &str) -> Result<(), GitError> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let here = repo.workdir().map(real);
+    let target = format!("refs/heads/{branch}");
+    let on_branch = |r: &Repository| {
+        r.find_reference("HEAD")
+            .ok()
+            .and_then(|h| h.symbolic_target().ok().flatten().map(str::to_string))
+            .is_some_and(|t| t == target)
+    };
+    let mut trees: Vec<PathBuf> = Vec::new();
+    if repo.is_worktree()
+        && let Ok(main) = Repository::open(repo.commondir())
+        && let Some(work) = main.workdir()
+        && on_branch(&main)
+    {
+        trees.push(real(work));
+    }
+    let names = repo
+        .worktrees()
+        .map_err(|e| GitError::from_git2(&e, repo.path(), repo.workdir().unwrap_or(repo.path())))?;
+    for name in names.iter().flatten().flatten() {
+        let Ok(tree) = repo.find_worktree(name) else {
+            continue;
+        };
+        if tree.validate().is_err() {
+            continue;
+        }
+        if Repository::open_from_worktree(&tree).is_ok_and(|r| on_branch(&r)) {
+            trees.push(real(tree.path()));
+        }
+    }
+    match trees.into_iter().find(|t| Some(t) != here.as_ref()) {
+        Some(other) => Err(GitError::SharedBranch {
+            branch: secrets::redact(branch).into_owned(),
+            other,
+        }),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn repo_with_memory() -> (tempfile::TempDir, Repository) {
         let dir = tempfile::tempdir().unwrap();
@@ -262,5 +311,64 @@ mod tests {
         );
         git(root, &["sparse-checkout", "add", "memory"]);
         check_sparse(&Repository::open(root).unwrap(), &specs).unwrap();
+    }
+
+    #[test]
+    fn a_branch_checked_out_in_another_work_tree_is_refused_from_either() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        std::fs::create_dir(&main).unwrap();
+        git(&main, &["init", "-q", "-b", "main"]);
+        git(
+            &main,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "i",
+            ],
+        );
+        let open = |p: &Path| Repository::open(p).unwrap();
+        check_worktrees(&open(&main), "main").unwrap();
+        let other = dir.path().join("other");
+        git(
+            &main,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-f",
+                &other.to_string_lossy(),
+                "main",
+            ],
+        );
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap();
+        let err = check_worktrees(&open(&main), "main").unwrap_err();
+        assert!(
+            matches!(&err, GitError::SharedBranch { other: o, .. } if *o == real(&other)),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("switch -c"), "{err}");
+        let err = check_worktrees(&open(&other), "main").unwrap_err();
+        assert!(
+            matches!(&err, GitError::SharedBranch { other: o, .. } if *o == real(&main)),
+            "{err:?}"
+        );
+        git(&other, &["switch", "-q", "-c", "own"]);
+        check_worktrees(&open(&main), "main").unwrap();
+        check_worktrees(&open(&other), "own").unwrap();
+        // A work tree whose folder is gone commits nothing.
+        git(
+            &other,
+            &["switch", "-q", "main", "--ignore-other-worktrees"],
+        );
+        assert!(check_worktrees(&open(&main), "main").is_err());
+        std::fs::remove_dir_all(&other).unwrap();
+        check_worktrees(&open(&main), "main").unwrap();
     }
 }
