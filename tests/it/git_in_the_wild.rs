@@ -12,6 +12,8 @@ use crate::common::{Project, git, stderr};
 
 /// `type = "git"`: 0.5.1's defaults (branch `main`, remote `origin`).
 const EXPLICIT: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"TAG\"\n\n[backend]\ntype = \"git\"\nmessage = \"handover: TAG\"\n";
+/// No `type`: git in a repository, unset keys following the project.
+const AUTO: &str = "[handover]\nmemory_dir = \"memory\"\ntag = \"TAG\"\n\n[backend]\nmessage = \"handover: TAG\"\n";
 
 const CLEAN: &str = "openssl enc -aes-256-cbc -pbkdf2 -pass pass:secret -nosalt";
 const SMUDGE: &str = "openssl enc -d -aes-256-cbc -pbkdf2 -pass pass:secret -nosalt";
@@ -117,6 +119,14 @@ impl Remote {
             .map(str::to_string)
             .collect()
     }
+}
+
+/// What the publish step said (its output in the checkpoint).
+fn published(p: &Project) -> String {
+    p.checkpoint_json()["step_records"]["publish"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn fails_with(o: &Output, code: i32) -> String {
@@ -346,4 +356,144 @@ fn the_branch_checked_out_in_another_worktree_is_refused() {
     let o = a.run(&["resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(remote.log(), "handover: agent0\nhandover: agent0\ninit");
+}
+/// Item 5, Gerrit: `remote.origin.push = refs/heads/main:refs/for/main`
+/// sends `git push` to review; the handover went straight to main.
+#[test]
+fn a_push_refspec_is_followed_and_explicit_keys_keep_winning() {
+    let remote = Remote::new(&[]);
+    let a = remote.clone_as("agent0", AUTO);
+    let d = a.dir.path();
+    git(
+        d,
+        &[
+            "config",
+            "remote.origin.push",
+            "refs/heads/main:refs/for/main",
+        ],
+    );
+    let o = a.handover("for review");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        published(&a).ends_with("pushed to origin/refs/for/main"),
+        "{}",
+        published(&a)
+    );
+    assert_eq!(
+        git(&remote.path(), &["rev-parse", "refs/for/main"]),
+        git(d, &["rev-parse", "HEAD"])
+    );
+    assert_eq!(remote.log(), "init", "main is untouched");
+    // `branch` set: it is the destination, as in 0.5.1.
+    let config = std::fs::read_to_string(d.join("handover.toml")).unwrap();
+    std::fs::write(d.join("handover.toml"), config + "branch = \"main\"\n").unwrap();
+    assert!(a.handover("straight").status.success());
+    assert!(
+        published(&a).ends_with("pushed to origin/main"),
+        "{}",
+        published(&a)
+    );
+    // `type = "git"` keeps 0.5.1's push too.
+    let b = remote.clone_as("agent1", EXPLICIT);
+    git(
+        b.dir.path(),
+        &[
+            "config",
+            "remote.origin.push",
+            "refs/heads/main:refs/for/main",
+        ],
+    );
+    assert!(b.handover("explicit").status.success());
+    assert!(
+        published(&b).ends_with("pushed to origin/main"),
+        "{}",
+        published(&b)
+    );
+}
+
+/// Item 5, a renamed branch: `git branch -m main trunk` tracking
+/// origin/main pushed a new origin/trunk. With push.default = upstream it
+/// goes to origin/main, as `git push` does; with the default (simple), which
+/// refuses that push, it is refused too: never a stray branch.
+#[test]
+fn a_renamed_branch_pushes_to_its_upstream_or_is_refused() {
+    let remote = Remote::new(&[]);
+    let a = remote.clone_as("agent0", AUTO);
+    let d = a.dir.path();
+    git(d, &["branch", "-m", "main", "trunk"]);
+    let err = fails_with(&a.handover("renamed"), 1);
+    assert!(
+        err.contains("trunk") && err.contains("push.default"),
+        "{err}"
+    );
+    assert_eq!(git(d, &["log", "--format=%s"]), "init", "nothing committed");
+    git(d, &["config", "push.default", "upstream"]);
+    let o = a.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        published(&a).ends_with("pushed to origin/main"),
+        "{}",
+        published(&a)
+    );
+    assert_eq!(remote.log(), "handover: agent0\ninit");
+    assert_eq!(
+        git(&remote.path(), &["branch", "--list", "trunk"]),
+        "",
+        "no stray branch"
+    );
+    git(d, &["config", "push.default", "nothing"]);
+    let err = fails_with(&a.handover("nothing"), 1);
+    assert!(
+        err.contains("push.default") && err.contains("nothing"),
+        "{err}"
+    );
+}
+
+/// Item 5, the remote: `branch.<b>.pushRemote`, then `remote.pushDefault`,
+/// then `branch.<b>.remote`; `[backend].remote` set wins.
+#[test]
+fn the_push_remote_is_the_one_git_push_would_use() {
+    let remote = Remote::new(&[]);
+    let fork = tempfile::tempdir().unwrap();
+    git(fork.path(), &["init", "-q", "--bare", "-b", "main"]);
+    let other = tempfile::tempdir().unwrap();
+    git(other.path(), &["init", "-q", "--bare", "-b", "main"]);
+    let a = remote.clone_as("agent0", AUTO);
+    let d = a.dir.path();
+    git(
+        d,
+        &["remote", "add", "fork", &fork.path().to_string_lossy()],
+    );
+    git(
+        d,
+        &["remote", "add", "other", &other.path().to_string_lossy()],
+    );
+    git(d, &["config", "remote.pushDefault", "other"]);
+    let o = a.handover("default");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        published(&a).contains("pushed to other/main"),
+        "{}",
+        published(&a)
+    );
+    git(d, &["config", "branch.main.pushRemote", "fork"]);
+    assert!(a.handover("fork").status.success());
+    assert!(
+        published(&a).contains("pushed to fork/main"),
+        "{}",
+        published(&a)
+    );
+    assert_eq!(
+        git(fork.path(), &["rev-parse", "main"]),
+        git(d, &["rev-parse", "HEAD"])
+    );
+    assert_eq!(remote.log(), "init", "origin is not where git pushes");
+    let config = std::fs::read_to_string(d.join("handover.toml")).unwrap();
+    std::fs::write(d.join("handover.toml"), config + "remote = \"origin\"\n").unwrap();
+    assert!(a.handover("origin").status.success());
+    assert!(
+        published(&a).ends_with("pushed to origin/main"),
+        "{}",
+        published(&a)
+    );
 }

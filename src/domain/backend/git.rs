@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::git_cli::{self, Pushed};
 use super::git_error::{Conflict, GitError};
 use super::git_locks::{self, GitLock};
+use super::git_push::{self, PushTarget};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
 use super::{git_filter, git_setup};
@@ -77,6 +78,36 @@ pub struct GitSpec {
     /// repository is refused, since a handover commit cannot be signed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsigned: bool,
+    /// No `type` and no `[backend].remote`: the push goes to the remote
+    /// `git push` would use ([`git_push::push_remote`]), as the repository
+    /// says when the publish runs (`remote` is what it said at planning).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remote_from_git: bool,
+    /// No `type` and no `[backend].branch`: the ref pushed to is the one
+    /// `git push` would update ([`git_push::destination`]); otherwise
+    /// `refs/heads/<branch>`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ref_from_git: bool,
+}
+
+/// A branch of a remote that a publish or sync brings in:
+/// `<remote>/<branch>`, fetched to `refs/remotes/<remote>/<branch>`.
+#[derive(Debug, Clone, Copy)]
+struct Theirs<'a> {
+    remote: &'a str,
+    branch: &'a str,
+}
+
+impl Theirs<'_> {
+    /// The remote-tracking ref it is fetched to.
+    fn tracking(&self) -> String {
+        format!("refs/remotes/{}/{}", self.remote, self.branch)
+    }
+
+    /// `<remote>/<branch>`.
+    fn shown(&self) -> String {
+        format!("{}/{}", self.remote, self.branch)
+    }
 }
 
 /// The commit hooks git would run and a handover commit (made with libgit2)
@@ -118,6 +149,15 @@ pub fn tracks(repo: &Repository, branch: &str, remote: &str) -> bool {
             .ok()
             .and_then(|c| c.get_string(&format!("branch.{branch}.remote")).ok())
             .is_some_and(|r| r == remote)
+}
+
+/// Whether `branch` has an upstream: `branch.<name>.remote` names one of
+/// `repo`'s remotes (what a clone's branch has, and `git push -u` sets).
+pub fn has_upstream(repo: &Repository, branch: &str) -> bool {
+    repo.config()
+        .ok()
+        .and_then(|c| c.get_string(&format!("branch.{branch}.remote")).ok())
+        .is_some_and(|remote| tracks(repo, branch, &remote))
 }
 
 /// The branch `repo`'s HEAD is on (unborn too), if it is on one.
@@ -292,6 +332,12 @@ impl GitSpec {
         git_setup::check_worktrees(&repo, &self.branch)?;
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
+        // Where it goes, settled before anything is committed: a push git
+        // would not make is refused with nothing done.
+        let target = match self.push && !self.no_remote {
+            true => Some(self.push_target(&repo)?),
+            false => None,
+        };
         let specs = self.pathspecs(&workdir)?;
         admit("the commit message ([backend].message)", message.as_bytes())?;
         let author = signature(&repo);
@@ -325,11 +371,11 @@ impl GitSpec {
                 self.branch, self.branch, self.remote, self.remote, self.branch
             ));
         }
-        if !self.push {
+        let Some(target) = target else {
             return Ok(format!("{committed}; not pushed (push = false)"));
-        }
+        };
         gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
-        let pushed = self.push_integrating(&repo)?;
+        let pushed = self.push_integrating(&repo, &target)?;
         Ok(format!("{committed}; {pushed}"))
     }
 
@@ -366,14 +412,17 @@ impl GitSpec {
             }
             Err(e) => return Err(e),
         }
-        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
-        if repo.find_reference(&tracking).is_err() {
+        let theirs = Theirs {
+            remote: &self.remote,
+            branch: &self.branch,
+        };
+        if repo.find_reference(&theirs.tracking()).is_err() {
             return Ok(Synced::Done(format!(
-                "{}/{} has no commits yet: nothing to bring in",
-                self.remote, self.branch
+                "{} has no commits yet: nothing to bring in",
+                theirs.shown()
             )));
         }
-        self.integrate(&repo).map(Synced::Done)
+        self.integrate(&repo, theirs).map(Synced::Done)
     }
 
     fn open_repo(&self) -> Result<Repository, GitError> {
@@ -390,11 +439,32 @@ impl GitSpec {
     }
 
     fn check_remote(&self, repo: &Repository) -> Result<(), GitError> {
-        repo.find_remote(&self.remote)
-            .map(drop)
-            .map_err(|_| GitError::NoRemote {
-                remote: self.remote.clone(),
-            })
+        check_remote(repo, &self.remote)
+    }
+
+    /// Where this publish pushes: `[backend].remote` and `refs/heads/<branch>`
+    /// as set, each left unset with no `type` found as `git push` would
+    /// ([`git_push`]), from the repository's config as it is now.
+    fn push_target(&self, repo: &Repository) -> Result<PushTarget, GitError> {
+        let config = repo
+            .config()
+            .and_then(|mut c| c.snapshot())
+            .map_err(|e| git_error(repo, &e))?;
+        let remote = match self.remote_from_git {
+            true => git_push::push_remote(&config, &self.branch),
+            false => self.remote.clone(),
+        };
+        let dest = match self.ref_from_git {
+            true => git_push::destination(&config, &self.branch, &remote).map_err(|why| {
+                GitError::NoPush {
+                    branch: self.branch.clone(),
+                    remote: remote.clone(),
+                    why,
+                }
+            })?,
+            false => format!("refs/heads/{}", self.branch),
+        };
+        Ok(PushTarget { remote, dest })
     }
 
     /// A repository that asks for signed commits (`commit.gpgsign`) is
@@ -453,14 +523,17 @@ impl GitSpec {
             .collect()
     }
 
-    fn push_integrating(&self, repo: &Repository) -> Outcome {
-        self.check_remote(repo)?;
+    /// Push to `target`; when the remote moved on, fetch it, integrate
+    /// (when it is a branch), and push again (three times at most).
+    fn push_integrating(&self, repo: &Repository, target: &PushTarget) -> Outcome {
+        check_remote(repo, &target.remote)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
-        let dest = format!("{}/{}", self.remote, self.branch);
+        let dest = target.shown();
+        let from = format!("refs/heads/{}", self.branch);
         let mut merged = None;
         let limit = Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS));
         for _ in 0..3 {
-            match git_cli::push(&dir, &self.remote, &self.branch, limit)? {
+            match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit)? {
                 Pushed::Done => {
                     return Ok(match merged {
                         Some(how) => format!("{how}, pushed to {dest}"),
@@ -469,49 +542,62 @@ impl GitSpec {
                 }
                 Pushed::Refused(words) => {
                     return Err(GitError::PushRefused {
-                        remote: self.remote.clone(),
+                        remote: target.remote.clone(),
+                        to: target.to().to_string(),
                         branch: self.branch.clone(),
                         words,
                     });
                 }
                 Pushed::Failed(said) => {
                     return Err(GitError::PushFailed {
-                        remote: self.remote.clone(),
+                        remote: target.remote.clone(),
+                        to: target.to().to_string(),
                         branch: self.branch.clone(),
                         dir,
                         said,
                     });
                 }
                 Pushed::Behind => {
-                    git_cli::fetch_within(&dir, &self.remote, &self.branch, limit)?;
-                    merged = Some(self.integrate(repo)?);
+                    let Some(branch) = target.branch() else {
+                        // Not a branch (a review ref): nothing to merge.
+                        return Err(GitError::PushRefused {
+                            remote: target.remote.clone(),
+                            to: target.to().to_string(),
+                            branch: self.branch.clone(),
+                            words: format!(
+                                "rejected: {} holds commits this branch lacks, and a handover merges only a branch",
+                                target.dest
+                            ),
+                        });
+                    };
+                    let theirs = Theirs {
+                        remote: &target.remote,
+                        branch,
+                    };
+                    let refspec = format!("+{}:{}", target.dest, theirs.tracking());
+                    git_cli::fetch_refspec_within(&dir, &target.remote, &refspec, limit)?;
+                    merged = Some(self.integrate(repo, theirs)?);
                 }
             }
         }
         Err(GitError::KeptMoving {
-            remote: self.remote.clone(),
-            branch: self.branch.clone(),
+            remote: target.remote.clone(),
+            branch: target.to().to_string(),
         })
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
     /// nothing conflicts. Returns what was done.
-    fn integrate(&self, repo: &Repository) -> Outcome {
+    fn integrate(&self, repo: &Repository, from: Theirs<'_>) -> Outcome {
         let git = |e: git2::Error| git_error(repo, &e);
-        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
         let theirs = repo
-            .find_reference(&tracking)
+            .find_reference(&from.tracking())
             .and_then(|r| r.peel_to_commit())
             .map_err(git)?;
         let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
             // Nothing here yet (a fresh clone of an empty branch): take theirs.
-            self.move_branch(repo, None, &theirs, "agent-handover: sync")?;
-            return Ok(format!(
-                "took {}/{} ({})",
-                self.remote,
-                self.branch,
-                short(theirs.id())
-            ));
+            self.move_branch(repo, None, &theirs, "agent-handover: sync", from)?;
+            return Ok(format!("took {} ({})", from.shown(), short(theirs.id())));
         };
         if theirs.id() == ours.id()
             || repo
@@ -519,20 +605,22 @@ impl GitSpec {
                 .map_err(git)?
         {
             // Nothing of theirs is missing here: no merge commit for nothing.
-            return Ok(format!(
-                "{}/{} is already contained",
-                self.remote, self.branch
-            ));
+            return Ok(format!("{} is already contained", from.shown()));
         }
         if repo
             .graph_descendant_of(theirs.id(), ours.id())
             .map_err(git)?
         {
-            self.move_branch(repo, Some(&ours), &theirs, "agent-handover: fast-forward")?;
+            self.move_branch(
+                repo,
+                Some(&ours),
+                &theirs,
+                "agent-handover: fast-forward",
+                from,
+            )?;
             return Ok(format!(
-                "fast-forwarded to {}/{} ({})",
-                self.remote,
-                self.branch,
+                "fast-forwarded to {} ({})",
+                from.shown(),
                 short(theirs.id())
             ));
         }
@@ -558,23 +646,22 @@ impl GitSpec {
                 .map(|e| String::from_utf8_lossy(&e.path).into_owned())
                 .collect();
             paths.dedup();
-            return Err(self.conflict(repo, paths, &ours, &theirs));
+            return Err(self.conflict(repo, paths, &ours, &theirs, from));
         }
         let tree = repo
             .find_tree(index.write_tree_to(repo).map_err(git)?)
             .map_err(git)?;
         let sig = signature(repo);
-        let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
+        let message = format!("{MERGE_SUBJECT}{}", from.shown());
         let merge = repo
             .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
             .map_err(git)?;
         let merge_commit = repo.find_commit(merge).map_err(git)?;
-        self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
-        let drift = self.keep_drift(&settled)?;
+        self.move_branch(repo, Some(&ours), &merge_commit, &message, from)?;
+        let drift = self.keep_drift(&settled, from)?;
         Ok(format!(
-            "merged {}/{} ({}) as {}{}{drift}",
-            self.remote,
-            self.branch,
+            "merged {} ({}) as {}{}{drift}",
+            from.shown(),
             short(theirs.id()),
             short(merge),
             match settled.files.len() {
@@ -587,7 +674,7 @@ impl GitSpec {
     /// Keep the text a merge by section superseded (in the history of
     /// current-state.md or identity.md, as a version flagged as drift);
     /// returns what to add to the summary.
-    fn keep_drift(&self, settled: &Settled) -> Outcome {
+    fn keep_drift(&self, settled: &Settled, theirs: Theirs<'_>) -> Outcome {
         let Some(mem) = &self.memory else {
             return Ok(String::new());
         };
@@ -596,7 +683,7 @@ impl GitSpec {
             let history = StateHistory::new(mem.history_dir(drift.file));
             let from = match drift.side {
                 Side::Ours => "this machine".to_string(),
-                Side::Theirs => format!("{}/{}", self.remote, self.branch),
+                Side::Theirs => theirs.shown(),
             };
             let record = history.record_drift(
                 drift.file,
@@ -630,6 +717,7 @@ impl GitSpec {
         from: Option<&Commit<'_>>,
         to: &Commit<'_>,
         why: &str,
+        theirs: Theirs<'_>,
     ) -> Result<(), GitError> {
         let git = |e: git2::Error| git_error(repo, &e);
         let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
@@ -639,8 +727,8 @@ impl GitSpec {
                 path: secrets::redact(&edited.to_string_lossy())
                     .into_owned()
                     .into(),
-                remote: self.remote.clone(),
-                branch: self.branch.clone(),
+                remote: theirs.remote.to_string(),
+                branch: theirs.branch.to_string(),
             });
         }
         repo.reference(INTEGRATING_REF, to.id(), true, why)
@@ -704,10 +792,11 @@ impl GitSpec {
         paths: Vec<String>,
         ours: &Commit<'_>,
         theirs: &Commit<'_>,
+        from: Theirs<'_>,
     ) -> GitError {
         GitError::Conflict(Box::new(Conflict {
-            remote: self.remote.clone(),
-            branch: self.branch.clone(),
+            remote: from.remote.to_string(),
+            branch: from.branch.to_string(),
             files: paths
                 .iter()
                 .map(|p| secrets::redact(p).into_owned())
@@ -717,6 +806,19 @@ impl GitSpec {
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         }))
     }
+}
+
+/// The subject of a merge a publish or sync makes (`agent-handover: merge
+/// origin/main`).
+const MERGE_SUBJECT: &str = "agent-handover: merge ";
+
+/// `remote` is one of `repo`'s, or the error naming it.
+fn check_remote(repo: &Repository, remote: &str) -> Result<(), GitError> {
+    repo.find_remote(remote)
+        .map(drop)
+        .map_err(|_| GitError::NoRemote {
+            remote: remote.to_string(),
+        })
 }
 
 /// One publish or sync at a time in `repo`, whichever checkpoint runs it
@@ -1137,6 +1239,8 @@ mod tests {
             timeout_secs: None,
             no_remote: false,
             unsigned: false,
+            remote_from_git: false,
+            ref_from_git: false,
         };
         (dir, spec)
     }

@@ -102,25 +102,30 @@ pub enum GitError {
     },
     /// The server refused the push (a hook, a protected branch).
     #[error(
-        "{remote}/{branch} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"
+        "{remote}/{to} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"
     )]
     PushRefused {
         /// The remote.
         remote: String,
-        /// The branch.
+        /// What was pushed to there: a branch's name, or a full ref.
+        to: String,
+        /// The branch pushed.
         branch: String,
         /// The server's own lines and git's verdict.
         words: String,
     },
     /// The push could not be made (network, credentials).
     #[error(
-        "push to {remote}/{branch} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {branch}` shows the same), then `agent-handover retry publish`",
-        dir.display()
+        "push to {remote}/{to} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {}` shows the same), then `agent-handover retry publish`",
+        dir.display(),
+        if to == branch { branch.clone() } else { format!("{branch}:{to}") }
     )]
     PushFailed {
         /// The remote.
         remote: String,
-        /// The branch.
+        /// What was pushed to there: a branch's name, or a full ref.
+        to: String,
+        /// The branch pushed.
         branch: String,
         /// The work tree.
         dir: PathBuf,
@@ -134,8 +139,23 @@ pub enum GitError {
     KeptMoving {
         /// The remote.
         remote: String,
+        /// What was pushed to there: a branch's name, or a full ref.
+        branch: String,
+    },
+    /// `git push` would not push the branch (push.default, a push refspec),
+    /// so a handover does not either.
+    #[error(
+        "`git push` would not push {branch} to {remote}: {}; nothing was committed\n  fix: {}, then `agent-handover resume`",
+        why.reason(branch, remote),
+        why.fix(branch, remote)
+    )]
+    NoPush {
         /// The branch.
         branch: String,
+        /// The remote it would go to.
+        remote: String,
+        /// Why git would push nothing of it.
+        why: NoPush,
     },
     /// The remote's changes conflict with ours outside the memory.
     #[error("{0}")]
@@ -291,6 +311,66 @@ pub enum GitError {
     /// One of our own writes failed (the library's error, with its fix).
     #[error("{0}")]
     Write(String),
+}
+
+/// Why `git push` (no arguments) would push nothing of a branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPush {
+    /// `push.default = nothing`.
+    Nothing,
+    /// `push.default = upstream`, and the upstream is on another remote
+    /// (or there is none).
+    NotUpstream {
+        /// The upstream's remote, if any.
+        upstream_remote: Option<String>,
+    },
+    /// `push.default = simple` (git's default): the upstream, on the
+    /// remote it would go to, has another name (a renamed branch).
+    OtherName {
+        /// The upstream (`refs/heads/main`).
+        upstream: String,
+    },
+    /// `remote.<name>.push` is set, and maps nothing of the branch.
+    NotInRefspecs,
+}
+
+impl NoPush {
+    fn reason(&self, branch: &str, remote: &str) -> String {
+        match self {
+            NoPush::Nothing => "push.default is `nothing`".into(),
+            NoPush::NotUpstream {
+                upstream_remote: Some(other),
+            } => format!("push.default is `upstream`, and the upstream of {branch} is on {other}"),
+            NoPush::NotUpstream {
+                upstream_remote: None,
+            } => format!("push.default is `upstream`, and {branch} has no upstream"),
+            NoPush::OtherName { upstream } => format!(
+                "its upstream is {remote}/{}, another name, which push.default `simple` (git's default) refuses to push to",
+                upstream.strip_prefix("refs/heads/").unwrap_or(upstream)
+            ),
+            NoPush::NotInRefspecs => {
+                format!("remote.{remote}.push is set and maps nothing of refs/heads/{branch}")
+            }
+        }
+    }
+
+    fn fix(&self, branch: &str, remote: &str) -> String {
+        match self {
+            NoPush::Nothing => format!(
+                "say where it goes: `git config push.default simple` (or `upstream`), or set [backend].branch (and remote) in handover.toml to push {branch} there by name"
+            ),
+            NoPush::NotUpstream { .. } => format!(
+                "`git branch -u {remote}/<branch>` to push there, or set [backend].remote to the upstream's remote"
+            ),
+            NoPush::OtherName { upstream } => format!(
+                "`git config push.default upstream` to push to {remote}/{}, or `git push -u {remote} {branch}` once for a branch of its own there",
+                upstream.strip_prefix("refs/heads/").unwrap_or(upstream)
+            ),
+            NoPush::NotInRefspecs => format!(
+                "add one that does (`git config --add remote.{remote}.push refs/heads/{branch}:refs/heads/{branch}`), or set [backend].branch to push {branch} by name"
+            ),
+        }
+    }
 }
 
 /// A conflict outside the memory: both sides are kept.
