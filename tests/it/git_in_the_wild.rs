@@ -497,3 +497,57 @@ fn the_push_remote_is_the_one_git_push_would_use() {
         published(&a)
     );
 }
+/// A script the remote side of git runs (`remote.origin.receivepack` or
+/// `uploadpack`): it pulls the project's PAUSE brake the first time, then
+/// does what git asked.
+fn pulls_pause_once(p: &Project, program: &str) -> String {
+    let script = p.path(&format!("home/{program}.sh"));
+    let pause = p.path(".agent-handover/PAUSE");
+    let once = p.path(&format!("home/{program}.once"));
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ ! -e '{once}' ]; then touch '{once}'; echo 'pulled mid-publish' > '{pause}'; fi\nexec git {program} \"$@\"\n",
+            once = once.display(),
+            pause = pause.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
+
+/// Item 6: PAUSE was asked once, before the first push; pulled during a
+/// rejected push, or during the fetch that follows it, it let the next
+/// attempt through.
+#[test]
+fn a_pause_pulled_during_the_push_or_the_fetch_stops_the_next_push() {
+    for (key, program) in [
+        ("remote.origin.receivepack", "receive-pack"),
+        ("remote.origin.uploadpack", "upload-pack"),
+    ] {
+        let remote = Remote::new(&[]);
+        let a = remote.clone_as("agent0", EXPLICIT);
+        let b = remote.clone_as("agent1", EXPLICIT);
+        assert!(b.handover("B first").status.success());
+        let script = pulls_pause_once(&a, program);
+        git(a.dir.path(), &["config", key, &script]);
+        let err = fails_with(&a.handover("A first"), 4);
+        assert!(err.contains("automation paused"), "{program}: {err}");
+        assert_eq!(
+            remote.log(),
+            "handover: agent1\ninit",
+            "{program}: nothing of A's left the machine"
+        );
+        a.run(&["unpause"]);
+        let o = a.run(&["resume"]);
+        assert!(o.status.success(), "{program}: {}", stderr(&o));
+        assert!(
+            remote
+                .log()
+                .starts_with("agent-handover: merge origin/main\n"),
+            "{program}: {}",
+            remote.log()
+        );
+    }
+}

@@ -309,7 +309,8 @@ impl GitSpec {
     /// `admit` is asked about every file the commit would add or change
     /// (its path in the repository and its text), before the index is
     /// written; its error stops the publish with nothing staged.
-    /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
+    /// `gate` is asked right before every push and fetch (the PAUSE brake);
+    /// its error stops the publish there.
     fn commit_and_push(
         &self,
         message: &str,
@@ -374,8 +375,7 @@ impl GitSpec {
         let Some(target) = target else {
             return Ok(format!("{committed}; not pushed (push = false)"));
         };
-        gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
-        let pushed = self.push_integrating(&repo, &target)?;
+        let pushed = self.push_integrating(&repo, &target, gate, &committed)?;
         Ok(format!("{committed}; {pushed}"))
     }
 
@@ -524,15 +524,31 @@ impl GitSpec {
     }
 
     /// Push to `target`; when the remote moved on, fetch it, integrate
-    /// (when it is a branch), and push again (three times at most).
-    fn push_integrating(&self, repo: &Repository, target: &PushTarget) -> Outcome {
+    /// (when it is a branch), and push again (three times at most). `gate`
+    /// (the PAUSE brake) is asked right before every push and every fetch,
+    /// so a brake pulled while one runs holds the next; its error stops the
+    /// publish there, said after `committed` and what was integrated.
+    fn push_integrating(
+        &self,
+        repo: &Repository,
+        target: &PushTarget,
+        gate: &dyn Fn() -> Result<(), StepError>,
+        committed: &str,
+    ) -> Result<String, StepError> {
         check_remote(repo, &target.remote)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
         let dest = target.shown();
         let from = format!("refs/heads/{}", self.branch);
         let mut merged = None;
         let limit = Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS));
+        let held = |merged: &Option<String>| {
+            let done = merged
+                .as_ref()
+                .map_or(String::new(), |how| format!("; {how}"));
+            move |stop: StepError| stop.context(format!("{committed}{done}; not pushed"))
+        };
         for _ in 0..3 {
+            gate().map_err(held(&merged))?;
             match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit)? {
                 Pushed::Done => {
                     return Ok(match merged {
@@ -546,7 +562,8 @@ impl GitSpec {
                         to: target.to().to_string(),
                         branch: self.branch.clone(),
                         words,
-                    });
+                    }
+                    .into());
                 }
                 Pushed::Failed(said) => {
                     return Err(GitError::PushFailed {
@@ -555,7 +572,8 @@ impl GitSpec {
                         branch: self.branch.clone(),
                         dir,
                         said,
-                    });
+                    }
+                    .into());
                 }
                 Pushed::Behind => {
                     let Some(branch) = target.branch() else {
@@ -568,13 +586,15 @@ impl GitSpec {
                                 "rejected: {} holds commits this branch lacks, and a handover merges only a branch",
                                 target.dest
                             ),
-                        });
+                        }
+                        .into());
                     };
                     let theirs = Theirs {
                         remote: &target.remote,
                         branch,
                     };
                     let refspec = format!("+{}:{}", target.dest, theirs.tracking());
+                    gate().map_err(held(&merged))?;
                     git_cli::fetch_refspec_within(&dir, &target.remote, &refspec, limit)?;
                     merged = Some(self.integrate(repo, theirs)?);
                 }
@@ -583,7 +603,8 @@ impl GitSpec {
         Err(GitError::KeptMoving {
             remote: target.remote.clone(),
             branch: target.to().to_string(),
-        })
+        }
+        .into())
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
@@ -1272,6 +1293,90 @@ mod tests {
         let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
         assert_eq!(done, "nothing to commit; pushed to origin/main");
         assert!(remote.find_reference("refs/heads/main").is_ok());
+    }
+
+    /// Issue 39, item 6.6: the gate is asked before every push and every
+    /// fetch, so a brake pulled during a rejected push holds the fetch (and
+    /// one pulled during the fetch, the push after it).
+    #[test]
+    fn the_gate_is_asked_before_every_push_and_fetch() {
+        let (dir, spec) = repos();
+        let remote = dir.path().join("remote.git");
+        let git = |dir: &Path, args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        let other = dir.path().join("other");
+        git(
+            dir.path(),
+            &[
+                "clone",
+                "-q",
+                &remote.to_string_lossy(),
+                &other.to_string_lossy(),
+            ],
+        );
+        git(
+            &other,
+            &[
+                "-c",
+                "user.name=o",
+                "-c",
+                "user.email=o@e",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "theirs",
+            ],
+        );
+        git(&other, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
+        let paused = StepError::Paused {
+            file: dir.path().join("PAUSE"),
+            reason: None,
+        };
+        for (stop_at, what) in [(2, "the fetch"), (3, "the second push")] {
+            let asked = std::cell::Cell::new(0);
+            let err = spec
+                .publish(
+                    "m",
+                    &|| {
+                        asked.set(asked.get() + 1);
+                        match asked.get() == stop_at {
+                            true => Err(paused.clone()),
+                            false => Ok(()),
+                        }
+                    },
+                    &admit_all,
+                )
+                .unwrap_err();
+            assert_eq!(err, paused, "held before {what}");
+            let theirs = Repository::open_bare(&remote).unwrap();
+            let tip = theirs.find_reference("refs/heads/main").unwrap();
+            assert_eq!(
+                tip.peel_to_commit().unwrap().summary().unwrap(),
+                Some("theirs"),
+                "nothing was pushed ({what})"
+            );
+        }
+        let asked = std::cell::Cell::new(0);
+        let done = spec
+            .publish(
+                "m",
+                &|| {
+                    asked.set(asked.get() + 1);
+                    Ok(())
+                },
+                &admit_all,
+            )
+            .unwrap();
+        assert!(done.ends_with("pushed to origin/main"), "{done}");
+        assert_eq!(asked.get(), 1, "integrated already: one push, one ask");
     }
 
     fn admit_all(_path: &str, _bytes: &[u8]) -> Result<(), StepError> {
