@@ -200,6 +200,7 @@ fn a_clean_filter_runs_on_what_is_committed_and_a_missing_one_is_refused() {
         "nothing committed"
     );
 }
+
 /// Item 2: a gitignored memory (.gitignore, .git/info/exclude,
 /// core.excludesFile) was reported published, and nothing was committed.
 #[test]
@@ -286,6 +287,7 @@ fn tracked_memory_under_an_ignore_rule_and_ignored_litter_still_publish() {
         "litter stays out"
     );
 }
+
 /// Item 3: a sparse checkout leaving the memory out let a session write over
 /// the versions it could not see.
 #[test]
@@ -325,6 +327,7 @@ fn a_sparse_checkout_leaving_the_memory_out_is_refused_with_the_fix() {
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("/agent0-")), "{notes:?}");
 }
+
 /// Item 4: `git worktree add -f` put `main` in two work trees; both
 /// committed on it and notes were lost.
 #[test]
@@ -357,6 +360,7 @@ fn the_branch_checked_out_in_another_worktree_is_refused() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(remote.log(), "handover: agent0\nhandover: agent0\ninit");
 }
+
 /// Item 5, Gerrit: `remote.origin.push = refs/heads/main:refs/for/main`
 /// sends `git push` to review; the handover went straight to main.
 #[test]
@@ -497,6 +501,7 @@ fn the_push_remote_is_the_one_git_push_would_use() {
         published(&a)
     );
 }
+
 /// A script the remote side of git runs (`remote.origin.receivepack` or
 /// `uploadpack`): it pulls the project's PAUSE brake the first time, then
 /// does what git asked.
@@ -550,4 +555,55 @@ fn a_pause_pulled_during_the_push_or_the_fetch_stops_the_next_push() {
             remote.log()
         );
     }
+}
+
+/// Item 7: the user's own commits went out with the handover, and the
+/// summary said only "pushed to origin/main".
+#[test]
+fn the_users_commits_pushed_along_are_named() {
+    let remote = Remote::new(&[]);
+    let a = remote.clone_as("agent0", EXPLICIT);
+    let b = remote.clone_as("agent1", EXPLICIT);
+    let commit = |p: &Project, file: &str, subject: &str| {
+        std::fs::write(p.path(file), subject).unwrap();
+        git(p.dir.path(), &["add", file]);
+        git(p.dir.path(), &["commit", "-qm", subject]);
+        git(p.dir.path(), &["rev-parse", "--short=7", "HEAD"])
+    };
+    let id = commit(&a, "parser.rs", "parser: count length");
+    assert!(a.handover("first").status.success());
+    assert!(
+        published(&a).ends_with(&format!(
+            "pushed to origin/main, with 1 commit of yours: {id} parser: count length"
+        )),
+        "{}",
+        published(&a)
+    );
+    assert!(a.handover("second").status.success());
+    assert!(
+        published(&a).ends_with("; pushed to origin/main"),
+        "nothing of yours: {}",
+        published(&a)
+    );
+    // Another machine's commits merged in are not yours; a secret in a
+    // subject is redacted; past three, the rest are counted.
+    commit(&b, "lexer.rs", "lexer: theirs");
+    assert!(b.handover("B").status.success());
+    let key = format!("{}{}", "AKIA", "Q3ZT7VXW2N8RJ5KD");
+    let ids: Vec<String> = ["one", "two", "three", "four"]
+        .iter()
+        .map(|n| commit(&a, &format!("{n}.rs"), &format!("{n}: with {key}")))
+        .collect();
+    let o = a.handover("third");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = published(&a);
+    assert!(
+        said.contains(&format!(
+            "pushed to origin/main, with 4 commits of yours: {} four: with [REDACTED], {} three: with [REDACTED], {} two: with [REDACTED] and 1 more",
+            ids[3], ids[2], ids[1]
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("lexer") && !said.contains(&key), "{said}");
+    assert!(!stderr(&o).contains(&key), "{}", stderr(&o));
 }

@@ -549,11 +549,12 @@ impl GitSpec {
         };
         for _ in 0..3 {
             gate().map_err(held(&merged))?;
+            let along = commits_of_yours(repo, target);
             match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit)? {
                 Pushed::Done => {
                     return Ok(match merged {
-                        Some(how) => format!("{how}, pushed to {dest}"),
-                        None => format!("pushed to {dest}"),
+                        Some(how) => format!("{how}, pushed to {dest}{along}"),
+                        None => format!("pushed to {dest}{along}"),
                     });
                 }
                 Pushed::Refused(words) => {
@@ -827,6 +828,91 @@ impl GitSpec {
             dir: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         }))
     }
+}
+
+/// The most of the user's commits a publish summary names (the rest are
+/// counted), and the most commits it walks to find them.
+const NAMED_COMMITS: usize = 3;
+const WALKED_COMMITS: usize = 1000;
+
+/// Whether the commit `message` is one a handover made: a handover commit
+/// (its [`HANDOVER_AT`] trailer) or a merge of a publish or sync.
+fn made_by_a_handover(message: &str) -> bool {
+    message.starts_with(MERGE_SUBJECT) || message.lines().any(|l| l.starts_with(HANDOVER_AT))
+}
+
+/// The user's own commits a push to `target` takes along, as the summary
+/// says them (`, with 1 commit of yours: 1a2b3c4 parser: count length`;
+/// empty for none): the commits of HEAD that the remote-tracking ref of
+/// where it goes lacks (the upstream's for a ref that is no branch; every
+/// ref of the remote when there is none), but those a handover made.
+/// Subjects are redacted ([`secrets::redact`]); past [`NAMED_COMMITS`], the
+/// rest are counted. A summary's detail: nothing found, nothing said.
+fn commits_of_yours(repo: &Repository, target: &PushTarget) -> String {
+    let exists = |name: &String| repo.find_reference(name).is_ok();
+    let upstream = || {
+        let config = repo.config().ok()?;
+        let branch = current_branch(repo)?;
+        let remote = config.get_string(&format!("branch.{branch}.remote")).ok()?;
+        let merge = config.get_string(&format!("branch.{branch}.merge")).ok()?;
+        Some(format!(
+            "refs/remotes/{remote}/{}",
+            merge.strip_prefix("refs/heads/")?
+        ))
+    };
+    let known = target
+        .branch()
+        .map(|b| format!("refs/remotes/{}/{b}", target.remote))
+        .filter(exists)
+        .or_else(|| upstream().filter(exists));
+    let walk = repo.revwalk().and_then(|mut walk| {
+        walk.set_sorting(git2::Sort::TOPOLOGICAL)?;
+        walk.push_head()?;
+        match &known {
+            Some(name) => walk.hide_ref(name)?,
+            None => walk.hide_glob(&format!("refs/remotes/{}/*", target.remote))?,
+        }
+        Ok(walk)
+    });
+    let Ok(walk) = walk else {
+        return String::new();
+    };
+    let (mut count, mut named, mut more_walked) = (0usize, Vec::new(), false);
+    for (walked, id) in walk.enumerate() {
+        if walked == WALKED_COMMITS {
+            more_walked = true;
+            break;
+        }
+        let Some(commit) = id.ok().and_then(|id| repo.find_commit(id).ok()) else {
+            continue;
+        };
+        if made_by_a_handover(&String::from_utf8_lossy(commit.message_bytes())) {
+            continue;
+        }
+        count += 1;
+        if named.len() < NAMED_COMMITS {
+            let subject = String::from_utf8_lossy(commit.summary_bytes().unwrap_or_default());
+            let subject = secrets::redact(&subject);
+            let subject: String = match subject.chars().count() > 60 {
+                true => subject.chars().take(59).chain(['…']).collect(),
+                false => subject.into_owned(),
+            };
+            named.push(format!("{} {subject}", short(commit.id())));
+        }
+    }
+    if count == 0 {
+        return String::new();
+    }
+    let plus = if more_walked { "+" } else { "" };
+    let mut said = format!(
+        ", with {count}{plus} commit{} of yours: {}",
+        if count == 1 && !more_walked { "" } else { "s" },
+        named.join(", ")
+    );
+    if count > NAMED_COMMITS {
+        said += &format!(" and {}{plus} more", count - NAMED_COMMITS);
+    }
+    said
 }
 
 /// The subject of a merge a publish or sync makes (`agent-handover: merge
@@ -1377,6 +1463,46 @@ mod tests {
             .unwrap();
         assert!(done.ends_with("pushed to origin/main"), "{done}");
         assert_eq!(asked.get(), 1, "integrated already: one push, one ask");
+    }
+
+    /// Issue 39, item 6.7: the user's commits a push takes along are said,
+    /// three by name, the rest counted; handover commits and merges are not.
+    #[test]
+    fn the_users_commits_a_push_takes_along_are_said() {
+        let (_dir, spec) = repos();
+        let done = spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        assert!(done.ends_with("; pushed to origin/main"), "{done}");
+        let repo = Repository::open(&spec.repo_dir).unwrap();
+        let sig = Signature::now("u", "u@example.com").unwrap();
+        let mut ids = Vec::new();
+        for n in 1..=5 {
+            let head = repo.head().unwrap().peel_to_commit().unwrap();
+            let subject = format!("parser: step {n}");
+            let id = repo
+                .commit(
+                    Some("HEAD"),
+                    &sig,
+                    &sig,
+                    &subject,
+                    &head.tree().unwrap(),
+                    &[&head],
+                )
+                .unwrap();
+            ids.push(short(id));
+        }
+        let done = spec.publish("second", &|| Ok(()), &admit_all).unwrap();
+        assert!(
+            done.ends_with(&format!(
+                "pushed to origin/main, with 5 commits of yours: {} parser: step 5, {} parser: step 4, {} parser: step 3 and 2 more",
+                ids[4], ids[3], ids[2]
+            )),
+            "{done}"
+        );
+        let done = spec.publish("third", &|| Ok(()), &admit_all).unwrap();
+        assert!(done.ends_with("; pushed to origin/main"), "{done}");
+        assert!(made_by_a_handover("m\n\nHandover-At: 2026-05-01T00:00:00Z"));
+        assert!(made_by_a_handover("agent-handover: merge origin/main"));
+        assert!(!made_by_a_handover("parser: count length"));
     }
 
     fn admit_all(_path: &str, _bytes: &[u8]) -> Result<(), StepError> {
