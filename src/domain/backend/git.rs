@@ -3,17 +3,24 @@
 //!
 //! `publish` reconciles before it acts, so running it again after a crash
 //! anywhere inside it commits and pushes nothing twice:
+//! 0. refuse, with nothing done, what would commit the memory wrongly
+//!    ([`super::git_setup`]: the branch checked out in another work tree,
+//!    an ignored memory file, a sparse checkout leaving memory out) and a
+//!    push `git push` would not make ([`super::git_push`]: where it goes);
 //! 1. stage the configured paths (and only those go into the commit: other
-//!    changes the user staged stay staged, uncommitted);
+//!    changes the user staged stay staged, uncommitted), each file under a
+//!    clean filter as the filter makes it ([`super::git_filter`]);
 //! 2. commit if the tree differs from HEAD's — otherwise "nothing to commit"
 //!    (e.g. our commit is already there), which is success;
 //! 3. push, through the user's `git` ([`super::git_cli`]); pushing what the
 //!    remote already has is a no-op. If the remote moved on, fetch and
 //!    integrate (fast-forward, or a merge when the memory files do not
 //!    conflict; nothing when the remote's commit is already ours), then push
-//!    again. A conflict fails the step with the exact commands to settle it;
-//!    both versions survive. A push the server refuses (a hook, a protected
-//!    branch) fails at once with the server's own words: no retry, no merge.
+//!    again; the PAUSE brake is asked before every push and fetch. A conflict
+//!    fails the step with the exact commands to settle it; both versions
+//!    survive. A push the server refuses (a hook, a protected branch) fails
+//!    at once with the server's own words: no retry, no merge. The summary
+//!    names where it went and the user's own commits it took along.
 //!
 //! A locked index (another git process) is retried with backoff and then
 //! reported; a lock file is never deleted.

@@ -31,7 +31,7 @@ const MEMORY_FILE_ENDINGS: [&str; 2] = [".md", ".json"];
 /// the work tree; `""`, the whole work tree, is never checked: what it
 /// ignores, it means to) that the publish would send: any file of a
 /// configured path that is ignored as a whole, and every memory file
-/// ([`MEMORY_FILE_ENDINGS`]). A tracked file under a rule is no matter: git
+/// (`.md`, `.json`). A tracked file under a rule is no matter: git
 /// tracks it, and the publish commits it.
 pub fn check_ignored(repo: &Repository, specs: &[String]) -> Result<(), GitError> {
     let specs: Vec<&str> = specs
