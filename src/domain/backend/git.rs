@@ -1004,6 +1004,30 @@ fn commit_paths(
             )
             .map_err(git)?,
     };
+    // What HEAD holds under `specs`, read in one walk of only the folders
+    // that lead to them (looking each file up by its path decodes its
+    // folders' trees again every time).
+    let mut in_head: HashMap<String, git2::Oid> = HashMap::new();
+    baseline
+        .walk(TreeWalkMode::PreOrder, |root, entry| {
+            let path = format!("{root}{}", entry.name().unwrap_or_default());
+            if entry.kind() == Some(git2::ObjectType::Tree) {
+                let leads_in = in_scope(&path)
+                    || specs.iter().any(|s| {
+                        s.strip_prefix(path.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                    });
+                return match leads_in {
+                    true => TreeWalkResult::Ok,
+                    false => TreeWalkResult::Skip,
+                };
+            }
+            if in_scope(&path) {
+                in_head.insert(path, entry.id());
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(git)?;
     let mut update = TreeUpdateBuilder::new();
     let mut staged = HashSet::new();
     let mut filtered = Vec::new();
@@ -1020,23 +1044,23 @@ fn commit_paths(
         }
         let mode = file_mode(entry.mode);
         let is_blob = matches!(mode, FileMode::Blob | FileMode::BlobExecutable);
-        // A filtered file's text as written, read from the work tree (its
-        // blob is what the filter made of it).
+        let committed = |id: git2::Oid| in_head.get(&path) == Some(&id);
+        let added = known.get(&entry.path) != Some(&entry.id);
+        let mut unchanged = committed(entry.id);
+        // A filtered file added again by add_all (its id is new) or staged
+        // unfiltered before (its id is the raw bytes'), so not as HEAD holds
+        // it: through the filter. Its text as written is what the door reads.
         let (mut written, mut refiltered) = (None, false);
-        if is_blob && git_filter::filter_of(repo, &path).is_some() {
+        if is_blob && (added || !unchanged) && git_filter::filter_of(repo, &path).is_some() {
             let bytes = read_work_file(&workdir, &path)?;
-            // Added again by add_all (its id is new), or staged unfiltered
-            // before (its id is the raw bytes'): through the filter.
             let raw = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).map_err(git)?;
-            if known.get(&entry.path) != Some(&entry.id) || entry.id == raw {
+            if added || entry.id == raw {
                 entry.id = git_filter::blob_for(repo, &workdir, &path, &bytes)?;
+                unchanged = committed(entry.id);
                 refiltered = true;
             }
             written = Some(bytes);
         }
-        let unchanged = baseline
-            .get_path(Path::new(&path))
-            .is_ok_and(|e| e.id() == entry.id);
         if !unchanged {
             // Its name goes with it, whatever it is (a file, a link).
             let name = format!("the file name {}", secrets::redact(&path));
@@ -1068,18 +1092,9 @@ fn commit_paths(
     }
     with_index_lock_retry(repo, || index.write())?;
     index.read(false).map_err(git)?;
-    baseline
-        .walk(TreeWalkMode::PreOrder, |root, entry| {
-            let path = format!("{root}{}", entry.name().unwrap_or_default());
-            if entry.kind() != Some(git2::ObjectType::Tree)
-                && in_scope(&path)
-                && !staged.contains(&path)
-            {
-                update.remove(path.as_str());
-            }
-            TreeWalkResult::Ok
-        })
-        .map_err(git)?;
+    for path in in_head.keys().filter(|p| !staged.contains(*p)) {
+        update.remove(path.as_str());
+    }
     let tree_id = update.create_updated(repo, &baseline).map_err(git)?;
     if parent.is_some() && tree_id == baseline.id() {
         return Ok(None);
