@@ -326,6 +326,28 @@ fn a_sparse_checkout_leaving_the_memory_out_is_refused_with_the_fix() {
         .collect();
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("/agent0-")), "{notes:?}");
+    // A sparse index, which libgit2 cannot read: refused with its fix too.
+    let c = remote.clone_as("agent2", EXPLICIT);
+    let d = c.dir.path();
+    git(d, &["sparse-checkout", "set", "--sparse-index", "src"]);
+    let err = fails_with(&c.handover("C's note"), 1);
+    assert!(
+        err.contains("sparse index") && err.contains("--no-sparse-index"),
+        "{err}"
+    );
+    git(
+        d,
+        &[
+            "sparse-checkout",
+            "set",
+            "--no-sparse-index",
+            "src",
+            "memory",
+        ],
+    );
+    let o = c.run(&["resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(remote.log().lines().count(), 4, "{}", remote.log());
 }
 
 /// Item 4: `git worktree add -f` put `main` in two work trees; both

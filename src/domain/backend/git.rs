@@ -357,8 +357,8 @@ impl GitSpec {
             "{message}\n\n{HANDOVER_AT} {}",
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
         );
-        git_setup::check_ignored(&repo, &specs)?;
         git_setup::check_sparse(&repo, &specs)?;
+        git_setup::check_ignored(&repo, &specs)?;
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {

@@ -242,6 +242,16 @@ pub enum GitError {
         /// this session over a version it could not see).
         written_over: usize,
     },
+    /// The work tree's index is a sparse index (`git sparse-checkout
+    /// --sparse-index`, `index.sparse = true`), which libgit2 cannot read.
+    #[error(
+        "this work tree's index is a sparse index (index.sparse = true), which a handover commit (libgit2) cannot read; nothing was committed\n  fix: `git sparse-checkout set --no-sparse-index $(git sparse-checkout list) {}` (your folders, and the memory's), then `agent-handover resume`",
+        if dir.is_empty() { "." } else { dir.as_str() }
+    )]
+    SparseIndex {
+        /// The configured path the memory is under (`""`: the work tree).
+        dir: String,
+    },
     /// The branch is checked out in another work tree of the repository
     /// too (`git worktree add -f`).
     #[error(

@@ -102,7 +102,8 @@ pub fn in_scope(specs: &[String], path: &str) -> bool {
 /// when a sparse checkout (`core.sparseCheckout`, or its patterns file in
 /// the git folder) leaves files under `specs` out of the work tree: index
 /// entries that skip the work tree. A handover would write a note or a
-/// state where another's version is hidden, and the commit replace it.
+/// state where another's version is hidden, and the commit replace it. A
+/// sparse index, which libgit2 cannot read, is [`GitError::SparseIndex`].
 pub fn check_sparse(repo: &Repository, specs: &[String]) -> Result<(), GitError> {
     let sparse = repo
         .config()
@@ -116,7 +117,14 @@ pub fn check_sparse(repo: &Repository, specs: &[String]) -> Result<(), GitError>
     let workdir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
     let index = repo
         .index()
-        .map_err(|e| GitError::from_git2(&e, repo.path(), &workdir))?;
+        .map_err(|e| match e.message().contains("'sdir'") {
+            // A sparse index: folders left out are one entry each, an extension
+            // libgit2 refuses to read.
+            true => GitError::SparseIndex {
+                dir: secrets::redact(specs.first().map_or("", String::as_str)).into_owned(),
+            },
+            false => GitError::from_git2(&e, repo.path(), &workdir),
+        })?;
     let skipped: Vec<String> = index
         .iter()
         .filter(|e| IndexEntryExtendedFlag::from_bits_truncate(e.flags_extended).is_skip_worktree())
@@ -311,6 +319,15 @@ mod tests {
         );
         git(root, &["sparse-checkout", "add", "memory"]);
         check_sparse(&Repository::open(root).unwrap(), &specs).unwrap();
+        git(root, &["sparse-checkout", "set", "--sparse-index", "src"]);
+        let err = check_sparse(&Repository::open(root).unwrap(), &specs).unwrap_err();
+        assert_eq!(
+            err,
+            GitError::SparseIndex {
+                dir: "memory".into()
+            }
+        );
+        assert!(err.to_string().contains("--no-sparse-index"), "{err}");
     }
 
     #[test]
