@@ -100,6 +100,8 @@ fn main() {
         timeout_secs: None,
         no_remote: false,
         unsigned: false,
+        remote_from_git: false,
+        ref_from_git: false,
     };
     let (mut ours, mut cli) = (Vec::new(), Vec::new());
     for i in 1..=iters + 3 {
@@ -156,6 +158,8 @@ fn memory_spec(work: &Path) -> GitSpec {
         timeout_secs: None,
         no_remote: false,
         unsigned: false,
+        remote_from_git: false,
+        ref_from_git: false,
     }
 }
 

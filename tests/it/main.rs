@@ -36,6 +36,7 @@ mod crash;
 mod dashboard_tmux;
 mod docs_examples;
 mod extension_packages;
+mod git_in_the_wild;
 mod git_publish;
 mod inbox;
 mod install;

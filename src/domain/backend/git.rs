@@ -3,22 +3,29 @@
 //!
 //! `publish` reconciles before it acts, so running it again after a crash
 //! anywhere inside it commits and pushes nothing twice:
+//! 0. refuse, with nothing done, what would commit the memory wrongly
+//!    ([`super::git_setup`]: the branch checked out in another work tree,
+//!    an ignored memory file, a sparse checkout leaving memory out) and a
+//!    push `git push` would not make ([`super::git_push`]: where it goes);
 //! 1. stage the configured paths (and only those go into the commit: other
-//!    changes the user staged stay staged, uncommitted);
+//!    changes the user staged stay staged, uncommitted), each file under a
+//!    clean filter as the filter makes it ([`super::git_filter`]);
 //! 2. commit if the tree differs from HEAD's — otherwise "nothing to commit"
 //!    (e.g. our commit is already there), which is success;
 //! 3. push, through the user's `git` ([`super::git_cli`]); pushing what the
 //!    remote already has is a no-op. If the remote moved on, fetch and
 //!    integrate (fast-forward, or a merge when the memory files do not
 //!    conflict; nothing when the remote's commit is already ours), then push
-//!    again. A conflict fails the step with the exact commands to settle it;
-//!    both versions survive. A push the server refuses (a hook, a protected
-//!    branch) fails at once with the server's own words: no retry, no merge.
+//!    again; the PAUSE brake is asked before every push and fetch. A conflict
+//!    fails the step with the exact commands to settle it; both versions
+//!    survive. A push the server refuses (a hook, a protected branch) fails
+//!    at once with the server's own words: no retry, no merge. The summary
+//!    names where it went and the user's own commits it took along.
 //!
 //! A locked index (another git process) is retried with backoff and then
 //! reported; a lock file is never deleted.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,8 +40,10 @@ use serde::{Deserialize, Serialize};
 use super::git_cli::{self, Pushed};
 use super::git_error::{Conflict, GitError};
 use super::git_locks::{self, GitLock};
+use super::git_push::{self, PushTarget};
 use super::memory_merge::{self, MemoryPrefixes, Settled};
 use super::{Admit, Backend, BackendError, Leftover, Synced};
+use super::{git_filter, git_setup};
 use crate::base::outcome::{AfterCrash, StepError};
 use crate::base::{fsx, secrets};
 use crate::domain::memory::history::{StateHistory, VersionedFile};
@@ -76,6 +85,36 @@ pub struct GitSpec {
     /// repository is refused, since a handover commit cannot be signed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsigned: bool,
+    /// No `type` and no `[backend].remote`: the push goes to the remote
+    /// `git push` would use ([`git_push::push_remote`]), as the repository
+    /// says when the publish runs (`remote` is what it said at planning).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remote_from_git: bool,
+    /// No `type` and no `[backend].branch`: the ref pushed to is the one
+    /// `git push` would update ([`git_push::destination`]); otherwise
+    /// `refs/heads/<branch>`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ref_from_git: bool,
+}
+
+/// A branch of a remote that a publish or sync brings in:
+/// `<remote>/<branch>`, fetched to `refs/remotes/<remote>/<branch>`.
+#[derive(Debug, Clone, Copy)]
+struct Theirs<'a> {
+    remote: &'a str,
+    branch: &'a str,
+}
+
+impl Theirs<'_> {
+    /// The remote-tracking ref it is fetched to.
+    fn tracking(&self) -> String {
+        format!("refs/remotes/{}/{}", self.remote, self.branch)
+    }
+
+    /// `<remote>/<branch>`.
+    fn shown(&self) -> String {
+        format!("{}/{}", self.remote, self.branch)
+    }
 }
 
 /// The commit hooks git would run and a handover commit (made with libgit2)
@@ -117,6 +156,15 @@ pub fn tracks(repo: &Repository, branch: &str, remote: &str) -> bool {
             .ok()
             .and_then(|c| c.get_string(&format!("branch.{branch}.remote")).ok())
             .is_some_and(|r| r == remote)
+}
+
+/// Whether `branch` has an upstream: `branch.<name>.remote` names one of
+/// `repo`'s remotes (what a clone's branch has, and `git push -u` sets).
+pub fn has_upstream(repo: &Repository, branch: &str) -> bool {
+    repo.config()
+        .ok()
+        .and_then(|c| c.get_string(&format!("branch.{branch}.remote")).ok())
+        .is_some_and(|remote| tracks(repo, branch, &remote))
 }
 
 /// The branch `repo`'s HEAD is on (unborn too), if it is on one.
@@ -268,7 +316,8 @@ impl GitSpec {
     /// `admit` is asked about every file the commit would add or change
     /// (its path in the repository and its text), before the index is
     /// written; its error stops the publish with nothing staged.
-    /// `gate` is asked right before pushing (the PAUSE brake); its error stops the push.
+    /// `gate` is asked right before every push and fetch (the PAUSE brake);
+    /// its error stops the publish there.
     fn commit_and_push(
         &self,
         message: &str,
@@ -288,10 +337,19 @@ impl GitSpec {
             .into());
         }
         self.check_branch(&repo)?;
+        git_setup::check_worktrees(&repo, &self.branch)?;
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
+        // Where it goes, settled before anything is committed: a push git
+        // would not make is refused with nothing done.
+        let target = match self.push && !self.no_remote {
+            true => Some(self.push_target(&repo)?),
+            false => None,
+        };
         let specs = self.pathspecs(&workdir)?;
         let message = admitted_message(&repo, message, admit)?;
+        git_setup::check_sparse(&repo, &specs)?;
+        git_setup::check_ignored(&repo, &specs)?;
         let committed = commit_paths(&repo, &specs, &message, admit)?;
         crate::base::failpoint::hit("publish-after-commit");
         let committed = match committed {
@@ -312,11 +370,10 @@ impl GitSpec {
                 self.branch, self.branch, self.remote, self.remote, self.branch
             ));
         }
-        if !self.push {
+        let Some(target) = target else {
             return Ok(format!("{committed}; not pushed (push = false)"));
-        }
-        gate().map_err(|stop| stop.context(format!("{committed}; not pushed")))?;
-        let pushed = self.push_integrating(&repo)?;
+        };
+        let pushed = self.push_integrating(&repo, &target, gate, &committed)?;
         Ok(format!("{committed}; {pushed}"))
     }
 
@@ -333,6 +390,7 @@ impl GitSpec {
         let repo = self.open_repo()?;
         let _one_publish = publish_lock(&repo)?;
         self.check_branch(&repo)?;
+        git_setup::check_worktrees(&repo, &self.branch)?;
         self.check_signing(&repo)?;
         self.finish_integration(&repo)?;
         self.check_remote(&repo)?;
@@ -352,14 +410,17 @@ impl GitSpec {
             }
             Err(e) => return Err(e),
         }
-        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
-        if repo.find_reference(&tracking).is_err() {
+        let theirs = Theirs {
+            remote: &self.remote,
+            branch: &self.branch,
+        };
+        if repo.find_reference(&theirs.tracking()).is_err() {
             return Ok(Synced::Done(format!(
-                "{}/{} has no commits yet: nothing to bring in",
-                self.remote, self.branch
+                "{} has no commits yet: nothing to bring in",
+                theirs.shown()
             )));
         }
-        self.integrate(&repo).map(Synced::Done)
+        self.integrate(&repo, theirs).map(Synced::Done)
     }
 
     fn open_repo(&self) -> Result<Repository, GitError> {
@@ -376,11 +437,32 @@ impl GitSpec {
     }
 
     fn check_remote(&self, repo: &Repository) -> Result<(), GitError> {
-        repo.find_remote(&self.remote)
-            .map(drop)
-            .map_err(|_| GitError::NoRemote {
-                remote: self.remote.clone(),
-            })
+        check_remote(repo, &self.remote)
+    }
+
+    /// Where this publish pushes: `[backend].remote` and `refs/heads/<branch>`
+    /// as set, each left unset with no `type` found as `git push` would
+    /// ([`git_push`]), from the repository's config as it is now.
+    fn push_target(&self, repo: &Repository) -> Result<PushTarget, GitError> {
+        let config = repo
+            .config()
+            .and_then(|mut c| c.snapshot())
+            .map_err(|e| git_error(repo, &e))?;
+        let remote = match self.remote_from_git {
+            true => git_push::push_remote(&config, &self.branch),
+            false => self.remote.clone(),
+        };
+        let dest = match self.ref_from_git {
+            true => git_push::destination(&config, &self.branch, &remote).map_err(|why| {
+                GitError::NoPush {
+                    branch: self.branch.clone(),
+                    remote: remote.clone(),
+                    why,
+                }
+            })?,
+            false => format!("refs/heads/{}", self.branch),
+        };
+        Ok(PushTarget { remote, dest })
     }
 
     /// A repository that asks for signed commits (`commit.gpgsign`) is
@@ -439,65 +521,103 @@ impl GitSpec {
             .collect()
     }
 
-    fn push_integrating(&self, repo: &Repository) -> Outcome {
-        self.check_remote(repo)?;
+    /// Push to `target`; when the remote moved on, fetch it, integrate
+    /// (when it is a branch), and push again (three times at most). `gate`
+    /// (the PAUSE brake) is asked right before every push and every fetch,
+    /// so a brake pulled while one runs holds the next; its error stops the
+    /// publish there, said after `committed` and what was integrated.
+    fn push_integrating(
+        &self,
+        repo: &Repository,
+        target: &PushTarget,
+        gate: &dyn Fn() -> Result<(), StepError>,
+        committed: &str,
+    ) -> Result<String, StepError> {
+        check_remote(repo, &target.remote)?;
         let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
-        let dest = format!("{}/{}", self.remote, self.branch);
+        let dest = target.shown();
+        let from = format!("refs/heads/{}", self.branch);
         let mut merged = None;
         let limit = Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS));
+        let held = |merged: &Option<String>| {
+            let done = merged
+                .as_ref()
+                .map_or(String::new(), |how| format!("; {how}"));
+            move |stop: StepError| stop.context(format!("{committed}{done}; not pushed"))
+        };
         for _ in 0..3 {
-            match git_cli::push(&dir, &self.remote, &self.branch, limit)? {
+            gate().map_err(held(&merged))?;
+            let along = commits_of_yours(repo, target);
+            match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit)? {
                 Pushed::Done => {
                     return Ok(match merged {
-                        Some(how) => format!("{how}, pushed to {dest}"),
-                        None => format!("pushed to {dest}"),
+                        Some(how) => format!("{how}, pushed to {dest}{along}"),
+                        None => format!("pushed to {dest}{along}"),
                     });
                 }
                 Pushed::Refused(words) => {
                     return Err(GitError::PushRefused {
-                        remote: self.remote.clone(),
+                        remote: target.remote.clone(),
+                        to: target.to().to_string(),
                         branch: self.branch.clone(),
                         words,
-                    });
+                    }
+                    .into());
                 }
                 Pushed::Failed(said) => {
                     return Err(GitError::PushFailed {
-                        remote: self.remote.clone(),
+                        remote: target.remote.clone(),
+                        to: target.to().to_string(),
                         branch: self.branch.clone(),
                         dir,
                         said,
-                    });
+                    }
+                    .into());
                 }
                 Pushed::Behind => {
-                    git_cli::fetch_within(&dir, &self.remote, &self.branch, limit)?;
-                    merged = Some(self.integrate(repo)?);
+                    let Some(branch) = target.branch() else {
+                        // Not a branch (a review ref): nothing to merge.
+                        return Err(GitError::PushRefused {
+                            remote: target.remote.clone(),
+                            to: target.to().to_string(),
+                            branch: self.branch.clone(),
+                            words: format!(
+                                "rejected: {} holds commits this branch lacks, and a handover merges only a branch",
+                                target.dest
+                            ),
+                        }
+                        .into());
+                    };
+                    let theirs = Theirs {
+                        remote: &target.remote,
+                        branch,
+                    };
+                    let refspec = format!("+{}:{}", target.dest, theirs.tracking());
+                    gate().map_err(held(&merged))?;
+                    git_cli::fetch_refspec_within(&dir, &target.remote, &refspec, limit)?;
+                    merged = Some(self.integrate(repo, theirs)?);
                 }
             }
         }
         Err(GitError::KeptMoving {
-            remote: self.remote.clone(),
-            branch: self.branch.clone(),
-        })
+            remote: target.remote.clone(),
+            branch: target.to().to_string(),
+        }
+        .into())
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
     /// nothing conflicts. Returns what was done.
-    fn integrate(&self, repo: &Repository) -> Outcome {
+    fn integrate(&self, repo: &Repository, from: Theirs<'_>) -> Outcome {
         let git = |e: git2::Error| git_error(repo, &e);
-        let tracking = format!("refs/remotes/{}/{}", self.remote, self.branch);
         let theirs = repo
-            .find_reference(&tracking)
+            .find_reference(&from.tracking())
             .and_then(|r| r.peel_to_commit())
             .map_err(git)?;
         let Ok(ours) = repo.head().and_then(|h| h.peel_to_commit()) else {
             // Nothing here yet (a fresh clone of an empty branch): take theirs.
-            self.move_branch(repo, None, &theirs, "agent-handover: sync")?;
-            return Ok(format!(
-                "took {}/{} ({})",
-                self.remote,
-                self.branch,
-                short(theirs.id())
-            ));
+            self.move_branch(repo, None, &theirs, "agent-handover: sync", from)?;
+            return Ok(format!("took {} ({})", from.shown(), short(theirs.id())));
         };
         if theirs.id() == ours.id()
             || repo
@@ -505,20 +625,22 @@ impl GitSpec {
                 .map_err(git)?
         {
             // Nothing of theirs is missing here: no merge commit for nothing.
-            return Ok(format!(
-                "{}/{} is already contained",
-                self.remote, self.branch
-            ));
+            return Ok(format!("{} is already contained", from.shown()));
         }
         if repo
             .graph_descendant_of(theirs.id(), ours.id())
             .map_err(git)?
         {
-            self.move_branch(repo, Some(&ours), &theirs, "agent-handover: fast-forward")?;
+            self.move_branch(
+                repo,
+                Some(&ours),
+                &theirs,
+                "agent-handover: fast-forward",
+                from,
+            )?;
             return Ok(format!(
-                "fast-forwarded to {}/{} ({})",
-                self.remote,
-                self.branch,
+                "fast-forwarded to {} ({})",
+                from.shown(),
                 short(theirs.id())
             ));
         }
@@ -544,23 +666,22 @@ impl GitSpec {
                 .map(|e| String::from_utf8_lossy(&e.path).into_owned())
                 .collect();
             paths.dedup();
-            return Err(self.conflict(repo, paths, &ours, &theirs));
+            return Err(self.conflict(repo, paths, &ours, &theirs, from));
         }
         let tree = repo
             .find_tree(index.write_tree_to(repo).map_err(git)?)
             .map_err(git)?;
         let sig = signature(repo);
-        let message = format!("agent-handover: merge {}/{}", self.remote, self.branch);
+        let message = format!("{MERGE_SUBJECT}{}", from.shown());
         let merge = repo
             .commit(None, &sig, &sig, &message, &tree, &[&ours, &theirs])
             .map_err(git)?;
         let merge_commit = repo.find_commit(merge).map_err(git)?;
-        self.move_branch(repo, Some(&ours), &merge_commit, &message)?;
-        let drift = self.keep_drift(&settled)?;
+        self.move_branch(repo, Some(&ours), &merge_commit, &message, from)?;
+        let drift = self.keep_drift(&settled, from)?;
         Ok(format!(
-            "merged {}/{} ({}) as {}{}{drift}",
-            self.remote,
-            self.branch,
+            "merged {} ({}) as {}{}{drift}",
+            from.shown(),
             short(theirs.id()),
             short(merge),
             match settled.files.len() {
@@ -571,11 +692,11 @@ impl GitSpec {
     }
 
     /// Keep the text a merge by section superseded ([`keep_drift`]).
-    fn keep_drift(&self, settled: &Settled) -> Outcome {
+    fn keep_drift(&self, settled: &Settled, theirs: Theirs<'_>) -> Outcome {
         let Some(mem) = &self.memory else {
             return Ok(String::new());
         };
-        keep_drift(mem, settled, &format!("{}/{}", self.remote, self.branch))
+        keep_drift(mem, settled, &theirs.shown())
     }
 
     /// Move the branch from `from` (none: unborn) to its descendant `to`.
@@ -592,6 +713,7 @@ impl GitSpec {
         from: Option<&Commit<'_>>,
         to: &Commit<'_>,
         why: &str,
+        theirs: Theirs<'_>,
     ) -> Result<(), GitError> {
         let git = |e: git2::Error| git_error(repo, &e);
         let from_tree = from.map(Commit::tree).transpose().map_err(git)?;
@@ -601,8 +723,8 @@ impl GitSpec {
                 path: secrets::redact(&edited.to_string_lossy())
                     .into_owned()
                     .into(),
-                remote: self.remote.clone(),
-                branch: self.branch.clone(),
+                remote: theirs.remote.to_string(),
+                branch: theirs.branch.to_string(),
             });
         }
         repo.reference(INTEGRATING_REF, to.id(), true, why)
@@ -666,10 +788,11 @@ impl GitSpec {
         paths: Vec<String>,
         ours: &Commit<'_>,
         theirs: &Commit<'_>,
+        from: Theirs<'_>,
     ) -> GitError {
         GitError::Conflict(Box::new(Conflict {
-            remote: self.remote.clone(),
-            branch: self.branch.clone(),
+            remote: from.remote.to_string(),
+            branch: from.branch.to_string(),
             files: paths
                 .iter()
                 .map(|p| secrets::redact(p).into_owned())
@@ -729,6 +852,104 @@ pub(super) fn keep_drift(mem: &MemoryLocations, settled: &Settled, theirs: &str)
     Ok(notes.concat())
 }
 
+/// The most of the user's commits a publish summary names (the rest are
+/// counted), and the most commits it walks to find them.
+const NAMED_COMMITS: usize = 3;
+const WALKED_COMMITS: usize = 1000;
+
+/// Whether the commit `message` is one a handover made: a handover commit
+/// (its [`HANDOVER_AT`] trailer) or a merge of a publish or sync.
+fn made_by_a_handover(message: &str) -> bool {
+    message.starts_with(MERGE_SUBJECT) || message.lines().any(|l| l.starts_with(HANDOVER_AT))
+}
+
+/// The user's own commits a push to `target` takes along, as the summary
+/// says them (`, with 1 commit of yours: 1a2b3c4 parser: count length`;
+/// empty for none): the commits of HEAD that the remote-tracking ref of
+/// where it goes lacks (the upstream's for a ref that is no branch; every
+/// ref of the remote when there is none), but those a handover made.
+/// Subjects are redacted ([`secrets::redact`]); past [`NAMED_COMMITS`], the
+/// rest are counted. A summary's detail: nothing found, nothing said.
+fn commits_of_yours(repo: &Repository, target: &PushTarget) -> String {
+    let exists = |name: &String| repo.find_reference(name).is_ok();
+    let upstream = || {
+        let config = repo.config().ok()?;
+        let branch = current_branch(repo)?;
+        let remote = config.get_string(&format!("branch.{branch}.remote")).ok()?;
+        let merge = config.get_string(&format!("branch.{branch}.merge")).ok()?;
+        Some(format!(
+            "refs/remotes/{remote}/{}",
+            merge.strip_prefix("refs/heads/")?
+        ))
+    };
+    let known = target
+        .branch()
+        .map(|b| format!("refs/remotes/{}/{b}", target.remote))
+        .filter(exists)
+        .or_else(|| upstream().filter(exists));
+    let walk = repo.revwalk().and_then(|mut walk| {
+        walk.set_sorting(git2::Sort::TOPOLOGICAL)?;
+        walk.push_head()?;
+        match &known {
+            Some(name) => walk.hide_ref(name)?,
+            None => walk.hide_glob(&format!("refs/remotes/{}/*", target.remote))?,
+        }
+        Ok(walk)
+    });
+    let Ok(walk) = walk else {
+        return String::new();
+    };
+    let (mut count, mut named, mut more_walked) = (0usize, Vec::new(), false);
+    for (walked, id) in walk.enumerate() {
+        if walked == WALKED_COMMITS {
+            more_walked = true;
+            break;
+        }
+        let Some(commit) = id.ok().and_then(|id| repo.find_commit(id).ok()) else {
+            continue;
+        };
+        if made_by_a_handover(&String::from_utf8_lossy(commit.message_bytes())) {
+            continue;
+        }
+        count += 1;
+        if named.len() < NAMED_COMMITS {
+            let subject = String::from_utf8_lossy(commit.summary_bytes().unwrap_or_default());
+            let subject = secrets::redact(&subject);
+            let subject: String = match subject.chars().count() > 60 {
+                true => subject.chars().take(59).chain(['…']).collect(),
+                false => subject.into_owned(),
+            };
+            named.push(format!("{} {subject}", short(commit.id())));
+        }
+    }
+    if count == 0 {
+        return String::new();
+    }
+    let plus = if more_walked { "+" } else { "" };
+    let mut said = format!(
+        ", with {count}{plus} commit{} of yours: {}",
+        if count == 1 && !more_walked { "" } else { "s" },
+        named.join(", ")
+    );
+    if count > NAMED_COMMITS {
+        said += &format!(" and {}{plus} more", count - NAMED_COMMITS);
+    }
+    said
+}
+
+/// The subject of a merge a publish or sync makes (`agent-handover: merge
+/// origin/main`).
+const MERGE_SUBJECT: &str = "agent-handover: merge ";
+
+/// `remote` is one of `repo`'s, or the error naming it.
+fn check_remote(repo: &Repository, remote: &str) -> Result<(), GitError> {
+    repo.find_remote(remote)
+        .map(drop)
+        .map_err(|_| GitError::NoRemote {
+            remote: remote.to_string(),
+        })
+}
+
 /// One publish or sync at a time in `repo`, whichever checkpoint runs it
 /// (two agents' checkpoints in one repository each have their own run
 /// lock): held from staging to pushing, so no two commit on the same HEAD.
@@ -757,6 +978,10 @@ fn unfinished(state: git2::RepositoryState) -> Option<&'static str> {
 /// Stage `specs` and commit them (only them) on HEAD if anything changed.
 /// Every file added or changed is shown to `admit` first; if it refuses
 /// one, the index on disk is left as it was and nothing is committed.
+/// A file under a clean filter (`filter=` in .gitattributes, which libgit2
+/// does not run) is committed as the filter makes it
+/// ([`git_filter::blob_for`]) and held so in the index, as `git add` would;
+/// `admit` reads its text as written.
 fn commit_paths(
     repo: &Repository,
     specs: &[String],
@@ -764,20 +989,21 @@ fn commit_paths(
     admit: &Admit<'_>,
 ) -> Result<Option<git2::Oid>, StepError> {
     let git = |e: git2::Error| git_error(repo, &e);
-    let mut index = with_index_lock_retry(repo, || {
+    let workdir = work_tree(repo)?;
+    let in_scope = |p: &str| git_setup::in_scope(specs, p);
+    let (mut index, known) = with_index_lock_retry(repo, || {
         let mut index = repo.index()?;
+        // What the index held before: a filtered file add_all leaves alone
+        // keeps its filtered blob; one it added again holds the raw bytes.
+        let known: HashMap<Vec<u8>, git2::Oid> = index
+            .iter()
+            .filter(|e| in_scope(&String::from_utf8_lossy(&e.path)))
+            .map(|e| (e.path, e.id))
+            .collect();
         index.add_all(specs, IndexAddOption::DEFAULT, None)?;
         index.update_all(specs, None)?;
-        Ok(index)
+        Ok((index, known))
     })?;
-    let in_scope = |p: &str| {
-        specs.iter().any(|s| {
-            s.is_empty()
-                || p == s
-                || p.strip_prefix(s.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        })
-    };
     let parent = match repo.head() {
         Ok(h) => Some(h.peel_to_commit().map_err(git)?),
         Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => None,
@@ -793,9 +1019,34 @@ fn commit_paths(
             )
             .map_err(git)?,
     };
+    // What HEAD holds under `specs`, read in one walk of only the folders
+    // that lead to them (looking each file up by its path decodes its
+    // folders' trees again every time).
+    let mut in_head: HashMap<String, git2::Oid> = HashMap::new();
+    baseline
+        .walk(TreeWalkMode::PreOrder, |root, entry| {
+            let path = format!("{root}{}", entry.name().unwrap_or_default());
+            if entry.kind() == Some(git2::ObjectType::Tree) {
+                let leads_in = in_scope(&path)
+                    || specs.iter().any(|s| {
+                        s.strip_prefix(path.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                    });
+                return match leads_in {
+                    true => TreeWalkResult::Ok,
+                    false => TreeWalkResult::Skip,
+                };
+            }
+            if in_scope(&path) {
+                in_head.insert(path, entry.id());
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(git)?;
     let mut update = TreeUpdateBuilder::new();
     let mut staged = HashSet::new();
-    for entry in index.iter() {
+    let mut filtered = Vec::new();
+    for mut entry in index.iter() {
         let path = String::from_utf8_lossy(&entry.path).into_owned();
         if !in_scope(&path) {
             continue;
@@ -807,17 +1058,37 @@ fn commit_paths(
             .into());
         }
         let mode = file_mode(entry.mode);
-        let unchanged = baseline
-            .get_path(Path::new(&path))
-            .is_ok_and(|e| e.id() == entry.id);
+        let is_blob = matches!(mode, FileMode::Blob | FileMode::BlobExecutable);
+        let committed = |id: git2::Oid| in_head.get(&path) == Some(&id);
+        let added = known.get(&entry.path) != Some(&entry.id);
+        let mut unchanged = committed(entry.id);
+        // A filtered file added again by add_all (its id is new) or staged
+        // unfiltered before (its id is the raw bytes'), so not as HEAD holds
+        // it: through the filter. Its text as written is what the door reads.
+        let (mut written, mut refiltered) = (None, false);
+        if is_blob && (added || !unchanged) && git_filter::filter_of(repo, &path).is_some() {
+            let bytes = read_work_file(&workdir, &path)?;
+            let raw = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).map_err(git)?;
+            if added || entry.id == raw {
+                entry.id = git_filter::blob_for(repo, &workdir, &path, &bytes)?;
+                unchanged = committed(entry.id);
+                refiltered = true;
+            }
+            written = Some(bytes);
+        }
         if !unchanged {
             // Its name goes with it, whatever it is (a file, a link).
             let name = format!("the file name {}", secrets::redact(&path));
             admit(&name, path.as_bytes())?;
         }
-        if !unchanged && matches!(mode, FileMode::Blob | FileMode::BlobExecutable) {
-            let blob = repo.find_blob(entry.id).map_err(git)?;
-            admit(&secrets::redact(&path), blob.content())?;
+        if !unchanged && is_blob {
+            match &written {
+                Some(bytes) => admit(&secrets::redact(&path), bytes)?,
+                None => {
+                    let blob = repo.find_blob(entry.id).map_err(git)?;
+                    admit(&secrets::redact(&path), blob.content())?;
+                }
+            }
         }
         if !unchanged && mode == FileMode::Link {
             // git stores a link's target text as its blob: it is sent too.
@@ -827,21 +1098,18 @@ fn commit_paths(
         }
         update.upsert(path.as_str(), entry.id, mode);
         staged.insert(path);
+        if refiltered {
+            filtered.push(entry);
+        }
+    }
+    for entry in &filtered {
+        index.add(entry).map_err(git)?;
     }
     with_index_lock_retry(repo, || index.write())?;
     index.read(false).map_err(git)?;
-    baseline
-        .walk(TreeWalkMode::PreOrder, |root, entry| {
-            let path = format!("{root}{}", entry.name().unwrap_or_default());
-            if entry.kind() != Some(git2::ObjectType::Tree)
-                && in_scope(&path)
-                && !staged.contains(&path)
-            {
-                update.remove(path.as_str());
-            }
-            TreeWalkResult::Ok
-        })
-        .map_err(git)?;
+    for path in in_head.keys().filter(|p| !staged.contains(*p)) {
+        update.remove(path.as_str());
+    }
     let tree_id = update.create_updated(repo, &baseline).map_err(git)?;
     if parent.is_some() && tree_id == baseline.id() {
         return Ok(None);
@@ -1009,6 +1277,16 @@ impl WorkTreeUpdate {
     }
 }
 
+/// The bytes of the file at `path` (relative to the work tree `workdir`).
+fn read_work_file(workdir: &Path, path: &str) -> Result<Vec<u8>, GitError> {
+    let file = workdir.join(path);
+    std::fs::read(&file).map_err(|e| GitError::WorkTree {
+        what: "read",
+        path: file,
+        error: e.to_string(),
+    })
+}
+
 /// The blob id of what is at `path` in the work tree: a file's content, a
 /// link's target; `None` when nothing is there (a folder counts as neither
 /// side's text).
@@ -1105,6 +1383,8 @@ mod tests {
             timeout_secs: None,
             no_remote: false,
             unsigned: false,
+            remote_from_git: false,
+            ref_from_git: false,
         };
         (dir, spec)
     }
@@ -1136,6 +1416,130 @@ mod tests {
         let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
         assert_eq!(done, "nothing to commit; pushed to origin/main");
         assert!(remote.find_reference("refs/heads/main").is_ok());
+    }
+
+    /// Issue 39, item 6.6: the gate is asked before every push and every
+    /// fetch, so a brake pulled during a rejected push holds the fetch (and
+    /// one pulled during the fetch, the push after it).
+    #[test]
+    fn the_gate_is_asked_before_every_push_and_fetch() {
+        let (dir, spec) = repos();
+        let remote = dir.path().join("remote.git");
+        let git = |dir: &Path, args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        let other = dir.path().join("other");
+        git(
+            dir.path(),
+            &[
+                "clone",
+                "-q",
+                &remote.to_string_lossy(),
+                &other.to_string_lossy(),
+            ],
+        );
+        git(
+            &other,
+            &[
+                "-c",
+                "user.name=o",
+                "-c",
+                "user.email=o@e",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "theirs",
+            ],
+        );
+        git(&other, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
+        let paused = StepError::Paused {
+            file: dir.path().join("PAUSE"),
+            reason: None,
+        };
+        for (stop_at, what) in [(2, "the fetch"), (3, "the second push")] {
+            let asked = std::cell::Cell::new(0);
+            let err = spec
+                .publish(
+                    "m",
+                    &|| {
+                        asked.set(asked.get() + 1);
+                        match asked.get() == stop_at {
+                            true => Err(paused.clone()),
+                            false => Ok(()),
+                        }
+                    },
+                    &admit_all,
+                )
+                .unwrap_err();
+            assert_eq!(err, paused, "held before {what}");
+            let theirs = Repository::open_bare(&remote).unwrap();
+            let tip = theirs.find_reference("refs/heads/main").unwrap();
+            assert_eq!(
+                tip.peel_to_commit().unwrap().summary().unwrap(),
+                Some("theirs"),
+                "nothing was pushed ({what})"
+            );
+        }
+        let asked = std::cell::Cell::new(0);
+        let done = spec
+            .publish(
+                "m",
+                &|| {
+                    asked.set(asked.get() + 1);
+                    Ok(())
+                },
+                &admit_all,
+            )
+            .unwrap();
+        assert!(done.ends_with("pushed to origin/main"), "{done}");
+        assert_eq!(asked.get(), 1, "integrated already: one push, one ask");
+    }
+
+    /// Issue 39, item 6.7: the user's commits a push takes along are said,
+    /// three by name, the rest counted; handover commits and merges are not.
+    #[test]
+    fn the_users_commits_a_push_takes_along_are_said() {
+        let (_dir, spec) = repos();
+        let done = spec.publish("first", &|| Ok(()), &admit_all).unwrap();
+        assert!(done.ends_with("; pushed to origin/main"), "{done}");
+        let repo = Repository::open(&spec.repo_dir).unwrap();
+        let sig = Signature::now("u", "u@example.com").unwrap();
+        let mut ids = Vec::new();
+        for n in 1..=5 {
+            let head = repo.head().unwrap().peel_to_commit().unwrap();
+            let subject = format!("parser: step {n}");
+            let id = repo
+                .commit(
+                    Some("HEAD"),
+                    &sig,
+                    &sig,
+                    &subject,
+                    &head.tree().unwrap(),
+                    &[&head],
+                )
+                .unwrap();
+            ids.push(short(id));
+        }
+        let done = spec.publish("second", &|| Ok(()), &admit_all).unwrap();
+        assert!(
+            done.ends_with(&format!(
+                "pushed to origin/main, with 5 commits of yours: {} parser: step 5, {} parser: step 4, {} parser: step 3 and 2 more",
+                ids[4], ids[3], ids[2]
+            )),
+            "{done}"
+        );
+        let done = spec.publish("third", &|| Ok(()), &admit_all).unwrap();
+        assert!(done.ends_with("; pushed to origin/main"), "{done}");
+        assert!(made_by_a_handover("m\n\nHandover-At: 2026-05-01T00:00:00Z"));
+        assert!(made_by_a_handover("agent-handover: merge origin/main"));
+        assert!(!made_by_a_handover("parser: count length"));
     }
 
     fn admit_all(_path: &str, _bytes: &[u8]) -> Result<(), StepError> {
@@ -1244,6 +1648,57 @@ mod tests {
         spec.unsigned = true;
         let done = spec.publish("m", &|| Ok(()), &admit_all).unwrap();
         assert!(done.contains("pre-commit hook was not run"), "{done}");
+    }
+
+    /// Issue 39, item 6.1: a file under a clean filter is committed as the
+    /// filter makes it and held so in the index (as `git add` would), while
+    /// the door reads it as written; one staged unfiltered before (by an
+    /// older version) is put through the filter too.
+    #[test]
+    fn a_filtered_file_is_committed_as_its_filter_makes_it() {
+        let (_dir, spec) = repos();
+        let work = &spec.repo_dir;
+        std::fs::write(work.join(".gitattributes"), "memory/** filter=rot\n").unwrap();
+        let repo = Repository::open(work).unwrap();
+        repo.config()
+            .unwrap()
+            .set_str("filter.rot.clean", "tr a-z n-za-m")
+            .unwrap();
+        std::fs::write(work.join("memory/note.md"), "hello\n").unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        spec.publish("m", &|| Ok(()), &|what, bytes| {
+            asked.borrow_mut().push((what.to_string(), bytes.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            asked
+                .into_inner()
+                .contains(&("memory/note.md".to_string(), b"hello\n".to_vec())),
+            "the door reads the text as written"
+        );
+        let committed = |repo: &Repository| {
+            let tree = repo.head().unwrap().peel_to_tree().unwrap();
+            let id = tree.get_path(Path::new("memory/note.md")).unwrap().id();
+            (id, repo.find_blob(id).unwrap().content().to_vec())
+        };
+        let (id, text) = committed(&repo);
+        assert_eq!(text, b"uryyb\n");
+        let index = repo.index().unwrap();
+        let staged = index.get_path(Path::new("memory/note.md"), 0).unwrap();
+        assert_eq!(staged.id, id, "the index holds the filtered blob");
+        // Staged unfiltered (the raw bytes' blob): filtered on the next publish.
+        let raw = repo.blob(b"again\n").unwrap();
+        std::fs::write(work.join("memory/note.md"), "again\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("memory/note.md")).unwrap();
+        assert_eq!(
+            index.get_path(Path::new("memory/note.md"), 0).unwrap().id,
+            raw
+        );
+        index.write().unwrap();
+        spec.publish("m2", &|| Ok(()), &admit_all).unwrap();
+        assert_eq!(committed(&repo).1, b"ntnva\n");
     }
 
     #[test]

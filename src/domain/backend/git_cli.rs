@@ -134,6 +134,27 @@ pub fn push_ref(
     })
 }
 
+/// The rule that makes git ignore `path` (relative to the work tree of
+/// `dir`), as `git check-ignore -v --no-index` names it:
+/// `<source>:<line>:<pattern>`; `None` when no rule does, or git could not
+/// say within `limit`.
+pub fn ignore_rule(dir: &Path, path: &str, limit: Duration) -> Option<String> {
+    let mut cmd = git(dir);
+    cmd.args(["check-ignore", "-v", "--no-index", "--", path]);
+    let (out, timed_out) = output_within(cmd, limit).ok()?;
+    if timed_out || !out.status.success() {
+        return None;
+    }
+    // `<source>:<line>:<pattern>\t<path>` (the path quoted when unusual).
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()?
+        .to_string();
+    line.rsplit_once('\t')
+        .map(|(rule, _)| rule.to_string())
+        .filter(|rule| !rule.is_empty())
+}
+
 /// The blob git stores for `bytes` at `path` (relative to the work tree of
 /// `dir`), written to the object database by `git hash-object -w --path`,
 /// so the path's clean filter (`filter=` in .gitattributes: its `clean`

@@ -102,25 +102,30 @@ pub enum GitError {
     },
     /// The server refused the push (a hook, a protected branch).
     #[error(
-        "{remote}/{branch} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"
+        "{remote}/{to} refused the push:\n{words}\n  fix: settle what the server says (the commit stays on {branch}), then `agent-handover retry publish`"
     )]
     PushRefused {
         /// The remote.
         remote: String,
-        /// The branch.
+        /// What was pushed to there: a branch's name, or a full ref.
+        to: String,
+        /// The branch pushed.
         branch: String,
         /// The server's own lines and git's verdict.
         words: String,
     },
     /// The push could not be made (network, credentials).
     #[error(
-        "push to {remote}/{branch} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {branch}` shows the same), then `agent-handover retry publish`",
-        dir.display()
+        "push to {remote}/{to} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {}` shows the same), then `agent-handover retry publish`",
+        dir.display(),
+        if to == branch { branch.clone() } else { format!("{branch}:{to}") }
     )]
     PushFailed {
         /// The remote.
         remote: String,
-        /// The branch.
+        /// What was pushed to there: a branch's name, or a full ref.
+        to: String,
+        /// The branch pushed.
         branch: String,
         /// The work tree.
         dir: PathBuf,
@@ -134,8 +139,23 @@ pub enum GitError {
     KeptMoving {
         /// The remote.
         remote: String,
+        /// What was pushed to there: a branch's name, or a full ref.
+        branch: String,
+    },
+    /// `git push` would not push the branch (push.default, a push refspec),
+    /// so a handover does not either.
+    #[error(
+        "`git push` would not push {branch} to {remote}: {}; nothing was committed\n  fix: {}, then `agent-handover resume`",
+        why.reason(branch, remote),
+        why.fix(branch, remote)
+    )]
+    NoPush {
         /// The branch.
         branch: String,
+        /// The remote it would go to.
+        remote: String,
+        /// Why git would push nothing of it.
+        why: NoPush,
     },
     /// The remote's changes conflict with ours outside the memory.
     #[error("{0}")]
@@ -185,6 +205,64 @@ pub enum GitError {
         filter: String,
         /// The path, in the repository.
         path: String,
+    },
+    /// A memory file that an ignore rule keeps out of git (.gitignore,
+    /// .git/info/exclude, core.excludesFile): a commit would leave it out
+    /// without a word.
+    #[error(
+        "{path} is ignored by git ({}){}: a handover commit would leave it out without a word, and the memory would not be published; nothing was committed\n  fix: take that rule out (or undo it for the memory with a `!` line after it), or keep the memory on this machine (`type = \"null\"` under [backend]); then `agent-handover resume`",
+        rule.as_deref().unwrap_or("an ignore rule"),
+        match more { 0 => String::new(), 1 => ", and 1 more file".to_string(), n => format!(", and {n} more files") }
+    )]
+    Ignored {
+        /// The first such file, in the repository.
+        path: String,
+        /// The rule, as `git check-ignore -v` names it (`<source>:<line>:<pattern>`).
+        rule: Option<String>,
+        /// How many more files it keeps out.
+        more: usize,
+    },
+    /// A sparse checkout leaves memory files out of the work tree (their
+    /// index entries skip it): a handover cannot see them, and would
+    /// commit over them.
+    #[error(
+        "the sparse checkout leaves {first}{} out of this work tree: a handover here cannot see what they hold and would commit over it; nothing was committed\n  fix: `git sparse-checkout add {}` (or `git sparse-checkout disable`){}, then `agent-handover resume`",
+        match more { 0 => String::new(), n => format!(" and {n} more file(s) under {dir}") },
+        if dir.is_empty() { "." } else { dir.as_str() },
+        match written_over { 0 => String::new(), n => format!("; this session wrote {n} of those files anew: `git diff -- {dir}` after the add shows what it wrote over (take back what should stay)") }
+    )]
+    SparseCheckout {
+        /// The configured path the files are under (`""`: the work tree).
+        dir: String,
+        /// The first file left out.
+        first: String,
+        /// How many more are.
+        more: usize,
+        /// How many of them are in the work tree all the same (written by
+        /// this session over a version it could not see).
+        written_over: usize,
+    },
+    /// The work tree's index is a sparse index (`git sparse-checkout
+    /// --sparse-index`, `index.sparse = true`), which libgit2 cannot read.
+    #[error(
+        "this work tree's index is a sparse index (index.sparse = true), which a handover commit (libgit2) cannot read; nothing was committed\n  fix: `git sparse-checkout set --no-sparse-index $(git sparse-checkout list) {}` (your folders, and the memory's), then `agent-handover resume`",
+        if dir.is_empty() { "." } else { dir.as_str() }
+    )]
+    SparseIndex {
+        /// The configured path the memory is under (`""`: the work tree).
+        dir: String,
+    },
+    /// The branch is checked out in another work tree of the repository
+    /// too (`git worktree add -f`).
+    #[error(
+        "{branch} is checked out in another work tree too ({0}): two work trees committing on one branch each commit from their own index, and one drops what the other added; nothing was committed\n  fix: give each work tree a branch of its own (`git -C {0} switch -c <name>`; or `git switch -c <name>` here, with [backend].branch to match if it is set), then `agent-handover resume`",
+        other.display()
+    )]
+    SharedBranch {
+        /// The branch.
+        branch: String,
+        /// The other work tree.
+        other: PathBuf,
     },
     /// The index holds a conflict nobody resolved.
     #[error(
@@ -243,6 +321,66 @@ pub enum GitError {
     /// One of our own writes failed (the library's error, with its fix).
     #[error("{0}")]
     Write(String),
+}
+
+/// Why `git push` (no arguments) would push nothing of a branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPush {
+    /// `push.default = nothing`.
+    Nothing,
+    /// `push.default = upstream`, and the upstream is on another remote
+    /// (or there is none).
+    NotUpstream {
+        /// The upstream's remote, if any.
+        upstream_remote: Option<String>,
+    },
+    /// `push.default = simple` (git's default): the upstream, on the
+    /// remote it would go to, has another name (a renamed branch).
+    OtherName {
+        /// The upstream (`refs/heads/main`).
+        upstream: String,
+    },
+    /// `remote.<name>.push` is set, and maps nothing of the branch.
+    NotInRefspecs,
+}
+
+impl NoPush {
+    fn reason(&self, branch: &str, remote: &str) -> String {
+        match self {
+            NoPush::Nothing => "push.default is `nothing`".into(),
+            NoPush::NotUpstream {
+                upstream_remote: Some(other),
+            } => format!("push.default is `upstream`, and the upstream of {branch} is on {other}"),
+            NoPush::NotUpstream {
+                upstream_remote: None,
+            } => format!("push.default is `upstream`, and {branch} has no upstream"),
+            NoPush::OtherName { upstream } => format!(
+                "its upstream is {remote}/{}, another name, which push.default `simple` (git's default) refuses to push to",
+                upstream.strip_prefix("refs/heads/").unwrap_or(upstream)
+            ),
+            NoPush::NotInRefspecs => {
+                format!("remote.{remote}.push is set and maps nothing of refs/heads/{branch}")
+            }
+        }
+    }
+
+    fn fix(&self, branch: &str, remote: &str) -> String {
+        match self {
+            NoPush::Nothing => format!(
+                "say where it goes: `git config push.default simple` (or `upstream`), or set [backend].branch (and remote) in handover.toml to push {branch} there by name"
+            ),
+            NoPush::NotUpstream { .. } => format!(
+                "`git branch -u {remote}/<branch>` to push there, or set [backend].remote to the upstream's remote"
+            ),
+            NoPush::OtherName { upstream } => format!(
+                "`git config push.default upstream` to push to {remote}/{}, or `git push -u {remote} {branch}` once for a branch of its own there",
+                upstream.strip_prefix("refs/heads/").unwrap_or(upstream)
+            ),
+            NoPush::NotInRefspecs => format!(
+                "add one that does (`git config --add remote.{remote}.push refs/heads/{branch}:refs/heads/{branch}`), or set [backend].branch to push {branch} by name"
+            ),
+        }
+    }
 }
 
 /// A conflict outside the memory: both sides are kept.

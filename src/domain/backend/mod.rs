@@ -8,6 +8,8 @@ pub mod git_cli;
 pub mod git_error;
 pub mod git_filter;
 pub mod git_locks;
+pub mod git_push;
+pub mod git_setup;
 pub mod memory_merge;
 pub mod memory_ref;
 
@@ -105,16 +107,26 @@ impl BackendSpec {
                 // `main`, push on); an unset type follows the project.
                 let auto = section.kind.is_none();
                 let repo = repo().filter(|_| auto);
-                let remote = section.remote.clone().unwrap_or_else(|| "origin".into());
                 let branch = section
                     .branch
                     .clone()
                     .or_else(|| repo.as_ref().and_then(git::current_branch))
                     .unwrap_or_else(|| "main".into());
+                // Left unset with no type, the remote and the ref pushed to
+                // are where `git push` would go (found again when the
+                // publish runs); a push only when the branch has an upstream.
+                let remote_from_git = auto && section.remote.is_none();
+                let config = || repo.as_ref().and_then(|r| r.config().ok());
+                let remote = match (&section.remote, remote_from_git.then(config).flatten()) {
+                    (Some(remote), _) => remote.clone(),
+                    (None, Some(config)) => git_push::push_remote(&config, &branch),
+                    (None, None) => "origin".into(),
+                };
                 let no_remote = section.push.is_none()
-                    && repo
-                        .as_ref()
-                        .is_some_and(|r| !git::tracks(r, &branch, &remote));
+                    && repo.as_ref().is_some_and(|r| match remote_from_git {
+                        true => !git::has_upstream(r, &branch),
+                        false => !git::tracks(r, &branch, &remote),
+                    });
                 Ok(BackendSpec::Git(GitSpec {
                     repo_dir,
                     paths,
@@ -125,6 +137,8 @@ impl BackendSpec {
                     timeout_secs: section.timeout_secs,
                     no_remote,
                     unsigned: section.sign == Some(false),
+                    remote_from_git,
+                    ref_from_git: auto && section.branch.is_none(),
                 }))
             }
             other => Err(UnknownBackend {
@@ -429,6 +443,46 @@ mod tests {
             g.push && !g.no_remote,
             "push = true is kept: a missing remote is an error"
         );
+    }
+
+    /// Issue 39, item 6.5: with no type, a remote or branch left unset is
+    /// where `git push` would go (found again when the publish runs); set,
+    /// or with `type = "git"`, the key (or 0.5.1's default) wins.
+    #[test]
+    fn unset_remote_and_branch_are_left_to_git_only_with_no_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut opts = git2::RepositoryInitOptions::new();
+        opts.initial_head("main");
+        let repo = git2::Repository::init_opts(root, &opts).unwrap();
+        repo.remote("origin", "https://example.com/r.git").unwrap();
+        repo.remote("fork", "https://example.com/f.git").unwrap();
+        let mut config = repo.config().unwrap();
+        config.set_str("branch.main.remote", "origin").unwrap();
+        config
+            .set_str("branch.main.merge", "refs/heads/main")
+            .unwrap();
+        config.set_str("branch.main.pushRemote", "fork").unwrap();
+        let spec = |section: &BackendSection| {
+            let Ok(BackendSpec::Git(g)) =
+                BackendSpec::from_config(section, mem(&root.to_string_lossy()), root, false)
+            else {
+                panic!("git")
+            };
+            g
+        };
+        let g = spec(&section(None));
+        assert_eq!(g.remote, "fork", "branch.main.pushRemote");
+        assert!(g.push && g.remote_from_git && g.ref_from_git, "{g:?}");
+        let mut set = section(None);
+        set.remote = Some("origin".into());
+        set.branch = Some("main".into());
+        let g = spec(&set);
+        assert_eq!(g.remote, "origin");
+        assert!(g.push && !g.remote_from_git && !g.ref_from_git, "{g:?}");
+        let g = spec(&section(Some("git")));
+        assert_eq!(g.remote, "origin", "0.5.1's default");
+        assert!(!g.remote_from_git && !g.ref_from_git, "{g:?}");
     }
 
     #[test]
