@@ -389,7 +389,7 @@ mod tests {
         assert_eq!(err.kind, "s3");
         assert!(
             err.to_string()
-                .contains("unknown backend type: \"s3\" (expected \"git\" or \"null\")"),
+                .contains("unknown backend type: \"s3\" (expected \"ref\", \"git\" or \"null\")"),
             "{err}"
         );
     }
