@@ -640,6 +640,23 @@ fn commands_from_a_subdirectory_use_the_projects_workspace() {
     assert_eq!(r.ah(&main, &["check"]).status.code(), Some(2));
     assert_eq!(r.ah(&deep, &["check"]).status.code(), Some(2));
     assert!(stdout(&r.ah(&deep, &["brief"])).contains("keep going"));
+    // The agent's session-start hook, its `cwd` deep inside.
+    let mut hook = r.ah_cmd(&deep);
+    hook.args(["hook", "session-start", "--agent", "codex"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = hook.spawn().unwrap();
+    let input = serde_json::json!({"session_id": "s-deep", "cwd": deep, "hook_event_name": "SessionStart", "source": "startup"});
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.to_string().as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    ok(&out);
+    assert!(stdout(&out).contains("keep going"), "{}", stdout(&out));
+    assert!(main.join(".agent-handover/sessions").is_dir());
+    assert!(
+        !deep.join(".agent-handover").exists(),
+        "no second workspace"
+    );
     assert_eq!(r.status(&main), "");
 }
 
