@@ -660,6 +660,23 @@ fn commands_from_a_subdirectory_use_the_projects_workspace() {
     assert_eq!(r.status(&main), "");
 }
 
+/// The files under `dir` whose text holds `needle`.
+fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle)) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
 /// Every file's text under `dir`, concatenated.
 fn tree_text(dir: &Path) -> String {
     let mut text = String::new();
@@ -793,8 +810,13 @@ fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
             assert_eq!(
                 text.matches(note.as_str()).count(),
                 1,
-                "{note} once on {} (seed {seed})",
-                machine.display()
+                "{note} once on {} (seed {seed}); in {:?}; the ref's log:\n{}",
+                machine.display(),
+                files_holding(&r.memory_dir(machine).join("layer1"), note),
+                git(
+                    machine,
+                    &["log", "--format=%h %p %s", "--name-status", MEMORY_REF]
+                )
             );
         }
     }

@@ -364,9 +364,9 @@ impl RefSpec {
         ))
     }
 
-    /// Bring the shared folder's files from tree `from` to tree `to`: each
-    /// file still at its `from` text (or already at its `to` text) is
-    /// written atomically (through the path's smudge filter when it has a
+    /// Bring the shared folder's files from tree `from` to tree `to`, new
+    /// files first: each file still at its `from` text (or already at its
+    /// `to` text) is written atomically (through the path's smudge filter when it has a
     /// clean one); a file changed since is left as it is.
     fn bring_folder(
         &self,
@@ -376,7 +376,17 @@ impl RefSpec {
     ) -> Result<(), GitError> {
         let git = |e: git2::Error| git_error(repo, &e);
         let diff = repo.diff_tree_to_tree(from, Some(to), None).map_err(git)?;
-        for delta in diff.deltas() {
+        // New files first, replaced ones next, removed ones last: a note the
+        // other side renamed (its name taken by another) is at its new
+        // name before its old one changes, so a kill in between never
+        // leaves it nowhere.
+        let mut deltas: Vec<_> = diff.deltas().collect();
+        deltas.sort_by_key(|d| match d.status() {
+            git2::Delta::Added => 0,
+            git2::Delta::Deleted => 2,
+            _ => 1,
+        });
+        for delta in deltas {
             let (old, new) = (delta.old_file(), delta.new_file());
             let Some(rel) = new.path().or(old.path()).map(Path::to_path_buf) else {
                 continue;
