@@ -112,6 +112,13 @@ impl MemoryStore {
         let body = header(1, date) + content;
         let dir = self.layout.layer1_month_dir(date);
         self.prepare_dir(&dir)?;
+        // An earlier attempt's note, wherever it is: names need not be
+        // contiguous (a merge keeps another machine's note of the same name
+        // under the next name free there), so the first free name below it
+        // says nothing.
+        if let Some(found) = self.same_note(&dir, &tag, date, &body)? {
+            return Ok(found);
+        }
         for n in 1..=MAX_NOTES_PER_TAG_AND_DAY {
             let path = self.layout.layer1_note(&tag, date, n);
             let existing = match read_memory_file(&self.layout.root, &path)? {
@@ -125,6 +132,34 @@ impl MemoryStore {
             }
         }
         Err(Error::NoteNamesExhausted { dir, tag, date })
+    }
+
+    /// The note of `tag` on `date` in `dir` that holds exactly `body`, if any.
+    fn same_note(
+        &self,
+        dir: &Path,
+        tag: &str,
+        date: NaiveDate,
+        body: &str,
+    ) -> Result<Option<PathBuf>> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(None);
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let ours = name
+                .to_str()
+                .and_then(note_name::NoteName::parse)
+                .is_some_and(|n| n.tag == tag && n.date == date);
+            if !ours {
+                continue;
+            }
+            let path = entry.path();
+            if read_memory_file(&self.layout.root, &path)?.as_deref() == Some(body) {
+                return Ok(Some(path));
+            }
+        }
+        Ok(None)
     }
 
     /// Replace `layer2/current-state.md`, keeping every version in the history.
@@ -235,6 +270,24 @@ mod tests {
             "<!-- agent-handover | layer1 | 2026-11-21 -->\nfirst"
         );
         assert!(std::fs::read_to_string(&b).unwrap().ends_with("second"));
+    }
+
+    /// A merge can leave a gap below a note (another machine's note of the
+    /// same name kept under the next name free there): writing the note
+    /// again finds it above the gap, never a second copy in the gap.
+    #[test]
+    fn rewriting_a_note_above_a_gap_finds_it_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let first = s.write_session_note("codex", day(), "first").unwrap();
+        let body = "<!-- agent-handover | layer1 | 2026-11-21 -->\nmine";
+        let above = dir
+            .path()
+            .join("memory/layer1/2026-11/codex-2026-11-21-5.md");
+        std::fs::write(&above, body).unwrap();
+        assert_eq!(s.write_session_note("codex", day(), "mine").unwrap(), above);
+        let files = std::fs::read_dir(first.parent().unwrap()).unwrap().count();
+        assert_eq!(files, 2, "no copy written at -2");
     }
 
     #[test]
