@@ -36,6 +36,23 @@ pub const KEEP_DRAFTS: usize = 20;
 /// Drafts no handover has used yet that are kept (the newest).
 pub const KEEP_UNUSED_DRAFTS: usize = 100;
 
+/// Where the hand-over loop that the brief, `init` and `status -v` teach
+/// keeps the handoff being written (relative to the project root).
+pub const HANDOFF_FILE: &str = ".agent-handover/handoff.md";
+
+/// The hand-over loop in words: draft the handoff into [`HANDOFF_FILE`],
+/// complete it, hand it over. `agent` is named when given, and `config`
+/// when the config is not the default `handover.toml`.
+pub fn handover_loop(agent: Option<&str>, config: Option<&str>) -> String {
+    let agent = agent.map(|a| format!(" --agent {a}")).unwrap_or_default();
+    let config = config
+        .map(|c| format!(" --config {}", crate::base::shell::word(c)))
+        .unwrap_or_default();
+    format!(
+        "`agent-handover draft{agent}{config} -o {HANDOFF_FILE}`, replace every TODO in it, then `agent-handover run{config} --note-file {HANDOFF_FILE}`"
+    )
+}
+
 /// What to draft.
 #[derive(Debug, Clone, Copy)]
 pub struct DraftOptions {

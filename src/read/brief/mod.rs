@@ -260,7 +260,8 @@ fn finish_step(ws: &Workspace, agent: &str) -> String {
         );
     }
     format!(
-        "Continue from the current state. At session end: `agent-handover draft --agent {agent} -o .agent-handover/handoff.md`, replace every TODO in it, then `agent-handover run --note-file .agent-handover/handoff.md`."
+        "Continue from the current state. At session end: {}.",
+        crate::read::draft::handover_loop(Some(agent), None)
     )
 }
 
