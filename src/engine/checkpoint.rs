@@ -30,6 +30,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::usefulness::Usefulness;
+use crate::workspace::activity::Baseline;
 
 /// The schema version we write.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -208,6 +209,13 @@ pub struct Checkpoint {
     /// judged when the run completed (kept in the run record only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_handoff: Option<Usefulness>,
+    /// What the handover covered: the `HEAD` it saw and the work tree its
+    /// note described, taken when `run` was called (in a git repository).
+    /// Work since the handover is measured from it, by ancestry
+    /// ([`crate::workspace::activity::since_covered`]); absent in records
+    /// written before handovers took it, and outside git.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<Baseline>,
     /// Keys we do not know, kept as they are.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -232,6 +240,7 @@ impl Default for Checkpoint {
             allow_secret: false,
             context: None,
             previous_handoff: None,
+            covered: None,
             extra: serde_json::Map::new(),
         }
     }

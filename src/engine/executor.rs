@@ -340,6 +340,7 @@ impl Engine {
             plan: queued.plan,
             allow_secret: queued.allow_secret,
             context: queued.context,
+            covered: queued.covered,
             extra: cp.extra.clone(),
             ..Checkpoint::default()
         })
@@ -539,6 +540,7 @@ impl Engine {
             plan: request.plan,
             allow_secret: request.allow_secret,
             context: request.context,
+            covered: request.covered,
             extra,
             ..Checkpoint::default()
         })

@@ -28,6 +28,7 @@ use crate::domain::memory::compact;
 use crate::domain::memory::month::YearMonth;
 use crate::domain::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
+use crate::workspace::activity::Baseline;
 
 /// Name of the built-in layer-1 step.
 pub const SESSION_NOTE: &str = "session_note";
@@ -74,6 +75,9 @@ pub struct RunRequest {
     /// How full the context of the agent session handing over was, when
     /// measured (recorded with the run: [`super::Checkpoint::context`]).
     pub context: Option<ContextUse>,
+    /// What the handover covers: the `HEAD` and work tree its note
+    /// describes (recorded with the run: [`super::Checkpoint::covered`]).
+    pub covered: Option<Baseline>,
 }
 
 /// Refuse a new run whose handoff scores below a minimum.
@@ -128,6 +132,7 @@ impl RunRequest {
             quality_gate: None,
             allow_secret: false,
             context: None,
+            covered: None,
         }
     }
 
@@ -480,6 +485,7 @@ pub fn plan_from_config(
         quality_gate,
         allow_secret: overrides.allow_secret,
         context: None,
+        covered: None,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),

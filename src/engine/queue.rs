@@ -59,6 +59,9 @@ pub struct QueuedRun {
     /// How full the handing-over session's context was, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextUse>,
+    /// What the handover covers ([`super::Checkpoint::covered`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<crate::workspace::activity::Baseline>,
 }
 
 /// A queued run, for display.
@@ -109,6 +112,7 @@ impl RunQueue {
             plan: request.plan.clone(),
             allow_secret: request.allow_secret,
             context: request.context.clone(),
+            covered: request.covered.clone(),
         };
         let json = serde_json::to_vec_pretty(&entry).expect("a queue entry serializes");
         fsx::write_atomic(&self.entry_file(run_id), &json)?;

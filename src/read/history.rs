@@ -134,8 +134,19 @@ pub fn latest_previous_handoff(ws: &Workspace) -> Option<Usefulness> {
         .find_map(|r| r.previous_handoff)
 }
 
-/// When the newest completed handover finished; `None` if none ever did.
-pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+/// The newest completed handover: when it finished and what it covered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastHandover {
+    /// Its run id.
+    pub run_id: Option<String>,
+    /// When it completed.
+    pub finished_at: chrono::DateTime<chrono::Utc>,
+    /// What it covered (`HEAD` and the work tree), when it recorded it.
+    pub covered: Option<crate::workspace::activity::Baseline>,
+}
+
+/// The newest completed handover; `None` if none ever did.
+pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
     for run in runs_newest_first(ws)? {
         let run = run?;
         if run.status != RunStatus::Completed {
@@ -146,11 +157,20 @@ pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chron
                 .ok()
                 .map(|t| t.with_timezone(&chrono::Utc))
         });
-        if finished.is_some() {
-            return Ok(finished);
+        if let Some(finished_at) = finished {
+            return Ok(Some(LastHandover {
+                run_id: run.run_id,
+                finished_at,
+                covered: run.covered,
+            }));
         }
     }
     Ok(None)
+}
+
+/// When the newest completed handover finished; `None` if none ever did.
+pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+    Ok(last_handover(ws)?.map(|h| h.finished_at))
 }
 
 #[cfg(test)]

@@ -10,13 +10,17 @@
 //! manages (an agent rewrites its own, as OpenCode adds `$schema` to
 //! `opencode.json`).
 //!
-//! Work is measured from a moment ([`since`]: the last handover), or from a
-//! [`Baseline`] taken when a session started ([`since_baseline`]): then the
-//! commits are those `HEAD` gained since (no clock involved), and a file
-//! counts only if it changed after the baseline saw it, so what was already
-//! uncommitted at the start (`install`'s own files among it) is not this
-//! session's work. Commit times have whole seconds: a commit in the same
-//! second as the moment counts.
+//! Work is measured from what a handover covered ([`since_covered`]: the
+//! [`Baseline`] it took of the work tree, by ancestry alone: the commits
+//! `HEAD` has that the handover's `HEAD` has not, and the files changed
+//! after it saw them, so a commit in the handover's second is before or
+//! after it as the commit graph says, never the clock); from a [`Baseline`]
+//! taken when a session started ([`since_baseline`]: the same, and commits
+//! older than the start that a pull or a checkout brings are not the
+//! session's); or from a moment ([`since`]: the last handover of a record
+//! that holds no baseline, written before handovers took one, or outside
+//! git, where file times are all there is). Commit times have whole seconds:
+//! measured from a moment, a commit in the same second as the moment counts.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +47,8 @@ const SKIPPED_DIRS: &[&str] = &["node_modules", "target", "dist", "build", "__py
 pub struct Activity {
     /// The moment; `None` means "ever" (no handover yet, no session start known).
     pub since: Option<DateTime<Utc>>,
+    /// What it was measured from.
+    pub from: Measured,
     /// Commits on `HEAD` since then that touched more than the memory, newest first.
     pub commits: Vec<Commit>,
     /// Files changed and not committed (modified since then, when known).
@@ -51,6 +57,22 @@ pub struct Activity {
     pub truncated: bool,
     /// Whether the project is a git repository (otherwise files were walked).
     pub git: bool,
+}
+
+/// What work was measured from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measured {
+    /// Nothing: all of `HEAD`'s history (no handover, no session start known).
+    #[default]
+    Ever,
+    /// What a handover covered (its `HEAD` and work tree): by ancestry.
+    Covered,
+    /// A session's start (its baseline).
+    SessionStart,
+    /// A moment, by the clock: a handover recorded without what it
+    /// covered, or outside git.
+    Moment,
 }
 
 /// One commit.
@@ -109,6 +131,14 @@ pub struct Baseline {
     pub truncated: bool,
 }
 
+/// What a handover starting now covers in `ws`: its work tree (see
+/// [`baseline`]), when `ws` is in a git repository (elsewhere there is no
+/// `HEAD` to measure from, and the handover's moment is what work is
+/// measured from).
+pub fn covered(ws: &Workspace) -> Option<Baseline> {
+    Repository::discover(&ws.root).is_ok().then(|| baseline(ws))
+}
+
 /// The work tree of `ws` now, as a baseline for a session starting now.
 pub fn baseline(ws: &Workspace) -> Baseline {
     let mut baseline = Baseline {
@@ -150,8 +180,9 @@ pub fn since(ws: &Workspace, since: Option<DateTime<Utc>>) -> Activity {
     }
 }
 
-/// The work done in `ws` since `baseline` was taken: commits `HEAD` gained
-/// since, and files changed after the baseline saw them.
+/// The work done in `ws` since a session's `baseline` was taken: commits
+/// `HEAD` gained since (not older than the start: a pull's or a
+/// checkout's), and files changed after the baseline saw them.
 pub fn since_baseline(ws: &Workspace, baseline: &Baseline) -> Activity {
     let excluded = Excluded::of(ws);
     match Repository::discover(&ws.root) {
@@ -160,11 +191,44 @@ pub fn since_baseline(ws: &Workspace, baseline: &Baseline) -> Activity {
     }
 }
 
+/// The work done in `ws` since a handover that `covered` this (see
+/// [`covered`]), by ancestry alone: the commits `HEAD` has that the
+/// covered `HEAD` has not, and the files changed after the handover saw
+/// them. (A covered `HEAD` no longer in the repository, rewritten and
+/// collected, leaves the commits made from the handover's second on.)
+pub fn since_covered(ws: &Workspace, covered: &Baseline) -> Activity {
+    let excluded = Excluded::of(ws);
+    match Repository::discover(&ws.root) {
+        Ok(repo) => from_git(&repo, Start::Covered(covered), &excluded),
+        Err(_) => from_files(&ws.root, Some(covered.at), &excluded),
+    }
+}
+
 /// Where work is measured from.
 #[derive(Clone, Copy)]
 enum Start<'a> {
     Moment(Option<DateTime<Utc>>),
     Baseline(&'a Baseline),
+    Covered(&'a Baseline),
+}
+
+impl<'a> Start<'a> {
+    /// The work tree a baseline saw, when work is measured from one.
+    fn seen(self) -> Option<&'a Baseline> {
+        match self {
+            Start::Moment(_) => None,
+            Start::Baseline(b) | Start::Covered(b) => Some(b),
+        }
+    }
+
+    fn measured(self) -> Measured {
+        match self {
+            Start::Moment(None) => Measured::Ever,
+            Start::Moment(Some(_)) => Measured::Moment,
+            Start::Baseline(_) => Measured::SessionStart,
+            Start::Covered(_) => Measured::Covered,
+        }
+    }
 }
 
 /// The paths whose changes are not work: a handover's own, and the agents'
@@ -309,33 +373,42 @@ impl<'r> WorkTree<'r> {
 
 fn from_git(repo: &Repository, from: Start<'_>, excluded: &Excluded) -> Activity {
     let Some(tree) = WorkTree::open(repo, excluded) else {
-        return Activity::default();
+        return Activity {
+            from: from.measured(),
+            ..Activity::default()
+        };
     };
     let since = match from {
         Start::Moment(since) => since,
-        Start::Baseline(b) => Some(b.at),
+        Start::Baseline(b) | Start::Covered(b) => Some(b.at),
     };
     let mut activity = Activity {
         since,
+        from: from.measured(),
         git: true,
         ..Activity::default()
     };
-    // A commit of what the session found uncommitted, unchanged since (the
-    // files `install` wrote, committed now), is not this session's work.
+    // A commit of what the baseline found uncommitted, unchanged since (the
+    // files `install` wrote, committed now; what a handover described,
+    // committed as it was), is not new work.
     let is_work = |rel: &Path| {
         tree.is_work(rel)
-            && !matches!(from, Start::Baseline(b)
-                if rel.to_str().and_then(|r| b.dirty.get(r).map(|seen| (r, seen)))
-                    .is_some_and(|(r, seen)| *seen == tree.fingerprint(r)))
+            && !from.seen().is_some_and(|b| {
+                rel.to_str()
+                    .and_then(|r| b.dirty.get(r).map(|seen| (r, seen)))
+                    .is_some_and(|(r, seen)| *seen == tree.fingerprint(r))
+            })
     };
     activity.commits = commits_since(repo, from, &is_work, &mut activity.truncated);
     for (path, change) in tree.changed() {
-        let new_work = match from {
-            Start::Moment(None) => true,
-            // A file deleted, or changed before the moment, is not new work.
-            Start::Moment(Some(since)) => tree.modified(&path).is_some_and(|at| at >= since),
+        let new_work = match from.seen() {
+            None => match since {
+                None => true,
+                // A file deleted, or changed before the moment, is not new work.
+                Some(since) => tree.modified(&path).is_some_and(|at| at >= since),
+            },
             // Changed since the baseline saw it (or new to it).
-            Start::Baseline(b) => match b.dirty.get(&path) {
+            Some(b) => match b.dirty.get(&path) {
                 Some(seen) => *seen != tree.fingerprint(&path),
                 None if b.truncated => tree.modified(&path).is_none_or(|at| at >= b.at),
                 None => true,
@@ -353,9 +426,11 @@ fn from_git(repo: &Repository, from: Start<'_>, excluded: &Excluded) -> Activity
     activity
 }
 
-/// Commits reachable from `HEAD` that changed a path of work, made in or
-/// after the moment's (or the baseline's) second (commit times have whole
-/// seconds), and not reached from the baseline's `HEAD`.
+/// Commits reachable from `HEAD` that changed a path of work: from a
+/// handover's coverage, those its `HEAD` does not reach (the graph alone);
+/// from a session's baseline, those its `HEAD` does not reach made in or
+/// after the start's second; from a moment, those made in or after its
+/// second (commit times have whole seconds).
 fn commits_since(
     repo: &Repository,
     from: Start<'_>,
@@ -368,16 +443,21 @@ fn commits_since(
     if walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
         return Vec::new();
     }
+    let hidden = |walk: &mut git2::Revwalk<'_>, b: &Baseline| match b.head.as_deref() {
+        None => true,
+        Some(head) => git2::Oid::from_str(head).is_ok_and(|oid| walk.hide(oid).is_ok()),
+    };
     let since_second = match from {
         Start::Moment(since) => since.map(|s| s.timestamp()),
+        // What HEAD had at the start is not this session's; nor is what a
+        // pull or a checkout brings that is older than the start.
         Start::Baseline(b) => {
-            // What HEAD had at the start is not this session's; nor is what
-            // a pull or a checkout brings that is older than the start.
-            if let Some(head) = b.head.as_deref().and_then(|h| git2::Oid::from_str(h).ok()) {
-                let _ = walk.hide(head);
-            }
+            hidden(&mut walk, b);
             Some(b.at.timestamp())
         }
+        // What the handover's HEAD reaches it covered, whatever the times;
+        // only a HEAD no longer in the repository leaves the clock.
+        Start::Covered(b) => (!hidden(&mut walk, b)).then(|| b.at.timestamp()),
     };
     let mut commits = Vec::new();
     for oid in walk.flatten() {
@@ -430,6 +510,11 @@ fn touches_work(
 fn from_files(root: &Path, since: Option<DateTime<Utc>>, excluded: &Excluded) -> Activity {
     let mut activity = Activity {
         since,
+        from: if since.is_some() {
+            Measured::Moment
+        } else {
+            Measured::Ever
+        },
         ..Activity::default()
     };
     let Some(since) = since else {
@@ -569,6 +654,66 @@ mod tests {
         let got = since_baseline(&ws, &start);
         let summaries: Vec<_> = got.commits.iter().map(|c| c.summary.as_str()).collect();
         assert_eq!(summaries, ["call b"]);
+    }
+
+    /// Issue 40: a commit in the same second as the last handover counted
+    /// as after it, whichever came first. From what the handover covered,
+    /// the commit graph says: what its `HEAD` reaches is before it, the rest
+    /// after, whatever their times.
+    #[test]
+    fn from_what_a_handover_covered_the_graph_says_what_came_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        commit_all(&repo, "before the handover");
+        std::fs::write(dir.path().join("wip.rs"), "// described in the note\n").unwrap();
+        let covered = covered(&ws).expect("a git repository");
+        assert!(covered.head.is_some() && covered.dirty.contains_key("wip.rs"));
+        // Dated a second before the commit, a clock would count it; the
+        // graph says the handover's HEAD reaches it.
+        let mut c = covered.clone();
+        c.at -= chrono::Duration::seconds(1);
+        assert!(
+            since_covered(&ws, &c).is_empty(),
+            "covered: {:?}",
+            since_covered(&ws, &c)
+        );
+        assert_eq!(since_covered(&ws, &covered).from, Measured::Covered);
+        // The described file committed as it was: not new work.
+        commit_all(&repo, "commit what the note described");
+        assert!(since_covered(&ws, &covered).commits.is_empty());
+        // A commit after it, stamped a minute before the handover: after it.
+        std::fs::write(dir.path().join("a.rs"), "fn a() { b() }\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.rs")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let early = git2::Time::new(covered.at.timestamp() - 60, 0);
+        let sig = git2::Signature::new("t", "t@example.com", &early).unwrap();
+        let parent = repo.head().unwrap().peel_to_commit().unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "call b", &tree, &[&parent])
+            .unwrap();
+        let got = since_covered(&ws, &covered);
+        let summaries: Vec<_> = got.commits.iter().map(|c| c.summary.as_str()).collect();
+        assert_eq!(summaries, ["call b"], "{got:?}");
+        // A file changed after the handover saw it is new work.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(dir.path().join("new.rs"), "fn new() {}\n").unwrap();
+        let files: Vec<_> = since_covered(&ws, &covered)
+            .changed_files
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(files, ["new.rs"]);
+        // A HEAD the repository no longer has leaves the handover's second.
+        let mut lost = covered.clone();
+        lost.head = Some("0123456789abcdef0123456789abcdef01234567".into());
+        lost.at = Utc::now() + chrono::Duration::hours(1);
+        assert!(since_covered(&ws, &lost).commits.is_empty());
+        // Outside git a handover covers nothing to measure from.
+        let plain = tempfile::tempdir().unwrap();
+        assert_eq!(super::covered(&workspace(plain.path())), None);
     }
 
     #[test]

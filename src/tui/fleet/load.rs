@@ -264,10 +264,10 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
                 1 => ", compacted once".into(),
                 n => format!(", compacted {n} times"),
             };
-            let handed = if s.handed_over {
-                ", handed over"
-            } else {
-                ", no handover yet"
+            let handed = match (s.handed_over, s.work_since_handover) {
+                (true, true) => ", handed over, work since",
+                (true, false) => ", handed over",
+                (false, _) => ", no handover yet",
             };
             format!(
                 "{} started {} ago: {context}{compactions}{handed}",
