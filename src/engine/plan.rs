@@ -25,6 +25,7 @@ use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::{self, HandoffError, LintContext};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
+use crate::domain::memory::conflict::Conflict;
 use crate::domain::memory::month::YearMonth;
 use crate::domain::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
@@ -293,6 +294,19 @@ fn refuse_template(what: &'static str, text: &str) -> Result<()> {
     .into())
 }
 
+/// Refuse `text` if it holds an unresolved merge conflict: handed over, it
+/// would become the memory the next session trusts, both sides at once.
+fn refuse_conflict(what: &'static str, text: &str) -> Result<()> {
+    match Conflict::find(text) {
+        Some(conflict) => Err(HandoffError::ConflictMarkers {
+            what,
+            span: conflict.span(),
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Build the run a config describes: `session_note`, `learn`, `current_state`, the
 /// `[[command]]` steps, then `publish` (or the order in `[handover].steps`),
 /// with the quality gate of `[handover].min_score` / `overrides.min_score`
@@ -320,6 +334,13 @@ pub fn plan_from_config(
         .clone()
         .or_else(|| cfg.note.current_state.clone())
         .unwrap_or_else(|| session.clone());
+    // Lines as the writer's file numbers them: before the draft's comments go.
+    for (what, text) in [
+        ("the session note", &session),
+        ("the current state", &state),
+    ] {
+        refuse_conflict(what, text)?;
+    }
     // The draft's instructions to its writer are not part of the handoff.
     let session = handoff::templates::without_drafting_comments(&session).into_owned();
     let state = handoff::templates::without_drafting_comments(&state).into_owned();

@@ -204,6 +204,79 @@ pub fn since_covered(ws: &Workspace, covered: &Baseline) -> Activity {
     }
 }
 
+/// The newest (at most `max`) commits `HEAD` has that the `HEAD` a
+/// handover `covered` has not, that changed a path of work, each with those
+/// paths: the commit graph alone, no status read (the brief asks at every
+/// session start). Empty when the covered `HEAD` is no longer in the
+/// repository: what came after it cannot be told.
+pub fn commits_after(ws: &Workspace, covered: &Baseline, max: usize) -> Vec<(Commit, Vec<String>)> {
+    let Ok(repo) = Repository::discover(&ws.root) else {
+        return Vec::new();
+    };
+    let head = repo.head().ok().and_then(|h| h.target());
+    if head.is_none() || head.map(|h| h.to_string()) == covered.head {
+        return Vec::new();
+    }
+    let Some(tree) = WorkTree::open(&repo, &Excluded::of(ws)) else {
+        return Vec::new();
+    };
+    let Ok(mut walk) = repo.revwalk() else {
+        return Vec::new();
+    };
+    let hidden = match covered.head.as_deref() {
+        None => true,
+        Some(h) => git2::Oid::from_str(h).is_ok_and(|oid| walk.hide(oid).is_ok()),
+    };
+    if !hidden || walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for oid in walk.flatten() {
+        let Ok(commit) = repo.find_commit(oid) else {
+            continue;
+        };
+        let paths = changed_paths(&repo, &commit);
+        let paths: Vec<String> = paths
+            .into_iter()
+            .filter(|p| tree.is_work(Path::new(p)))
+            .collect();
+        if paths.is_empty() {
+            continue;
+        }
+        found.push((
+            Commit {
+                id: oid.to_string()[..10].to_string(),
+                summary: commit.summary().ok().flatten().unwrap_or("").to_string(),
+                time: DateTime::from_timestamp(commit.time().seconds(), 0).unwrap_or_default(),
+            },
+            paths,
+        ));
+        if found.len() == max {
+            break;
+        }
+    }
+    found
+}
+
+/// The paths `commit` changed against its first parent, `/`-separated.
+fn changed_paths(repo: &Repository, commit: &git2::Commit<'_>) -> Vec<String> {
+    let Ok(tree) = commit.tree() else {
+        return Vec::new();
+    };
+    let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
+    let Ok(diff) = repo.diff_tree_to_tree(parent.as_ref(), Some(&tree), None) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = diff
+        .deltas()
+        .flat_map(|d| [d.new_file().path(), d.old_file().path()])
+        .flatten()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    paths.dedup();
+    paths
+}
+
 /// Where work is measured from.
 #[derive(Clone, Copy)]
 enum Start<'a> {

@@ -339,6 +339,17 @@ pub enum HandoffError {
         /// The first of them: `line 3 "TODO"`, ….
         lines: String,
     },
+    /// A session note or current state holding an unresolved merge
+    /// conflict ([`crate::domain::memory::conflict`]); nothing was written.
+    #[error(
+        "{what} holds an unresolved merge conflict ({span}); nothing was written: the next session would read both sides as the truth\n  fix: keep what is true and delete the <<<<<<<, ======= and >>>>>>> lines (`agent-handover lint FILE` points at them), then run again; a marker quoted on purpose goes after other text or indented"
+    )]
+    ConflictMarkers {
+        /// Which text (`the session note`, `the current state`).
+        what: &'static str,
+        /// Where the markers are: `lines 3–9`.
+        span: String,
+    },
     /// `lint` without a file before any current state was written.
     #[error(
         "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
@@ -356,6 +367,9 @@ impl ModuleError for HandoffError {
             HandoffError::BelowMinScore { .. } => ("below_min_score", exit_code::BELOW_MIN_SCORE),
             HandoffError::UnfilledTemplate { .. } => {
                 ("unfilled_template", exit_code::BELOW_MIN_SCORE)
+            }
+            HandoffError::ConflictMarkers { .. } => {
+                ("conflict_markers", exit_code::BELOW_MIN_SCORE)
             }
             HandoffError::NothingToLint { .. } => ("nothing_to_lint", exit_code::FAILED),
         };

@@ -121,9 +121,7 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
     let next_step_acted_on = (!steps.is_empty()).then(|| {
         steps.iter().any(|step| {
             let words = content_words(gist(step));
-            let names_changed = FILE_NAME.find_iter(step).any(|m| {
-                let name = m.as_str().trim_end_matches(['.', ':']);
-                let file = name.rsplit('/').next().unwrap_or(name);
+            let names_changed = named_files(step).any(|file| {
                 activity
                     .changed_files
                     .iter()
@@ -217,6 +215,42 @@ pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
     Some(assess(&before, &current, &activity::since(ws, Some(since))))
 }
 
+/// The file names a next step names (`src/lib.rs` gives `lib.rs`).
+fn named_files(step: &str) -> impl Iterator<Item = &str> {
+    FILE_NAME.find_iter(step).map(|m| {
+        let name = m.as_str().trim_end_matches(['.', ':']);
+        name.rsplit('/').next().unwrap_or(name)
+    })
+}
+
+/// What a commit has in common with a next step, by the rule that judges a
+/// next step acted on: a file the step names that the commit changed (or
+/// names in its message), else enough of the step's words in its message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMatch {
+    /// The commit changed (or names) this file, which the step names.
+    File(String),
+    /// Its message says much of what the step says.
+    Words,
+}
+
+/// What `summary` (a commit's message) and `paths` (the files it changed)
+/// share with `step`, if anything.
+pub fn commit_meets_step(step: &str, summary: &str, paths: &[String]) -> Option<StepMatch> {
+    let changed = named_files(step).find(|file| {
+        summary.contains(file) || paths.iter().any(|p| p.rsplit('/').next() == Some(file))
+    });
+    if let Some(file) = changed {
+        let path = paths
+            .iter()
+            .find(|p| p.rsplit('/').next() == Some(file))
+            .map_or(file, String::as_str);
+        return Some(StepMatch::File(path.to_string()));
+    }
+    shares(&content_words(gist(step)), &content_words(summary)).then_some(StepMatch::Words)
+}
+
 /// Whether two sets of content words say the same thing: at least
 /// [`MIN_SHARED_WORDS`] shared, and [`MIN_SHARED_PERCENT`] of `step`.
 fn shares(step: &HashSet<String>, other: &HashSet<String>) -> bool {
@@ -290,5 +324,27 @@ mod tests {
         assert_eq!(u.next_step_acted_on, None);
         assert_eq!(u.numbers_moved, None);
         assert_eq!(u.score, 50);
+    }
+
+    #[test]
+    fn a_commit_meets_a_step_by_the_file_it_names_or_by_its_words() {
+        let step =
+            "Fix the off-by-one in `src/parse.rs` (the span end), then rerun `cargo test parse`";
+        assert_eq!(
+            commit_meets_step(step, "tidy", &["src/parse.rs".into()]),
+            Some(StepMatch::File("src/parse.rs".into()))
+        );
+        assert_eq!(
+            commit_meets_step(step, "tidy the linter", &["src/lint.rs".into()]),
+            None
+        );
+        assert_eq!(
+            commit_meets_step(
+                "Wire the parser into the linter",
+                "wire parser into linter",
+                &[]
+            ),
+            Some(StepMatch::Words)
+        );
     }
 }
