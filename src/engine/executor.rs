@@ -341,6 +341,7 @@ impl Engine {
             allow_secret: queued.allow_secret,
             context: queued.context,
             covered: queued.covered,
+            next_step: queued.next_step,
             extra: cp.extra.clone(),
             ..Checkpoint::default()
         })
@@ -541,6 +542,7 @@ impl Engine {
             allow_secret: request.allow_secret,
             context: request.context,
             covered: request.covered,
+            next_step: request.next_step,
             extra,
             ..Checkpoint::default()
         })

@@ -79,6 +79,9 @@ pub struct RunRequest {
     /// What the handover covers: the `HEAD` and work tree its note
     /// describes (recorded with the run: [`super::Checkpoint::covered`]).
     pub covered: Option<Baseline>,
+    /// The next step of the current state it writes (recorded with the
+    /// run: [`super::Checkpoint::next_step`]).
+    pub next_step: Option<super::checkpoint::RecordedStep>,
 }
 
 /// Refuse a new run whose handoff scores below a minimum.
@@ -134,6 +137,7 @@ impl RunRequest {
             allow_secret: false,
             context: None,
             covered: None,
+            next_step: None,
         }
     }
 
@@ -507,6 +511,7 @@ pub fn plan_from_config(
         allow_secret: overrides.allow_secret,
         context: None,
         covered: None,
+        next_step: None,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),

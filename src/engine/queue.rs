@@ -62,6 +62,9 @@ pub struct QueuedRun {
     /// What the handover covers ([`super::Checkpoint::covered`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered: Option<crate::workspace::activity::Baseline>,
+    /// The next step of its current state ([`super::Checkpoint::next_step`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<super::checkpoint::RecordedStep>,
 }
 
 /// A queued run, for display.
@@ -113,6 +116,7 @@ impl RunQueue {
             allow_secret: request.allow_secret,
             context: request.context.clone(),
             covered: request.covered.clone(),
+            next_step: request.next_step.clone(),
         };
         let json = serde_json::to_vec_pretty(&entry).expect("a queue entry serializes");
         fsx::write_atomic(&self.entry_file(run_id), &json)?;

@@ -50,6 +50,12 @@ pub fn hand_over(ws: &Workspace, overrides: &RunOverrides, today: NaiveDate) -> 
     request.context = sessions::handing_over_context(ws);
     // What the note describes: work since this handover is measured from it.
     request.covered = crate::workspace::activity::covered(ws);
+    // Its next step, found once here rather than at every session start.
+    request.next_step = request
+        .inputs
+        .current_state
+        .as_deref()
+        .map(crate::engine::checkpoint::RecordedStep::of);
     // Linted after the handover, not before: the text goes to disk first.
     let unchecked = request
         .quality_gate

@@ -316,7 +316,11 @@ pub fn write(ws: &Workspace, path: &Path, text: &str) -> Result<()> {
 
 /// The newest saved draft made (or last rewritten) after the last
 /// completed handover, if any: the draft of a session that worked and has
-/// not handed over since.
+/// not handed over since. A hook writes a draft only for work since the
+/// last handover or the session's start ([`crate::read::work`], by the
+/// commit graph), so one with nothing new since the handover is never
+/// pointed to; the draft's file time against the handover's (both to the
+/// nanosecond, this machine's clock) says only which came last.
 pub fn pending(ws: &Workspace) -> Result<Option<SavedDraft>> {
     let Some(newest) = list(&ws.drafts_dir())?.pop() else {
         return Ok(None);

@@ -143,6 +143,8 @@ pub struct LastHandover {
     pub finished_at: chrono::DateTime<chrono::Utc>,
     /// What it covered (`HEAD` and the work tree), when it recorded it.
     pub covered: Option<crate::workspace::activity::Baseline>,
+    /// The next step of the current state it wrote, when it recorded it.
+    pub next_step: Option<crate::engine::checkpoint::RecordedStep>,
 }
 
 /// The newest completed handover; `None` if none ever did.
@@ -162,6 +164,7 @@ pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
                 run_id: run.run_id,
                 finished_at,
                 covered: run.covered,
+                next_step: run.next_step,
             }));
         }
     }

@@ -37,6 +37,12 @@ use crate::workspace::install_record::InstallRecord;
 pub const MAX_COMMITS: usize = 30;
 /// Most changed files listed.
 pub const MAX_FILES: usize = 50;
+/// An index this large (about 5,000 tracked files) has its status read by
+/// `git status` itself: libgit2 stats the files one at a time and walks
+/// `HEAD`'s tree without the index's cache of it, and beyond this costs
+/// more than starting git (benches/hooks.rs: at 50,000 files libgit2's
+/// status took 1.5 times `git status`).
+const CLI_STATUS_INDEX_BYTES: u64 = 512 * 1024;
 /// Most directory entries a walk outside git looks at.
 const MAX_WALKED: usize = 20_000;
 /// Directories a walk outside git never enters (besides hidden ones).
@@ -205,19 +211,23 @@ pub fn since_covered(ws: &Workspace, covered: &Baseline) -> Activity {
 }
 
 /// The newest (at most `max`) commits `HEAD` has that the `HEAD` a
-/// handover `covered` has not, that changed a path of work, each with those
-/// paths: the commit graph alone, no status read (the brief asks at every
-/// session start). Empty when the covered `HEAD` is no longer in the
+/// handover `covered` has not, each with those of `paths` (relative to the
+/// project root; asked for only when there are commits to look at) it changed: the commit graph alone, no status read and no
+/// diff, for the brief made at every session start. When `HEAD` is still
+/// the covered one (read from git's files: no repository opened), nothing
+/// is looked up. Empty when the covered `HEAD` is no longer in the
 /// repository: what came after it cannot be told.
-pub fn commits_after(ws: &Workspace, covered: &Baseline, max: usize) -> Vec<(Commit, Vec<String>)> {
-    let Ok(repo) = Repository::discover(&ws.root) else {
-        return Vec::new();
-    };
-    let head = repo.head().ok().and_then(|h| h.target());
-    if head.is_none() || head.map(|h| h.to_string()) == covered.head {
+pub fn commits_after(
+    ws: &Workspace,
+    covered: &Baseline,
+    max: usize,
+    paths: impl FnOnce() -> Vec<String>,
+) -> Vec<(Commit, Vec<String>)> {
+    if covered.head.is_some() && head_from_files(&ws.root) == covered.head {
         return Vec::new();
     }
-    let Some(tree) = WorkTree::open(&repo, &Excluded::of(ws)) else {
+    let paths = paths();
+    let Ok(repo) = Repository::discover(&ws.root) else {
         return Vec::new();
     };
     let Ok(mut walk) = repo.revwalk() else {
@@ -230,51 +240,67 @@ pub fn commits_after(ws: &Workspace, covered: &Baseline, max: usize) -> Vec<(Com
     if !hidden || walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
         return Vec::new();
     }
+    // The paths as the repository names them (the project may be a folder of it).
+    let prefix = repo
+        .workdir()
+        .and_then(|w| {
+            let root = ws.root.canonicalize().ok()?;
+            let work = w.canonicalize().ok()?;
+            root.strip_prefix(&work).ok().map(Path::to_path_buf)
+        })
+        .unwrap_or_default();
+    let entry = |tree: Option<&git2::Tree<'_>>, path: &Path| {
+        tree.and_then(|t| t.get_path(path).ok()).map(|e| e.id())
+    };
     let mut found = Vec::new();
-    for oid in walk.flatten() {
+    for oid in walk.flatten().take(max) {
         let Ok(commit) = repo.find_commit(oid) else {
             continue;
         };
-        let paths = changed_paths(&repo, &commit);
-        let paths: Vec<String> = paths
-            .into_iter()
-            .filter(|p| tree.is_work(Path::new(p)))
+        let tree = commit.tree().ok();
+        let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
+        let changed: Vec<String> = paths
+            .iter()
+            .filter(|p| {
+                let path = prefix.join(p);
+                entry(tree.as_ref(), &path) != entry(parent.as_ref(), &path)
+            })
+            .cloned()
             .collect();
-        if paths.is_empty() {
-            continue;
-        }
         found.push((
             Commit {
                 id: oid.to_string()[..10].to_string(),
                 summary: commit.summary().ok().flatten().unwrap_or("").to_string(),
                 time: DateTime::from_timestamp(commit.time().seconds(), 0).unwrap_or_default(),
             },
-            paths,
+            changed,
         ));
-        if found.len() == max {
-            break;
-        }
     }
     found
 }
 
-/// The paths `commit` changed against its first parent, `/`-separated.
-fn changed_paths(repo: &Repository, commit: &git2::Commit<'_>) -> Vec<String> {
-    let Ok(tree) = commit.tree() else {
-        return Vec::new();
+/// `HEAD`'s commit id read from the files git keeps it in (a loose or a
+/// packed ref, or a detached `HEAD`), without opening the repository;
+/// `None` when it cannot be told so.
+fn head_from_files(root: &Path) -> Option<String> {
+    let dirs = crate::workspace::store::GitDirs::discover(root)?;
+    let head = std::fs::read_to_string(dirs.git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let is_id = |s: &str| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(name) = head.strip_prefix("ref: ") else {
+        return is_id(head).then(|| head.to_string());
     };
-    let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
-    let Ok(diff) = repo.diff_tree_to_tree(parent.as_ref(), Some(&tree), None) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<String> = diff
-        .deltas()
-        .flat_map(|d| [d.new_file().path(), d.old_file().path()])
-        .flatten()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .collect();
-    paths.dedup();
-    paths
+    for dir in [&dirs.git_dir, &dirs.common_dir] {
+        if let Ok(id) = std::fs::read_to_string(dir.join(name)) {
+            let id = id.trim();
+            return is_id(id).then(|| id.to_string());
+        }
+    }
+    let packed = std::fs::read_to_string(dirs.common_dir.join("packed-refs")).ok()?;
+    packed.lines().find_map(|l| {
+        let (id, ref_name) = l.split_once(' ')?;
+        (ref_name == name && is_id(id)).then(|| id.to_string())
+    })
 }
 
 /// Where work is measured from.
@@ -389,8 +415,26 @@ impl<'r> WorkTree<'r> {
         !self.excluded.contains(&self.workdir.join(rel))
     }
 
-    /// Uncommitted work files (ignored ones left out), with their change.
+    /// Uncommitted work files (ignored ones left out), with their change:
+    /// in a large repository (an index of [`CLI_STATUS_INDEX_BYTES`] or
+    /// more) as `git status` lists them (the user's git, with what makes it
+    /// quick there: its parallel index preload, an untracked cache,
+    /// fsmonitor), else (or when git cannot be run) as libgit2 reads them.
     fn changed(&self) -> Vec<(String, &'static str)> {
+        let large = std::fs::metadata(self.repo.path().join("index"))
+            .is_ok_and(|m| m.len() >= CLI_STATUS_INDEX_BYTES);
+        let listed = large
+            .then(|| git_status(&self.workdir))
+            .flatten()
+            .unwrap_or_else(|| self.statuses());
+        listed
+            .into_iter()
+            .filter(|(path, _)| self.is_work(Path::new(path)))
+            .collect()
+    }
+
+    /// [`WorkTree::changed`] through libgit2.
+    fn statuses(&self) -> Vec<(String, &'static str)> {
         let mut opts = StatusOptions::new();
         opts.include_untracked(true)
             .recurse_untracked_dirs(true)
@@ -402,9 +446,6 @@ impl<'r> WorkTree<'r> {
         let mut changed = Vec::new();
         for entry in statuses.iter() {
             let Ok(path) = entry.path() else { continue };
-            if !self.is_work(Path::new(path)) {
-                continue;
-            }
             let status = entry.status();
             let change = if status.intersects(Status::WT_DELETED | Status::INDEX_DELETED) {
                 "deleted"
@@ -442,6 +483,62 @@ impl<'r> WorkTree<'r> {
             .ok()
             .map(DateTime::<Utc>::from)
     }
+}
+
+/// The uncommitted files of the work tree at `workdir` (paths relative to
+/// it; ignored files left out), with their change, as `git status
+/// --porcelain -z` lists them; `None` when git cannot be run or fails. It
+/// takes no lock and writes nothing (`--no-optional-locks`), and the
+/// repository is the one at `workdir`, whatever the environment names.
+fn git_status(workdir: &Path) -> Option<Vec<(String, &'static str)>> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(workdir)
+        .args([
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+        ])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_COMMON_DIR")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(parse_porcelain(&out.stdout))
+}
+
+/// `git status --porcelain=v1 -z` output: `XY path`, a rename or copy
+/// followed by its original path. Paths that are not UTF-8 are skipped (as
+/// libgit2's are).
+fn parse_porcelain(out: &[u8]) -> Vec<(String, &'static str)> {
+    let mut entries = out.split(|b| *b == 0);
+    let mut changed = Vec::new();
+    while let Some(entry) = entries.next() {
+        let [x, y, b' ', path @ ..] = entry else {
+            continue;
+        };
+        if matches!(x, b'R' | b'C') {
+            entries.next();
+        }
+        let change = match (x, y) {
+            (b'D', _) | (_, b'D') => "deleted",
+            (b'A' | b'?', _) => "new",
+            (b'R' | b'C', _) => "renamed",
+            _ => "modified",
+        };
+        if let Ok(path) = std::str::from_utf8(path) {
+            changed.push((path.to_string(), change));
+        }
+    }
+    changed
 }
 
 fn from_git(repo: &Repository, from: Start<'_>, excluded: &Excluded) -> Activity {
@@ -787,6 +884,115 @@ mod tests {
         // Outside git a handover covers nothing to measure from.
         let plain = tempfile::tempdir().unwrap();
         assert_eq!(super::covered(&workspace(plain.path())), None);
+    }
+
+    /// The CLI's list and libgit2's agree (the CLI is asked first).
+    #[test]
+    fn git_status_and_libgit2_list_the_same_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        for f in ["a.rs", "b.rs", "c.rs"] {
+            std::fs::write(dir.path().join(f), "x\n").unwrap();
+        }
+        std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+        commit_all(&repo, "three");
+        std::fs::write(dir.path().join("a.rs"), "y\n").unwrap();
+        std::fs::remove_file(dir.path().join("b.rs")).unwrap();
+        std::fs::create_dir_all(dir.path().join("new/deep")).unwrap();
+        std::fs::write(dir.path().join("new/deep/n.rs"), "n\n").unwrap();
+        std::fs::write(dir.path().join("debug.log"), "ignored\n").unwrap();
+        std::fs::write(dir.path().join("sp ace.rs"), "s\n").unwrap();
+        let ws = workspace(dir.path());
+        let tree = WorkTree::open(&repo, &Excluded::of(&ws)).unwrap();
+        let mut cli = git_status(&tree.workdir).expect("git runs here");
+        let mut lib = tree.statuses();
+        cli.sort();
+        lib.sort();
+        assert_eq!(cli, lib);
+        assert_eq!(
+            cli,
+            [
+                ("a.rs".to_string(), "modified"),
+                ("b.rs".to_string(), "deleted"),
+                ("new/deep/n.rs".to_string(), "new"),
+                ("sp ace.rs".to_string(), "new"),
+            ]
+        );
+        assert_eq!(
+            parse_porcelain(b"R  new.rs\0old.rs\0?? u.rs\0"),
+            [
+                ("new.rs".to_string(), "renamed"),
+                ("u.rs".to_string(), "new")
+            ]
+        );
+    }
+
+    #[test]
+    fn head_is_read_from_gits_files_as_git2_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        assert_eq!(head_from_files(dir.path()), None, "no commit yet");
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        commit_all(&repo, "add a");
+        let head = repo.head().unwrap();
+        let id = head.target().unwrap().to_string();
+        let name = head.name().unwrap().to_string();
+        assert_eq!(head_from_files(dir.path()).as_deref(), Some(id.as_str()));
+        // Packed.
+        std::fs::remove_file(repo.path().join(&name)).unwrap();
+        std::fs::write(
+            repo.path().join("packed-refs"),
+            format!("# pack-refs with: peeled fully-peeled sorted\n{id} {name}\n"),
+        )
+        .unwrap();
+        assert_eq!(head_from_files(dir.path()).as_deref(), Some(id.as_str()));
+        // Detached.
+        std::fs::write(repo.path().join("HEAD"), format!("{id}\n")).unwrap();
+        assert_eq!(head_from_files(dir.path()).as_deref(), Some(id.as_str()));
+    }
+
+    #[test]
+    fn the_commits_after_a_handover_name_the_paths_they_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let ws = workspace(dir.path());
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/parse.rs"), "fn p() {}\n").unwrap();
+        commit_all(&repo, "the parser");
+        let covered = covered(&ws).unwrap();
+        let named = ["src/parse.rs".to_string(), "src/lint.rs".to_string()];
+        let asked = std::cell::Cell::new(false);
+        let paths = || {
+            asked.set(true);
+            named.to_vec()
+        };
+        assert!(
+            commits_after(&ws, &covered, 30, paths).is_empty(),
+            "HEAD is the covered one"
+        );
+        assert!(
+            !asked.get(),
+            "nothing looked up while HEAD is the covered one"
+        );
+        std::fs::write(dir.path().join("README.md"), "# p\n").unwrap();
+        commit_all(&repo, "readme");
+        std::fs::write(dir.path().join("src/parse.rs"), "fn p() { }\n").unwrap();
+        commit_all(&repo, "fix the parser");
+        let got: Vec<(String, Vec<String>)> = commits_after(&ws, &covered, 30, || named.to_vec())
+            .into_iter()
+            .map(|(c, paths)| (c.summary, paths))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "fix the parser".to_string(),
+                    vec!["src/parse.rs".to_string()]
+                ),
+                ("readme".to_string(), vec![]),
+            ]
+        );
+        assert_eq!(commits_after(&ws, &covered, 1, || named.to_vec()).len(), 1);
     }
 
     #[test]

@@ -407,6 +407,21 @@ fn the_next_step_is_named_with_its_file_and_a_later_commit_at_250_tokens() {
         id.as_str(),
         "{j}"
     );
+
+    // The handover found the step when it ran; a state edited since is
+    // read again.
+    let file = p.path("memory/layer2/current-state.md");
+    let edited = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Fix the off-by-one", "Now fix the off-by-one");
+    std::fs::write(&file, edited).unwrap();
+    let md = brief(&p, &["--max-tokens", "250"]);
+    assert!(
+        md.contains(&format!(
+            "(`memory/layer2/current-state.md`, line {line}): Now fix the off-by-one in `src/parse.rs`"
+        )),
+        "{md}"
+    );
 }
 
 /// Issue 40: a current state holding `<<<<<<< HEAD … >>>>>>>` was fed raw

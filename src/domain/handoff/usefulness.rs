@@ -215,6 +215,25 @@ pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
     Some(assess(&before, &current, &activity::since(ws, Some(since))))
 }
 
+/// A path with a file name in a next step: `src/lib.rs`, `proration.py`.
+static FILE_PATH: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"[\w./-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,7}\b"));
+
+/// The paths of files a next step names, as written (`src/lib.rs`,
+/// `lib.rs`), without a leading `./` or a trailing `:` or `.`.
+pub fn named_paths(step: &str) -> Vec<String> {
+    let mut paths: Vec<String> = FILE_PATH
+        .find_iter(step)
+        .map(|m| {
+            let p = m.as_str().trim_end_matches(['.', ':']);
+            p.strip_prefix("./").unwrap_or(p).to_string()
+        })
+        .filter(|p| !p.starts_with('/') && !p.contains(".."))
+        .collect();
+    paths.dedup();
+    paths
+}
+
 /// The file names a next step names (`src/lib.rs` gives `lib.rs`).
 fn named_files(step: &str) -> impl Iterator<Item = &str> {
     FILE_NAME.find_iter(step).map(|m| {

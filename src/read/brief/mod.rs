@@ -187,7 +187,7 @@ pub fn brief_with(
         }
         None => state_text
             .as_deref()
-            .and_then(|text| next_step::gather(ws, &state_path, text)),
+            .and_then(|raw| next_step::gather(ws, &state_path, raw)),
     };
     if let Some(step) = &handed_over_step {
         next_steps.push(step.sentence());

@@ -5,8 +5,11 @@
 //! that changed a file the step names, or whose message says what it says:
 //! the rule that judges a next step acted on,
 //! [`crate::domain::handoff::usefulness::commit_meets_step`]). The commits
-//! are read from the commit graph alone, never from a status: the brief is
-//! made at every session start.
+//! are read from the commit graph alone (no status, no diff: only the
+//! files the step names are looked up in each), and not at all while
+//! `HEAD` is what the handover covered; the step itself is the one the
+//! handover found when it ran (the state is parsed again only when it was
+//! edited or merged since): the brief is made at every session start.
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +17,7 @@ use serde::Serialize;
 
 use crate::base::secrets;
 use crate::domain::handoff::document::HandoffDocument;
-use crate::domain::handoff::usefulness::{StepMatch, commit_meets_step};
+use crate::domain::handoff::usefulness::{StepMatch, commit_meets_step, named_paths};
 use crate::read::history::last_handover;
 use crate::workspace::Workspace;
 use crate::workspace::activity::commits_after;
@@ -78,13 +81,29 @@ impl HandedOverStep {
     }
 }
 
-/// The next step of the current state `text` (read from `path`), if it has
-/// one, with the first commit since the last handover that looks like it.
-pub fn gather(ws: &Workspace, path: &Path, text: &str) -> Option<HandedOverStep> {
-    let doc = HandoffDocument::parse(text);
-    let item = doc.next_step()?;
-    let words = secrets::redact(&item.text).into_owned();
-    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+/// The next step of the current state `raw` (the file's text, read from
+/// `path`), if it has one, with the first commit since the last handover
+/// that looks like it. The last handover's record names the step of the
+/// text it wrote; the state is parsed only when it is another text (edited
+/// or merged since).
+pub fn gather(ws: &Workspace, path: &Path, raw: &str) -> Option<HandedOverStep> {
+    let last = last_handover(ws).ok().flatten();
+    let body = super::without_memory_header(raw);
+    let header_lines = usize::from(body.len() < raw.len());
+    let recorded = last
+        .as_ref()
+        .and_then(|h| h.next_step.as_ref())
+        .filter(|s| s.is_of(body));
+    let (words, line) = match recorded {
+        Some(step) => (step.text.clone()?, step.line + header_lines),
+        None => {
+            let doc = HandoffDocument::parse(raw);
+            let item = doc.next_step()?;
+            let words = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (words, item.line)
+        }
+    };
+    let words = secrets::redact(&words).into_owned();
     if words.is_empty() {
         return None;
     }
@@ -95,28 +114,24 @@ pub fn gather(ws: &Workspace, path: &Path, text: &str) -> Option<HandedOverStep>
     } else {
         words.clone()
     };
-    let later_commit = last_handover(ws)
-        .ok()
-        .flatten()
-        .and_then(|h| h.covered)
-        .and_then(|covered| {
-            commits_after(ws, &covered, MAX_LATER_COMMITS)
-                .into_iter()
-                .find_map(|(commit, paths)| {
-                    let summary = secrets::redact(&commit.summary).into_owned();
-                    let matched = commit_meets_step(&words, &summary, &paths)?;
-                    Some(LaterCommit {
-                        id: commit.id.chars().take(7).collect(),
-                        summary,
-                        matched,
-                    })
+    let later_commit = last.and_then(|h| h.covered).and_then(|covered| {
+        commits_after(ws, &covered, MAX_LATER_COMMITS, || named_paths(&words))
+            .into_iter()
+            .find_map(|(commit, paths)| {
+                let summary = secrets::redact(&commit.summary).into_owned();
+                let matched = commit_meets_step(&words, &summary, &paths)?;
+                Some(LaterCommit {
+                    id: commit.id.chars().take(7).collect(),
+                    summary,
+                    matched,
                 })
-        });
+            })
+    });
     Some(HandedOverStep {
         text,
         cut,
         path: path.strip_prefix(&ws.root).unwrap_or(path).to_path_buf(),
-        line: item.line,
+        line,
         later_commit,
     })
 }
