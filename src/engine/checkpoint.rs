@@ -31,7 +31,6 @@ use crate::base::fsx;
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::document::HandoffDocument;
 use crate::domain::handoff::usefulness::Usefulness;
-use crate::workspace::activity::Baseline;
 
 /// The schema version we write.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -210,13 +209,12 @@ pub struct Checkpoint {
     /// judged when the run completed (kept in the run record only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_handoff: Option<Usefulness>,
-    /// What the handover covered: the `HEAD` it saw and the work tree its
-    /// note described, taken when `run` was called (in a git repository).
-    /// Work since the handover is measured from it, by ancestry
-    /// ([`crate::workspace::activity::since_covered`]); absent in records
-    /// written before handovers took it, and outside git.
+    /// The `HEAD` the handover saw (the rest of what it covered, the work
+    /// tree, is staged with its inputs: [`super::step::Inputs::covered`]),
+    /// for the brief, which looks for the commits made since; absent in
+    /// records written before handovers took it, and outside git.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub covered: Option<Baseline>,
+    pub covered_head: Option<String>,
     /// THE next step of the current state the handover writes, found when
     /// `run` was called, so the brief at every session start reads it here
     /// instead of parsing the state again (while the state is that text).
@@ -246,7 +244,7 @@ impl Default for Checkpoint {
             allow_secret: false,
             context: None,
             previous_handoff: None,
-            covered: None,
+            covered_head: None,
             next_step: None,
             extra: serde_json::Map::new(),
         }

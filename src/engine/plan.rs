@@ -29,7 +29,6 @@ use crate::domain::memory::conflict::Conflict;
 use crate::domain::memory::month::YearMonth;
 use crate::domain::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
-use crate::workspace::activity::Baseline;
 
 /// Name of the built-in layer-1 step.
 pub const SESSION_NOTE: &str = "session_note";
@@ -76,9 +75,6 @@ pub struct RunRequest {
     /// How full the context of the agent session handing over was, when
     /// measured (recorded with the run: [`super::Checkpoint::context`]).
     pub context: Option<ContextUse>,
-    /// What the handover covers: the `HEAD` and work tree its note
-    /// describes (recorded with the run: [`super::Checkpoint::covered`]).
-    pub covered: Option<Baseline>,
     /// The next step of the current state it writes (recorded with the
     /// run: [`super::Checkpoint::next_step`]).
     pub next_step: Option<super::checkpoint::RecordedStep>,
@@ -136,7 +132,6 @@ impl RunRequest {
             quality_gate: None,
             allow_secret: false,
             context: None,
-            covered: None,
             next_step: None,
         }
     }
@@ -506,11 +501,11 @@ pub fn plan_from_config(
             session_note: Some(session),
             current_state: Some(state),
             extra: BTreeMap::new(),
+            covered: None,
         },
         quality_gate,
         allow_secret: overrides.allow_secret,
         context: None,
-        covered: None,
         next_step: None,
     };
     request.validate().map_err(|e| match e {

@@ -49,7 +49,7 @@ pub fn hand_over(ws: &Workspace, overrides: &RunOverrides, today: NaiveDate) -> 
     let mut request = plan_from_config(ws, overrides, today)?;
     request.context = sessions::handing_over_context(ws);
     // What the note describes: work since this handover is measured from it.
-    request.covered = crate::workspace::activity::covered(ws);
+    request.inputs.covered = crate::workspace::activity::covered(ws);
     // Its next step, found once here rather than at every session start.
     request.next_step = request
         .inputs

@@ -141,10 +141,19 @@ pub struct LastHandover {
     pub run_id: Option<String>,
     /// When it completed.
     pub finished_at: chrono::DateTime<chrono::Utc>,
-    /// What it covered (`HEAD` and the work tree), when it recorded it.
-    pub covered: Option<crate::workspace::activity::Baseline>,
+    /// The `HEAD` it saw, when it recorded it.
+    pub covered_head: Option<String>,
     /// The next step of the current state it wrote, when it recorded it.
     pub next_step: Option<crate::engine::checkpoint::RecordedStep>,
+}
+
+impl LastHandover {
+    /// What it covered (its `HEAD` and the work tree its note described),
+    /// from its staged inputs: `None` when it recorded none (an older
+    /// agent-handover, or outside git) or they are gone.
+    pub fn covered(&self, ws: &Workspace) -> Option<crate::workspace::activity::Baseline> {
+        crate::engine::queue::staged_inputs(ws, self.run_id.as_deref()?)?.covered
+    }
 }
 
 /// The newest completed handover; `None` if none ever did.
@@ -163,7 +172,7 @@ pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
             return Ok(Some(LastHandover {
                 run_id: run.run_id,
                 finished_at,
-                covered: run.covered,
+                covered_head: run.covered_head,
                 next_step: run.next_step,
             }));
         }

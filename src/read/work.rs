@@ -1,8 +1,9 @@
 //! Work since the last handover: the one answer the hooks (whether to ask
 //! again, what a draft lists), `draft`, `sessions` and the fleet give.
 //!
-//! A handover records what it covered ([`crate::engine::Checkpoint::covered`]:
-//! the `HEAD` it saw and the work tree its note described); the work since
+//! A handover records what it covered ([`crate::engine::step::Inputs::covered`],
+//! staged with its texts: the `HEAD` it saw and the work tree its note
+//! described); the work since
 //! it is the commits `HEAD` has that the handover's `HEAD` has not, and the
 //! files changed after it saw them: the commit graph and the files'
 //! fingerprints, never the clock, so a commit made in the handover's own
@@ -20,7 +21,7 @@ pub fn since(ws: &Workspace, last: Option<&LastHandover>) -> Activity {
     let Some(last) = last else {
         return activity::since(ws, None);
     };
-    let mut work = match &last.covered {
+    let mut work = match &last.covered(ws) {
         Some(covered) => activity::since_covered(ws, covered),
         None => activity::since(ws, Some(last.finished_at)),
     };

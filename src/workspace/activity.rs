@@ -211,7 +211,7 @@ pub fn since_covered(ws: &Workspace, covered: &Baseline) -> Activity {
 }
 
 /// The newest (at most `max`) commits `HEAD` has that the `HEAD` a
-/// handover `covered` has not, each with those of `paths` (relative to the
+/// handover covered (`covered_head`) has not, each with those of `paths` (relative to the
 /// project root; asked for only when there are commits to look at) it changed: the commit graph alone, no status read and no
 /// diff, for the brief made at every session start. When `HEAD` is still
 /// the covered one (read from git's files: no repository opened), nothing
@@ -219,11 +219,11 @@ pub fn since_covered(ws: &Workspace, covered: &Baseline) -> Activity {
 /// repository: what came after it cannot be told.
 pub fn commits_after(
     ws: &Workspace,
-    covered: &Baseline,
+    covered_head: &str,
     max: usize,
     paths: impl FnOnce() -> Vec<String>,
 ) -> Vec<(Commit, Vec<String>)> {
-    if covered.head.is_some() && head_from_files(&ws.root) == covered.head {
+    if head_from_files(&ws.root).as_deref() == Some(covered_head) {
         return Vec::new();
     }
     let paths = paths();
@@ -233,10 +233,7 @@ pub fn commits_after(
     let Ok(mut walk) = repo.revwalk() else {
         return Vec::new();
     };
-    let hidden = match covered.head.as_deref() {
-        None => true,
-        Some(h) => git2::Oid::from_str(h).is_ok_and(|oid| walk.hide(oid).is_ok()),
-    };
+    let hidden = git2::Oid::from_str(covered_head).is_ok_and(|oid| walk.hide(oid).is_ok());
     if !hidden || walk.push_head().is_err() || walk.set_sorting(git2::Sort::TIME).is_err() {
         return Vec::new();
     }
@@ -959,7 +956,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/parse.rs"), "fn p() {}\n").unwrap();
         commit_all(&repo, "the parser");
-        let covered = covered(&ws).unwrap();
+        let covered = covered(&ws).unwrap().head.unwrap();
         let named = ["src/parse.rs".to_string(), "src/lint.rs".to_string()];
         let asked = std::cell::Cell::new(false);
         let paths = || {

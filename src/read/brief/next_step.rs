@@ -114,8 +114,8 @@ pub fn gather(ws: &Workspace, path: &Path, raw: &str) -> Option<HandedOverStep> 
     } else {
         words.clone()
     };
-    let later_commit = last.and_then(|h| h.covered).and_then(|covered| {
-        commits_after(ws, &covered, MAX_LATER_COMMITS, || named_paths(&words))
+    let later_commit = last.and_then(|h| h.covered_head).and_then(|head| {
+        commits_after(ws, &head, MAX_LATER_COMMITS, || named_paths(&words))
             .into_iter()
             .find_map(|(commit, paths)| {
                 let summary = secrets::redact(&commit.summary).into_owned();
