@@ -33,9 +33,6 @@ const MIN_SHARED_WORDS: usize = 2;
 /// ...and at least this share of the step's gist (percent) to match.
 const MIN_SHARED_PERCENT: usize = 30;
 
-/// A file name in a next step: `src/lib.rs`, `proration.py:88`.
-static FILE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b"));
 /// A count: `30/90`, `97.2%`.
 static COUNT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%"));
 
@@ -125,8 +122,8 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
                 activity
                     .changed_files
                     .iter()
-                    .any(|f| f.path.rsplit('/').next() == Some(file))
-                    || activity.commits.iter().any(|c| c.summary.contains(file))
+                    .any(|f| f.path.rsplit('/').next() == Some(file.as_str()))
+                    || activity.commits.iter().any(|c| c.summary.contains(&file))
             });
             names_changed || done.iter().chain(&commits).any(|w| shares(&words, w))
         })
@@ -215,31 +212,42 @@ pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
     Some(assess(&before, &current, &activity::since(ws, Some(since))))
 }
 
-/// A path with a file name in a next step: `src/lib.rs`, `proration.py`.
-static FILE_PATH: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"[\w./-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,7}\b"));
-
 /// The paths of files a next step names, as written (`src/lib.rs`,
-/// `lib.rs`), without a leading `./` or a trailing `:` or `.`.
+/// `proration.py:88` gives `proration.py`), without a leading `./` or a
+/// trailing `.`: runs of word characters, `.`, `/` and `-` that end in a
+/// file name with an extension (`.rs`, `.tsx`: a letter, then up to seven
+/// letters or digits). Absolute paths and ones leaving the project are left
+/// out. (Read by hand, not by a regex: the brief at every session start
+/// asks for them.)
 pub fn named_paths(step: &str) -> Vec<String> {
-    let mut paths: Vec<String> = FILE_PATH
-        .find_iter(step)
-        .map(|m| {
-            let p = m.as_str().trim_end_matches(['.', ':']);
-            p.strip_prefix("./").unwrap_or(p).to_string()
-        })
-        .filter(|p| !p.starts_with('/') && !p.contains(".."))
-        .collect();
-    paths.dedup();
+    let in_path = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '-');
+    let mut paths: Vec<String> = Vec::new();
+    for run in step.split(|c: char| !in_path(c)) {
+        let run = run.trim_end_matches('.');
+        let run = run.strip_prefix("./").unwrap_or(run);
+        let Some((stem, ext)) = run.rsplit_once('.') else {
+            continue;
+        };
+        let ext_ok = ext.chars().count() <= 8
+            && ext.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric());
+        let stem_ok = stem
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
+        let inside = !run.starts_with('/') && !run.split('/').any(|part| part == "..");
+        if ext_ok && stem_ok && inside && !paths.iter().any(|p| p == run) {
+            paths.push(run.to_string());
+        }
+    }
     paths
 }
 
 /// The file names a next step names (`src/lib.rs` gives `lib.rs`).
-fn named_files(step: &str) -> impl Iterator<Item = &str> {
-    FILE_NAME.find_iter(step).map(|m| {
-        let name = m.as_str().trim_end_matches(['.', ':']);
-        name.rsplit('/').next().unwrap_or(name)
-    })
+fn named_files(step: &str) -> impl Iterator<Item = String> {
+    named_paths(step)
+        .into_iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(&p).to_string())
 }
 
 /// What a commit has in common with a next step, by the rule that judges a
@@ -258,14 +266,18 @@ pub enum StepMatch {
 /// share with `step`, if anything.
 pub fn commit_meets_step(step: &str, summary: &str, paths: &[String]) -> Option<StepMatch> {
     let changed = named_files(step).find(|file| {
-        summary.contains(file) || paths.iter().any(|p| p.rsplit('/').next() == Some(file))
+        summary.contains(file.as_str())
+            || paths
+                .iter()
+                .any(|p| p.rsplit('/').next() == Some(file.as_str()))
     });
     if let Some(file) = changed {
         let path = paths
             .iter()
-            .find(|p| p.rsplit('/').next() == Some(file))
-            .map_or(file, String::as_str);
-        return Some(StepMatch::File(path.to_string()));
+            .find(|p| p.rsplit('/').next() == Some(file.as_str()))
+            .cloned()
+            .unwrap_or(file);
+        return Some(StepMatch::File(path));
     }
     shares(&content_words(gist(step)), &content_words(summary)).then_some(StepMatch::Words)
 }
@@ -343,6 +355,17 @@ mod tests {
         assert_eq!(u.next_step_acted_on, None);
         assert_eq!(u.numbers_moved, None);
         assert_eq!(u.score, 50);
+    }
+
+    #[test]
+    fn the_files_a_step_names_are_read_as_the_paths_they_are() {
+        assert_eq!(
+            named_paths(
+                "Fix `src/parse.rs` (line 88), then proration.py:88 and ./web/App.tsx; not /etc/hosts, ../x.rs, v1.2.3 or the end."
+            ),
+            ["src/parse.rs", "proration.py", "web/App.tsx"]
+        );
+        assert_eq!(named_paths("Rerun the tests"), Vec::<String>::new());
     }
 
     #[test]
