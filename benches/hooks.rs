@@ -1,14 +1,24 @@
 //! Hook latency against `check`, in the same run: the hooks an agent waits
 //! for, with Claude Code's documented stdin, in a git repository where
-//! `install claude` ran and a session works (a baseline of 40 uncommitted
-//! files at its start, one more file changed before its second stop).
+//! `install claude` ran, one handover completed, and a session works (a
+//! baseline of 40 uncommitted files at its start, one more file changed
+//! before its second stop).
 //! Target: session start and stop each ≤ 3× `check` (medians); the stop is
 //! measured on its three paths: nothing done yet, work done (the one that
 //! saves a draft and asks, once a session), and asked already; and the
 //! progress hook that runs after every tool call (the context read from
-//! the agent's transcript, a 4 MB one here). The commands are
-//! interleaved so machine noise hits each equally. `cargo bench --bench
-//! hooks` (`BENCH_ITERS`, default 41); writes `target/bench-hooks.md`.
+//! the agent's transcript, a 4 MB one here). With `BENCH_PREVIOUS_BIN` (a
+//! build of an older commit), its `check` and session start are measured in
+//! the same rounds: they must not be slower now.
+//!
+//! Then the asking stop on a repository of 50,000 tracked files, against
+//! `git status` there in the same rounds (target ≤ 1.5×): the first ask of
+//! a session (its work since its start), and the ask after the session's
+//! own handover (its work since what that handover covered).
+//!
+//! The commands are interleaved so machine noise hits each equally. `cargo
+//! bench --bench hooks` (`BENCH_ITERS`, default 41; `BENCH_BIG_ITERS` for
+//! the large repository, default 15); writes `target/bench-hooks.md`.
 
 mod support;
 
@@ -17,9 +27,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{iterations, our_binary, stats};
+use support::{iterations, our_binary, previous_binary, stats};
 
 const TARGET_RATIO: f64 = 3.0;
+/// The asking stop on a large repository, against `git status` there.
+const BIG_TARGET_RATIO: f64 = 1.5;
+/// Tracked files of the large repository.
+const BIG_FILES: usize = 50_000;
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -55,14 +69,53 @@ fn time(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
     elapsed
 }
 
-fn main() {
-    let iters = iterations(41);
-    let (bin, target) = our_binary();
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("repo");
+/// [`time`], keeping what the hook printed (to check that it asked).
+fn time_asking(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
+    let start = Instant::now();
+    let mut child = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("CLAUDE_PROJECT_DIR", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    let out = child.wait_with_output().expect("wait");
+    let elapsed = start.elapsed();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("\"decision\":\"block\"") || said.contains("\"decision\": \"block\""),
+        "the stop did not ask: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    elapsed
+}
+
+/// What a small repository has seen before the session starts.
+#[derive(Clone, Copy, PartialEq)]
+enum History {
+    /// `install claude`, nothing handed over.
+    Installed,
+    /// One handover completed; nothing committed since.
+    HandedOver,
+    /// One handover completed, then a commit touching the file its next
+    /// step names (the brief looks at the commits since).
+    CommittedSince,
+}
+
+/// A git repository of 200 files at `dir` where `install claude` ran, with
+/// `history`, and 40 uncommitted files when the session starts.
+fn small_repo(bin: &Path, dir: &Path, history: History) {
     std::fs::create_dir_all(dir.join("home")).unwrap();
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    git(&dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["init", "-q", "-b", "main"]);
     for i in 0..200 {
         std::fs::write(
             dir.join(format!("src/m{i}.rs")),
@@ -70,15 +123,33 @@ fn main() {
         )
         .unwrap();
     }
-    git(&dir, &["add", "-A"]);
-    git(&dir, &["commit", "-qm", "code"]);
-    let install = Command::new(&bin)
-        .args(["install", "claude"])
-        .current_dir(&dir)
-        .env("HOME", dir.join("home"))
-        .output()
-        .expect("install");
-    assert!(install.status.success());
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "code"]);
+    let ours = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", dir.join("home"))
+            .output()
+            .expect("agent-handover");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ours(&["install", "claude"]);
+    if history != History::Installed {
+        ours(&[
+            "run",
+            "--note",
+            "# Handoff\n\n## Next step\nWire `src/m1.rs` into the parser.\n",
+        ]);
+    }
+    if history == History::CommittedSince {
+        std::fs::write(dir.join("src/m1.rs"), "pub fn f1() { }\n").unwrap();
+        git(dir, &["commit", "-qam", "wire m1"]);
+    }
     for i in 0..40 {
         std::fs::write(dir.join(format!("src/wip{i}.rs")), "// work in progress\n").unwrap();
     }
@@ -86,7 +157,25 @@ fn main() {
     // describes were last written, and git refreshed it (else every status
     // re-hashes the "racily clean" files written in the index's second).
     std::thread::sleep(Duration::from_millis(1100));
-    git(&dir, &["status", "--porcelain"]);
+    git(dir, &["status", "--porcelain"]);
+}
+
+fn main() {
+    let iters = iterations(41);
+    let (built, target) = our_binary();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Both builds run from copies side by side: a binary just written by
+    // cargo (in target/, hard-linked) started measurably slower than the
+    // same bytes copied elsewhere.
+    let copy = |from: &Path, name: &str| {
+        let to = tmp.path().join(name);
+        std::fs::copy(from, &to).expect("copy the binary");
+        to
+    };
+    let bin = copy(&built, "agent-handover-now");
+    let previous = previous_binary().map(|old| copy(&old, "agent-handover-before"));
+    let dir = tmp.path().join("repo");
+    small_repo(&bin, &dir, History::CommittedSince);
     let root = dir.display().to_string();
     // A long session's transcript, as Claude Code writes it: 4 MB of
     // messages and tool results, the last reply's usage near the end
@@ -127,7 +216,28 @@ fn main() {
     // not written yet would be waited for.)
     let unread_in = input("PostToolUse", r#", "tool_name": "Bash""#)
         .replace(&path, "/nonexistent/transcript.jsonl");
+    // The same start, in repositories that have seen less.
+    let others: Vec<(&str, std::path::PathBuf)> = [
+        ("installed, no handover", History::Installed),
+        ("one handover, nothing committed since", History::HandedOver),
+    ]
+    .into_iter()
+    .filter(|_| previous.is_some())
+    .map(|(name, history)| {
+        let other = tmp.path().join(name.replace([' ', ','], "-"));
+        small_repo(&bin, &other, history);
+        (name, other)
+    })
+    .collect();
+    let start_in_at = |at: &Path| {
+        let root = at.display().to_string();
+        format!(
+            r#"{{"session_id": "bench", "cwd": "{root}", "hook_event_name": "SessionStart", "source": "startup"}}"#
+        )
+    };
     let mut samples: [Vec<Duration>; 8] = Default::default();
+    // Per repository (this one first): old and new `check`, old and new start.
+    let mut before: Vec<[Vec<Duration>; 4]> = vec![Default::default(); others.len() + 1];
     for i in 0..iters + 3 {
         // A fresh session each round (its record and draft gone, their
         // folders kept, as in a project that has seen sessions): the start
@@ -148,6 +258,25 @@ fn main() {
                 }
             }
         }
+        let earlier: Vec<[Duration; 4]> = previous
+            .iter()
+            .flat_map(|old| {
+                let repos =
+                    std::iter::once(dir.clone()).chain(others.iter().map(|(_, d)| d.clone()));
+                repos
+                    .map(|at| {
+                        let start_in = start_in_at(&at);
+                        // A `startup` begins a new session record each time.
+                        [
+                            time(old, &at, &check, ""),
+                            time(&bin, &at, &check, ""),
+                            time(old, &at, &start, &start_in),
+                            time(&bin, &at, &start, &start_in),
+                        ]
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         let round = [
             time(&bin, &dir, &check, ""),
             time(&bin, &dir, &start, &start_in),
@@ -166,6 +295,11 @@ fn main() {
         if i >= 3 {
             for (all, one) in samples.iter_mut().zip(round) {
                 all.push(one);
+            }
+            for (repo, round) in before.iter_mut().zip(earlier) {
+                for (all, one) in repo.iter_mut().zip(round) {
+                    all.push(one);
+                }
             }
         }
     }
@@ -201,8 +335,171 @@ fn main() {
         "\nReading the context from the transcript adds {read_cost:.2} ms to the progress hook (median against median; target ≤ 2 ms: {}).\n",
         if read_cost <= 2.0 { "PASS" } else { "FAIL" }
     );
+    if let Some(old) = &previous {
+        let verdict = |new: f64, old: f64| if new <= old * 1.05 { "PASS" } else { "FAIL" };
+        report += &format!(
+            "\nAgainst the previous build (`{}`), in the same rounds (ms; target: no slower, within 5 %):\n\n\
+             | repository | `check` now | before | | `hook session-start` now | before | |\n|---|---:|---:|---|---:|---:|---|\n",
+            previous_binary().unwrap_or_else(|| old.clone()).display()
+        );
+        let names =
+            std::iter::once("one handover, then a commit touching the file its next step names")
+                .chain(others.iter().map(|(name, _)| *name));
+        for (name, repo) in names.zip(&before) {
+            let [old_check, new_check, old_start, new_start] = repo.clone().map(|s| stats(&s).0);
+            report += &format!(
+                "| {name} | {new_check:.2} | {old_check:.2} | {} | {new_start:.2} | {old_start:.2} | {} |\n",
+                verdict(new_check, old_check),
+                verdict(new_start, old_start),
+            );
+        }
+    }
+    report += &big_repository(&bin, tmp.path());
     print!("{report}");
     let out = target.join("bench-hooks.md");
     std::fs::write(&out, &report).expect("target/ is writable");
     println!("bench: wrote {}", out.display());
+}
+
+/// The asking stop on a repository of [`BIG_FILES`] tracked files, against
+/// `git status` there, in the same rounds: its report section.
+fn big_repository(bin: &Path, tmp: &Path) -> String {
+    let iters = std::env::var("BENCH_BIG_ITERS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(15);
+    let dir = tmp.join("big");
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    for d in 0..BIG_FILES / 200 {
+        let sub = dir.join(format!("src/d{d}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        for f in 0..200 {
+            std::fs::write(
+                sub.join(format!("f{f}.rs")),
+                format!("pub fn f{d}_{f}() {{}}\n"),
+            )
+            .unwrap();
+        }
+    }
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(&dir)
+            .env("HOME", dir.join("home"))
+            .output()
+            .expect("agent-handover");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["install", "claude"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-qm", "a large project"]);
+    run(&[
+        "run",
+        "--note",
+        "# Handoff\n\n## Next step\nWire `src/d0/f0.rs` in.\n",
+    ]);
+    std::thread::sleep(Duration::from_millis(1100));
+    git(&dir, &["status", "--porcelain"]);
+    let root = dir.display().to_string();
+    let input = |event: &str, extra: &str| {
+        format!(r#"{{"session_id": "big", "cwd": "{root}", "hook_event_name": "{event}"{extra}}}"#)
+    };
+    let start_in = input("SessionStart", r#", "source": "startup""#);
+    let stop_in = input("Stop", r#", "stop_hook_active": false"#);
+    let start = ["hook", "session-start", "--agent", "claude"];
+    let stop = ["hook", "stop", "--agent", "claude"];
+    let git_status = |dir: &Path| {
+        let begin = Instant::now();
+        let out = Command::new("git")
+            .args(["status"])
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("git status");
+        assert!(out.success());
+        begin.elapsed()
+    };
+    let mut samples: [Vec<Duration>; 4] = Default::default();
+    for i in 0..iters + 2 {
+        for folder in ["sessions", "drafts"] {
+            for entry in std::fs::read_dir(dir.join(".agent-handover").join(folder))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if entry
+                    .path()
+                    .extension()
+                    .is_some_and(|e| e == "json" || e == "md")
+                {
+                    std::fs::remove_file(entry.path()).unwrap();
+                }
+            }
+        }
+        // A fresh session: its start, work, and its first stop asks.
+        time(bin, &dir, &start, &start_in);
+        std::fs::write(
+            dir.join(format!("src/d1/f{}.rs", i % 200)),
+            format!("// {i}\n"),
+        )
+        .unwrap();
+        let first = [git_status(&dir), time_asking(bin, &dir, &stop, &stop_in)];
+        // It hands over, commits more, and its next stop asks again.
+        run(&[
+            "run",
+            "--note",
+            &format!("# Handoff\n\n## Next step\nRound {i}: wire `src/d2/f0.rs` in.\n"),
+        ]);
+        std::fs::write(
+            dir.join(format!("src/d3/f{}.rs", i % 200)),
+            format!("// {i}\n"),
+        )
+        .unwrap();
+        git(&dir, &["commit", "-qam", &format!("round {i}")]);
+        let again = [git_status(&dir), time_asking(bin, &dir, &stop, &stop_in)];
+        if i >= 2 {
+            for (all, one) in samples.iter_mut().zip(first.into_iter().chain(again)) {
+                all.push(one);
+            }
+        }
+    }
+    let [status_1, stop_1, status_2, stop_2] = samples.map(|s| stats(&s));
+    let row = |name: &str, (median, p90): (f64, f64), base: f64| {
+        let ratio = median / base;
+        let verdict = if ratio <= BIG_TARGET_RATIO {
+            "PASS"
+        } else {
+            "FAIL"
+        };
+        format!(
+            "| {name} | {median:.2} | {p90:.2} | {ratio:.2} | ≤ {BIG_TARGET_RATIO}×: {verdict} |\n"
+        )
+    };
+    format!(
+        "\n## The asking stop on {BIG_FILES} tracked files (release build, {iters} interleaved runs, ms)\n\n\
+         | command | median | p90 | × `git status` (median) | target |\n|---|---:|---:|---:|---|\n\
+         | `git status` (one file changed) | {:.2} | {:.2} | 1.00 | |\n{}\
+         | `git status` (after a handover and a commit) | {:.2} | {:.2} | 1.00 | |\n{}",
+        status_1.0,
+        status_1.1,
+        row(
+            "`hook stop`, the session's first ask (work since its start; draft and record saved)",
+            stop_1,
+            status_1.0
+        ),
+        status_2.0,
+        status_2.1,
+        row(
+            "`hook stop` after the session's own handover and a commit (work since what it covered; asked again)",
+            stop_2,
+            status_2.0
+        ),
+    )
 }

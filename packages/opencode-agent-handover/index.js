@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process";
 
 const AGENT = "opencode";
-const MISSING = "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it (`cargo install agent-handover`) or put it on PATH, then run `agent-handover brief --agent opencode`.\n";
+const MISSING = "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it as its README says (`git clone https://github.com/agent-handover/agent-handover && cd agent-handover && cargo install --locked --path .`: no release is on crates.io yet) or put it on PATH, then run `agent-handover brief --agent opencode`.\n";
 
 // `opencode run MESSAGE` (https://opencode.ai/docs/cli#run) is one-shot: it
 // stops reading events at its session's first idle and disposes the

@@ -1,7 +1,8 @@
 //! The live and recent agent sessions of a workspace: what their hooks
 //! recorded (`.agent-handover/sessions/`), each with its context read now
-//! from the agent's own transcript. One answer for `agent-handover
-//! sessions` and the dashboard.
+//! from the agent's own transcript, and whether work followed its
+//! handover (the library's one answer, [`crate::read::work`]). One answer
+//! for `agent-handover sessions` and the dashboard.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -12,7 +13,7 @@ use serde::Serialize;
 use crate::agent::adapters;
 use crate::agent::hooks::session::{self, SessionRecord};
 use crate::domain::capacity::{ContextUse, Windows};
-use crate::read::history::last_completed_at;
+use crate::read::history::{LastHandover, last_handover};
 use crate::workspace::Workspace;
 
 /// One session as the supervisor sees it.
@@ -38,6 +39,9 @@ pub struct SessionView {
     pub asked_at: Option<DateTime<Utc>>,
     /// Whether a handover completed after it started.
     pub handed_over: bool,
+    /// Whether it handed over and work followed the handover (the work since
+    /// the last handover, [`crate::read::work`]): the memory misses it.
+    pub work_since_handover: bool,
     /// Its draft, while no handover has used it.
     pub draft: Option<PathBuf>,
     /// What it was told of its context ("75%", "compacted").
@@ -58,15 +62,23 @@ fn views(
     active_since: impl Fn(SystemTime) -> bool,
 ) -> crate::Result<Vec<SessionView>> {
     let windows = Windows::with_overrides(&ws.config.capacity.windows);
-    let last = last_completed_at(ws)?;
+    let last = last_handover(ws)?;
     let mut views: Vec<SessionView> = session::all(ws)?
         .into_iter()
         .filter_map(|(record, written)| {
             let transcript_written = record.transcript.as_deref().and_then(modified);
             let active = transcript_written.map_or(written, |t| t.max(written));
-            active_since(active).then(|| view(ws, record, active, last, &windows))
+            active_since(active).then(|| view(ws, record, active, last.as_ref(), &windows))
         })
         .collect();
+    // Measured once, and only when a session handed over: the work since
+    // the last handover is the same for every session of the work tree.
+    if views.iter().any(|v| v.handed_over) {
+        let more = !crate::read::work::since(ws, last.as_ref()).is_empty();
+        for v in views.iter_mut().filter(|v| v.handed_over) {
+            v.work_since_handover = more;
+        }
+    }
     views.sort_by_key(|v| std::cmp::Reverse(v.last_activity));
     Ok(views)
 }
@@ -75,21 +87,22 @@ fn views(
 const LIVE_SECS: u64 = 15 * 60;
 
 /// The context of the agent session that is handing over now: the most
-/// recently active session of `ws` that has not handed over, active in the
-/// last quarter of an hour, when its agent records its context. None for a
-/// handover typed by a person with no agent at work.
+/// recently active session of `ws` at work ([`live`]), when its agent
+/// records its context. None for a handover typed by a person with no
+/// agent at work.
 pub fn handing_over_context(ws: &Workspace) -> Option<ContextUse> {
     live(ws).into_iter().next()?.context
 }
 
 /// The sessions of `ws` at work now: active in the last quarter of an
-/// hour and not handed over since they started, the most recent first.
+/// hour, and not handed over since they started or worked on after their
+/// handover, the most recent first.
 pub fn live(ws: &Workspace) -> Vec<SessionView> {
     let since = SystemTime::now() - std::time::Duration::from_secs(LIVE_SECS);
     views(ws, |active| active >= since)
         .unwrap_or_default()
         .into_iter()
-        .filter(|s| !s.handed_over)
+        .filter(|s| !s.handed_over || s.work_since_handover)
         .collect()
 }
 
@@ -97,7 +110,7 @@ fn view(
     ws: &Workspace,
     record: SessionRecord,
     last_activity: SystemTime,
-    last_handover: Option<DateTime<Utc>>,
+    last_handover: Option<&LastHandover>,
     windows: &Windows,
 ) -> SessionView {
     let format = adapters::find(&record.agent)
@@ -118,7 +131,8 @@ fn view(
     SessionView {
         context_percent: context.as_ref().and_then(ContextUse::percent),
         context,
-        handed_over: last_handover.is_some_and(|h| h > record.started_at),
+        handed_over: last_handover.is_some_and(|h| h.finished_at > record.started_at),
+        work_since_handover: false,
         last_activity: last_activity.into(),
         draft,
         agent: record.agent,

@@ -57,6 +57,12 @@ pub fn status(target: &Target, verbose: bool, out: Output) -> Result<u8> {
             print_details(&snap);
             if next != NextAction::Nothing {
                 println!("next: {}", next.sentence());
+            } else if snap.status == RunStatus::None && snap.queued.is_empty() {
+                let config = target.config.as_ref().map(|c| c.to_string_lossy());
+                println!(
+                    "next: no handover yet; at the end of a session: {}",
+                    agent_handover::read::draft::handover_loop(None, config.as_deref())
+                );
             }
         }
     });

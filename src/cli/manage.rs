@@ -104,10 +104,13 @@ pub fn init(args: &InitArgs, out: Output) -> Result<u8> {
                 "the memory goes on the repository's own ref (refs/agent-handover/memory), shared by every worktree and off every code branch"
             );
         }
+        // The config is found by itself where it is the default one.
+        let config = (args.path != std::path::Path::new(agent_handover::workspace::DEFAULT_CONFIG))
+            .then(|| args.path.to_string_lossy());
         println!(
-            "created {}; next: agent-handover run --config {} --note \"...\"",
+            "created {}; next, at the end of a session: {}",
             args.path.display(),
-            args.path.display()
+            agent_handover::read::draft::handover_loop(None, config.as_deref())
         );
     });
     Ok(exit::OK)

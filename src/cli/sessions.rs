@@ -39,7 +39,9 @@ fn line(v: &SessionView) -> String {
     if v.compactions > 0 {
         notes.push(format!("compacted {}x", v.compactions));
     }
-    if v.handed_over {
+    if v.work_since_handover {
+        notes.push("handed over, work since".into());
+    } else if v.handed_over {
         notes.push("handed over".into());
     } else if v.asked_at.is_some() {
         notes.push("asked to hand over".into());

@@ -29,6 +29,7 @@ use super::steps::StepSpec;
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::domain::capacity::ContextUse;
+use crate::domain::handoff::document::HandoffDocument;
 use crate::domain::handoff::usefulness::Usefulness;
 
 /// The schema version we write.
@@ -208,6 +209,17 @@ pub struct Checkpoint {
     /// judged when the run completed (kept in the run record only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_handoff: Option<Usefulness>,
+    /// The `HEAD` the handover saw (the rest of what it covered, the work
+    /// tree, is staged with its inputs: [`super::step::Inputs::covered`]),
+    /// for the brief, which looks for the commits made since; absent in
+    /// records written before handovers took it, and outside git.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_head: Option<String>,
+    /// THE next step of the current state the handover writes, found when
+    /// `run` was called, so the brief at every session start reads it here
+    /// instead of parsing the state again (while the state is that text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<RecordedStep>,
     /// Keys we do not know, kept as they are.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -232,8 +244,49 @@ impl Default for Checkpoint {
             allow_secret: false,
             context: None,
             previous_handoff: None,
+            covered_head: None,
+            next_step: None,
             extra: serde_json::Map::new(),
         }
+    }
+}
+
+/// THE next step of a current state, as the handover that wrote it found
+/// it ([`HandoffDocument::next_step`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedStep {
+    /// Its words on one line (as written: shown redacted); `None` when the
+    /// state has no next step.
+    pub text: Option<String>,
+    /// Its line in the state's text (the memory header not counted).
+    pub line: usize,
+    /// SHA-1 (hex) of the state's text: the step is this text's.
+    pub state: String,
+}
+
+impl RecordedStep {
+    /// The next step of the current state `text`.
+    pub fn of(text: &str) -> Self {
+        let doc = HandoffDocument::parse(text);
+        let item = doc.next_step();
+        RecordedStep {
+            text: item.map(|i| i.text.split_whitespace().collect::<Vec<_>>().join(" ")),
+            line: item.map_or(0, |i| i.line),
+            state: Self::hash(text),
+        }
+    }
+
+    /// Whether it is the step of the state `text` (the same text).
+    pub fn is_of(&self, text: &str) -> bool {
+        self.state == Self::hash(text)
+    }
+
+    fn hash(text: &str) -> String {
+        use sha1::{Digest, Sha1};
+        Sha1::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 

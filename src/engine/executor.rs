@@ -259,7 +259,9 @@ impl Engine {
             .iter()
             .map(|s| &s.name)
             .eq(request.plan.iter().map(|s| &s.name))
-            && self.load_inputs(cp).is_ok_and(|i| i == request.inputs)
+            && self
+                .load_inputs(cp)
+                .is_ok_and(|i| i.same_texts(&request.inputs))
     }
 
     /// Whether `request` is the queued run `q` (asked again: not queued twice).
@@ -270,7 +272,7 @@ impl Engine {
             .eq(request.plan.iter().map(|s| &s.name))
             && self
                 .load_inputs_of(&q.run_id)
-                .is_ok_and(|i| i == request.inputs)
+                .is_ok_and(|i| i.same_texts(&request.inputs))
     }
 
     /// With the lock held: finish the run in progress (its report marked
@@ -340,6 +342,8 @@ impl Engine {
             plan: queued.plan,
             allow_secret: queued.allow_secret,
             context: queued.context,
+            covered_head: queued.covered_head,
+            next_step: queued.next_step,
             extra: cp.extra.clone(),
             ..Checkpoint::default()
         })
@@ -372,7 +376,7 @@ impl Engine {
                 .iter()
                 .map(|s| &s.name)
                 .eq(request.plan.iter().map(|s| &s.name));
-            if same_steps && staged == request.inputs {
+            if same_steps && staged.same_texts(&request.inputs) {
                 let mut cp = cp;
                 cp.allow_secret |= request.allow_secret;
                 return self.execute(cp, &staged, None);
@@ -539,6 +543,8 @@ impl Engine {
             plan: request.plan,
             allow_secret: request.allow_secret,
             context: request.context,
+            covered_head: request.inputs.covered_head(),
+            next_step: request.next_step,
             extra,
             ..Checkpoint::default()
         })

@@ -25,6 +25,7 @@ use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::{self, HandoffError, LintContext};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
+use crate::domain::memory::conflict::Conflict;
 use crate::domain::memory::month::YearMonth;
 use crate::domain::memory::{self, MAX_MEMORY_FILE_BYTES};
 use crate::workspace::Workspace;
@@ -74,6 +75,9 @@ pub struct RunRequest {
     /// How full the context of the agent session handing over was, when
     /// measured (recorded with the run: [`super::Checkpoint::context`]).
     pub context: Option<ContextUse>,
+    /// The next step of the current state it writes (recorded with the
+    /// run: [`super::Checkpoint::next_step`]).
+    pub next_step: Option<super::checkpoint::RecordedStep>,
 }
 
 /// Refuse a new run whose handoff scores below a minimum.
@@ -128,6 +132,7 @@ impl RunRequest {
             quality_gate: None,
             allow_secret: false,
             context: None,
+            next_step: None,
         }
     }
 
@@ -288,6 +293,19 @@ fn refuse_template(what: &'static str, text: &str) -> Result<()> {
     .into())
 }
 
+/// Refuse `text` if it holds an unresolved merge conflict: handed over, it
+/// would become the memory the next session trusts, both sides at once.
+fn refuse_conflict(what: &'static str, text: &str) -> Result<()> {
+    match Conflict::find(text) {
+        Some(conflict) => Err(HandoffError::ConflictMarkers {
+            what,
+            span: conflict.span(),
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Build the run a config describes: `session_note`, `learn`, `current_state`, the
 /// `[[command]]` steps, then `publish` (or the order in `[handover].steps`),
 /// with the quality gate of `[handover].min_score` / `overrides.min_score`
@@ -315,6 +333,13 @@ pub fn plan_from_config(
         .clone()
         .or_else(|| cfg.note.current_state.clone())
         .unwrap_or_else(|| session.clone());
+    // Lines as the writer's file numbers them: before the draft's comments go.
+    for (what, text) in [
+        ("the session note", &session),
+        ("the current state", &state),
+    ] {
+        refuse_conflict(what, text)?;
+    }
     // The draft's instructions to its writer are not part of the handoff.
     let session = handoff::templates::without_drafting_comments(&session).into_owned();
     let state = handoff::templates::without_drafting_comments(&state).into_owned();
@@ -476,10 +501,12 @@ pub fn plan_from_config(
             session_note: Some(session),
             current_state: Some(state),
             extra: BTreeMap::new(),
+            covered: None,
         },
         quality_gate,
         allow_secret: overrides.allow_secret,
         context: None,
+        next_step: None,
     };
     request.validate().map_err(|e| match e {
         Error::Config { detail, .. } => Error::config(cfg_path, detail),

@@ -31,6 +31,21 @@ pub(crate) struct StagedInputs {
     pub(crate) inputs: Inputs,
 }
 
+/// The staged inputs of run `run_id`, if its file is there and readable
+/// (best effort: for read models, which say less rather than fail).
+pub(crate) fn staged_inputs(ws: &Workspace, run_id: &str) -> Option<Inputs> {
+    let text = fsx::read_text_within(
+        &ws.root,
+        &ws.run_inputs_file(run_id),
+        4 * crate::domain::memory::MAX_MEMORY_FILE_BYTES,
+        "move it aside",
+    )
+    .ok()??;
+    serde_json::from_str::<StagedInputs>(&text)
+        .ok()
+        .map(|s| s.inputs)
+}
+
 /// Write a run's inputs durably (atomic, fsynced) to its staged inputs file.
 pub(crate) fn write_inputs(ws: &Workspace, run_id: &str, inputs: &Inputs) -> Result<PathBuf> {
     let staged = StagedInputs {
@@ -59,6 +74,12 @@ pub struct QueuedRun {
     /// How full the handing-over session's context was, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextUse>,
+    /// The `HEAD` its note describes ([`super::Checkpoint::covered_head`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_head: Option<String>,
+    /// The next step of its current state ([`super::Checkpoint::next_step`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<super::checkpoint::RecordedStep>,
 }
 
 /// A queued run, for display.
@@ -109,6 +130,8 @@ impl RunQueue {
             plan: request.plan.clone(),
             allow_secret: request.allow_secret,
             context: request.context.clone(),
+            covered_head: request.inputs.covered_head(),
+            next_step: request.next_step.clone(),
         };
         let json = serde_json::to_vec_pretty(&entry).expect("a queue entry serializes");
         fsx::write_atomic(&self.entry_file(run_id), &json)?;

@@ -30,6 +30,28 @@ pub struct Inputs {
     /// Anything a library user wants to stage with the run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
+    /// What the handover covers: the `HEAD` and the work tree its note
+    /// describes, taken when `run` was called (in a git repository). Work
+    /// since the handover is measured from it, by ancestry
+    /// ([`crate::workspace::activity::since_covered`]); staged here, not in
+    /// the checkpoint every `check` reads, as it lists files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<crate::workspace::activity::Baseline>,
+}
+
+impl Inputs {
+    /// Whether `other` stages the same texts (what the work tree looked
+    /// like when each was asked for aside): the same handover asked again.
+    pub fn same_texts(&self, other: &Inputs) -> bool {
+        self.session_note == other.session_note
+            && self.current_state == other.current_state
+            && self.extra == other.extra
+    }
+
+    /// The `HEAD` the handover covers, if it recorded one.
+    pub fn covered_head(&self) -> Option<String> {
+        self.covered.as_ref().and_then(|c| c.head.clone())
+    }
 }
 
 /// A step implemented by a Rust closure (a `library` step); `Ok` may carry a

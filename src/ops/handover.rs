@@ -40,13 +40,22 @@ impl HandedOver {
 }
 
 /// Hand over: plan the run from the config and `overrides`, attach the
-/// live session's context use, execute it (the texts are on disk before
+/// live session's context use and what the handover covers (the `HEAD` and
+/// work tree its note describes), execute it (the texts are on disk before
 /// anything can refuse them), then lint the handoff when no gate did.
 /// A handover left in the queue comes back as [`Error::Queued`] with the
 /// run state's next action filled in.
 pub fn hand_over(ws: &Workspace, overrides: &RunOverrides, today: NaiveDate) -> Result<HandedOver> {
     let mut request = plan_from_config(ws, overrides, today)?;
     request.context = sessions::handing_over_context(ws);
+    // What the note describes: work since this handover is measured from it.
+    request.inputs.covered = crate::workspace::activity::covered(ws);
+    // Its next step, found once here rather than at every session start.
+    request.next_step = request
+        .inputs
+        .current_state
+        .as_deref()
+        .map(crate::engine::checkpoint::RecordedStep::of);
     // Linted after the handover, not before: the text goes to disk first.
     let unchecked = request
         .quality_gate

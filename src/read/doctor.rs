@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::domain::backend::BackendSpec;
+use crate::domain::memory::conflict::{self, Conflict};
 use crate::domain::memory::history::{self, VersionedFile};
 use crate::engine::lock::RunLock;
 use crate::engine::pause::active_pause;
@@ -104,19 +105,9 @@ pub fn examine(ws: &Workspace) -> Vec<Finding> {
 
 /// Lines that open or close an unresolved merge conflict (`<<<<<<< `,
 /// `>>>>>>> `), by line number: a memory file holding them was merged by
-/// hand and not settled, and would be fed to an agent as it is.
-pub fn conflict_marker_lines(text: &str) -> Vec<usize> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| {
-            l.starts_with("<<<<<<< ")
-                || l.starts_with(">>>>>>> ")
-                || *l == "<<<<<<<"
-                || *l == ">>>>>>>"
-        })
-        .map(|(i, _)| i + 1)
-        .collect()
-}
+/// hand and not settled, and would be fed to an agent as it is (the one
+/// detector: [`crate::domain::memory::conflict`]).
+pub use crate::domain::memory::conflict::marker_lines as conflict_marker_lines;
 
 /// What is odd about where the memory is: conflict markers left in the
 /// current state or the identity, and a memory kept on the code branch
@@ -132,18 +123,14 @@ fn memory_findings(ws: &Workspace) -> Vec<Finding> {
         ) else {
             continue;
         };
-        let lines = conflict_marker_lines(&text);
-        if let (Some(first), Some(last)) = (lines.first(), lines.last()) {
+        if let Some(conflict) = Conflict::find(&text) {
             found.push(Finding {
                 kind: "conflict_markers",
                 what: format!(
-                    "{} holds an unresolved merge conflict (markers on lines {first} to {last}): an agent would read both sides as the truth",
-                    file.display()
+                    "{}: an agent would read both sides as the truth",
+                    conflict.describe(&file)
                 ),
-                fix: format!(
-                    "edit {} to keep what is true and delete the <<<<<<< ======= >>>>>>> lines",
-                    file.display()
-                ),
+                fix: conflict::fix(&file),
                 removable: None,
                 needs_action: true,
             });

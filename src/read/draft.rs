@@ -25,7 +25,7 @@ use crate::domain::memory::MemoryStore;
 use crate::engine::probe::{MetricsSample, probes_from_config, run_probes};
 use crate::read::history::last_completed_at;
 use crate::workspace::Workspace;
-use crate::workspace::activity::{self, Activity};
+use crate::workspace::activity::{Activity, Measured};
 
 /// Most unread messages listed.
 const MAX_MESSAGES: usize = 5;
@@ -35,6 +35,23 @@ const MAX_CARRIED: usize = 8;
 pub const KEEP_DRAFTS: usize = 20;
 /// Drafts no handover has used yet that are kept (the newest).
 pub const KEEP_UNUSED_DRAFTS: usize = 100;
+
+/// Where the hand-over loop that the brief, `init` and `status -v` teach
+/// keeps the handoff being written (relative to the project root).
+pub const HANDOFF_FILE: &str = ".agent-handover/handoff.md";
+
+/// The hand-over loop in words: draft the handoff into [`HANDOFF_FILE`],
+/// complete it, hand it over. `agent` is named when given, and `config`
+/// when the config is not the default `handover.toml`.
+pub fn handover_loop(agent: Option<&str>, config: Option<&str>) -> String {
+    let agent = agent.map(|a| format!(" --agent {a}")).unwrap_or_default();
+    let config = config
+        .map(|c| format!(" --config {}", crate::base::shell::word(c)))
+        .unwrap_or_default();
+    format!(
+        "`agent-handover draft{agent}{config} -o {HANDOFF_FILE}`, replace every TODO in it, then `agent-handover run{config} --note-file {HANDOFF_FILE}`"
+    )
+}
 
 /// What to draft.
 #[derive(Debug, Clone, Copy)]
@@ -66,15 +83,18 @@ pub struct Draft {
     pub previous_failed_approaches: Vec<String>,
     /// The agent's unread messages, newest first.
     pub unread: Vec<MessageSummary>,
+    /// Whether a handover was completed before (else this is the first).
+    #[serde(skip)]
+    pub handed_over_before: bool,
     /// The handoff text to complete.
     pub text: String,
 }
 
 /// Draft a handoff for `agent` in `ws`, listing the work since the last
-/// handover.
+/// handover ([`crate::read::work`]).
 pub fn draft(ws: &Workspace, agent: &str, opts: DraftOptions) -> Result<Draft> {
-    let since = last_completed_at(ws).ok().flatten();
-    draft_of(ws, agent, opts, activity::since(ws, since))
+    let (_, work) = crate::read::work::since_last_handover(ws);
+    draft_of(ws, agent, opts, work)
 }
 
 /// Draft a handoff for `agent` in `ws` listing `activity` as the work done
@@ -125,6 +145,7 @@ pub fn draft_of(
         previous_next_step: items(SectionKind::NextStep),
         previous_failed_approaches: items(SectionKind::FailedApproaches),
         unread,
+        handed_over_before: last_completed_at(ws).ok().flatten().is_some(),
         text: String::new(),
     };
     draft.text = render(&draft, opts.date);
@@ -200,16 +221,16 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
             }
         }
         SectionKind::Done => {
-            let since = d
-                .activity
-                .since
-                .map(|t| {
-                    format!(
-                        "since the last handover ({})",
-                        t.format("%Y-%m-%d %H:%M UTC")
-                    )
-                })
-                .unwrap_or_else(|| "(no handover yet)".into());
+            let at = |t: &DateTime<Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+            let since = match (d.activity.from, &d.activity.since) {
+                (Measured::Covered | Measured::Moment, Some(t)) => {
+                    format!("since the last handover ({})", at(t))
+                }
+                (Measured::SessionStart, Some(t)) if d.handed_over_before => {
+                    format!("this session (since it started, {})", at(t))
+                }
+                _ => "so far (no handover yet)".to_string(),
+            };
             if !d.activity.commits.is_empty() {
                 lines.push(format!("- Commits {since}:"));
                 for c in &d.activity.commits {
@@ -295,7 +316,11 @@ pub fn write(ws: &Workspace, path: &Path, text: &str) -> Result<()> {
 
 /// The newest saved draft made (or last rewritten) after the last
 /// completed handover, if any: the draft of a session that worked and has
-/// not handed over since.
+/// not handed over since. A hook writes a draft only for work since the
+/// last handover or the session's start ([`crate::read::work`], by the
+/// commit graph), so one with nothing new since the handover is never
+/// pointed to; the draft's file time against the handover's (both to the
+/// nanosecond, this machine's clock) says only which came last.
 pub fn pending(ws: &Workspace) -> Result<Option<SavedDraft>> {
     let Some(newest) = list(&ws.drafts_dir())?.pop() else {
         return Ok(None);
@@ -475,6 +500,60 @@ mod tests {
         assert!(
             report.score < 100,
             "an unfinished draft is not a finished handoff"
+        );
+    }
+
+    /// Issue 40: the first draft said "Commits since the last handover"
+    /// when there was none.
+    #[test]
+    fn the_first_draft_lists_the_commits_so_far() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.rs")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "add a", &tree, &[])
+            .unwrap();
+        let ws = workspace(dir.path());
+        let opts = DraftOptions {
+            work_type: TemplateKind::Code,
+            measure: false,
+            date: day(),
+        };
+        let first = draft(&ws, "claude", opts).unwrap();
+        assert!(
+            first
+                .text
+                .contains("- Commits so far (no handover yet):\n  - `"),
+            "{}",
+            first.text
+        );
+        assert!(
+            !first.text.contains("since the last handover"),
+            "{}",
+            first.text
+        );
+        // From a session's start, with no handover before it: so far, too.
+        let start = crate::workspace::activity::baseline(&ws);
+        std::fs::write(dir.path().join("b.rs"), "fn b() {}\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("b.rs")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let parent = repo.head().unwrap().peel_to_commit().unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "add b", &tree, &[&parent])
+            .unwrap();
+        let work = crate::workspace::activity::since_baseline(&ws, &start);
+        let session = draft_of(&ws, "claude", opts, work).unwrap();
+        assert!(
+            session
+                .text
+                .contains("- Commits so far (no handover yet):\n  - `"),
+            "{}",
+            session.text
         );
     }
 

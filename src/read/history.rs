@@ -134,8 +134,30 @@ pub fn latest_previous_handoff(ws: &Workspace) -> Option<Usefulness> {
         .find_map(|r| r.previous_handoff)
 }
 
-/// When the newest completed handover finished; `None` if none ever did.
-pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+/// The newest completed handover: when it finished and what it covered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastHandover {
+    /// Its run id.
+    pub run_id: Option<String>,
+    /// When it completed.
+    pub finished_at: chrono::DateTime<chrono::Utc>,
+    /// The `HEAD` it saw, when it recorded it.
+    pub covered_head: Option<String>,
+    /// The next step of the current state it wrote, when it recorded it.
+    pub next_step: Option<crate::engine::checkpoint::RecordedStep>,
+}
+
+impl LastHandover {
+    /// What it covered (its `HEAD` and the work tree its note described),
+    /// from its staged inputs: `None` when it recorded none (an older
+    /// agent-handover, or outside git) or they are gone.
+    pub fn covered(&self, ws: &Workspace) -> Option<crate::workspace::activity::Baseline> {
+        crate::engine::queue::staged_inputs(ws, self.run_id.as_deref()?)?.covered
+    }
+}
+
+/// The newest completed handover; `None` if none ever did.
+pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
     for run in runs_newest_first(ws)? {
         let run = run?;
         if run.status != RunStatus::Completed {
@@ -146,11 +168,21 @@ pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chron
                 .ok()
                 .map(|t| t.with_timezone(&chrono::Utc))
         });
-        if finished.is_some() {
-            return Ok(finished);
+        if let Some(finished_at) = finished {
+            return Ok(Some(LastHandover {
+                run_id: run.run_id,
+                finished_at,
+                covered_head: run.covered_head,
+                next_step: run.next_step,
+            }));
         }
     }
     Ok(None)
+}
+
+/// When the newest completed handover finished; `None` if none ever did.
+pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+    Ok(last_handover(ws)?.map(|h| h.finished_at))
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! ([`run_state`], inside its [`snapshot`]), past runs ([`history`]),
 //! measured sessions ([`metrics`]), the linter's weights held against judged
 //! handoffs ([`rule_outcomes`]), the session-start [`brief`], the
-//! pre-filled handoff ([`draft`]) and every stale or odd state
-//! ([`doctor`]).
+//! pre-filled handoff ([`draft`]), the work since the last handover
+//! ([`work`]) and every stale or odd state ([`doctor`]).
 
 pub mod brief;
 pub mod doctor;
@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod rule_outcomes;
 pub mod run_state;
 pub mod snapshot;
+pub mod work;
 
 pub use run_state::{Condition, NextAction, RunState, StateKind};
 pub use snapshot::{MemoryPlace, RunSnapshot, StepView, run_state};

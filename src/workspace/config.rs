@@ -254,11 +254,92 @@ impl Config {
         let mut warnings = Vec::new();
         let de = toml::Deserializer::parse(text).map_err(|e| Error::config(path, e.to_string()))?;
         let config: Config = serde_ignored::deserialize(de, |ignored| {
-            warnings.push(format!("unknown config key `{ignored}` ignored"));
+            let key = ignored.to_string();
+            let hint = did_you_mean(&key)
+                .map(|known| format!(": did you mean `{known}`?"))
+                .unwrap_or_default();
+            warnings.push(format!("unknown config key `{key}` ignored{hint}"));
         })
         .map_err(|e| Error::config(path, e.to_string()))?;
         Ok((config, warnings))
     }
+}
+
+/// The tables of a config, as written in it (`[[command]]` and
+/// `[[metric]]` are arrays of tables). `every_known_table_is_read` holds
+/// the list to [`Config`]'s fields.
+const TABLES: &[&str] = &[
+    "[handover]",
+    "[note]",
+    "[backend]",
+    "[[command]]",
+    "[dashboard]",
+    "[compaction]",
+    "[retention]",
+    "[[metric]]",
+    "[knowledge]",
+    "[capacity]",
+];
+
+/// Names people give a table that has another name here.
+const NEAR_MISSES: &[(&str, &str)] = &[
+    ("step", "[[command]]"),
+    ("steps", "[[command]]"),
+    ("commands", "[[command]]"),
+    ("cmd", "[[command]]"),
+    ("hook", "[[command]]"),
+    ("hooks", "[[command]]"),
+    ("metrics", "[[metric]]"),
+    ("probe", "[[metric]]"),
+    ("probes", "[[metric]]"),
+    ("notes", "[note]"),
+    ("memory", "[handover]"),
+    ("git", "[backend]"),
+    ("remote", "[backend]"),
+    ("publish", "[backend]"),
+    ("push", "[backend]"),
+    ("tui", "[dashboard]"),
+    ("compact", "[compaction]"),
+    ("context", "[capacity]"),
+    ("index", "[knowledge]"),
+];
+
+/// The table an unknown top-level key was probably meant to be: a known
+/// near miss (`step` for `[[command]]`), or a table within two edits of it
+/// (`handvoer`). Keys inside a known table get no guess.
+fn did_you_mean(key: &str) -> Option<&'static str> {
+    let top = key.split('.').next().unwrap_or(key);
+    if key.contains('.') && TABLES.iter().any(|t| t.trim_matches(['[', ']']) == top) {
+        return None;
+    }
+    let top = top.to_ascii_lowercase();
+    if let Some((_, table)) = NEAR_MISSES.iter().find(|(miss, _)| *miss == top) {
+        return Some(table);
+    }
+    TABLES
+        .iter()
+        .map(|t| (edit_distance(&top, t.trim_matches(['[', ']'])), *t))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, t)| t)
+}
+
+/// Levenshtein distance of two short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The commented `handover.toml` that `init` and `install` write, for agent `tag`.
@@ -475,6 +556,80 @@ mod tests {
             warnings,
             ["unknown config key `handover.memroy_dir` ignored"]
         );
+    }
+
+    /// Issue 40: `[[step]]` said only "unknown config key".
+    #[test]
+    fn an_unknown_table_names_the_one_meant() {
+        let (_, warnings) =
+            Config::parse("[[step]]\nname = \"t\"\nargv = [\"true\"]\n", None).unwrap();
+        assert_eq!(
+            warnings,
+            ["unknown config key `step` ignored: did you mean `[[command]]`?"]
+        );
+        let (_, warnings) = Config::parse("[handvoer]\ntag = \"x\"\n", None).unwrap();
+        assert_eq!(
+            warnings,
+            ["unknown config key `handvoer` ignored: did you mean `[handover]`?"]
+        );
+        let (_, warnings) = Config::parse("[zebra]\nx = 1\n", None).unwrap();
+        assert_eq!(warnings, ["unknown config key `zebra` ignored"]);
+    }
+
+    /// Every table [`TABLES`] names is one the config reads: none of them
+    /// is reported unknown (an array of tables without its fields is an
+    /// error about them, not an unknown key).
+    #[test]
+    fn every_known_table_is_read() {
+        for table in TABLES {
+            let name = table.trim_matches(['[', ']']);
+            assert_eq!(did_you_mean(name), Some(*table), "{table}");
+            if let Ok((_, warnings)) = Config::parse(&format!("{table}\n"), None) {
+                assert!(warnings.is_empty(), "{table}: {warnings:?}");
+            }
+        }
+        for (_, table) in NEAR_MISSES {
+            assert!(TABLES.contains(table), "{table}");
+        }
+        // And every table the config reads is listed: the field names its
+        // `Deserialize` asks for.
+        let mut listed: Vec<&str> = TABLES.iter().map(|t| t.trim_matches(['[', ']'])).collect();
+        let mut read = config_fields();
+        listed.sort_unstable();
+        read.sort_unstable();
+        assert_eq!(listed, read);
+    }
+
+    /// The top-level keys [`Config`]'s `Deserialize` reads.
+    fn config_fields() -> Vec<&'static str> {
+        use serde::de::{Error as _, Visitor, value::Error};
+        struct Fields(std::cell::RefCell<Vec<&'static str>>);
+        impl<'de> serde::Deserializer<'de> for &Fields {
+            type Error = Error;
+            fn deserialize_any<V: Visitor<'de>>(
+                self,
+                _: V,
+            ) -> std::result::Result<V::Value, Error> {
+                Err(Error::custom("only a struct"))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> std::result::Result<V::Value, Error> {
+                self.0.replace(fields.to_vec());
+                Err(Error::custom("fields read"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct newtype_struct seq tuple
+                tuple_struct map enum identifier ignored_any
+            }
+        }
+        let fields = Fields(Default::default());
+        let _ = Config::deserialize(&fields);
+        fields.0.into_inner()
     }
 
     #[test]

@@ -1293,6 +1293,156 @@ fn a_commit_in_the_same_second_as_the_last_handover_is_work() {
     assert!(request.contains("1 commit"), "{request}");
 }
 
+/// Issue 40: a session that handed over (its context running low), kept
+/// working, committed and stopped was never asked again ("a handover was
+/// written this session"), and the next session booted without its last
+/// commits. Once per new piece of work: asked before its first handover,
+/// once more after it when work followed, never twice about the same work.
+#[test]
+fn a_session_that_hands_over_then_commits_is_asked_once_more_not_twice() {
+    let wire = claude();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "claude"]).status.success());
+    git_in(&repo, &["add", "-A"], &[]);
+    git_in(&repo, &["commit", "-qm", "install"], &[]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(wire.fire(&repo, Moment::Start, true).status.success());
+    let stop = || wire.fire(&repo, Moment::Stop { continued: false }, true);
+    let sessions = || -> Value {
+        serde_json::from_str(&text(&repo.ah(&["sessions", "--json"]).stdout)).unwrap()
+    };
+    let hand_over = |request: &str| {
+        let line = run_line(request);
+        let draft = line.rsplit(' ').next().unwrap();
+        complete_draft(&repo.path(draft));
+        follow(&repo, &line);
+        assert_eq!(repo.check(), 2);
+    };
+
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let first = (wire.ask)(&text(&stop().stdout)).expect("asked before any handover");
+    assert!(
+        first.contains("No handover was written this session"),
+        "{first}"
+    );
+    hand_over(&first);
+    let quiet = stop();
+    assert_eq!((wire.ask)(&text(&quiet.stdout)), None);
+    assert!(
+        text(&quiet.stderr).contains("nothing changed since it"),
+        "{}",
+        text(&quiet.stderr)
+    );
+    assert_eq!(sessions()["sessions"][0]["handed_over"], true);
+    assert_eq!(sessions()["sessions"][0]["work_since_handover"], false);
+
+    // It keeps working, commits what its handover did not cover, and stops.
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    git_in(&repo, &["add", "src/more.rs"], &[]);
+    git_in(&repo, &["commit", "-qm", "more parsing"], &[]);
+    assert_eq!(sessions()["sessions"][0]["work_since_handover"], true);
+    let listed = text(&repo.ah(&["sessions"]).stdout);
+    assert!(listed.contains("handed over, work since"), "{listed}");
+    let again =
+        (wire.ask)(&text(&stop().stdout)).expect("asked once more: work since its handover");
+    assert!(
+        again.contains("A handover was written this session, and work happened since it (1 commit"),
+        "{again}"
+    );
+    let draft = run_line(&again);
+    let draft = draft.rsplit(' ').next().unwrap();
+    let drafted = repo.read(draft);
+    assert!(
+        drafted.contains("Commits since the last handover") && drafted.contains("more parsing"),
+        "{drafted}"
+    );
+    assert!(
+        !drafted.contains("`src/lib.rs` (new)"),
+        "the first handover covered it: {drafted}"
+    );
+    // Not twice about the same work, however often it stops.
+    for _ in 0..3 {
+        let quiet = stop();
+        assert_eq!(
+            (wire.ask)(&text(&quiet.stdout)),
+            None,
+            "{}",
+            text(&quiet.stderr)
+        );
+    }
+    // Handed over again, then more work: asked once more for that.
+    hand_over(&again);
+    assert_eq!((wire.ask)(&text(&stop().stdout)), None);
+    repo.write("src/third.rs", "pub fn third() {}\n");
+    assert!(
+        (wire.ask)(&text(&stop().stdout)).is_some(),
+        "a new piece of work"
+    );
+    assert_eq!((wire.ask)(&text(&stop().stdout)), None);
+}
+
+/// Issue 40: a commit in the same second as the handover counted as after
+/// it, so a pre-compact right after the handover wrote a draft listing
+/// what was handed over, and the next brief pointed to that draft. What the
+/// handover's HEAD reaches is before it, whatever the commit's time says
+/// (here it is dated in the handover's second or later).
+#[test]
+fn a_commit_the_handover_covered_is_not_since_it_whatever_its_time() {
+    let wire = claude();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "claude"]).status.success());
+    git_in(&repo, &["add", "-A"], &[]);
+    git_in(&repo, &["commit", "-qm", "install"], &[]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(wire.fire(&repo, Moment::Start, true).status.success());
+    // Committed, then handed over; the commit stamped a few seconds ahead,
+    // so by the clock it is in or after the handover's second.
+    let second = chrono::Utc::now().timestamp() + 5;
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    git_in(&repo, &["add", "src/lib.rs"], &[]);
+    let date = format!("@{second} +0000");
+    git_in(
+        &repo,
+        &["commit", "-qm", "parser"],
+        &[("GIT_COMMITTER_DATE", &date), ("GIT_AUTHOR_DATE", &date)],
+    );
+    let o = repo.ah(&["run", "--note", "# Handoff\n\n## Done\n- The parser, commit `parser`.\n\n## Next step\nWire it into `lint`.\n"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let status: Value =
+        serde_json::from_str(&text(&repo.ah(&["--json", "status"]).stdout)).unwrap();
+    let finished =
+        chrono::DateTime::parse_from_rfc3339(status["finished_at"].as_str().unwrap()).unwrap();
+    assert!(
+        finished.timestamp() <= second,
+        "the commit's second or later: {finished}"
+    );
+
+    // Right after the handover: nothing new, so no draft, no pointer, no ask.
+    for moment in [Moment::PreCompact, Moment::End] {
+        let o = wire.fire(&repo, moment, true);
+        assert!(
+            text(&o.stderr).contains("no draft"),
+            "{moment:?}: {}",
+            text(&o.stderr)
+        );
+    }
+    assert!(repo.drafts().is_empty(), "{:?}", repo.drafts());
+    let brief = text(&repo.ah(&["brief", "--agent", "claude"]).stdout);
+    assert!(!brief.contains(".agent-handover/drafts/"), "{brief}");
+    let stop = wire.fire(&repo, Moment::Stop { continued: false }, true);
+    assert_eq!(
+        (wire.ask)(&text(&stop.stdout)),
+        None,
+        "{}",
+        text(&stop.stderr)
+    );
+    let drafted = text(&repo.ah(&["draft", "--no-metrics"]).stdout);
+    assert!(
+        !drafted.contains("- Commits"),
+        "nothing since the handover: {drafted}"
+    );
+}
+
 /// Issue 25: drafts misled. A session-end draft was written when nothing
 /// happened, a pre-compact draft after the session had handed over, one
 /// per compaction (Gemini fires PreCompress on every model turn), and the

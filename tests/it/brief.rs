@@ -326,3 +326,204 @@ fn agent_comes_from_the_flag_the_environment_or_the_tag() {
     assert_eq!(o.status.code(), Some(78));
     assert!(stderr(&o).contains("invalid agent name"), "{}", stderr(&o));
 }
+
+/// `git` in the project, as a user commits.
+fn commit(p: &Project, message: &str) {
+    let git = |args: &[&str]| {
+        let mut all = vec!["-c", "user.name=t", "-c", "user.email=t@example.com"];
+        all.extend_from_slice(args);
+        crate::common::git(p.dir.path(), &all)
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", message]);
+}
+
+/// Issue 40: the brief's next step said "Continue from the current state",
+/// and with `--max-tokens 250` the current state was cut, its next step
+/// with it. It names the last handover's next step, where it is written,
+/// and the later commit that touched the file it names; at 250 tokens too.
+#[test]
+fn the_next_step_is_named_with_its_file_and_a_later_commit_at_250_tokens() {
+    let p = Project::new(&config(""));
+    crate::common::git(p.dir.path(), &["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(p.path("src")).unwrap();
+    std::fs::write(p.path("src/parse.rs"), "pub fn parse() {}\n").unwrap();
+    std::fs::write(p.path("src/lint.rs"), "pub fn lint() {}\n").unwrap();
+    commit(&p, "the parser");
+    let mut state = String::from("# Handoff\n\n## Goal\nShip the parser.\n\n## Current status\n");
+    for i in 0..60 {
+        state.push_str(&format!(
+            "- case {i} of the grammar parses, with its span checked\n"
+        ));
+    }
+    state.push_str(
+        "\n## Next step\nFix the off-by-one in `src/parse.rs` (the span end), then rerun `cargo test parse`, token AKIAIOSFODNN7EXAMPLE.\n\n## Failed approaches\n- none\n",
+    );
+    std::fs::write(p.path("state.md"), &state).unwrap();
+    let o = p.run(&[
+        "run",
+        "--note",
+        "session note",
+        "--current-state-file",
+        "state.md",
+        "--allow-secret",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = state.lines().position(|l| l == "## Next step").unwrap() + 3;
+
+    let named = format!(
+        "**The last handover's next step** (`memory/layer2/current-state.md`, line {line}): Fix the off-by-one in `src/parse.rs` (the span end), then rerun `cargo test parse`, token"
+    );
+    let md = brief(&p, &["--max-tokens", "250"]);
+    assert!(md.contains(&named), "{md}");
+    assert!(!md.contains("AKIAIOSFODNN7EXAMPLE"), "redacted: {md}");
+    assert!(!md.contains("Continue from the current state"), "{md}");
+    assert!(
+        md.contains("_Left out to fit 250 tokens:"),
+        "the state was cut: {md}"
+    );
+    assert!(!md.contains("A later commit"), "none yet: {md}");
+
+    // A commit touching another file says nothing; one touching the file
+    // the step names is pointed to.
+    std::fs::write(p.path("src/lint.rs"), "pub fn lint() { }\n").unwrap();
+    commit(&p, "tidy the linter");
+    assert!(!brief(&p, &["--max-tokens", "250"]).contains("A later commit"));
+    std::fs::write(p.path("src/parse.rs"), "pub fn parse() { }\n").unwrap();
+    commit(&p, "fix the parser");
+    let id = crate::common::git(p.dir.path(), &["rev-parse", "--short=7", "HEAD"]);
+    let md = brief(&p, &["--max-tokens", "250"]);
+    assert!(md.contains(&named), "{md}");
+    assert!(
+        md.contains(&format!(
+            "A later commit (`{id}` \"fix the parser\") touched `src/parse.rs`, named in this step: check whether it is done."
+        )),
+        "{md}"
+    );
+    let j = brief_json(&p, &["--max-tokens", "250"]);
+    assert_eq!(j["handed_over_step"]["line"], line, "{j}");
+    assert_eq!(
+        j["handed_over_step"]["later_commit"]["id"],
+        id.as_str(),
+        "{j}"
+    );
+
+    // The handover found the step when it ran; a state edited since is
+    // read again.
+    let file = p.path("memory/layer2/current-state.md");
+    let edited = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Fix the off-by-one", "Now fix the off-by-one");
+    std::fs::write(&file, edited).unwrap();
+    let md = brief(&p, &["--max-tokens", "250"]);
+    assert!(
+        md.contains(&format!(
+            "(`memory/layer2/current-state.md`, line {line}): Now fix the off-by-one in `src/parse.rs`"
+        )),
+        "{md}"
+    );
+}
+
+/// Issue 40: a current state holding `<<<<<<< HEAD … >>>>>>>` was fed raw
+/// to the agent by `brief`, passed `lint`, and `run` handed over a note that
+/// held one. Every face says it, with what resolves it.
+#[test]
+fn conflict_markers_are_a_finding_on_every_face() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("## Next step\nWire the CLI.\n").status.success());
+    let file = p.path("memory/layer2/current-state.md");
+    let merged = "<!-- agent-handover | layer2 | 2026-11-20 -->\n# Handoff\n<<<<<<< HEAD\n## Next step\nWire the CLI.\n=======\n## Next step\nDelete the CLI.\n>>>>>>> other-machine\n";
+    std::fs::write(&file, merged).unwrap();
+
+    // brief: a warning in place of the text, and resolving it comes first.
+    let md = brief(&p, &["--max-tokens", "250"]);
+    assert!(
+        md.contains("**Not shown:** memory/layer2/current-state.md holds an unresolved merge conflict (lines 3–9): an agent would read both sides as the truth"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("<<<<<<< HEAD") && !md.contains("Delete the CLI"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Resolve first:** the unresolved merge conflict in `memory/layer2/current-state.md` (lines 3–9): edit"),
+        "{md}"
+    );
+    assert!(
+        md.contains("${EDITOR:-vi} memory/layer2/current-state.md"),
+        "{md}"
+    );
+
+    // doctor: a finding that needs action, with the fix.
+    let o = p.run(&["--json", "doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let v = json(&o);
+    let finding = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "conflict_markers")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert!(
+        finding["what"].as_str().unwrap().contains("(lines 3–9)"),
+        "{finding}"
+    );
+    assert!(
+        finding["fix"]
+            .as_str()
+            .unwrap()
+            .contains("delete the <<<<<<<"),
+        "{finding}"
+    );
+
+    // lint: an error that costs points, at the first marker.
+    let o = p.run(&["--json", "lint"]);
+    let v = json(&o);
+    let found = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "conflict-markers")
+        .unwrap_or_else(|| panic!("{v:#}"))
+        .clone();
+    assert_eq!(found["severity"], "error");
+    assert_eq!(found["line"], 3);
+    assert!(found["points"].as_u64().unwrap() > 0, "{found}");
+
+    // run: refused, nothing written, exit 7 as the other refusals of a note.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let notes = p.notes().len();
+    let note = "## Done\n<<<<<<< HEAD\n- the CLI\n=======\n- the API\n>>>>>>> theirs\n";
+    let o = p.run(&["run", "--note", note]);
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "the session note holds an unresolved merge conflict (lines 2–6); nothing was written"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("fix: keep what is true"),
+        "{}",
+        stderr(&o)
+    );
+    let o = p.run(&["--json", "run", "--note", note]);
+    assert_eq!(json(&o)["kind"], "conflict_markers");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    assert_eq!(p.notes().len(), notes);
+    assert_eq!(p.check(), 2, "the last handover stands");
+
+    // Resolved by hand: every face is clean again.
+    std::fs::write(&file, "# Handoff\n## Next step\nWire the CLI.\n").unwrap();
+    assert!(!brief(&p, &[]).contains("Not shown"));
+    let v = json(&p.run(&["--json", "doctor"]));
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["kind"] != "conflict_markers"),
+        "{v:#}"
+    );
+}

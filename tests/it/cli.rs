@@ -714,6 +714,78 @@ fn init_writes_a_working_config_and_never_overwrites() {
     assert!(p.notes()[0].0.starts_with("codex-"));
 }
 
+/// Issue 40: `init` taught `run --config handover.toml --note "..."`, and a
+/// fresh workspace's `status -v` said nothing of what to do. Both teach the
+/// draft loop, and following it literally hands over.
+#[test]
+fn init_and_a_fresh_status_teach_the_draft_loop_and_it_hands_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Project { dir };
+    std::fs::create_dir(p.path("home")).unwrap();
+    let o = p.run(&["init"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stdout(&o);
+    let next = said
+        .lines()
+        .find_map(|l| l.split_once("; next, at the end of a session: "))
+        .map(|(_, next)| next.to_string())
+        .unwrap_or_else(|| panic!("no next: {said}"));
+    assert!(!said.contains("--note \""), "{said}");
+    let status = stdout(&p.run(&["status", "-v"]));
+    assert!(
+        status.contains(&format!(
+            "next: no handover yet; at the end of a session: {next}"
+        )),
+        "{status}"
+    );
+    // The two commands in backticks, in order: draft, then run.
+    let commands: Vec<&str> = next.split('`').skip(1).step_by(2).collect();
+    assert_eq!(commands.len(), 2, "{next}");
+    let args =
+        |c: &str| -> Vec<String> { c.split_whitespace().skip(1).map(String::from).collect() };
+    let draft = args(commands[0]);
+    assert_eq!(draft[0], "draft", "{next}");
+    let o = p.run(&draft.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = p.path(".agent-handover/handoff.md");
+    let filled = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("TODO: ", "");
+    std::fs::write(&file, filled).unwrap();
+    let run = args(commands[1]);
+    assert_eq!(run[0], "run", "{next}");
+    let o = p.run(&run.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(p.check(), 2);
+    // With a config elsewhere, both commands name it.
+    std::fs::create_dir(p.path("cfg")).unwrap();
+    let o = p.run(&["init", "--path", "cfg/other.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "`agent-handover draft --config cfg/other.toml -o .agent-handover/handoff.md`"
+        ) && stdout(&o).contains(
+            "`agent-handover run --config cfg/other.toml --note-file .agent-handover/handoff.md`"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Issue 40: an unknown table said only "unknown config key".
+#[test]
+fn an_unknown_config_table_names_the_one_meant() {
+    let p = Project::new(&config("[[step]]\nname = \"tests\"\nargv = [\"true\"]\n"));
+    let o = p.run(&["status"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("warning: unknown config key `step` ignored: did you mean `[[command]]`?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn usage_errors_exit_64_and_help_documents_exit_codes() {
     let p = Project::new(&config(""));

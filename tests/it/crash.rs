@@ -403,6 +403,20 @@ fn doctor_fix_removes_the_record_of_a_killed_steps_ended_group() {
     );
     let groups = p.path(".agent-handover/groups");
     assert_eq!(std::fs::read_dir(&groups).unwrap().count(), 0);
+    // The reference says so (issue 40: it said this build leaves them).
+    let commands = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md"),
+    )
+    .unwrap();
+    let row = commands
+        .lines()
+        .find(|l| l.starts_with("| `doctor [--fix]` |"))
+        .expect("the doctor row of docs/commands.md");
+    assert!(
+        row.contains("the records of process groups whose processes have all ended")
+            && !row.contains("does not"),
+        "{row}"
+    );
     // The interrupted handover itself is left for a human: retry still works.
     let o = p.run(&["retry", "deploy"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

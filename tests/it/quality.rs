@@ -246,6 +246,62 @@ fn lint_redacts_secrets_in_text_and_json() {
     }
 }
 
+/// Issue 40: `lint`'s printed points added up to the penalty, not to what
+/// the score lost, unless `--explain` was given; and "none this session"
+/// under Failed approaches was a failure without a reason.
+#[test]
+fn lint_prints_points_that_add_up_and_takes_none_this_session() {
+    let p = Project::new(&config(""));
+    for name in corpus("bad_").iter().chain(&corpus("good_")) {
+        let file = fixture_arg(&format!("{name}.md"));
+        let o = p.run(&["lint", &file]);
+        let text = stdout(&o);
+        let score: i64 = text
+            .split_once("score ")
+            .and_then(|(_, r)| r.split_once('/'))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let printed: i64 = text
+            .lines()
+            .filter_map(|l| {
+                let n = l.rsplit_once(" (")?.1.strip_suffix(')')?;
+                match n.as_bytes().first()? {
+                    b'-' => n[1..].parse::<i64>().ok(),
+                    b'+' => n[1..].parse::<i64>().ok().map(|n| -n),
+                    _ => None,
+                }
+            })
+            .sum();
+        assert_eq!(printed, 100 - score, "{name}:\n{text}");
+    }
+    let note = p.path("none.md");
+    let good = fixture("good_long.md");
+    let start = good
+        .find("## Failed approaches")
+        .expect("a failed-approaches section");
+    let end = good[start + 3..]
+        .find("\n## ")
+        .map_or(good.len(), |i| start + 3 + i);
+    std::fs::write(
+        &note,
+        format!(
+            "{}## Failed approaches\n- none this session\n{}",
+            &good[..start],
+            &good[end + 1..]
+        ),
+    )
+    .unwrap();
+    let o = p.run(&["--json", "lint", &note.display().to_string()]);
+    let v = json(&o);
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(!rules.contains(&"failed-without-reason"), "{v:#}");
+}
+
 #[test]
 fn lint_text_json_and_exit_code_below_the_minimum() {
     let p = Project::new(&config(""));

@@ -236,7 +236,7 @@ fn ignore_part(ws: &Workspace, brief: Option<&str>) -> Option<Part> {
 /// The text an agent reads when agent-handover is not on `PATH`.
 fn missing_binary_brief(agent: &str) -> String {
     format!(
-        "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it (`cargo install agent-handover`) or put it on PATH, then run `agent-handover brief --agent {agent}`.\n"
+        "# agent-handover: no session brief\n\nagent-handover is not installed or not on PATH, so this session starts without the handover brief (the memory of earlier sessions). Install it as its README says (`git clone https://github.com/agent-handover/agent-handover && cd agent-handover && cargo install --locked --path .`: no release is on crates.io yet) or put it on PATH, then run `agent-handover brief --agent {agent}`.\n"
     )
 }
 
@@ -1144,5 +1144,26 @@ mod tests {
                 serde_json::from_str::<Value>(&stdout).unwrap();
             }
         }
+    }
+
+    /// Issue 40: the fallback said `cargo install agent-handover`, and no
+    /// release is on crates.io: it gives the README's install commands.
+    #[test]
+    fn the_missing_binary_brief_installs_as_the_readme_says() {
+        let readme = include_str!("../../../README.md");
+        let section = readme
+            .split("## Install for an agent")
+            .nth(1)
+            .and_then(|s| s.split("```sh\n").nth(1))
+            .and_then(|s| s.split("```").next())
+            .expect("the README's install block");
+        let brief = missing_binary_brief("claude");
+        for line in section.lines() {
+            let command = line.split('#').next().unwrap().trim();
+            for part in command.split(" && ") {
+                assert!(brief.contains(part), "{part:?} missing from: {brief}");
+            }
+        }
+        assert!(!brief.contains("`cargo install agent-handover`"), "{brief}");
     }
 }

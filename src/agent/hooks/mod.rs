@@ -6,8 +6,12 @@
 //!   of the work tree, so that only this session's work counts;
 //! * **stop** (the agent finished a turn and can be asked to go on): when
 //!   this session worked and wrote no handover, its draft is saved and the
-//!   agent is asked, once per session, to complete it and hand over; never
-//!   when the agent says this stop was already a continuation, never twice;
+//!   agent is asked to complete it and hand over; once a handover was
+//!   written in the session, it is asked again when work followed it (the
+//!   work since the last handover: [`crate::read::work`]). Once per new
+//!   piece of work: once before the session's first handover, once after
+//!   each of its handovers; never when the agent says this stop was already
+//!   a continuation, never twice about the same work;
 //! * **pre-compact** and **session end** (the agent cannot be asked): the
 //!   session's one draft is saved (updated in place while the agent has
 //!   not started editing it) when the session worked since its start or its
@@ -35,7 +39,8 @@ use crate::engine::identity::file_clock_now;
 use crate::engine::pause::active_pause;
 use crate::read::brief;
 use crate::read::draft::{self, DraftOptions};
-use crate::read::history::last_completed_at;
+use crate::read::history::{LastHandover, last_handover};
+use crate::read::work;
 use crate::workspace::Workspace;
 use crate::workspace::activity;
 pub use envelope::{AskEnvelope, StartEnvelope};
@@ -515,8 +520,8 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
         return quiet_progress("context not low, or already told");
     }
     // Handed over already: nothing to tell, so nothing to read.
-    let last = last_completed_at(ws).ok().flatten();
-    if last.is_some_and(|last| last > record.started_at) {
+    let last = last_handover(ws).ok().flatten();
+    if own_handover(Some(&record), last.as_ref()).is_some() {
         return quiet_progress("a handover was written this session");
     }
     // An untold compaction is told whatever the reading: no wait for it.
@@ -547,7 +552,7 @@ fn progress(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Worksp
         (Some(used), _) => format!("Your context is {} full.", used.describe()),
         (None, _) => "Your context is nearly full.".into(),
     };
-    let work = session_work(ws, &record, last);
+    let work = session_work(ws, &record, last.as_ref());
     let own = crate::base::shell::own_command();
     let advice = if work.is_empty() {
         saved_or_quiet(session::save(ws, &record))
@@ -667,20 +672,28 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     let record = session::load(ws, agent, input.session_id.as_deref())
         .ok()
         .flatten();
-    if record.as_ref().is_some_and(|r| r.asked_at.is_some()) {
-        return quiet("already asked this session");
-    }
-    let last = last_completed_at(ws).ok().flatten();
-    if let (Some(last), Some(r)) = (last, &record)
-        && last > r.started_at
+    let last = last_handover(ws).ok().flatten();
+    // The handover this session wrote (or that was written while it ran):
+    // once it has one, what it is asked about is the work since that.
+    let own = own_handover(record.as_ref(), last.as_ref());
+    let about = own.and_then(|h| h.run_id.clone());
+    if record
+        .as_ref()
+        .is_some_and(|r| r.asked_at.is_some() && r.asked_after == about)
     {
-        return quiet("a handover was written this session");
+        return quiet(match own {
+            Some(_) => "already asked about the work since this session's handover",
+            None => "already asked this session",
+        });
     }
     let mut record =
         record.unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
-    let work = session_work(ws, &record, last);
+    let work = session_work(ws, &record, last.as_ref());
     if work.is_empty() {
-        return quiet("no work this session since the last handover");
+        return quiet(match own {
+            Some(_) => "a handover was written this session, and nothing changed since it",
+            None => "no work this session since the last handover",
+        });
     }
     let described = work.describe();
     let draft = match session_draft(ws, agent, "stop", &mut record, work) {
@@ -688,6 +701,7 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
         Err(e) => return quiet(&format!("no draft saved: {e}")),
     };
     record.asked_at = Some(Utc::now());
+    record.asked_after = about;
     if let Err(e) = write_with_record(ws, &draft, &record) {
         // Without the draft there is nothing to complete, and without the
         // mark the agent could be asked again: do not ask at all.
@@ -697,15 +711,31 @@ fn stop(protocol: &HookProtocol, agent: &str, input: &HookInput, ws: &Workspace)
     let path = crate::base::shell::word(&path.to_string_lossy()).into_owned();
     // The binary by its absolute path: a login shell (Codex runs `bash
     // -lc`) may not have it on PATH, and this is the one reminder.
-    let own = crate::base::shell::own_command();
+    let own_command = crate::base::shell::own_command();
+    let what = match own {
+        Some(_) => format!(
+            "A handover was written this session, and work happened since it ({described}): the next session would start without it. Before you stop, hand over again:"
+        ),
+        None => format!(
+            "No handover was written this session, and work happened since the last one ({described}). Before you stop, hand over:"
+        ),
+    };
     let reason = format!(
-        "No handover was written this session, and work happened since the last one ({}). Before you stop, hand over:\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: {own} run --note-file {path}\n3. If it reports findings, fix what matters ({own} lint {path} shows them).\nIf that path is gone (agent-handover moved or was reinstalled), run the same with `agent-handover` from a shell that has it on PATH.\nIf this session did nothing worth handing over, say so and stop.",
-        described,
+        "{what}\n1. Complete the draft at {path}: replace every TODO with what only you know (decisions, what failed and why, the one next step); keep the measured facts.\n2. Run: {own_command} run --note-file {path}\n3. If it reports findings, fix what matters ({own_command} lint {path} shows them).\nIf that path is gone (agent-handover moved or was reinstalled), run the same with `agent-handover` from a shell that has it on PATH.\nIf this session did nothing worth handing over, say so and stop.",
     );
     HookReply {
         stdout: ask.wrap(&reason),
         stderr: String::new(),
     }
+}
+
+/// The last handover, when it completed after this session started (its
+/// own, or one written while it ran): its work is measured from there.
+fn own_handover<'h>(
+    record: Option<&SessionRecord>,
+    last: Option<&'h LastHandover>,
+) -> Option<&'h LastHandover> {
+    last.filter(|h| record.is_some_and(|r| h.finished_at > r.started_at))
 }
 
 /// One hook at a time per workspace reads and writes the session records
@@ -717,17 +747,17 @@ fn session_lock(ws: &Workspace) -> crate::Result<std::fs::File> {
 }
 
 /// This session's work: since the last handover when it handed over
-/// itself, else since its start's baseline (a session whose start was not
-/// seen: since the last handover).
+/// itself (by what that handover covered: [`crate::read::work`]), else
+/// since its start's baseline (a session whose start was not seen: since
+/// the last handover).
 fn session_work(
     ws: &Workspace,
     record: &SessionRecord,
-    last: Option<chrono::DateTime<Utc>>,
+    last: Option<&LastHandover>,
 ) -> activity::Activity {
-    let handed_over_here = last.is_some_and(|last| last > record.started_at);
-    match (&record.baseline, handed_over_here) {
-        (Some(baseline), false) => activity::since_baseline(ws, baseline),
-        _ => activity::since(ws, last),
+    match (&record.baseline, own_handover(Some(record), last)) {
+        (Some(baseline), None) => activity::since_baseline(ws, baseline),
+        _ => work::since(ws, last),
     }
 }
 
@@ -841,8 +871,8 @@ fn save_draft(
     if event == HookEvent::PreCompact && protocol.compactions_seen {
         record.compactions += 1;
     }
-    let last = last_completed_at(ws).ok().flatten();
-    let work = session_work(ws, &record, last);
+    let last = last_handover(ws).ok().flatten();
+    let work = session_work(ws, &record, last.as_ref());
     if work.is_empty() {
         let counted = match event {
             HookEvent::PreCompact => session::save(ws, &record)

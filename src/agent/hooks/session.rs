@@ -1,8 +1,10 @@
 //! Per-session records of the agents' hooks, in `.agent-handover/sessions/`:
 //! when the session started (so "a handover was written this session" can
 //! be told) and the work tree as it found it (so only this session's work
-//! counts), whether its stop hook already asked for a handover (so it asks
-//! once, whatever the agent reports), and its one draft.
+//! counts), whether its stop hook already asked for a handover and about
+//! the work since what (so it asks once per new piece of work: once before
+//! the session hands over, once after each handover of its own that more
+//! work followed, whatever the agent reports), and its one draft.
 
 use std::path::PathBuf;
 
@@ -33,8 +35,13 @@ pub struct SessionRecord {
     pub source: Option<String>,
     /// The tmux pane the agent runs in (`$TMUX_PANE`), if any.
     pub tmux_pane: Option<String>,
-    /// When its stop hook asked for a handover, if it did.
+    /// When its stop hook last asked for a handover, if it did.
     pub asked_at: Option<DateTime<Utc>>,
+    /// The handover (its run id) whose later work the stop hook asked
+    /// about; absent: the work since the session started (or a record
+    /// older than this key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_after: Option<String>,
     /// The work tree when it started (absent in records of 0.6.0 and of
     /// sessions whose start was not seen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +85,7 @@ impl SessionRecord {
             source: None,
             tmux_pane: None,
             asked_at: None,
+            asked_after: None,
             baseline: None,
             draft: None,
             transcript: None,

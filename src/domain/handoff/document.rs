@@ -365,6 +365,12 @@ impl<'a> HandoffDocument<'a> {
         self.sections_of(kind).flat_map(|s| s.items.iter())
     }
 
+    /// THE next step: the first item of the current next-step sections (in
+    /// an ordered list, the first step is the next one).
+    pub fn next_step(&self) -> Option<&Item> {
+        self.items_of(SectionKind::NextStep).next()
+    }
+
     /// Headings that name no section we know, with their lines: what a
     /// "missing section" finding should point at.
     pub fn unrecognised(&self) -> impl Iterator<Item = &Section<'a>> {

@@ -164,10 +164,35 @@ impl LintReport {
         if self.findings.is_empty() {
             text += "  no findings\n";
         }
+        if let Some(line) = self.remainder() {
+            text += &line;
+        }
         if self.paths_checked_in.is_none() {
             text += "  paths not checked: no project holds this handoff (--root DIR names one)\n";
         }
         text
+    }
+
+    /// The line that makes the printed points add up to `100 - score`: the
+    /// findings' points are their share of the penalty, and the fitted
+    /// calibration (or a secret, which scores 0) turns the penalty into the
+    /// score, which is not 100 minus it. `None` when they add up already.
+    fn remainder(&self) -> Option<String> {
+        let shown: i64 = self.findings.iter().map(|f| i64::from(f.points)).sum();
+        let rest = 100 - i64::from(self.score) - shown;
+        if rest == 0 {
+            return None;
+        }
+        let sign = if rest > 0 { '-' } else { '+' };
+        let why = if self.findings.iter().any(|f| f.rule == rules::SECRET.id) {
+            "a secret scores 0 outright, whatever else is found".to_string()
+        } else {
+            format!(
+                "the fitted calibration turns the findings' penalty of {:.1} into {}/100, not 100 minus it (`lint --explain` shows each rule's weight)",
+                self.penalty, self.score
+            )
+        };
+        Some(format!("  the rest: {why} ({sign}{})\n", rest.abs()))
     }
 
     /// The `n` most severe findings, one per line, and how many more there are.
@@ -314,6 +339,17 @@ pub enum HandoffError {
         /// The first of them: `line 3 "TODO"`, ….
         lines: String,
     },
+    /// A session note or current state holding an unresolved merge
+    /// conflict ([`crate::domain::memory::conflict`]); nothing was written.
+    #[error(
+        "{what} holds an unresolved merge conflict ({span}); nothing was written: the next session would read both sides as the truth\n  fix: keep what is true and delete the <<<<<<<, ======= and >>>>>>> lines (`agent-handover lint FILE` points at them), then run again; a marker quoted on purpose goes after other text or indented"
+    )]
+    ConflictMarkers {
+        /// Which text (`the session note`, `the current state`).
+        what: &'static str,
+        /// Where the markers are: `lines 3–9`.
+        span: String,
+    },
     /// `lint` without a file before any current state was written.
     #[error(
         "no handoff to lint: {} does not exist yet\n  fix: pass a FILE, or write the current state with `agent-handover run`",
@@ -331,6 +367,9 @@ impl ModuleError for HandoffError {
             HandoffError::BelowMinScore { .. } => ("below_min_score", exit_code::BELOW_MIN_SCORE),
             HandoffError::UnfilledTemplate { .. } => {
                 ("unfilled_template", exit_code::BELOW_MIN_SCORE)
+            }
+            HandoffError::ConflictMarkers { .. } => {
+                ("conflict_markers", exit_code::BELOW_MIN_SCORE)
             }
             HandoffError::NothingToLint { .. } => ("nothing_to_lint", exit_code::FAILED),
         };
@@ -456,6 +495,45 @@ mod tests {
         assert!(msg.contains("more"), "{msg}");
     }
 
+    /// The `(-N)` and `(+N)` at the ends of a report's lines, added up.
+    fn printed_points(text: &str) -> i64 {
+        text.lines()
+            .filter_map(|l| {
+                let (_, tail) = l.rsplit_once(" (")?;
+                let n = tail.strip_suffix(')')?;
+                match n.as_bytes().first()? {
+                    b'-' => n[1..].parse::<i64>().ok(),
+                    b'+' => n[1..].parse::<i64>().ok().map(|n| -n),
+                    _ => None,
+                }
+            })
+            .sum()
+    }
+
+    /// Issue 40: the printed points added up to the penalty, not to what
+    /// the score lost; the rest was the calibration, said only by
+    /// `--explain`.
+    #[test]
+    fn the_printed_points_add_up_to_what_the_score_lost() {
+        let key = format!("{}{}", "ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+        for text in [
+            "# nothing\n".to_string(),
+            "# Handoff 2026-11-21\n## Goal\nShip the parser\n".to_string(),
+            GOOD.replace("## Waiting on\n- nobody\n", ""),
+            GOOD.replace("Ship the config parser", "TODO ship the config parser"),
+            format!("{GOOD}\nThe token: {key}\n"),
+            GOOD.to_string(),
+        ] {
+            let report = lint(&text, &LintContext::default());
+            let printed = report.text("h.md");
+            assert_eq!(
+                printed_points(&printed),
+                100 - i64::from(report.score),
+                "{printed}"
+            );
+        }
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
@@ -489,6 +567,8 @@ mod tests {
                 }
                 let order: Vec<_> = report.findings.iter().map(|f| (Reverse(f.severity), f.line.unwrap_or(0))).collect();
                 prop_assert!(order.is_sorted(), "{order:?}");
+                let printed = report.text("h.md");
+                prop_assert_eq!(printed_points(&printed), 100 - i64::from(report.score), "{}", printed);
                 match gate(&text, &ctx, min) {
                     Ok(r) => prop_assert!(r.passes(min) && r.score == report.score),
                     Err(e) => {

@@ -33,9 +33,6 @@ const MIN_SHARED_WORDS: usize = 2;
 /// ...and at least this share of the step's gist (percent) to match.
 const MIN_SHARED_PERCENT: usize = 30;
 
-/// A file name in a next step: `src/lib.rs`, `proration.py:88`.
-static FILE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b"));
 /// A count: `30/90`, `97.2%`.
 static COUNT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\d+\s*/\s*\d+|\d+(?:[.,]\d+)?\s*%"));
 
@@ -121,14 +118,12 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
     let next_step_acted_on = (!steps.is_empty()).then(|| {
         steps.iter().any(|step| {
             let words = content_words(gist(step));
-            let names_changed = FILE_NAME.find_iter(step).any(|m| {
-                let name = m.as_str().trim_end_matches(['.', ':']);
-                let file = name.rsplit('/').next().unwrap_or(name);
+            let names_changed = named_files(step).any(|file| {
                 activity
                     .changed_files
                     .iter()
-                    .any(|f| f.path.rsplit('/').next() == Some(file))
-                    || activity.commits.iter().any(|c| c.summary.contains(file))
+                    .any(|f| f.path.rsplit('/').next() == Some(file.as_str()))
+                    || activity.commits.iter().any(|c| c.summary.contains(&file))
             });
             names_changed || done.iter().chain(&commits).any(|w| shares(&words, w))
         })
@@ -217,6 +212,76 @@ pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
     Some(assess(&before, &current, &activity::since(ws, Some(since))))
 }
 
+/// The paths of files a next step names, as written (`src/lib.rs`,
+/// `proration.py:88` gives `proration.py`), without a leading `./` or a
+/// trailing `.`: runs of word characters, `.`, `/` and `-` that end in a
+/// file name with an extension (`.rs`, `.tsx`: a letter, then up to seven
+/// letters or digits). Absolute paths and ones leaving the project are left
+/// out. (Read by hand, not by a regex: the brief at every session start
+/// asks for them.)
+pub fn named_paths(step: &str) -> Vec<String> {
+    let in_path = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '-');
+    let mut paths: Vec<String> = Vec::new();
+    for run in step.split(|c: char| !in_path(c)) {
+        let run = run.trim_end_matches('.');
+        let run = run.strip_prefix("./").unwrap_or(run);
+        let Some((stem, ext)) = run.rsplit_once('.') else {
+            continue;
+        };
+        let ext_ok = ext.chars().count() <= 8
+            && ext.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric());
+        let stem_ok = stem
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
+        let inside = !run.starts_with('/') && !run.split('/').any(|part| part == "..");
+        if ext_ok && stem_ok && inside && !paths.iter().any(|p| p == run) {
+            paths.push(run.to_string());
+        }
+    }
+    paths
+}
+
+/// The file names a next step names (`src/lib.rs` gives `lib.rs`).
+fn named_files(step: &str) -> impl Iterator<Item = String> {
+    named_paths(step)
+        .into_iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(&p).to_string())
+}
+
+/// What a commit has in common with a next step, by the rule that judges a
+/// next step acted on: a file the step names that the commit changed (or
+/// names in its message), else enough of the step's words in its message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMatch {
+    /// The commit changed (or names) this file, which the step names.
+    File(String),
+    /// Its message says much of what the step says.
+    Words,
+}
+
+/// What `summary` (a commit's message) and `paths` (the files it changed)
+/// share with `step`, if anything.
+pub fn commit_meets_step(step: &str, summary: &str, paths: &[String]) -> Option<StepMatch> {
+    let changed = named_files(step).find(|file| {
+        summary.contains(file.as_str())
+            || paths
+                .iter()
+                .any(|p| p.rsplit('/').next() == Some(file.as_str()))
+    });
+    if let Some(file) = changed {
+        let path = paths
+            .iter()
+            .find(|p| p.rsplit('/').next() == Some(file.as_str()))
+            .cloned()
+            .unwrap_or(file);
+        return Some(StepMatch::File(path));
+    }
+    shares(&content_words(gist(step)), &content_words(summary)).then_some(StepMatch::Words)
+}
+
 /// Whether two sets of content words say the same thing: at least
 /// [`MIN_SHARED_WORDS`] shared, and [`MIN_SHARED_PERCENT`] of `step`.
 fn shares(step: &HashSet<String>, other: &HashSet<String>) -> bool {
@@ -290,5 +355,38 @@ mod tests {
         assert_eq!(u.next_step_acted_on, None);
         assert_eq!(u.numbers_moved, None);
         assert_eq!(u.score, 50);
+    }
+
+    #[test]
+    fn the_files_a_step_names_are_read_as_the_paths_they_are() {
+        assert_eq!(
+            named_paths(
+                "Fix `src/parse.rs` (line 88), then proration.py:88 and ./web/App.tsx; not /etc/hosts, ../x.rs, v1.2.3 or the end."
+            ),
+            ["src/parse.rs", "proration.py", "web/App.tsx"]
+        );
+        assert_eq!(named_paths("Rerun the tests"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_commit_meets_a_step_by_the_file_it_names_or_by_its_words() {
+        let step =
+            "Fix the off-by-one in `src/parse.rs` (the span end), then rerun `cargo test parse`";
+        assert_eq!(
+            commit_meets_step(step, "tidy", &["src/parse.rs".into()]),
+            Some(StepMatch::File("src/parse.rs".into()))
+        );
+        assert_eq!(
+            commit_meets_step(step, "tidy the linter", &["src/lint.rs".into()]),
+            None
+        );
+        assert_eq!(
+            commit_meets_step(
+                "Wire the parser into the linter",
+                "wire parser into linter",
+                &[]
+            ),
+            Some(StepMatch::Words)
+        );
     }
 }

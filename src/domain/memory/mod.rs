@@ -9,6 +9,7 @@
 //!   follow a symlink out of it.
 
 pub mod compact;
+pub mod conflict;
 pub mod diff;
 pub mod history;
 pub mod identity;

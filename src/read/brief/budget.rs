@@ -11,8 +11,10 @@
 //! 7. the shown messages, oldest first (their count stays);
 //! 8. the tail of the identity, then all of it: it is loaded first and cut last.
 //!
-//! Recovery and the next steps are never cut: a brief whose essentials alone
-//! exceed the budget says so with its estimate. Everything left out is
+//! Recovery and the next steps are never cut, THE next step the last
+//! handover left among them (its words are capped instead, the rest in its
+//! file): a brief whose essentials alone exceed the budget says so with its
+//! estimate. Everything left out is
 //! listed in [`Brief::omitted`] with the command that shows it.
 
 use super::{Brief, CHARS_PER_TOKEN, Excerpt, NEWEST_MESSAGES, render};
@@ -257,7 +259,9 @@ mod tests {
                 shown_lines: state_lines,
                 truncated: false,
                 error: None,
+                conflict: None,
             },
+            handed_over_step: None,
             workstreams: Vec::new(),
             workstreams_omitted: 0,
             task: None,
@@ -331,6 +335,7 @@ mod tests {
             shown_lines: lines,
             truncated: false,
             error: None,
+            conflict: None,
         };
         let mut b = brief(700, 0, 40);
         b.index = Some(excerpt("memory/MEMORY.md", 60));
@@ -378,6 +383,30 @@ mod tests {
                 && md.contains("## 4. Next step")
                 && md.contains("Continue.")
         );
+    }
+
+    /// Issue 40: the next step lived in the current state, which the
+    /// budget cuts; named in the next steps, it survives every cut.
+    #[test]
+    fn the_handed_over_next_step_survives_every_cut() {
+        let step = crate::read::brief::HandedOverStep {
+            text: "Wire the parser into `lint` (src/lint.rs)".into(),
+            cut: false,
+            path: "memory/layer2/current-state.md".into(),
+            line: 12,
+            later_commit: None,
+        };
+        for max_tokens in [1500, 600, 250, 100, 10] {
+            let mut b = brief(max_tokens, 8, 200);
+            b.next_steps.insert(0, step.sentence());
+            b.handed_over_step = Some(step.clone());
+            fit(&mut b);
+            let md = b.to_markdown();
+            assert!(
+                md.contains("**The last handover's next step** (`memory/layer2/current-state.md`, line 12): Wire the parser into `lint` (src/lint.rs)"),
+                "{max_tokens}: {md}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Excerpt, relative};
 use crate::base::secrets;
-use crate::domain::handoff::document::{HandoffDocument, SectionKind};
+use crate::domain::handoff::document::HandoffDocument;
 use crate::domain::knowledge::Knowledge;
 use crate::domain::memory::MemoryStore;
 use crate::domain::memory::identity::Identity;
@@ -53,7 +53,7 @@ pub fn other_workstreams(ws: &Workspace) -> Vec<Workstream> {
                 .flatten();
             let next_step = text.as_deref().and_then(|t| {
                 let doc = HandoffDocument::parse(t);
-                let item = doc.items_of(SectionKind::NextStep).next()?;
+                let item = doc.next_step()?;
                 let line = item.text.lines().next().unwrap_or_default().trim();
                 let redacted = secrets::redact(line);
                 Some(match redacted.char_indices().nth(WORKSTREAM_STEP_CHARS) {

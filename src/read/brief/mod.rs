@@ -19,7 +19,10 @@
 //! 6. **Identity**: `memory/identity.md`, policies and goals ([`crate::domain::memory::identity`]).
 //! 7. **Memory index**: `memory/MEMORY.md` ([`crate::domain::knowledge`]).
 //! 8. **History**: the newest session notes, only when asked for ([`BriefOptions::history`]).
-//! 9. **Next step**: what to do first, derived from the above.
+//! 9. **Next step**: what to do first, derived from the above: after
+//!    recovery, THE next step the current state gives (its words, its
+//!    file and line, and a commit since the last handover that looks like
+//!    it did it already), or the merge conflict to resolve first.
 //!
 //! It reads only what it shows: the checkpoint, the PAUSE files, the names in
 //! the agent's two queues plus the newest few messages, the current state,
@@ -33,6 +36,7 @@
 mod budget;
 mod layers;
 mod measured;
+mod next_step;
 mod recovery;
 mod render;
 
@@ -45,9 +49,11 @@ use crate::base::error::Result;
 use crate::base::secrets;
 use crate::domain::inbox::{Inbox, MessageSummary, check_agent};
 use crate::domain::memory::MemoryStore;
+use crate::domain::memory::conflict::{self, Conflict};
 use crate::workspace::Workspace;
 pub use layers::{ActiveTask, History, Workstream, other_workstreams};
 pub use measured::Metrics;
+pub use next_step::{HandedOverStep, LaterCommit};
 pub use recovery::{Recovery, RecoveryState};
 
 /// Default token budget of a brief.
@@ -76,6 +82,9 @@ pub struct Brief {
     /// 3: the current state (of this worktree's workstream, when the
     /// memory is on its ref).
     pub current_state: CurrentState,
+    /// The next step the current state gives (what the last handover
+    /// left), named first after recovery in [`Brief::next_steps`].
+    pub handed_over_step: Option<HandedOverStep>,
     /// After it: what the repository's other workstreams are doing, newest
     /// first (empty unless the memory is on its ref).
     pub workstreams: Vec<Workstream>,
@@ -129,6 +138,11 @@ pub struct Excerpt {
     pub truncated: bool,
     /// Why the file could not be read, if it could not.
     pub error: Option<String>,
+    /// Why its text is not shown: it holds an unresolved merge conflict
+    /// (where, and what resolves it). An agent would take both sides as
+    /// the truth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<String>,
 }
 
 /// What a brief shows beyond the default boot order.
@@ -152,6 +166,32 @@ pub fn brief_with(
 ) -> Result<Brief> {
     check_agent(agent)?;
     let (recovery, mut next_steps) = recovery::gather(ws);
+    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
+    let state_path = ws.memory.current_state();
+    let read = store.read_current_state();
+    let state_text = read.as_ref().ok().and_then(|t| t.clone());
+    let current_state = Excerpt::of(ws, &state_path, read);
+    // THE next step, first after recovery (or, in a conflicted state, the
+    // conflict to resolve before anything).
+    let conflict = state_text.as_deref().and_then(Conflict::find);
+    let handed_over_step = match conflict {
+        Some(conflict) => {
+            let path = relative(ws, &state_path);
+            next_steps.push(format!(
+                "**Resolve first:** the unresolved merge conflict in `{}` ({}): {}.",
+                path.display(),
+                conflict.span(),
+                conflict::fix(path)
+            ));
+            None
+        }
+        None => state_text
+            .as_deref()
+            .and_then(|raw| next_step::gather(ws, &state_path, raw)),
+    };
+    if let Some(step) = &handed_over_step {
+        next_steps.push(step.sentence());
+    }
     let mail = gather_mail(ws, agent);
     if mail.unread > 0 {
         next_steps.push(format!(
@@ -169,7 +209,7 @@ pub fn brief_with(
     if let Some(step) = task.as_ref().and_then(ActiveTask::next_step_line) {
         next_steps.push(step);
     }
-    next_steps.push(finish_step(ws, agent));
+    next_steps.push(finish_step(ws, agent, handed_over_step.is_some()));
     let mut brief = Brief {
         agent: agent.to_string(),
         generated_at: Utc::now(),
@@ -177,7 +217,8 @@ pub fn brief_with(
         estimated_tokens: 0,
         recovery,
         mail,
-        current_state: gather_state(ws),
+        current_state,
+        handed_over_step,
         workstreams: layers::other_workstreams(ws),
         workstreams_omitted: 0,
         task,
@@ -212,36 +253,42 @@ fn gather_mail(ws: &Workspace, agent: &str) -> Mail {
     }
 }
 
-fn gather_state(ws: &Workspace) -> CurrentState {
-    let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
-    Excerpt::of(ws, &ws.memory.current_state(), store.read_current_state())
-}
-
 impl Excerpt {
     /// The excerpt of the file at `path` that `read` gave (header line
     /// dropped, secrets redacted), or its error.
     fn of(ws: &Workspace, path: &Path, read: Result<Option<String>>) -> Self {
+        let shown = relative(ws, path);
         let (text, error) = match read {
-            Ok(text) => (
-                text.map(|t| secrets::redact(without_memory_header(&t)).into_owned()),
-                None,
-            ),
+            Ok(text) => (text, None),
             Err(e) => (None, Some(e.to_string())),
         };
+        // The markers' lines as the file numbers them: the header included.
+        let conflict = text.as_deref().and_then(Conflict::find).map(|c| {
+            format!(
+                "{}: an agent would read both sides as the truth. Resolve it: {}",
+                c.describe(shown),
+                conflict::fix(shown)
+            )
+        });
+        let text = text
+            .filter(|_| conflict.is_none())
+            .map(|t| secrets::redact(without_memory_header(&t)).into_owned());
         let lines = text.as_deref().map_or(0, |t| t.lines().count());
         Excerpt {
-            path: relative(ws, path).to_path_buf(),
+            path: shown.to_path_buf(),
             text,
             total_lines: lines,
             shown_lines: lines,
             truncated: false,
             error,
+            conflict,
         }
     }
 
-    /// Whether there is anything to show (a text, or an error about it).
+    /// Whether there is anything to show (a text, or an error or a
+    /// conflict about it).
     fn is_present(&self) -> bool {
-        self.text.is_some() || self.error.is_some()
+        self.text.is_some() || self.error.is_some() || self.conflict.is_some()
     }
 }
 
@@ -253,9 +300,10 @@ fn without_memory_header(text: &str) -> &str {
     }
 }
 
-/// The last step: carry on, and hand over at the end (from a saved draft
-/// when a hook left one that no handover has used yet).
-fn finish_step(ws: &Workspace, agent: &str) -> String {
+/// The last step: carry on (from the next step named above, when there is
+/// one), and hand over at the end (from a saved draft when a hook left one
+/// that no handover has used yet).
+fn finish_step(ws: &Workspace, agent: &str, step_named: bool) -> String {
     if let Ok(Some(saved)) = crate::read::draft::pending(ws) {
         let path = relative(ws, &saved.path).display().to_string();
         return format!(
@@ -264,8 +312,14 @@ fn finish_step(ws: &Workspace, agent: &str) -> String {
             saved.trigger
         );
     }
+    let carry_on = if step_named {
+        ""
+    } else {
+        "Continue from the current state. "
+    };
     format!(
-        "Continue from the current state. At session end: `agent-handover draft --agent {agent} -o .agent-handover/handoff.md`, replace every TODO in it, then `agent-handover run --note-file .agent-handover/handoff.md`."
+        "{carry_on}At session end: {}.",
+        crate::read::draft::handover_loop(Some(agent), None)
     )
 }
 

@@ -222,6 +222,10 @@ fn excerpt(out: &mut String, s: &Excerpt, noun: &str) {
         let _ = writeln!(out, "**The {noun} cannot be read:** {e}");
         return;
     }
+    if let Some(c) = &s.conflict {
+        let _ = writeln!(out, "**Not shown:** {c}.");
+        return;
+    }
     let Some(text) = &s.text else {
         let what = if s.truncated {
             "Left out to fit the budget".to_string()

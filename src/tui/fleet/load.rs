@@ -7,7 +7,7 @@ use std::path::Path;
 use agent_handover::agent::hooks::session;
 use agent_handover::agent::sessions;
 use agent_handover::domain::capacity::warn_at;
-use agent_handover::domain::handoff::{HandoffDocument, LintContext, SectionKind, lint};
+use agent_handover::domain::handoff::{HandoffDocument, LintContext, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::engine::checkpoint::StepState;
 use agent_handover::read::brief::other_workstreams;
@@ -216,10 +216,7 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
     let store = MemoryStore::new(ws.memory.clone(), ws.state_history_dir());
     if let Ok(Some(text)) = store.read_current_state() {
         let doc = HandoffDocument::parse(&text);
-        detail.next_step = doc
-            .items_of(SectionKind::NextStep)
-            .next()
-            .map(|i| i.text.clone());
+        detail.next_step = doc.next_step().map(|i| i.text.clone());
         let report = lint(&text, &LintContext::for_workspace(&ws));
         let top = report
             .findings
@@ -264,10 +261,10 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
                 1 => ", compacted once".into(),
                 n => format!(", compacted {n} times"),
             };
-            let handed = if s.handed_over {
-                ", handed over"
-            } else {
-                ", no handover yet"
+            let handed = match (s.handed_over, s.work_since_handover) {
+                (true, true) => ", handed over, work since",
+                (true, false) => ", handed over",
+                (false, _) => ", no handover yet",
             };
             format!(
                 "{} started {} ago: {context}{compactions}{handed}",

@@ -1,20 +1,22 @@
 //! Content rules: size against the budget (scaled), no placeholders and no
-//! unfilled template, no secrets, no raw dumps (logs, test runs, tool-call
-//! logs, transcripts), a measurable status, a date.
+//! unfilled template, no secrets, no unresolved merge conflict, no raw dumps
+//! (logs, test runs, tool-call logs, transcripts), a measurable status, a
+//! date.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::{
-    Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET, SUPERSEDED,
-    TOO_SHORT, UNDATED, UNFILLED_TEMPLATE,
+    CONFLICT_MARKERS, Finding, NO_MEASURABLE_STATUS, OVER_BUDGET, PLACEHOLDER, RAW_DUMP, SECRET,
+    SUPERSEDED, TOO_SHORT, UNDATED, UNFILLED_TEMPLATE,
 };
 use crate::base::patterns::pattern;
 use crate::base::secrets;
 use crate::domain::handoff::context::LintContext;
 use crate::domain::handoff::document::{HandoffDocument, Line, LineRole, SectionKind};
 use crate::domain::handoff::text::{estimate_tokens, snippet};
+use crate::domain::memory::conflict::Conflict;
 
 /// A fenced block longer than this is pasted output, not a briefing.
 pub const MAX_CODE_BLOCK_LINES: usize = 30;
@@ -87,6 +89,7 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
     check_size(doc, ctx, out);
     check_placeholders(doc, out);
     check_secrets(doc, out);
+    check_conflict(doc, out);
     check_dumps(doc, out);
     check_status(doc, out);
     if doc.date.is_none() {
@@ -224,6 +227,20 @@ pub(super) fn check_secrets(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 "possible {} ({}): remove it from the handoff and rotate it; handoffs are published",
                 m.kind,
                 secrets::REDACTED
+            ),
+        ));
+    }
+}
+
+/// Unresolved merge conflict markers ([`crate::domain::memory::conflict`]):
+/// one finding, at the first, naming them all.
+pub(super) fn check_conflict(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
+    if let Some(conflict) = Conflict::find(doc.text) {
+        out.push(CONFLICT_MARKERS.at(
+            Some(conflict.first()),
+            format!(
+                "an unresolved merge conflict ({}): the next session would read both sides as the truth; keep what is true and delete the <<<<<<<, ======= and >>>>>>> lines",
+                conflict.span()
             ),
         ));
     }

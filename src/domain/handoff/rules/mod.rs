@@ -6,6 +6,7 @@
 //! |---|---|---|---|
 //! | `secret` | error | 40 | 80 |
 //! | `unfilled-template` | error | 75 | 75 |
+//! | `conflict-markers` | error | 50 | 50 |
 //! | `section-missing` | error | 8 | 12 |
 //! | `next-step-missing` | error | 20 | 20 |
 //! | `failed-approaches-missing` | error | 15 | 15 |
@@ -180,6 +181,15 @@ rules! {
         75,
         75,
         "the handoff is written, not a template left unfilled",
+    );
+    /// Unresolved merge conflict markers (`<<<<<<< `, `>>>>>>> `): a merge
+    /// nobody settled, both sides read as the truth.
+    CONFLICT_MARKERS = (
+        "conflict-markers",
+        Error,
+        50,
+        50,
+        "no unresolved merge conflict is left (<<<<<<< ======= >>>>>>>)",
     );
     /// A required section (goal, done) is absent: 8 points for what is done,
     /// 4 for the goal.
@@ -444,6 +454,7 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
         // Not a handoff: only what belongs in the layer, and no secret.
         layers::check_identity(doc, &mut out);
         content::check_secrets(doc, &mut out);
+        content::check_conflict(doc, &mut out);
         return out;
     }
     layers::check_state(doc, &mut out);
