@@ -152,7 +152,8 @@ impl MemoryStore {
                 .to_str()
                 .and_then(note_name::NoteName::parse)
                 .is_some_and(|n| n.tag == tag && n.date == date);
-            if !ours {
+            // A link is not read here: the names in order say what it is.
+            if !ours || !entry.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
             let path = entry.path();
