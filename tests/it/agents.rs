@@ -547,7 +547,17 @@ fn long_state(repo: &Repo) {
         ));
     }
     state.push_str("\n## Next step\nWire the parser into `lint`.\n");
-    repo.write("memory/layer2/current-state.md", &state);
+    // Where the workspace keeps it (install puts a git project's memory on
+    // the repository's own ref: this branch's workstream).
+    let status: serde_json::Value =
+        serde_json::from_slice(&repo.ah(&["status", "--json"]).stdout).unwrap();
+    let memory = PathBuf::from(status["memory"]["dir"].as_str().unwrap());
+    let layer2 = match status["memory"]["workstream"].as_str() {
+        Some(stream) => memory.join("layer2").join(stream),
+        None => memory.join("layer2"),
+    };
+    std::fs::create_dir_all(&layer2).unwrap();
+    std::fs::write(layer2.join("current-state.md"), &state).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
 }
 
