@@ -158,6 +158,9 @@ impl LastHandover {
 
 /// The newest completed handover; `None` if none ever did.
 pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
+    if let Some(newest) = completed_checkpoint(ws) {
+        return Ok(Some(newest));
+    }
     for run in runs_newest_first(ws)? {
         let run = run?;
         if run.status != RunStatus::Completed {
@@ -180,6 +183,52 @@ pub fn last_handover(ws: &Workspace) -> Result<Option<LastHandover>> {
     Ok(None)
 }
 
+/// The checkpoint's run, when it is a completed handover (the newest run
+/// there is, so the newest completed one): read for the few keys this
+/// needs, without listing the archived runs or building the whole record
+/// (the brief asks at every session start). `None` for anything else,
+/// including a checkpoint this cannot read, which the full walk reports.
+fn completed_checkpoint(ws: &Workspace) -> Option<LastHandover> {
+    #[derive(serde::Deserialize)]
+    struct Newest {
+        status: RunStatus,
+        #[serde(default)]
+        finished_at: Option<String>,
+        #[serde(default = "legacy")]
+        schema_version: u32,
+        #[serde(default)]
+        run_id: Option<String>,
+        #[serde(default)]
+        covered_head: Option<String>,
+        #[serde(default)]
+        next_step: Option<crate::engine::checkpoint::RecordedStep>,
+    }
+    fn legacy() -> u32 {
+        1
+    }
+    let text = crate::base::fsx::read_text_bounded(
+        &ws.checkpoint,
+        crate::engine::checkpoint::MAX_CHECKPOINT_BYTES,
+        "move it aside",
+    )
+    .ok()??;
+    let newest: Newest = serde_json::from_str(&text).ok()?;
+    let finished_at = newest
+        .finished_at
+        .as_deref()
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())?
+        .with_timezone(&chrono::Utc);
+    (newest.status == RunStatus::Completed
+        && newest.run_id.is_some()
+        && newest.schema_version <= crate::engine::checkpoint::SCHEMA_VERSION)
+        .then_some(LastHandover {
+            run_id: newest.run_id,
+            finished_at,
+            covered_head: newest.covered_head,
+            next_step: newest.next_step,
+        })
+}
+
 /// When the newest completed handover finished; `None` if none ever did.
 pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
     Ok(last_handover(ws)?.map(|h| h.finished_at))
@@ -188,6 +237,53 @@ pub fn last_completed_at(ws: &Workspace) -> Result<Option<chrono::DateTime<chron
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The checkpoint read for its few keys gives what the walk over every
+    /// run gives.
+    #[test]
+    fn the_last_handover_read_from_the_checkpoint_is_the_walks() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::in_dir(dir.path());
+        assert_eq!(last_handover(&ws).unwrap(), None);
+        let mut older = Checkpoint {
+            status: RunStatus::Completed,
+            run_id: Some("20261121-100000-aaaa".into()),
+            finished_at: Some("2026-11-21T10:00:05+00:00".into()),
+            covered_head: Some("a".repeat(40)),
+            ..Checkpoint::default()
+        };
+        older
+            .save(&ws.run_record_file("20261121-100000-aaaa"))
+            .unwrap();
+        // In progress now: the archived one is the last handover.
+        let mut now = Checkpoint {
+            status: RunStatus::InProgress,
+            run_id: Some("20261122-100000-bbbb".into()),
+            ..Checkpoint::default()
+        };
+        now.save(&ws.checkpoint).unwrap();
+        assert_eq!(completed_checkpoint(&ws), None);
+        let last = last_handover(&ws).unwrap().unwrap();
+        assert_eq!(last.run_id.as_deref(), Some("20261121-100000-aaaa"));
+        assert_eq!(last.covered_head, older.covered_head);
+        // Completed: read from the checkpoint alone, as the walk reads it.
+        now.status = RunStatus::Completed;
+        now.finished_at = Some("2026-11-22T10:00:05.123456+00:00".into());
+        now.next_step = Some(crate::engine::checkpoint::RecordedStep::of(
+            "## Next step\nShip it.\n",
+        ));
+        now.save(&ws.checkpoint).unwrap();
+        let fast = completed_checkpoint(&ws).unwrap();
+        let walked = runs_newest_first(&ws).unwrap().next().unwrap().unwrap();
+        assert_eq!(fast.run_id, walked.run_id);
+        assert_eq!(fast.next_step, walked.next_step);
+        assert_eq!(
+            fast.finished_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, false),
+            "2026-11-22T10:00:05.123456+00:00"
+        );
+        assert_eq!(last_handover(&ws).unwrap(), Some(fast));
+    }
 
     #[test]
     fn a_completed_run_without_archived_record_is_listed_once() {

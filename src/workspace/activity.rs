@@ -193,7 +193,10 @@ pub fn since_baseline(ws: &Workspace, baseline: &Baseline) -> Activity {
     let excluded = Excluded::of(ws);
     match Repository::discover(&ws.root) {
         Ok(repo) => from_git(&repo, Start::Baseline(baseline), &excluded),
-        Err(_) => from_files(&ws.root, Some(baseline.at), &excluded),
+        Err(_) => Activity {
+            from: Measured::SessionStart,
+            ..from_files(&ws.root, Some(baseline.at), &excluded)
+        },
     }
 }
 

@@ -11,16 +11,24 @@ use crate::real_agents::harness::{
 };
 
 fn claude(p: &Project, mock: &Mock, prompt: &str) -> std::process::Output {
+    claude_with(p, mock, prompt, &[])
+}
+
+/// `claude -p PROMPT`, with `more` arguments (`--continue`: the same
+/// session, its conversation resumed).
+fn claude_with(p: &Project, mock: &Mock, prompt: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "-p",
+        prompt,
+        "--allowedTools",
+        "Bash",
+        "--output-format",
+        "json",
+    ];
+    args.extend_from_slice(more);
     let out = p.run_agent(
         &program("claude"),
-        &[
-            "-p",
-            prompt,
-            "--allowedTools",
-            "Bash",
-            "--output-format",
-            "json",
-        ],
+        &args,
         &[
             ("ANTHROPIC_BASE_URL", mock.url()),
             ("ANTHROPIC_API_KEY", "mock-key".into()),
@@ -124,6 +132,50 @@ fn claude_a_session_past_the_capacity_threshold_is_told_once_and_hands_over() {
     claude(&p, &mock, "MOCK-WORK");
 
     told_once_then_handed_over(&p, &mock, "80% of 1M");
+}
+
+/// Issue 40: a session that hands over when its context runs low, keeps
+/// working (the same session, resumed) and stops is asked once more, and
+/// hands that work over too; it was never asked again ("a handover was
+/// written this session"). Once per new piece of work: stopping again
+/// without new work asks nothing.
+#[test]
+fn claude_a_session_that_hands_over_at_75_percent_keeps_working_and_is_asked_once_more() {
+    let p = Project::new();
+    p.install("claude");
+    trust(&p);
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "800000")]);
+
+    claude(&p, &mock, "MOCK-WORK");
+    told_once_then_handed_over(&p, &mock, "80% of 1M");
+    assert_eq!(p.notes().len(), 1);
+
+    // The same session goes on working: committed work its handover did
+    // not cover.
+    claude_with(
+        &p,
+        &mock,
+        "MOCK-SHELL: printf 'more\\n' >> more.txt && git add more.txt && git -c user.name=m -c user.email=m@example.com commit -qm 'more work'",
+        &["--continue"],
+    );
+    assert_eq!(
+        mock.asked(),
+        2,
+        "asked once more at its stop: {:#?}",
+        mock.replies()
+    );
+    assert!(
+        mock.requests_with(
+            "A handover was written this session, and work happened since it (1 commit"
+        ) >= 1,
+        "asked about the work since its own handover"
+    );
+    assert_eq!(p.check(), 2);
+    assert_eq!(p.notes().len(), 2, "the second handover was written");
+
+    // Stopping again with nothing new asks nothing.
+    claude_with(&p, &mock, "Say hello.", &["--continue"]);
+    assert_eq!(mock.asked(), 2, "{:#?}", mock.replies());
 }
 
 #[test]
