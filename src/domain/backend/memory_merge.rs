@@ -5,7 +5,8 @@
 //!
 //! * layer-1 notes and inbox messages are append-only: both sides' files are
 //!   kept; when both wrote the same name with different texts, the incoming
-//!   (remote) one is renamed to the next free name (`-2`, `-3`, …);
+//!   (remote) one is renamed to the next free name (`-2`, `-3`, …), unless
+//!   this side already holds its text under another name of that folder;
 //! * layer-3 archives merge by their note markers, each note once
 //!   ([`compact::merge_archives`]);
 //! * read marks merge as the union ([`read_state::merge_marks`]);
@@ -178,13 +179,23 @@ pub fn settle(
                     .push(format!("{path}: kept (deleted on one side only)"));
                 vec![(path.clone(), kept)]
             }
-            (Kind::Note | Kind::Message, Some(o), Some(t)) => {
-                let renamed = free_name(index, &path);
-                settled
-                    .files
-                    .push(format!("{path}: both kept, theirs as {renamed}"));
-                vec![(path.clone(), o), (renamed, t)]
-            }
+            (Kind::Note | Kind::Message, Some(o), Some(t)) => match held_beside(index, &path, t) {
+                // Kept here already under another name (a publish that was
+                // stopped after keeping it beside ours): once is enough.
+                Some(at) => {
+                    settled
+                        .files
+                        .push(format!("{path}: ours kept, theirs already here as {at}"));
+                    vec![(path.clone(), o)]
+                }
+                None => {
+                    let renamed = free_name(index, &path);
+                    settled
+                        .files
+                        .push(format!("{path}: both kept, theirs as {renamed}"));
+                    vec![(path.clone(), o), (renamed, t)]
+                }
+            },
             (Kind::Archive, Some(o), Some(t)) => {
                 settled.files.push(format!("{path}: merged by note"));
                 let merged = compact::merge_archives(&text(o)?, &text(t)?);
@@ -380,6 +391,23 @@ pub(super) fn put_blob(
     })
 }
 
+/// Another name in `path`'s folder where the merge already holds blob `id`
+/// (settled, or ours in a conflict of its own).
+fn held_beside(index: &Index, path: &str, id: Oid) -> Option<String> {
+    let folder = |p: &str| p.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let dir = folder(path);
+    index
+        .iter()
+        .filter(|e| e.id == id && matches!(stage(e), 0 | 2))
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .find(|p| p != path && folder(p) == dir)
+}
+
+/// The merge stage of an index entry (0: settled, 1: base, 2: ours, 3: theirs).
+fn stage(entry: &IndexEntry) -> u16 {
+    (entry.flags >> 12) & 0b11
+}
+
 /// The next name beside `path` that the index does not hold (at any stage:
 /// a conflicted name is taken too): a note
 /// `<tag>-<date>.md` becomes `<tag>-<date>-2.md`, `-3`, …; any other file
@@ -436,5 +464,115 @@ mod tests {
         ] {
             assert_eq!(kind(path, &p), want, "{path}");
         }
+    }
+
+    /// A commit of `files` (path, text) on `parents`.
+    fn commit<'r>(
+        repo: &'r Repository,
+        parents: &[&Commit<'r>],
+        files: &[(&str, &str)],
+    ) -> Commit<'r> {
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        for (path, text) in files {
+            update.upsert(
+                *path,
+                repo.blob(text.as_bytes()).unwrap(),
+                git2::FileMode::Blob,
+            );
+        }
+        let empty = repo
+            .find_tree(repo.treebuilder(None).unwrap().write().unwrap())
+            .unwrap();
+        let tree = repo
+            .find_tree(update.create_updated(repo, &empty).unwrap())
+            .unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let id = repo.commit(None, &sig, &sig, "m", &tree, parents).unwrap();
+        repo.find_commit(id).unwrap()
+    }
+
+    /// The merged paths and texts.
+    fn merged(
+        repo: &Repository,
+        ours: &Commit<'_>,
+        theirs: &Commit<'_>,
+        base: &Commit<'_>,
+    ) -> Vec<(String, String)> {
+        let mut index = repo.merge_commits(ours, theirs, None).unwrap();
+        settle(repo, &mut index, ours, theirs, Some(base), &prefixes()).unwrap();
+        assert!(!index.has_conflicts());
+        index
+            .iter()
+            .map(|e| {
+                let text = repo.find_blob(e.id).unwrap().content().to_vec();
+                (
+                    String::from_utf8_lossy(&e.path).into_owned(),
+                    String::from_utf8(text).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_note_both_wrote_under_one_name_is_kept_twice_and_a_note_kept_here_already_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let (a, b) = (
+            "memory/layer1/2026-12/codex-2026-12-01-5.md",
+            "memory/layer1/2026-12/codex-2026-12-01-6.md",
+        );
+        let base = commit(
+            &repo,
+            &[],
+            &[("memory/layer1/2026-12/codex-2026-12-01.md", "first")],
+        );
+        let theirs = commit(
+            &repo,
+            &[&base],
+            &[
+                ("memory/layer1/2026-12/codex-2026-12-01.md", "first"),
+                (a, "theirs"),
+            ],
+        );
+        // Both wrote a note by one name: both kept, theirs at the next free name.
+        let ours = commit(
+            &repo,
+            &[&base],
+            &[
+                ("memory/layer1/2026-12/codex-2026-12-01.md", "first"),
+                (a, "ours"),
+            ],
+        );
+        let files = merged(&repo, &ours, &theirs, &base);
+        let day = "memory/layer1/2026-12/codex-2026-12-01";
+        let held = |p: &str, t: &str| (p.to_string(), t.to_string());
+        assert_eq!(
+            files,
+            [
+                held(&format!("{day}-2.md"), "theirs"),
+                held(a, "ours"),
+                held(&format!("{day}.md"), "first")
+            ]
+        );
+        // Theirs already kept beside ours by a publish that stopped before
+        // its merge: kept once.
+        let ours = commit(
+            &repo,
+            &[&base],
+            &[
+                ("memory/layer1/2026-12/codex-2026-12-01.md", "first"),
+                (a, "ours"),
+                (b, "theirs"),
+            ],
+        );
+        let files = merged(&repo, &ours, &theirs, &base);
+        assert_eq!(
+            files,
+            [
+                held(a, "ours"),
+                held(b, "theirs"),
+                held(&format!("{day}.md"), "first")
+            ]
+        );
     }
 }

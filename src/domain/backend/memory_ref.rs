@@ -409,7 +409,8 @@ impl RefSpec {
                     // Written here since: newer than either side. A note of
                     // theirs by the same name is kept under a free one.
                     if let (None, Some(id)) = (old_id, new_id) {
-                        self.keep_beside(repo, &on_disk, id)?;
+                        let theirs = repo.find_blob(id).map_err(git)?;
+                        self.keep_beside(&on_disk, theirs.content())?;
                     }
                     continue;
                 }
@@ -438,8 +439,14 @@ impl RefSpec {
                             path: on_disk.clone(),
                             error: e.to_string(),
                         })?;
-                    } else {
+                    } else if old_id.is_some() {
                         fsx::write_atomic(&on_disk, &bytes)?;
+                    } else if !fsx::create_new(&on_disk, &bytes)?
+                        && std::fs::read(&on_disk).ok().as_deref() != Some(&bytes[..])
+                    {
+                        // New on their side, and a handover here took the
+                        // name meanwhile: never written over.
+                        self.keep_beside(&on_disk, &bytes)?;
                     }
                 }
                 None => {
@@ -453,8 +460,8 @@ impl RefSpec {
     }
 
     /// Theirs, a session note named like one written here since, as the
-    /// next free note of its day (the next commit holds both).
-    fn keep_beside(&self, repo: &Repository, ours: &Path, theirs: Oid) -> Result<(), GitError> {
+    /// next free note of its day (the next commit holds both); once.
+    fn keep_beside(&self, ours: &Path, theirs: &[u8]) -> Result<(), GitError> {
         let Some(name) = ours
             .file_name()
             .and_then(|n| n.to_str())
@@ -462,14 +469,16 @@ impl RefSpec {
         else {
             return Ok(());
         };
-        let blob = repo.find_blob(theirs).map_err(|e| git_error(repo, &e))?;
         let layout = MemoryLayout::at(&self.shared_dir.join("memory"));
         for n in name.n.max(1) + 1..name.n + 10_000 {
             let free = layout.layer1_note(&name.tag, name.date, n);
             if free.parent() != ours.parent() {
                 return Ok(()); // not in its month's folder: not a note of ours
             }
-            if fsx::create_new(&free, blob.content())? {
+            // Free, or holding theirs already (kept by a run that was stopped).
+            if fsx::create_new(&free, theirs)?
+                || std::fs::read(&free).ok().as_deref() == Some(theirs)
+            {
                 return Ok(());
             }
         }
