@@ -104,9 +104,8 @@ impl MemoryPlace {
             } else {
                 Vec::new()
             },
-            push_pending: on_ref
-                .then(|| crate::domain::backend::BackendSpec::of_workspace(ws, false).ok())
-                .flatten()
+            push_pending: crate::domain::backend::BackendSpec::of_workspace(ws, false)
+                .ok()
                 .and_then(|b| b.backend().pending()),
             on_code_branch: !on_ref
                 && ws.memory_in_project()

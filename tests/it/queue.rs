@@ -41,6 +41,24 @@ fn a_new_note_behind_a_failing_publish_is_staged_and_resumed_in_order() {
     git(d, &["config", "user.name", "T"]);
     git(d, &["config", "user.email", "t@example.com"]);
     let gone = remote.path().join("not-yet.git");
+    git(
+        remote.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "--initial-branch=main",
+            "not-yet.git",
+        ],
+    );
+    // The server refuses every push until its hook is lifted.
+    let hook = gone.join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'not yet: the review gate is closed'\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     git(d, &["remote", "add", "origin", gone.to_str().unwrap()]);
 
     let first = run_note(&p, "FIRST: the publish of this one fails");
@@ -53,7 +71,7 @@ fn a_new_note_behind_a_failing_publish_is_staged_and_resumed_in_order() {
         stderr(&second)
     );
     let err = stderr(&second);
-    assert!(err.contains("push to origin/main failed"), "{err}");
+    assert!(err.contains("not yet: the review gate is closed"), "{err}");
     assert!(err.contains("your new handover is safe"), "{err}");
     assert!(staged_file_named_in(&err).contains("SECOND: written while the first is stuck"));
     // Asked again, it is not queued twice.
@@ -74,16 +92,7 @@ fn a_new_note_behind_a_failing_publish_is_staged_and_resumed_in_order() {
     let brief = stdout(&p.run(&["brief"]));
     assert!(brief.contains("Queued behind it"), "{brief}");
 
-    git(
-        remote.path(),
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "--initial-branch=main",
-            "not-yet.git",
-        ],
-    );
+    std::fs::remove_file(&hook).unwrap();
     let o = p.run(&["resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(p.check(), 2);

@@ -178,8 +178,9 @@ pub fn current_branch(repo: &Repository) -> Option<String> {
 }
 
 /// How long a publish's push or fetch may take by default, for every
-/// transport (http has a low-speed limit too; ssh and git:// have none).
-pub const DEFAULT_NETWORK_SECS: u64 = 300;
+/// transport (http has a low-speed limit too; ssh and git:// have none): a
+/// handover runs inside an agent's tool call, which is not given minutes.
+pub const DEFAULT_NETWORK_SECS: u64 = 20;
 
 impl MemoryLocations {
     /// Where `file`'s versions and drift records are kept: the state
@@ -241,6 +242,22 @@ impl Backend for GitSpec {
 
     fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError> {
         Ok(self.fetch_and_integrate(limit)?)
+    }
+
+    fn pending(&self) -> Option<String> {
+        let repo = self.open_repo().ok()?;
+        let pending = PendingPush::read(&repo)?;
+        // Pushed since by hand: the remote-tracking branch holds the tip.
+        let tip = repo.head().ok()?.target()?;
+        let tracked = repo
+            .refname_to_id(&format!("refs/remotes/{}", pending.to))
+            .is_ok_and(|t| t == tip || repo.graph_descendant_of(t, tip).unwrap_or(false));
+        (!tracked).then(|| {
+            format!(
+                "{} holds commits {} was not seen to receive ({}): push pending",
+                self.branch, pending.to, pending.why
+            )
+        })
     }
 
     fn leftovers(&self) -> Vec<Leftover> {
@@ -307,6 +324,7 @@ impl Backend for GitSpec {
             .into_iter()
             .chain(locks)
             .chain(remote_locks)
+            .chain(super::push_pending(self))
             .collect()
     }
 }
@@ -408,19 +426,29 @@ impl GitSpec {
                     limit.as_secs_f32()
                 )));
             }
+            // An empty remote: nothing to bring in (a pending push still goes).
+            Err(e) if e.is_missing_remote_ref() => {}
             Err(e) => return Err(e),
         }
         let theirs = Theirs {
             remote: &self.remote,
             branch: &self.branch,
         };
-        if repo.find_reference(&theirs.tracking()).is_err() {
-            return Ok(Synced::Done(format!(
-                "{} has no commits yet: nothing to bring in",
-                theirs.shown()
-            )));
-        }
-        self.integrate(&repo, theirs).map(Synced::Done)
+        let integrated = match repo.find_reference(&theirs.tracking()) {
+            Ok(_) => self.integrate(&repo, theirs)?,
+            Err(_) => format!("{} has no commits yet: nothing to bring in", theirs.shown()),
+        };
+        let sent = match PendingPush::read(&repo) {
+            Some(_) if self.push => {
+                let target = self.push_target(&repo)?;
+                let pushed = self
+                    .push_integrating(&repo, &target, &|| Ok(()), "pending")
+                    .map_err(|e| GitError::Write(e.to_string()))?;
+                format!("; {pushed}")
+            }
+            _ => String::new(),
+        };
+        Ok(Synced::Done(format!("{integrated}{sent}")))
     }
 
     fn open_repo(&self) -> Result<Repository, GitError> {
@@ -545,15 +573,25 @@ impl GitSpec {
                 .map_or(String::new(), |how| format!("; {how}"));
             move |stop: StepError| stop.context(format!("{committed}{done}; not pushed"))
         };
+        let done = |merged: &Option<String>| {
+            merged
+                .as_ref()
+                .map_or(String::new(), |how| format!("{how}, "))
+        };
         for _ in 0..3 {
             gate().map_err(held(&merged))?;
             let along = commits_of_yours(repo, target);
-            match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit)? {
+            let pushed = match git_cli::push_ref(&dir, &target.remote, &from, &target.dest, limit) {
+                Ok(pushed) => pushed,
+                Err(e @ GitError::PushTimedOut { .. }) => {
+                    return Ok(done(&merged) + &self.leave_pending(repo, target, &e.to_string())?);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match pushed {
                 Pushed::Done => {
-                    return Ok(match merged {
-                        Some(how) => format!("{how}, pushed to {dest}{along}"),
-                        None => format!("pushed to {dest}{along}"),
-                    });
+                    PendingPush::clear(repo)?;
+                    return Ok(format!("{}pushed to {dest}{along}", done(&merged)));
                 }
                 Pushed::Refused(words) => {
                     return Err(GitError::PushRefused {
@@ -565,14 +603,8 @@ impl GitSpec {
                     .into());
                 }
                 Pushed::Failed(said) => {
-                    return Err(GitError::PushFailed {
-                        remote: target.remote.clone(),
-                        to: target.to().to_string(),
-                        branch: self.branch.clone(),
-                        dir,
-                        said,
-                    }
-                    .into());
+                    let why = format!("push to {dest} failed: {said}");
+                    return Ok(done(&merged) + &self.leave_pending(repo, target, &why)?);
                 }
                 Pushed::Behind => {
                     let Some(branch) = target.branch() else {
@@ -594,7 +626,14 @@ impl GitSpec {
                     };
                     let refspec = format!("+{}:{}", target.dest, theirs.tracking());
                     gate().map_err(held(&merged))?;
-                    git_cli::fetch_refspec_within(&dir, &target.remote, &refspec, limit)?;
+                    match git_cli::fetch_refspec_within(&dir, &target.remote, &refspec, limit) {
+                        Ok(()) => {}
+                        Err(e @ GitError::TimedOut { .. }) => {
+                            let why = format!("fetch from {}: {e}", target.remote);
+                            return Ok(done(&merged) + &self.leave_pending(repo, target, &why)?);
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
                     merged = Some(self.integrate(repo, theirs)?);
                 }
             }
@@ -604,6 +643,22 @@ impl GitSpec {
             branch: target.to().to_string(),
         }
         .into())
+    }
+
+    /// Record that the push to `target` is left for later (`why`), and say so.
+    fn leave_pending(
+        &self,
+        repo: &Repository,
+        target: &PushTarget,
+        why: &str,
+    ) -> Result<String, GitError> {
+        let why = why.lines().next().unwrap_or_default().to_string();
+        let pending = PendingPush {
+            to: target.shown(),
+            why,
+        };
+        pending.record(repo)?;
+        Ok(super::pending_words(&pending.to, &pending.why))
     }
 
     /// Bring the remote's commits into our branch: fast-forward, or merge when
@@ -955,6 +1010,47 @@ fn check_remote(repo: &Repository, remote: &str) -> Result<(), GitError> {
 /// lock): held from staging to pushing, so no two commit on the same HEAD.
 /// A lock file in the git folder, never deleted, released by the kernel
 /// if its holder dies.
+/// A push a publish left for later: where to, and why it could not go,
+/// kept in the worktree's git dir (the branch is the worktree's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PendingPush {
+    /// Where it goes, as a summary names it (`origin/main`).
+    to: String,
+    /// Why it could not go (one line).
+    why: String,
+}
+
+impl PendingPush {
+    /// Its file in a worktree's git dir.
+    const FILE: &'static str = "agent-handover-push-pending";
+
+    fn record(&self, repo: &Repository) -> Result<(), GitError> {
+        let text = format!("{}\n{}\n", self.to, self.why);
+        Ok(fsx::write_atomic(
+            &repo.path().join(Self::FILE),
+            text.as_bytes(),
+        )?)
+    }
+
+    /// The push left pending in `repo`, if one is recorded.
+    fn read(repo: &Repository) -> Option<Self> {
+        let (text, _) =
+            fsx::read_text_bounded_nofollow(&repo.path().join(Self::FILE), 64 * 1024, "remove it")
+                .ok()??;
+        let (to, why) = text.split_once('\n')?;
+        Some(PendingPush {
+            to: to.to_string(),
+            why: why.trim_end().to_string(),
+        })
+    }
+
+    /// The push went: nothing pending any more.
+    fn clear(repo: &Repository) -> Result<(), GitError> {
+        fsx::remove_files_durable(repo.path(), &[Self::FILE])?;
+        Ok(())
+    }
+}
+
 fn publish_lock(repo: &Repository) -> Result<std::fs::File, GitError> {
     Ok(fsx::lock_exclusive(
         &repo.path().join("agent-handover-publish.lock"),

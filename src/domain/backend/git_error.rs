@@ -89,7 +89,7 @@ pub enum GitError {
     },
     /// A push the remote did not finish in time (it may hang, or be slow).
     #[error(
-        "push to {remote} gave no answer within {} s; git said: {said}\n  fix: check that the remote answers (`git push` by hand shows the same), or give it longer ([backend].timeout_secs); then `agent-handover resume` (the note is safe)",
+        "push to {remote} gave no answer within {} s; git said: {said}",
         limit.as_secs()
     )]
     PushTimedOut {
@@ -113,24 +113,6 @@ pub enum GitError {
         branch: String,
         /// The server's own lines and git's verdict.
         words: String,
-    },
-    /// The push could not be made (network, credentials).
-    #[error(
-        "push to {remote}/{to} failed: {said}\n  fix: check the remote and your credentials (`git -C {} push {remote} {}` shows the same), then `agent-handover retry publish`",
-        dir.display(),
-        if to == branch { branch.clone() } else { format!("{branch}:{to}") }
-    )]
-    PushFailed {
-        /// The remote.
-        remote: String,
-        /// What was pushed to there: a branch's name, or a full ref.
-        to: String,
-        /// The branch pushed.
-        branch: String,
-        /// The work tree.
-        dir: PathBuf,
-        /// What git said.
-        said: String,
     },
     /// The remote moved on three times while we integrated.
     #[error(
@@ -425,6 +407,11 @@ impl GitError {
             },
             None => GitError::Git(e.message().to_string()),
         }
+    }
+
+    /// A fetch of a ref the remote does not have (yet).
+    pub fn is_missing_remote_ref(&self) -> bool {
+        matches!(self, GitError::FetchFailed { said, .. } if said.contains("couldn't find remote ref"))
     }
 }
 

@@ -26,7 +26,8 @@ use git2::{Commit, FileMode, Oid, Repository, Tree};
 use serde::{Deserialize, Serialize};
 
 use super::git::{
-    MemoryLocations, admitted_message, git_error, keep_drift, on_disk_blob, short, signature,
+    DEFAULT_NETWORK_SECS, MemoryLocations, admitted_message, git_error, keep_drift, on_disk_blob,
+    short, signature,
 };
 use super::git_cli::{self, Pushed};
 use super::git_error::GitError;
@@ -47,10 +48,6 @@ const TREE_ROOTS: [&str; 3] = ["memory", "messages", "tasks"];
 /// while another publish or a sync was under way.
 const MEANWHILE: &str = "agent-handover: memory written here meanwhile";
 
-/// How long a push of the memory ref may take by default: a handover runs
-/// inside an agent's tool call, which is not given minutes.
-pub const DEFAULT_PUSH_SECS: u64 = 20;
-
 /// The memory on its ref, as staged in a run's plan (absolute paths).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefSpec {
@@ -63,7 +60,7 @@ pub struct RefSpec {
     pub remote: Option<String>,
     /// Whether a publish pushes (`--no-push`, `push = false`: not).
     pub push: bool,
-    /// The most a push or fetch may take (seconds; absent: [`DEFAULT_PUSH_SECS`]).
+    /// The most a push or fetch may take (seconds; absent: [`DEFAULT_NETWORK_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
     /// Where the memory's layers are, for the merge by layer and its drift.
@@ -96,7 +93,7 @@ impl RefSpec {
     }
 
     fn limit(&self) -> Duration {
-        Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_PUSH_SECS))
+        Duration::from_secs(self.timeout_secs.unwrap_or(DEFAULT_NETWORK_SECS))
     }
 
     fn open(&self) -> Result<Repository, GitError> {
@@ -218,17 +215,23 @@ impl RefSpec {
                     gate()?;
                     match self.fetch(remote) {
                         Ok(()) => merged = format!("{}, ", self.merge_in(repo, remote, admit)?),
-                        Err(e) => return Ok(pending(remote, &e.to_string())),
+                        Err(e) => return Ok(super::pending_words(remote, &e.to_string())),
                     }
                 }
                 Ok(Pushed::Refused(words)) => {
-                    return Ok(pending(remote, &format!("{remote} refused it: {words}")));
+                    return Ok(super::pending_words(
+                        remote,
+                        &format!("{remote} refused it: {words}"),
+                    ));
                 }
-                Ok(Pushed::Failed(said)) => return Ok(pending(remote, &said)),
-                Err(e) => return Ok(pending(remote, &e.to_string())),
+                Ok(Pushed::Failed(said)) => return Ok(super::pending_words(remote, &said)),
+                Err(e) => return Ok(super::pending_words(remote, &e.to_string())),
             }
         }
-        Ok(pending(remote, &format!("{remote}'s memory kept moving")))
+        Ok(super::pending_words(
+            remote,
+            &format!("{remote}'s memory kept moving"),
+        ))
     }
 
     /// Merge the fetched memory of `remote` in ([`Self::merge_remote`]),
@@ -536,14 +539,6 @@ pub fn adopt(
     ))))
 }
 
-/// What a push that could not finish now says.
-fn pending(remote: &str, why: &str) -> String {
-    let why = why.lines().next().unwrap_or_default();
-    format!(
-        "push pending ({why}): the memory is committed here and goes to {remote} with the next handover or `agent-handover sync`"
-    )
-}
-
 /// Remove every `*.lock` file under `dir` (our refs' folder), durably.
 fn clear_ref_locks(dir: &Path) -> Result<(), crate::Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -691,11 +686,7 @@ impl Backend for RefSpec {
                 )));
             }
             // A remote without the ref yet: nothing to bring in.
-            Err(GitError::FetchFailed { said, .. })
-                if said.contains("couldn't find remote ref") =>
-            {
-                false
-            }
+            Err(e) if e.is_missing_remote_ref() => false,
             Err(e) => return Err(e.into()),
         };
         let merged = match brought {
@@ -721,8 +712,8 @@ impl Backend for RefSpec {
                     }
                     format!("; pushed to {remote}")
                 }
-                Ok(other) => format!("; {}", pending(remote, &format!("{other:?}"))),
-                Err(e) => format!("; {}", pending(remote, &e.to_string())),
+                Ok(other) => format!("; {}", super::pending_words(remote, &format!("{other:?}"))),
+                Err(e) => format!("; {}", super::pending_words(remote, &e.to_string())),
             },
             _ => String::new(),
         };
@@ -730,15 +721,7 @@ impl Backend for RefSpec {
     }
 
     fn leftovers(&self) -> Vec<Leftover> {
-        self.pending()
-            .map(|what| Leftover {
-                kind: "push_pending",
-                what,
-                fix: "`agent-handover sync` sends it (the next handover does too)".into(),
-                removable: None,
-            })
-            .into_iter()
-            .collect()
+        super::push_pending(self).into_iter().collect()
     }
 
     fn pending(&self) -> Option<String> {

@@ -363,6 +363,25 @@ impl Backend for NullBackend {
     }
 }
 
+/// What a publish says of a push it left for later: why, and where it
+/// goes when it goes.
+pub(crate) fn pending_words(to: &str, why: &str) -> String {
+    let why = why.lines().next().unwrap_or_default();
+    format!(
+        "push pending ({why}): the memory is committed here and goes to {to} with the next handover or `agent-handover sync`"
+    )
+}
+
+/// The push `backend` left for later, as `doctor` lists it.
+fn push_pending(backend: &dyn Backend) -> Option<Leftover> {
+    backend.pending().map(|what| Leftover {
+        kind: "push_pending",
+        what,
+        fix: "`agent-handover sync` sends it (the next handover does too)".into(),
+        removable: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
