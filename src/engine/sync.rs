@@ -1,6 +1,7 @@
 //! `sync`: bring the other machines' memory in without handing over, at
 //! session start: fetch the publish branch and integrate it by layer (the
-//! same merge a publish makes; nothing is pushed). Taken under the run lock,
+//! same merge a publish makes; nothing is pushed but a push a handover left
+//! pending, which a PAUSE pulled meanwhile holds). Taken under the run lock,
 //! and refused while a handover is pending or queued (its publish
 //! integrates), or while PAUSE is on. Offline is not an error: the fetch
 //! gives up after a short time and the memory stays as it was.
@@ -10,6 +11,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::base::error::{Error, Result};
+use crate::base::outcome::StepError;
 use crate::domain::backend::{BackendSpec, Synced};
 use crate::engine::checkpoint::{Checkpoint, RunStatus};
 use crate::engine::lock::RunLock;
@@ -81,7 +83,10 @@ pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
         detail: e.to_string(),
     };
     if !backend.shares() {
-        return backend.sync(Some(limit)).map(report).map_err(failed);
+        return backend
+            .sync(Some(limit), &|| Ok(()))
+            .map(report)
+            .map_err(failed);
     }
     ensure_not_paused(&ws.pause_files())?;
     let _lock = RunLock::acquire(&ws.lock_file())?;
@@ -102,7 +107,11 @@ pub fn sync(ws: &Workspace, limit: Duration) -> Result<SyncReport> {
             then: "sync again (a handover's own publish brings the remote's memory in)".into(),
         });
     }
-    backend.sync(Some(limit)).map(report).map_err(failed)
+    let brake = || ensure_not_paused(&ws.pause_files()).map_err(StepError::from);
+    backend
+        .sync(Some(limit), &brake)
+        .map(report)
+        .map_err(failed)
 }
 
 /// A backend's sync as the report says it.

@@ -1144,7 +1144,8 @@ fn never_answering_remote_leaves_the_push_pending(scheme: &str, timeout_secs: Op
             stdout(&shown)
         );
     }
-    // The remote answers again: `sync` sends what was pending.
+    // The remote answers again, but a PAUSE pulled while `sync` brings it
+    // in holds the pending push.
     let remote = tempfile::tempdir().unwrap();
     git(
         remote.path(),
@@ -1159,6 +1160,28 @@ fn never_answering_remote_leaves_the_push_pending(scheme: &str, timeout_secs: Op
             remote.path().to_str().unwrap(),
         ],
     );
+    let syncing = p
+        .std_cmd()
+        .arg("sync")
+        .env("AGENT_HANDOVER_FAILPOINT", "stall:sync-before-push:2000")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(p.run(&["pause", "--reason", "not now"]).status.success());
+    let o = syncing.wait_with_output().unwrap();
+    assert!(
+        stdout(&o).contains("the pending push is held: "),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        git(remote.path(), &["branch", "--list"]),
+        "",
+        "nothing pushed"
+    );
+    assert!(p.run(&["unpause"]).status.success());
+    // Lifted: `sync` sends what was pending.
     let o = p.run(&["sync"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

@@ -240,8 +240,12 @@ impl Backend for GitSpec {
         true
     }
 
-    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError> {
-        Ok(self.fetch_and_integrate(limit)?)
+    fn sync(
+        &self,
+        limit: Option<Duration>,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<Synced, BackendError> {
+        Ok(self.fetch_and_integrate(limit, gate)?)
     }
 
     fn pending(&self) -> Option<String> {
@@ -398,7 +402,11 @@ impl GitSpec {
     /// Bring the remote's memory in without handing over: fetch (giving up
     /// after `limit`: [`Synced::Offline`]), then integrate as a publish does
     /// (fast-forward, or a merge by layer; nothing is pushed).
-    fn fetch_and_integrate(&self, limit: Option<Duration>) -> Result<Synced, GitError> {
+    fn fetch_and_integrate(
+        &self,
+        limit: Option<Duration>,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<Synced, GitError> {
         if self.no_remote {
             return Ok(Synced::Local(format!(
                 "{} tracks nothing on {:?}: the memory is committed on this machine only (`git push -u {} {}` once to share it)",
@@ -440,11 +448,13 @@ impl GitSpec {
         };
         let sent = match PendingPush::read(&repo) {
             Some(_) if self.push => {
+                crate::base::failpoint::hit("sync-before-push");
                 let target = self.push_target(&repo)?;
-                let pushed = self
-                    .push_integrating(&repo, &target, &|| Ok(()), "pending")
-                    .map_err(|e| GitError::Write(e.to_string()))?;
-                format!("; {pushed}")
+                match self.push_integrating(&repo, &target, gate, "pending") {
+                    Ok(pushed) => format!("; {pushed}"),
+                    Err(stop @ StepError::Paused { .. }) => super::held_by(&stop),
+                    Err(e) => return Err(GitError::Write(e.to_string())),
+                }
             }
             _ => String::new(),
         };

@@ -665,7 +665,11 @@ impl Backend for RefSpec {
         self.remote.is_some()
     }
 
-    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError> {
+    fn sync(
+        &self,
+        limit: Option<Duration>,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<Synced, BackendError> {
         let Some(remote) = &self.remote else {
             return Ok(Synced::Local(format!(
                 "the repository has no remote: the memory ({MEMORY_REF}) is on this machine only"
@@ -695,25 +699,36 @@ impl Backend for RefSpec {
                 .map_err(|e| GitError::Write(e.to_string()))?,
             false => format!("{remote} has no memory yet: nothing to bring in"),
         };
+        crate::base::failpoint::hit("sync-before-push");
         let pushed = match spec.pending_push(&repo, remote) {
-            // Everything in the ref was let through a publish's door (ours)
-            // or came from the remote (theirs): what is pending goes now.
-            Some(_) if self.push => match git_cli::push_ref(
-                &self.work_tree,
-                remote,
-                MEMORY_REF,
-                MEMORY_REF,
-                spec.limit(),
-            ) {
-                Ok(Pushed::Done) => {
-                    if let Some(id) = tip_id(&repo, MEMORY_REF) {
-                        repo.reference(&Self::tracking(remote), id, true, "agent-handover: pushed")
+            Some(_) if self.push => match gate() {
+                Err(stop) => super::held_by(&stop),
+                // Everything in the ref was let through a publish's door
+                // (ours) or came from the remote (theirs): it goes now.
+                Ok(()) => match git_cli::push_ref(
+                    &self.work_tree,
+                    remote,
+                    MEMORY_REF,
+                    MEMORY_REF,
+                    spec.limit(),
+                ) {
+                    Ok(Pushed::Done) => {
+                        if let Some(id) = tip_id(&repo, MEMORY_REF) {
+                            repo.reference(
+                                &Self::tracking(remote),
+                                id,
+                                true,
+                                "agent-handover: pushed",
+                            )
                             .map_err(|e| git_error(&repo, &e))?;
+                        }
+                        format!("; pushed to {remote}")
                     }
-                    format!("; pushed to {remote}")
-                }
-                Ok(other) => format!("; {}", super::pending_words(remote, &format!("{other:?}"))),
-                Err(e) => format!("; {}", super::pending_words(remote, &e.to_string())),
+                    Ok(other) => {
+                        format!("; {}", super::pending_words(remote, &format!("{other:?}")))
+                    }
+                    Err(e) => format!("; {}", super::pending_words(remote, &e.to_string())),
+                },
             },
             _ => String::new(),
         };

@@ -317,8 +317,14 @@ pub trait Backend {
     fn shares(&self) -> bool;
 
     /// Bring the other machines' memory in without handing over, giving
-    /// the remote `limit` to answer ([`Synced::Offline`] after that).
-    fn sync(&self, limit: Option<Duration>) -> Result<Synced, BackendError>;
+    /// the remote `limit` to answer ([`Synced::Offline`] after that), and
+    /// send a push a handover left pending; `gate` (the PAUSE brake) is
+    /// asked right before that push, which it holds.
+    fn sync(
+        &self,
+        limit: Option<Duration>,
+        gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<Synced, BackendError>;
 
     /// What a killed publish or sync left behind, for `doctor`.
     fn leftovers(&self) -> Vec<Leftover>;
@@ -352,7 +358,11 @@ impl Backend for NullBackend {
         false
     }
 
-    fn sync(&self, _limit: Option<Duration>) -> Result<Synced, BackendError> {
+    fn sync(
+        &self,
+        _limit: Option<Duration>,
+        _gate: &dyn Fn() -> Result<(), StepError>,
+    ) -> Result<Synced, BackendError> {
         Ok(Synced::Local(
             "the null backend keeps the memory on this machine: nothing to sync".into(),
         ))
@@ -369,6 +379,14 @@ pub(crate) fn pending_words(to: &str, why: &str) -> String {
     let why = why.lines().next().unwrap_or_default();
     format!(
         "push pending ({why}): the memory is committed here and goes to {to} with the next handover or `agent-handover sync`"
+    )
+}
+
+/// What a sync says of a pending push that `gate` (PAUSE) held.
+fn held_by(stop: &StepError) -> String {
+    format!(
+        "; the pending push is held: {}",
+        stop.to_string().lines().next().unwrap_or_default()
     )
 }
 
