@@ -220,7 +220,7 @@ fn sync_bench(root: &Path, iters: usize) -> String {
             assert!(o.success());
         }
         let t = Instant::now();
-        let synced = memory_spec(&a).sync(None).expect("sync works");
+        let synced = memory_spec(&a).sync(None, &|| Ok(())).expect("sync works");
         ours.push(t.elapsed());
         assert!(
             matches!(&synced, Synced::Done(s) if s.contains("merged")),
