@@ -144,9 +144,10 @@ pub const ADAPTERS: &[Adapter] = &[
     //   that message is): experimental.chat.messages.transform (the `Hooks` type of
     //   @opencode-ai/plugin) puts it first for the model. `opencode run MESSAGE` is
     //   one-shot: it stops at its session's first idle and disposes the instance, so a
-    //   request made on that idle never reaches the model (src/cli/cmd/run.ts; the
-    //   `event` hook is not awaited, src/plugin/index.ts); there the plugin saves the
-    //   draft at idle (session-end) and the session is not marked as asked.
+    //   request made in the `event` hook on that idle never reaches the model
+    //   (src/cli/cmd/run.ts; the `event` hook is not awaited, src/plugin/index.ts).
+    //   Disposing awaits the plugins' `dispose` hooks, and a prompt made there runs to
+    //   its end: the plugin asks the sessions that went idle there (OpenCode 1.18.33).
     //   This is the V1 plugin API; OpenCode 2.x runs V1 plugins no more.
     // - MCP: opencode.json, {"mcp": {name: {type: "local", command: [..], enabled}}}
     //   (https://opencode.ai/docs/mcp-servers).
