@@ -68,6 +68,11 @@ export const AgentHandover = async ({ client, directory }) => {
   const continued = new Set();
   // In a one-shot run: the sessions that went idle, asked at `dispose`.
   const idled = new Set();
+  // Each session's context as of its last model reply, for the hooks
+  // ({used_tokens, window_tokens, model}: `agent-handover sessions` shows it).
+  const context = new Map();
+  // Each session's model's context window, from the request's model.
+  const windows = new Map();
   // The brief each session started with, by session id.
   const started = new Map();
   const brief = async (id, source) => {
@@ -80,6 +85,20 @@ export const AgentHandover = async ({ client, directory }) => {
       });
     }
   };
+  // A finished model reply's token use: all of it (input, cache read and
+  // cache written) was in the context of its request.
+  const noteContext = (info) => {
+    const t = info.role === "assistant" && info.time && info.time.completed && info.tokens;
+    if (!t) return;
+    const used = (t.input || 0) + ((t.cache && t.cache.read) || 0) + ((t.cache && t.cache.write) || 0);
+    if (used > 0) {
+      context.set(info.sessionID, {
+        used_tokens: used,
+        window_tokens: windows.get(info.sessionID) || null,
+        model: info.modelID || null,
+      });
+    }
+  };
   // The stop hook at session `id`'s idle; when it asks to hand over, the
   // request is sent to the session (and awaited: the session's turn).
   const stop = async (id) => {
@@ -87,6 +106,7 @@ export const AgentHandover = async ({ client, directory }) => {
       session_id: id,
       cwd: directory,
       stop_hook_active: continued.has(id),
+      context: context.get(id),
     });
     continued.delete(id);
     let reply = {};
@@ -107,7 +127,9 @@ export const AgentHandover = async ({ client, directory }) => {
     event: async ({ event }) => {
       const id = sessionOf(event);
       if (!id) return;
-      if (event.type === "session.created") {
+      if (event.type === "message.updated") {
+        noteContext(event.properties.info);
+      } else if (event.type === "session.created") {
         await brief(id, "startup");
       } else if (event.type === "session.compacted") {
         await brief(id, "compact");
@@ -135,6 +157,10 @@ export const AgentHandover = async ({ client, directory }) => {
       };
       const at = messages.findIndex((m, i) => i > first && isBrief(m));
       if (first >= 0 && at > first) messages.splice(first, 0, ...messages.splice(at, 1));
+    },
+    "chat.params": async (input) => {
+      const window = input.model && input.model.limit && input.model.limit.context;
+      if (window) windows.set(input.sessionID, window);
     },
     "experimental.session.compacting": async (input) => {
       hook("pre-compact", directory, { session_id: input.sessionID, cwd: directory });

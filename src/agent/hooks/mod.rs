@@ -124,6 +124,11 @@ pub struct InputKeys {
     /// transcript holds the reply that made the call: the keys naming that
     /// call (None: the transcript is written before the hook runs).
     pub call: Option<CallKeys>,
+    /// The key of the context reading the hook's caller passes itself, as
+    /// [`ContextUse`] (`used_tokens`, `window_tokens`, `model`), for an
+    /// agent that keeps its token use where we do not read it (OpenCode:
+    /// in its database; our plugin passes it). None: the agent passes none.
+    pub context: Option<&'static str>,
 }
 
 /// The keys naming the tool call a hook follows, so the transcript's
@@ -160,6 +165,7 @@ impl InputKeys {
         continued: Continued::Flag("stop_hook_active"),
         transcript: None,
         call: None,
+        context: None,
     };
 }
 
@@ -183,6 +189,8 @@ pub struct HookInput {
     /// The tool call (of the main thread) this hook follows, when the
     /// transcript may not hold the reply that made it yet.
     pub call_id: Option<String>,
+    /// The context reading the caller passed (see [`InputKeys::context`]).
+    pub context: Option<ContextUse>,
 }
 
 impl HookInput {
@@ -215,6 +223,10 @@ impl HookInput {
                 .call
                 .filter(|call| text(call.subagent).is_none())
                 .and_then(|call| text(call.id)),
+            context: keys
+                .context
+                .and_then(|k| serde_json::from_value::<ContextUse>(v[k].clone()).ok())
+                .filter(|c| c.used_tokens > 0),
         }
     }
 }
@@ -337,14 +349,40 @@ pub fn respond(
         Ok(ws) => ws,
         Err(e) => return unavailable(protocol, event, &e.to_string()),
     };
-    match event {
+    let noted = input
+        .context
+        .as_ref()
+        .and_then(|context| note_context(&ws, agent, input, context).err());
+    let mut reply = match event {
         HookEvent::SessionStart => session_start(protocol, agent, input, &ws),
         HookEvent::Stop => stop(protocol, agent, input, &ws),
         HookEvent::PreCompact | HookEvent::SessionEnd => {
             save_draft(protocol, agent, event, input, &ws)
         }
         HookEvent::Progress => progress(protocol, agent, input, &ws),
+    };
+    if let Some(e) = noted {
+        reply.stderr.insert_str(
+            0,
+            &format!("agent-handover: context reading not recorded: {e}\n"),
+        );
     }
+    reply
+}
+
+/// Keep the context reading the hook was passed in the session's record,
+/// where `sessions` and the dashboard read it.
+fn note_context(
+    ws: &Workspace,
+    agent: &str,
+    input: &HookInput,
+    context: &ContextUse,
+) -> crate::Result<()> {
+    let _one_at_a_time = session_lock(ws)?;
+    let mut record = session::load(ws, agent, input.session_id.as_deref())?
+        .unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
+    record.context = Some(context.clone());
+    session::save(ws, &record)
 }
 
 /// The reply when the workspace cannot be read at all (a broken config).

@@ -257,12 +257,14 @@ fn opencode_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
 /// Issue 43: `opencode run` exits at its session's first idle; the plugin
 /// asks there, in its `dispose` hook (which OpenCode awaits before the
 /// process exits), so the one-shot run is asked once and hands over, and
-/// the next one-shot run starts from that handover and is not asked.
+/// the next one-shot run starts from that handover and is not asked. The
+/// plugin passes the session's token use, which `sessions` shows.
 #[test]
 fn opencode_one_shot_run_is_asked_once_and_hands_over_before_it_exits() {
     let p = Project::new();
     p.install("opencode");
-    let mock = Mock::start(&p.scratch(), &[]);
+    // Every reply reports 50,000 prompt tokens, of the model's 200,000.
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "50000")]);
     configure(&p, &mock);
 
     opencode(&p, &["run", "MOCK-WORK"]);
@@ -270,6 +272,15 @@ fn opencode_one_shot_run_is_asked_once_and_hands_over_before_it_exits() {
     brief_before_the_prompt(&mock, "the brief reached the model before the prompt");
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
     worked_and_handed_over(&p, &mock, "opencode");
+    // Its context, as the plugin passed it from OpenCode's token counts.
+    let out = p.ours(&["sessions", "--json"]);
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = &listed["sessions"][0];
+    assert_eq!(session["agent"], "opencode", "{listed}");
+    assert_eq!(session["context"]["used_tokens"], 50_000, "{listed}");
+    assert_eq!(session["context"]["window_tokens"], 200_000, "{listed}");
+    assert_eq!(session["context"]["model"], "mock", "{listed}");
+    assert_eq!(session["context_percent"], 25, "{listed}");
     next_session_starts_from_it(&p, |next| {
         configure(&p, next);
         opencode(&p, &["run", "Say hello."]);
