@@ -652,33 +652,34 @@ fn quiet_progress(why: &str) -> HookReply {
 }
 
 /// The brief of `agent` as Markdown in at most `cap` characters: the budget shrinks
-/// until it fits, and a last resort cuts it with a note.
+/// until it fits, and a last resort cuts it with a note. A brief that cannot
+/// be made is a text saying why, and what to run.
 pub fn brief_within(ws: &Workspace, agent: &str, cap: usize) -> String {
+    whole_brief_within(ws, agent, cap).unwrap_or_else(|e| {
+        fit_chars(
+            &format!(
+                "# agent-handover: no session brief\n\n{e}\n\nFix that, then run `agent-handover brief --agent {agent}`.\n"
+            ),
+            cap,
+        )
+    })
+}
+
+/// [`brief_within`], or the error when the brief cannot be made.
+pub fn whole_brief_within(ws: &Workspace, agent: &str, cap: usize) -> crate::Result<String> {
     // About 4 characters a token; leave a tenth for the estimate's error.
     let mut tokens = brief::DEFAULT_MAX_TOKENS.min(cap * 9 / 40).max(1);
     for _ in 0..6 {
-        match brief::brief(ws, agent, tokens) {
-            Ok(b) => {
-                let text = b.to_markdown();
-                if text.chars().count() <= cap {
-                    return text;
-                }
-                tokens = tokens * 3 / 4;
-            }
-            Err(e) => {
-                return fit_chars(
-                    &format!(
-                        "# agent-handover: no session brief\n\n{e}\n\nFix that, then run `agent-handover brief --agent {agent}`.\n"
-                    ),
-                    cap,
-                );
-            }
+        let text = brief::brief(ws, agent, tokens)?.to_markdown();
+        if text.chars().count() <= cap {
+            return Ok(text);
         }
+        tokens = tokens * 3 / 4;
     }
-    let text = brief::brief(ws, agent, tokens)
-        .map(|b| b.to_markdown())
-        .unwrap_or_default();
-    fit_chars(&text, cap)
+    Ok(fit_chars(
+        &brief::brief(ws, agent, tokens)?.to_markdown(),
+        cap,
+    ))
 }
 
 /// `text` cut to at most `cap` characters, saying so when it was cut.
