@@ -3,7 +3,7 @@
 //! * the Gemini CLI extension, the repository itself (Gemini CLI reads
 //!   `gemini-extension.json` and `hooks/hooks.json` at the root of what it
 //!   installs: docs/extensions/releasing.md, "Place the manifest at the
-//!   root", and loadExtension's `hooks/hooks.json` in the 0.61 bundle):
+//!   root", and loadExtensionHooks in the 0.61 bundle):
 //!   `hooks/hooks.json` is the `hooks` `install gemini` writes into
 //!   `.gemini/settings.json`, command for command (Gemini CLI runs one hook
 //!   per `name:command` whatever its source, so the two never double:
