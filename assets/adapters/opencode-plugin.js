@@ -1,6 +1,6 @@
 // agent-handover for OpenCode: the session brief at session start, one
-// request to hand over when the agent goes idle after work without one (a
-// draft instead in a one-shot `opencode run`), and a draft before the
+// request to hand over when the agent goes idle after work without one (in
+// a one-shot `opencode run`, before it exits), and a draft before the
 // context is compacted.
 //
 // Installed by `agent-handover install opencode`; taken out again by
@@ -9,7 +9,8 @@
 // .opencode/plugins/, the `event` hook with session.created / session.idle /
 // session.compacted, `experimental.session.compacting`, and
 // client.session.prompt with noReply to add context; https://opencode.ai/docs/sdk;
-// the `Hooks` type of @opencode-ai/plugin for `experimental.chat.messages.transform`).
+// the `Hooks` type of @opencode-ai/plugin for `experimental.chat.messages.transform`
+// and `dispose`).
 import { spawnSync } from "node:child_process";
 
 const AGENT = "opencode";
@@ -17,14 +18,15 @@ const MISSING = {missing};
 
 // `opencode run MESSAGE` (https://opencode.ai/docs/cli#run) is one-shot: it
 // stops reading events at its session's first idle and disposes the
-// instance, which stops a request made on that idle before the model sees
-// it (packages/opencode/src/cli/cmd/run.ts). A plugin cannot hold it: the
-// `event` hook is not awaited (src/plugin/index.ts), and a `dispose` hook
-// runs once the session's loop is already stopped (OpenCode 1.18.33). So
-// there the session's draft is saved at idle instead, and the session is
-// not marked as asked: continued where it can be asked, it is. `run
-// --interactive` stays open, and `run --attach` runs this plugin in the
-// server it attaches to: both are asked.
+// instance (packages/opencode/src/cli/cmd/run.ts), so a request made in the
+// `event` hook on that idle, which OpenCode does not await
+// (src/plugin/index.ts), never reaches the model. Disposing the instance
+// awaits each plugin's `dispose` hook (the instance's finalizer in
+// src/plugin/index.ts; OpenCode 1.18.33), and a prompt made there runs the
+// session to its end before the process exits. So in a one-shot run the
+// sessions that went idle are asked there, in `dispose`. `run --interactive`
+// stays open, and `run --attach` runs this plugin in the server it attaches
+// to: both are asked at idle.
 const ONE_SHOT = isOneShotRun(process.argv.slice(2));
 
 // process.argv is [runtime, entry script, ...OpenCode's command line].
@@ -64,6 +66,13 @@ function textOf(message) {
 export const AgentHandover = async ({ client, directory }) => {
   // Sessions whose next idle follows our own request to hand over.
   const continued = new Set();
+  // In a one-shot run: the sessions that went idle, asked at `dispose`.
+  const idled = new Set();
+  // Each session's context as of its last model reply, for the hooks
+  // ({used_tokens, window_tokens, model}: `agent-handover sessions` shows it).
+  const context = new Map();
+  // Each session's model's context window, from the request's model.
+  const windows = new Map();
   // The brief each session started with, by session id.
   const started = new Map();
   const brief = async (id, source) => {
@@ -76,37 +85,63 @@ export const AgentHandover = async ({ client, directory }) => {
       });
     }
   };
+  // A finished model reply's token use: all of it (input, cache read and
+  // cache written) was in the context of its request.
+  const noteContext = (info) => {
+    const t = info.role === "assistant" && info.time && info.time.completed && info.tokens;
+    if (!t) return;
+    const used = (t.input || 0) + ((t.cache && t.cache.read) || 0) + ((t.cache && t.cache.write) || 0);
+    if (used > 0) {
+      context.set(info.sessionID, {
+        used_tokens: used,
+        window_tokens: windows.get(info.sessionID) || null,
+        model: info.modelID || null,
+      });
+    }
+  };
+  // The stop hook at session `id`'s idle; when it asks to hand over, the
+  // request is sent to the session (and awaited: the session's turn).
+  const stop = async (id) => {
+    const out = hook("stop", directory, {
+      session_id: id,
+      cwd: directory,
+      stop_hook_active: continued.has(id),
+      context: context.get(id),
+    });
+    continued.delete(id);
+    let reply = {};
+    try {
+      reply = JSON.parse(out);
+    } catch {
+      return;
+    }
+    if (reply.decision === "block" && reply.reason) {
+      continued.add(id);
+      await client.session.prompt({
+        path: { id },
+        body: { parts: [{ type: "text", text: reply.reason }] },
+      });
+    }
+  };
   return {
     event: async ({ event }) => {
       const id = sessionOf(event);
       if (!id) return;
-      if (event.type === "session.created") {
+      if (event.type === "message.updated") {
+        noteContext(event.properties.info);
+      } else if (event.type === "session.created") {
         await brief(id, "startup");
       } else if (event.type === "session.compacted") {
         await brief(id, "compact");
       } else if (event.type === "session.idle" && ONE_SHOT) {
-        hook("session-end", directory, { session_id: id, cwd: directory });
+        idled.add(id);
       } else if (event.type === "session.idle") {
-        const out = hook("stop", directory, {
-          session_id: id,
-          cwd: directory,
-          stop_hook_active: continued.has(id),
-        });
-        continued.delete(id);
-        let reply = {};
-        try {
-          reply = JSON.parse(out);
-        } catch {
-          return;
-        }
-        if (reply.decision === "block" && reply.reason) {
-          continued.add(id);
-          await client.session.prompt({
-            path: { id },
-            body: { parts: [{ type: "text", text: reply.reason }] },
-          });
-        }
+        await stop(id);
       }
+    },
+    dispose: async () => {
+      for (const id of idled) await stop(id);
+      idled.clear();
     },
     // The brief goes in when the session is created, which is when its first
     // message is sent (`opencode run MESSAGE` does both at once): it can land
@@ -122,6 +157,10 @@ export const AgentHandover = async ({ client, directory }) => {
       };
       const at = messages.findIndex((m, i) => i > first && isBrief(m));
       if (first >= 0 && at > first) messages.splice(first, 0, ...messages.splice(at, 1));
+    },
+    "chat.params": async (input) => {
+      const window = input.model && input.model.limit && input.model.limit.context;
+      if (window) windows.set(input.sessionID, window);
     },
     "experimental.session.compacting": async (input) => {
       hook("pre-compact", directory, { session_id: input.sessionID, cwd: directory });

@@ -118,11 +118,10 @@ fn view(
         .and_then(|a| a.protocol.input.transcript)
         .map(|(_, format)| format);
     let context = match (&record.transcript, format) {
-        (Some(path), Some(format)) => {
-            crate::agent::capacity::read(format, path).map(|c| c.with_window(windows))
-        }
-        _ => None,
-    };
+        (Some(path), Some(format)) => crate::agent::capacity::read(format, path),
+        _ => record.context.clone(),
+    }
+    .map(|c| c.with_window(windows));
     let draft = record
         .draft
         .as_ref()

@@ -1,7 +1,7 @@
 //! The base layer, used by every other: the error type and exit codes,
 //! typed step outcomes, durable file writes, how our regular expressions
 //! compile, the one secret detector, shell words, and the crash points of
-//! the crash tests, what counts as an empty text. Nothing here imports
+//! the crash tests, what counts as an empty text, the machine's processes. Nothing here imports
 //! another layer.
 
 pub mod error;
@@ -9,6 +9,7 @@ pub mod failpoint;
 pub mod fsx;
 pub mod outcome;
 pub mod patterns;
+pub mod procs;
 pub mod secrets;
 pub mod shell;
 pub mod text;

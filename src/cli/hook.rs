@@ -69,7 +69,17 @@ pub fn hook(args: &HookArgs) -> u8 {
         ..Default::default()
     });
     let reply = match &home {
-        HookHome::Project(_) => hooks::respond(&agent.protocol, agent.name, args.event, &input, ws),
+        HookHome::Project(_) => {
+            let kept = ws.as_ref().ok().cloned();
+            let mut reply = hooks::respond(&agent.protocol, agent.name, args.event, &input, ws);
+            // After the hook's work: the brief it leaves tells of it.
+            if let Some(ws) = kept
+                && let Err(e) = agent.refresh_rules_brief(&ws)
+            {
+                reply.stderr += &format!("agent-handover: the rules' brief not refreshed: {e}\n");
+            }
+            reply
+        }
         HookHome::ReadOnly { why, .. } => {
             hooks::respond_read_only(&agent.protocol, agent.name, args.event, ws, why)
         }

@@ -135,13 +135,7 @@ pub fn task(command: &TaskCommand, out: Output) -> Result<u8> {
             notes,
             target,
         } => {
-            let size = size
-                .as_deref()
-                .map(|s| match s.to_ascii_uppercase().as_str() {
-                    "S" => StepSize::S,
-                    "M" => StepSize::M,
-                    _ => StepSize::L,
-                });
+            let size = size.as_deref().map(str::parse::<StepSize>).transpose()?;
             let change =
                 StepChange::progress(*done, *pending, output.clone(), blocker.clone(), size)?;
             let action = TaskAction::Step {

@@ -80,6 +80,23 @@ impl StepSize {
     }
 }
 
+impl std::str::FromStr for StepSize {
+    type Err = Error;
+
+    /// `S`, `M` or `L`, either case (`task step --size`, the MCP `size`).
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "S" => Ok(StepSize::S),
+            "M" => Ok(StepSize::M),
+            "L" => Ok(StepSize::L),
+            _ => Err(Error::Usage {
+                what: format!("no step size {s:?}"),
+                fix: "pass S (fits the end of a session), M or L (wants a fresh context)".into(),
+            }),
+        }
+    }
+}
+
 /// One step of a task's plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {

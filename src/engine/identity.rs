@@ -61,16 +61,10 @@ impl Owner {
     }
 }
 
-/// Whether `pid` has exited but not been reaped (Linux: `Z` or `X` in
-/// `/proc/<pid>/stat`; elsewhere never known, so `false`).
+/// Whether `pid` has exited but not been reaped (its state as the system
+/// says it, [`crate::base::procs`]; where it does not, `false`).
 fn is_zombie(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // `pid (comm) S ...`: the state follows the last `)` (comm may hold one).
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.trim_start().chars().next())
-        .is_some_and(|state| matches!(state, 'Z' | 'X' | 'x'))
+    crate::base::procs::get(pid).is_some_and(|p| p.zombie)
 }
 
 /// Now, by the clock the kernel stamps files with (on Linux the coarse

@@ -433,35 +433,21 @@ pub fn live_group_members(pgid: u32) -> Vec<u32> {
         Err(rustix::io::Errno::PERM) => {}
         Err(_) => return Vec::new(),
     }
-    // Without /proc the group is alive but its members unknown: name the group.
-    members_from_proc(pgid).unwrap_or_else(|| vec![pgid])
+    // When the system does not list its processes, the group is alive but
+    // its members unknown: name the group.
+    group_members(pgid).unwrap_or_else(|| vec![pgid])
 }
 
-/// Processes (not zombies) whose process group is `pgid`, read from
-/// `/proc` (Linux); `None` without `/proc`.
-fn members_from_proc(pgid: u32) -> Option<Vec<u32>> {
-    let entries = std::fs::read_dir("/proc").ok()?;
-    let mut pids: Vec<u32> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // Fields after the `(comm)`: state ppid pgrp ...
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
-                    == Some(pgid)
-                    && !rest_is_zombie(&stat)
-            })
-        })
+/// Processes (not zombies) whose process group is `pgid`, as the system
+/// lists them ([`crate::base::procs`]); `None` when it does not.
+fn group_members(pgid: u32) -> Option<Vec<u32>> {
+    let mut pids: Vec<u32> = crate::base::procs::all()?
+        .into_iter()
+        .filter(|p| p.pgid == pgid && !p.zombie)
+        .map(|p| p.pid)
         .collect();
     pids.sort_unstable();
     Some(pids)
-}
-
-fn rest_is_zombie(stat: &str) -> bool {
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        == Some("Z")
 }
 
 /// Read `stream` to its end on a thread, keeping its last `max_bytes` and

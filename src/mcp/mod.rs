@@ -42,7 +42,6 @@ struct DraftArgs {
 
 #[derive(Deserialize, JsonSchema)]
 struct HandoverArgs {
-    /// Completed handoff
     note: String,
     current_state: Option<String>,
     #[serde(default)]
@@ -82,7 +81,7 @@ struct TaskArgs {
     name: Option<String>,
     #[serde(default)]
     steps: Vec<String>,
-    /// Number (1 = first) or text
+    /// 1-based number or text
     step: Option<String>,
     #[serde(default)]
     done: bool,
@@ -90,6 +89,8 @@ struct TaskArgs {
     pending: bool,
     output: Option<String>,
     blocker: Option<String>,
+    #[schemars(extend("enum" = ["S", "M", "L"]))]
+    size: Option<String>,
     reason: Option<String>,
     #[serde(default)]
     findings: Vec<String>,
@@ -100,13 +101,11 @@ struct TaskArgs {
 
 #[derive(Deserialize, JsonSchema)]
 struct KnowledgeArgs {
-    /// Words to match (none: index)
     query: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 struct LintArgs {
-    /// Default: current state
     text: Option<String>,
 }
 
@@ -139,7 +138,7 @@ impl TaskArgs {
                     self.pending,
                     self.output.clone(),
                     self.blocker.clone(),
-                    None,
+                    self.size.as_deref().map(str::parse).transpose()?,
                 )?,
             },
             TaskActionName::Block => TaskAction::Step {
@@ -295,7 +294,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Session end: write note and state, publish.",
+        description = "Session end: write the completed note and state, publish.",
         input_schema = input_schema::<HandoverArgs>(),
         title = "Hand over",
         annotations(destructive_hint = false)
@@ -362,7 +361,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Task steps: start(name,steps) step(name,step,done|pending,output) block(name,step,reason) done(name) show list",
+        description = "Task steps: start(name,steps) step(name,step,done|pending,output,size) block(name,step,reason) done(name) show list",
         input_schema = input_schema::<TaskArgs>(),
         title = "Task",
         annotations(destructive_hint = false, open_world_hint = false)
@@ -403,7 +402,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Score a handoff 0-100, with findings.",
+        description = "Score handoff text (else current state) 0-100, with findings.",
         input_schema = input_schema::<LintArgs>(),
         title = "Lint",
         annotations(read_only_hint = true, open_world_hint = false)

@@ -754,6 +754,48 @@ fn cline_gets_the_brief_at_task_start_and_drafts_where_it_cannot_be_asked() {
     hand_over_as_instructed(&repo, &repo.read(".clinerules/00-agent-handover.md"));
 }
 
+/// Issue 43: Cline reads the brief from its rules, and the hooks keep it
+/// there: each one rewrites `.clinerules/01-agent-handover-brief.md`
+/// itself, with the brief as it stands after the hook's work, under the
+/// session-start cap; a brief that cannot be made leaves the last one.
+#[test]
+fn cline_hooks_leave_the_brief_in_the_rules_after_their_work() {
+    const RULES: &str = ".clinerules/01-agent-handover-brief.md";
+    let wire = cline();
+    let repo = Repo::new();
+    assert!(repo.ah(&["install", "cline"]).status.success());
+    long_state(&repo);
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let hook = |event: &str| {
+        let mut c = repo.command(bin(), &repo.root(), true);
+        c.args(["hook", event, "--agent", "cline"]);
+        let out = feed(c, &(wire.stdin)(Moment::End, &repo.root()).to_string(), &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        out
+    };
+    hook("session-end");
+    let drafts = repo.drafts();
+    assert_eq!(drafts.len(), 1, "{drafts:?}");
+    let rules = repo.read(RULES);
+    let name = drafts[0].rsplit('/').next().unwrap();
+    assert!(
+        rules.contains("# Session brief for cline") && rules.contains(name),
+        "the brief in the rules points to the draft the hook saved: {rules}"
+    );
+    assert!(rules.chars().count() <= CAP, "{}", rules.chars().count());
+    // The very brief Cline's session-start hook gives, under its cap.
+    let given = repo.ah(&["brief", "--format", "cline"]);
+    let given: Value = serde_json::from_slice(&given.stdout).unwrap();
+    assert_eq!(given["contextModification"], rules.as_str());
+
+    // A broken config makes no brief: the rules keep the last one.
+    let config = repo.read("handover.toml");
+    repo.write("handover.toml", "[handover\n");
+    let out = hook("session-start");
+    assert_eq!(repo.read(RULES), rules, "{}", text(&out.stderr));
+    repo.write("handover.toml", &config);
+}
+
 #[test]
 fn aider_reads_its_conventions_and_hands_over_by_them() {
     let repo = Repo::new();

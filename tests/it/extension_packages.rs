@@ -1,13 +1,17 @@
 //! The agent packages in this repository hold what `install` writes, so
 //! they cannot drift from it:
-//! * `extensions/gemini`, the Gemini CLI extension: `hooks/hooks.json` is
-//!   the `hooks` `install gemini` writes into `.gemini/settings.json`,
-//!   command for command (Gemini CLI runs one hook per `name:command`
-//!   whatever its source, so the two never double: HookPlanner's
-//!   deduplicateHooks in the 0.61 bundle); `GEMINI.md` is its GEMINI.md
-//!   block; `gemini-extension.json` registers the same MCP server under the
-//!   same name (a settings file's server takes precedence over an
-//!   extension's of that name: docs/extensions/reference.md);
+//! * the Gemini CLI extension, the repository itself (Gemini CLI reads
+//!   `gemini-extension.json` and `hooks/hooks.json` at the root of what it
+//!   installs: docs/extensions/releasing.md, "Place the manifest at the
+//!   root", and loadExtensionHooks in the 0.61 bundle):
+//!   `hooks/hooks.json` is the `hooks` `install gemini` writes into
+//!   `.gemini/settings.json`, command for command (Gemini CLI runs one hook
+//!   per `name:command` whatever its source, so the two never double:
+//!   HookPlanner's deduplicateHooks in the 0.61 bundle); its context file,
+//!   `extensions/gemini/GEMINI.md`, is install's GEMINI.md block;
+//!   `gemini-extension.json` registers the same MCP server under the same
+//!   name (a settings file's server takes precedence over an extension's of
+//!   that name: docs/extensions/reference.md);
 //! * `packages/opencode-agent-handover`, the OpenCode plugin as an npm
 //!   package: its entry is, byte for byte, the plugin `install opencode`
 //!   writes into `.opencode/plugins/`.
@@ -101,10 +105,7 @@ fn the_gemini_extensions_hooks_are_the_hooks_install_gemini_writes() {
         !hooks.to_string().contains("${"),
         "a hook command would be rewritten: {hooks}"
     );
-    holds(
-        "extensions/gemini/hooks/hooks.json",
-        &pretty(&json!({ "hooks": hooks })),
-    );
+    holds("hooks/hooks.json", &pretty(&json!({ "hooks": hooks })));
 }
 
 #[test]
@@ -127,11 +128,13 @@ fn the_gemini_extensions_context_is_install_gemini_s_gemini_md_block() {
 fn the_gemini_extensions_manifest_names_installs_server_and_the_crates_version() {
     let dir = installed("gemini");
     let settings = json_of(&dir.path().join("p/.gemini/settings.json"));
-    let manifest = json_of(&repo().join("extensions/gemini/gemini-extension.json"));
+    let manifest = json_of(&repo().join("gemini-extension.json"));
     // The name is the folder Gemini CLI installs it in (~/.gemini/extensions/<name>).
     assert_eq!(manifest["name"], "agent-handover");
     assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(manifest["contextFileName"], "GEMINI.md");
+    // A path inside the extension, as Gemini CLI resolves it
+    // (validateContextFilePath: relative, no `..`).
+    assert_eq!(manifest["contextFileName"], "extensions/gemini/GEMINI.md");
     let server = &settings["mcpServers"]["agent-handover"];
     assert!(
         server.is_object(),

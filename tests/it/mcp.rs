@@ -65,6 +65,12 @@ fn tools_list_is_eight_small_tools() {
         json!(["start", "step", "block", "done", "show", "list"]),
         "enums inline"
     );
+    // Issue 43: a step's size, as `task step --size` takes it.
+    assert_eq!(
+        task["inputSchema"]["properties"]["size"]["enum"],
+        json!(["S", "M", "L"]),
+        "{task}"
+    );
     let required = |name: &str| {
         let t = tools.iter().find(|t| t["name"] == name).unwrap();
         t["inputSchema"]["required"].clone()
@@ -463,6 +469,18 @@ fn the_task_tool_does_what_the_cli_does() {
     );
     assert!(back.contains("[ ] 1. lexer"), "{back}");
     assert_eq!(back, common::stdout(&p.run(&["task", "show", "parser"])));
+    // Issue 43: a size, alone, as `task step --size` sets it (the brief
+    // suggests a small step to a session near its end).
+    let sized = c.ok(
+        "task",
+        json!({"action": "step", "name": "parser", "step": "2", "size": "S"}),
+    );
+    assert!(sized.contains("2. grammar (S)"), "{sized}");
+    p.run(&["task", "step", "parser", "1", "--size", "l"]);
+    assert!(
+        common::stdout(&p.run(&["task", "show", "parser"])).contains("[ ] 1. lexer (L)"),
+        "the CLI's size, either case"
+    );
     let list = c.ok("task", json!({"action": "list"}));
     assert_eq!(list, common::stdout(&p.run(&["task", "list"])));
     for (args, says) in [
@@ -481,6 +499,10 @@ fn the_task_tool_does_what_the_cli_does() {
         (
             json!({"action": "step", "name": "parser", "step": "1", "done": true, "pending": true}),
             "cannot go together",
+        ),
+        (
+            json!({"action": "step", "name": "parser", "step": "1", "size": "XL"}),
+            "no step size \"XL\"",
         ),
     ] {
         let (is_error, text) = c.call("task", args.clone());

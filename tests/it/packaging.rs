@@ -441,3 +441,94 @@ fn release_script_names_a_missing_changelog_section_and_a_dirty_tree() {
     assert!(stderr.contains("git: the tree is not clean"), "{stderr}");
     assert!(!stderr.contains("manifest version"), "{stderr}");
 }
+
+/// A checkout holding only scripts/check-target.sh, committed, at `root`.
+fn check_target_checkout(root: &Path) {
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-target.sh");
+    std::fs::copy(script, root.join("scripts/check-target.sh")).unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "ci"]);
+}
+
+/// A stand-in for the shared check-target tool at `path`: it says what it
+/// was run with, where, and which copy it is.
+fn fake_check_target(path: &Path, name: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("echo \"{name} $* in $PWD\"\n")).unwrap();
+}
+
+fn check_target(root: &Path, env: Option<&Path>) -> Output {
+    let mut c = Command::new("bash");
+    c.arg(root.join("scripts/check-target.sh"))
+        .args(["aarch64-apple-darwin", "--quiet"])
+        .env_remove("AGENT_HANDOVER_CHECK_TARGET");
+    if let Some(tool) = env {
+        c.env("AGENT_HANDOVER_CHECK_TARGET", tool);
+    }
+    c.output().unwrap()
+}
+
+/// Issue 43, item 5: CI type-checks for macOS with the shared
+/// `check-target` tool, found beside the checkout, beside the checkout a
+/// clean clone was made from, or where $AGENT_HANDOVER_CHECK_TARGET says;
+/// with none, it fails, naming where it looked.
+#[test]
+fn check_target_finds_the_shared_tool_from_a_checkout_or_its_clean_clone_and_fails_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = dir.path().join("dev");
+    let main = dev.join("main");
+    check_target_checkout(&main);
+    fake_check_target(&dev.join("shared/tools/check-target"), "beside");
+
+    let out = check_target(&main, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let main_real = main.canonicalize().unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "beside aarch64-apple-darwin --quiet in {}\n",
+            main_real.display()
+        )
+    );
+
+    // CI's clean clone, somewhere else: the tool beside its origin.
+    let clone = dir.path().join("ci/agent-handover");
+    let cloned = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(&main)
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(cloned.status.success(), "{}", text(&cloned.stderr));
+    let out = check_target(&clone, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let clone_real = clone.canonicalize().unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "beside aarch64-apple-darwin --quiet in {}\n",
+            clone_real.display()
+        )
+    );
+
+    // The environment's tool comes first.
+    let named = dir.path().join("elsewhere/check-target");
+    fake_check_target(&named, "named");
+    let out = check_target(&clone, Some(&named));
+    assert!(text(&out.stdout).starts_with("named aarch64-apple-darwin"));
+
+    // No tool anywhere: an error, never a silent pass.
+    std::fs::remove_file(dev.join("shared/tools/check-target")).unwrap();
+    let out = check_target(&clone, None);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: no check-target tool to type-check for aarch64-apple-darwin")
+            && stderr.contains("shared/tools/check-target")
+            && stderr.contains("AGENT_HANDOVER_CHECK_TARGET"),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).is_empty());
+}

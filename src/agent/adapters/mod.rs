@@ -482,7 +482,6 @@ impl Adapter {
                             .replace("{what}", self.script_purpose(*event))
                             .replace("{event}", event.name())
                             .replace("{brief}", &shell::quote(&relative_to(dir, brief)))
-                            .replace("{root}", &shell::quote(&relative_to(dir, "")))
                             .replace(
                                 "{missing}",
                                 &shell::quote(missing_binary_brief(self.name).trim_end()),
@@ -513,6 +512,25 @@ impl Adapter {
                     executable: false,
                 }]
             }
+        }
+    }
+
+    /// For an agent that reads its brief from a rules file its hooks keep
+    /// (Cline): that file rewritten with the brief as it is now, under the
+    /// same cap as the brief a session-start hook gives, atomically and
+    /// durably. A brief that cannot be made leaves the last one (the error
+    /// would go into every prompt); another agent has no such file.
+    pub fn refresh_rules_brief(&self, ws: &Workspace) -> Result<()> {
+        match &self.hooks {
+            Some(HookSetup::Scripts { dir, brief, .. }) if !blocked_by_a_file(ws, dir) => {
+                let text = crate::agent::hooks::whole_brief_within(
+                    ws,
+                    self.name,
+                    self.protocol.start_cap_chars,
+                )?;
+                fsx::write_atomic(&ws.root.join(brief), text.as_bytes())
+            }
+            _ => Ok(()),
         }
     }
 

@@ -144,9 +144,13 @@ pub const ADAPTERS: &[Adapter] = &[
     //   that message is): experimental.chat.messages.transform (the `Hooks` type of
     //   @opencode-ai/plugin) puts it first for the model. `opencode run MESSAGE` is
     //   one-shot: it stops at its session's first idle and disposes the instance, so a
-    //   request made on that idle never reaches the model (src/cli/cmd/run.ts; the
-    //   `event` hook is not awaited, src/plugin/index.ts); there the plugin saves the
-    //   draft at idle (session-end) and the session is not marked as asked.
+    //   request made in the `event` hook on that idle never reaches the model
+    //   (src/cli/cmd/run.ts; the `event` hook is not awaited, src/plugin/index.ts).
+    //   Disposing awaits the plugins' `dispose` hooks, and a prompt made there runs to
+    //   its end: the plugin asks the sessions that went idle there (OpenCode 1.18.33).
+    //   Context: the plugin passes the session's last token use (an assistant
+    //   message's `tokens`: input + cache read + cache write, and the model's
+    //   `limit.context` from `chat.params`) to the stop hook at each idle.
     //   This is the V1 plugin API; OpenCode 2.x runs V1 plugins no more.
     // - MCP: opencode.json, {"mcp": {name: {type: "local", command: [..], enabled}}}
     //   (https://opencode.ai/docs/mcp-servers).
@@ -164,7 +168,15 @@ pub const ADAPTERS: &[Adapter] = &[
             ask: Some(AskEnvelope::DecisionBlock),
             project_dir_env: None,
             compactions_seen: true,
-            input: InputKeys::CLAUDE,
+            input: InputKeys {
+                // OpenCode keeps each message's token use in its database;
+                // the plugin passes the last one at each idle, from the
+                // assistant message's `tokens` and the model's
+                // `limit.context` (the `Hooks` type of @opencode-ai/plugin:
+                // `event` message.updated, `chat.params`).
+                context: Some("context"),
+                ..InputKeys::CLAUDE
+            },
         },
         mcp: Some(McpSetup::OpencodeJson {
             path: "opencode.json",
@@ -220,6 +232,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 continued: Continued::Unmarked,
                 transcript: None,
                 call: None,
+                context: None,
             },
         },
         mcp: None,
@@ -315,6 +328,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 continued: Continued::Count("loop_count"),
                 transcript: None,
                 call: None,
+                context: None,
             },
         },
         mcp: Some(McpSetup::McpServers {
@@ -367,6 +381,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 continued: Continued::Flag("stop_hook_active"),
                 transcript: None,
                 call: None,
+                context: None,
             },
         },
         mcp: Some(McpSetup::McpServers {

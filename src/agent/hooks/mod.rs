@@ -124,6 +124,11 @@ pub struct InputKeys {
     /// transcript holds the reply that made the call: the keys naming that
     /// call (None: the transcript is written before the hook runs).
     pub call: Option<CallKeys>,
+    /// The key of the context reading the hook's caller passes itself, as
+    /// [`ContextUse`] (`used_tokens`, `window_tokens`, `model`), for an
+    /// agent that keeps its token use where we do not read it (OpenCode:
+    /// in its database; our plugin passes it). None: the agent passes none.
+    pub context: Option<&'static str>,
 }
 
 /// The keys naming the tool call a hook follows, so the transcript's
@@ -160,6 +165,7 @@ impl InputKeys {
         continued: Continued::Flag("stop_hook_active"),
         transcript: None,
         call: None,
+        context: None,
     };
 }
 
@@ -183,6 +189,8 @@ pub struct HookInput {
     /// The tool call (of the main thread) this hook follows, when the
     /// transcript may not hold the reply that made it yet.
     pub call_id: Option<String>,
+    /// The context reading the caller passed (see [`InputKeys::context`]).
+    pub context: Option<ContextUse>,
 }
 
 impl HookInput {
@@ -215,6 +223,10 @@ impl HookInput {
                 .call
                 .filter(|call| text(call.subagent).is_none())
                 .and_then(|call| text(call.id)),
+            context: keys
+                .context
+                .and_then(|k| serde_json::from_value::<ContextUse>(v[k].clone()).ok())
+                .filter(|c| c.used_tokens > 0),
         }
     }
 }
@@ -337,14 +349,40 @@ pub fn respond(
         Ok(ws) => ws,
         Err(e) => return unavailable(protocol, event, &e.to_string()),
     };
-    match event {
+    let noted = input
+        .context
+        .as_ref()
+        .and_then(|context| note_context(&ws, agent, input, context).err());
+    let mut reply = match event {
         HookEvent::SessionStart => session_start(protocol, agent, input, &ws),
         HookEvent::Stop => stop(protocol, agent, input, &ws),
         HookEvent::PreCompact | HookEvent::SessionEnd => {
             save_draft(protocol, agent, event, input, &ws)
         }
         HookEvent::Progress => progress(protocol, agent, input, &ws),
+    };
+    if let Some(e) = noted {
+        reply.stderr.insert_str(
+            0,
+            &format!("agent-handover: context reading not recorded: {e}\n"),
+        );
     }
+    reply
+}
+
+/// Keep the context reading the hook was passed in the session's record,
+/// where `sessions` and the dashboard read it.
+fn note_context(
+    ws: &Workspace,
+    agent: &str,
+    input: &HookInput,
+    context: &ContextUse,
+) -> crate::Result<()> {
+    let _one_at_a_time = session_lock(ws)?;
+    let mut record = session::load(ws, agent, input.session_id.as_deref())?
+        .unwrap_or_else(|| SessionRecord::unseen(agent, input.session_id.as_deref()));
+    record.context = Some(context.clone());
+    session::save(ws, &record)
 }
 
 /// The reply when the workspace cannot be read at all (a broken config).
@@ -614,33 +652,34 @@ fn quiet_progress(why: &str) -> HookReply {
 }
 
 /// The brief of `agent` as Markdown in at most `cap` characters: the budget shrinks
-/// until it fits, and a last resort cuts it with a note.
+/// until it fits, and a last resort cuts it with a note. A brief that cannot
+/// be made is a text saying why, and what to run.
 pub fn brief_within(ws: &Workspace, agent: &str, cap: usize) -> String {
+    whole_brief_within(ws, agent, cap).unwrap_or_else(|e| {
+        fit_chars(
+            &format!(
+                "# agent-handover: no session brief\n\n{e}\n\nFix that, then run `agent-handover brief --agent {agent}`.\n"
+            ),
+            cap,
+        )
+    })
+}
+
+/// [`brief_within`], or the error when the brief cannot be made.
+pub fn whole_brief_within(ws: &Workspace, agent: &str, cap: usize) -> crate::Result<String> {
     // About 4 characters a token; leave a tenth for the estimate's error.
     let mut tokens = brief::DEFAULT_MAX_TOKENS.min(cap * 9 / 40).max(1);
     for _ in 0..6 {
-        match brief::brief(ws, agent, tokens) {
-            Ok(b) => {
-                let text = b.to_markdown();
-                if text.chars().count() <= cap {
-                    return text;
-                }
-                tokens = tokens * 3 / 4;
-            }
-            Err(e) => {
-                return fit_chars(
-                    &format!(
-                        "# agent-handover: no session brief\n\n{e}\n\nFix that, then run `agent-handover brief --agent {agent}`.\n"
-                    ),
-                    cap,
-                );
-            }
+        let text = brief::brief(ws, agent, tokens)?.to_markdown();
+        if text.chars().count() <= cap {
+            return Ok(text);
         }
+        tokens = tokens * 3 / 4;
     }
-    let text = brief::brief(ws, agent, tokens)
-        .map(|b| b.to_markdown())
-        .unwrap_or_default();
-    fit_chars(&text, cap)
+    Ok(fit_chars(
+        &brief::brief(ws, agent, tokens)?.to_markdown(),
+        cap,
+    ))
 }
 
 /// `text` cut to at most `cap` characters, saying so when it was cut.

@@ -14,6 +14,7 @@ use sha1::{Digest, Sha1};
 
 use crate::base::error::{Error, Result};
 use crate::base::fsx;
+use crate::domain::capacity::ContextUse;
 use crate::workspace::Workspace;
 use crate::workspace::activity::Baseline;
 
@@ -52,6 +53,10 @@ pub struct SessionRecord {
     /// The agent's transcript, where its context use is read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<PathBuf>,
+    /// Its context as its hooks were last told it, for an agent whose
+    /// transcript we do not read (OpenCode's plugin passes it at each idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextUse>,
     /// How many times its context was compacted (pre-compact hooks seen).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub compactions: u32,
@@ -89,6 +94,7 @@ impl SessionRecord {
             baseline: None,
             draft: None,
             transcript: None,
+            context: None,
             compactions: 0,
             capacity_told: Vec::new(),
         }

@@ -4,7 +4,6 @@
 //! process is running in that repository, the command that removes it), and
 //! removed only when that is safe: old enough and no git process alive.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -119,32 +118,19 @@ pub fn named_in(message: &str) -> Option<PathBuf> {
 }
 
 /// Pids of git processes working in `workdir`: their working directory
-/// or an argument is inside it (read from Linux's `/proc`; where there is
-/// none, none are found, and a lock still needs [`SAFE_AGE`] to be stale).
+/// or an argument is inside it (as the system says, [`crate::base::procs`];
+/// where it does not, none are found, and a lock still needs [`SAFE_AGE`]
+/// to be stale).
 pub fn git_processes_in(workdir: &Path) -> Vec<u32> {
     let Ok(root) = std::fs::canonicalize(workdir) else {
         return Vec::new();
     };
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids: Vec<u32> = procs
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let dir = Path::new("/proc").join(pid.to_string());
-            let is_git = std::fs::read_to_string(dir.join("comm"))
-                .is_ok_and(|c| c.trim() == "git" || c.trim().starts_with("git-"));
-            let mentions_repo = || {
-                std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&root))
-                    || std::fs::read(dir.join("cmdline")).is_ok_and(|cmd| {
-                        cmd.split(|b| *b == 0).any(|arg| {
-                            Path::new(std::ffi::OsStr::from_bytes(arg)).starts_with(&root)
-                        })
-                    })
-            };
-            is_git && mentions_repo()
-        })
+    let mut pids: Vec<u32> = crate::base::procs::all()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.name == "git" || p.name.starts_with("git-"))
+        .filter(|p| crate::base::procs::works_in(p.pid, &root))
+        .map(|p| p.pid)
         .collect();
     pids.sort_unstable();
     pids
@@ -153,6 +139,38 @@ pub fn git_processes_in(workdir: &Path) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A git that works in the repository (here one waiting on its stdin)
+    /// is found; once it ends, it is not.
+    #[test]
+    fn a_git_working_in_the_repository_is_found_while_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(init.success());
+        let mut git = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir.path())
+            .args(["cat-file", "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = git.id();
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while !git_processes_in(dir.path()).contains(&pid) {
+            assert!(std::time::Instant::now() < until, "git {pid} not found");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert!(!git_processes_in(elsewhere.path()).contains(&pid));
+        drop(git.stdin.take());
+        git.wait().unwrap();
+        assert!(!git_processes_in(dir.path()).contains(&pid));
+    }
 
     #[test]
     fn a_lock_is_found_described_and_stale_only_when_old_and_unowned() {

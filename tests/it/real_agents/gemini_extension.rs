@@ -1,9 +1,12 @@
-//! The Gemini CLI extension in this repository, `extensions/gemini`
-//! (`gemini-extension.json`: the `agent-handover` MCP server and the context
-//! file `GEMINI.md`; `hooks/hooks.json`: the hooks), installed into the
-//! real Gemini CLI 0.61 as users install it:
-//! `gemini extensions install <path> --consent` (docs/extensions/reference.md
-//! in the package, also https://geminicli.com/docs/extensions/reference).
+//! The Gemini CLI extension in this repository, installed into the real
+//! Gemini CLI 0.61 as users install it: `gemini extensions install <repo
+//! URL or a clone> --consent` (docs/extensions/reference.md in the package,
+//! also https://geminicli.com/docs/extensions/reference). Gemini CLI reads
+//! `gemini-extension.json` (the `agent-handover` MCP server, and the context
+//! file `extensions/gemini/GEMINI.md`) and `hooks/hooks.json` (the hooks) at
+//! the root of what it installs (docs/extensions/releasing.md, "Place the
+//! manifest at the root"; loadExtensionConfig and loadExtensionHooks in the
+//! bundle), so both are at the repository's root.
 //! `--consent` skips the confirmation of the extension's risks; a local
 //! source must also be a trusted folder, else install asks on the terminal
 //! ("The extension source at … is not trusted", handleInstall in the
@@ -18,24 +21,56 @@
 //! extension's of the same name (docs/extensions/reference.md, `mcpServers`).
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::real_agents::gemini::{asked_draft, drafts_are_sound, gemini, settings_and_trust};
 use crate::real_agents::harness::{Mock, Project, program, worked_and_handed_over};
 
-/// The extension's folder in this repository.
-fn source() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("extensions/gemini")
+/// A clone of this repository, as a user makes one to install the
+/// extension from: every file git tracks or would add (not `target/`), as
+/// the work tree holds it, so an uncommitted change is what is installed.
+fn clone_of_this_repository(p: &Project) -> PathBuf {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "git ls-files in {}",
+        repo.display()
+    );
+    let clone = p.scratch().join("agent-handover");
+    let files = String::from_utf8(listed.stdout).unwrap();
+    for file in files.split('\0').filter(|f| !f.is_empty()) {
+        let from = repo.join(file);
+        // A tracked file deleted in the work tree is not in the clone-to-be.
+        if from.is_file() {
+            let to = clone.join(file);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(&from, &to).unwrap();
+        }
+    }
+    clone
 }
 
-/// `gemini extensions install` of this repository's extension, in the
+/// `gemini extensions install` of a clone of this repository, in the
 /// project's HOME, and `gemini extensions list` showing it enabled.
 fn install_extension(p: &Project) {
     let trusted_file = p.home.join(".gemini/trustedFolders.json");
     let mut trusted: Value =
         serde_json::from_str(&std::fs::read_to_string(&trusted_file).unwrap()).unwrap();
-    let src = source().canonicalize().unwrap();
+    let src = clone_of_this_repository(p).canonicalize().unwrap();
     trusted[src.to_string_lossy().as_ref()] = json!("TRUST_FOLDER");
     std::fs::write(&trusted_file, trusted.to_string()).unwrap();
 
@@ -64,7 +99,7 @@ fn install_extension(p: &Project) {
     );
     assert!(listing.contains("Enabled (Workspace): true"), "{listing}");
     assert!(
-        listing.contains("extensions/agent-handover/GEMINI.md"),
+        listing.contains("extensions/agent-handover/extensions/gemini/GEMINI.md"),
         "its context file: {listing}"
     );
 }

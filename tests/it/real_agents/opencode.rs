@@ -21,9 +21,9 @@
 //!
 //! Two headless ways to run it (https://opencode.ai/docs/cli):
 //! - `opencode run MESSAGE`, one-shot: it exits at its session's first
-//!   idle, so a request to go on made on that idle never reaches the model
-//!   (`packages/opencode/src/cli/cmd/run.ts`); the plugin saves the
-//!   session's draft there instead and does not mark it as asked;
+//!   idle, so a request to go on made on that idle would never reach the
+//!   model (`packages/opencode/src/cli/cmd/run.ts`); the plugin asks in its
+//!   `dispose` hook instead, which the run awaits before it exits;
 //! - `opencode serve` with `opencode run --attach URL MESSAGE`: the plugin
 //!   runs in the server, which goes on after the attached run exits, so the
 //!   request to hand over is answered there. The server is watched through
@@ -254,52 +254,37 @@ fn opencode_an_idle_first_session_is_never_asked_and_leaves_no_draft() {
     assert!(p.brief_drafts().is_empty());
 }
 
-/// `opencode run` exits at the first idle: the work is kept in a draft the
-/// next brief points to, and the session is not marked as asked, so when
-/// it goes on where it can be asked, it is, and completes that draft.
+/// Issue 43: `opencode run` exits at its session's first idle; the plugin
+/// asks there, in its `dispose` hook (which OpenCode awaits before the
+/// process exits), so the one-shot run is asked once and hands over, and
+/// the next one-shot run starts from that handover and is not asked. The
+/// plugin passes the session's token use, which `sessions` shows.
 #[test]
-fn opencode_one_shot_run_saves_a_draft_instead_of_asking() {
+fn opencode_one_shot_run_is_asked_once_and_hands_over_before_it_exits() {
     let p = Project::new();
     p.install("opencode");
-    let mock = Mock::start(&p.scratch(), &[]);
+    // Every reply reports 50,000 prompt tokens, of the model's 200,000.
+    let mock = Mock::start(&p.scratch(), &[("MOCK_USAGE_TOKENS", "50000")]);
     configure(&p, &mock);
 
     opencode(&p, &["run", "MOCK-WORK"]);
 
-    assert!(mock.requests_with("# Session brief for opencode") >= 1);
+    brief_before_the_prompt(&mock, "the brief reached the model before the prompt");
     assert!(p.root.join("work.txt").exists(), "the agent did its work");
-    assert_eq!(
-        mock.asked(),
-        0,
-        "a one-shot run cannot answer: {:#?}",
-        mock.replies()
-    );
-    assert_eq!(p.check(), 0, "no handover was started");
-    let drafts = p.drafts();
-    assert_eq!(
-        drafts.len(),
-        1,
-        "the session's work is in one draft: {drafts:?}"
-    );
-    let mut pointed = p.brief_drafts();
-    pointed.dedup();
-    assert_eq!(pointed, drafts, "the next brief points to it");
-
-    // The same session, continued through a server, is asked (it was not
-    // marked) and completes that draft.
-    let server = Server::start(&p);
-    server.run(&p, &["--continue"], "Say hello.");
-    server.settle(|| p.check() == 2);
-    drop(server);
-    assert_eq!(mock.asked(), 1, "{:#?}", mock.replies());
-    assert_eq!(p.check(), 2, "the handover completed");
-    let notes = p.notes();
-    assert_eq!(notes.len(), 1);
-    assert!(notes[0].contains("MOCK-NOTE 1:"), "{}", notes[0]);
-    assert!(
-        p.brief_drafts().is_empty(),
-        "the brief points to no draft after the handover"
-    );
+    worked_and_handed_over(&p, &mock, "opencode");
+    // Its context, as the plugin passed it from OpenCode's token counts.
+    let out = p.ours(&["sessions", "--json"]);
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = &listed["sessions"][0];
+    assert_eq!(session["agent"], "opencode", "{listed}");
+    assert_eq!(session["context"]["used_tokens"], 50_000, "{listed}");
+    assert_eq!(session["context"]["window_tokens"], 200_000, "{listed}");
+    assert_eq!(session["context"]["model"], "mock", "{listed}");
+    assert_eq!(session["context_percent"], 25, "{listed}");
+    next_session_starts_from_it(&p, |next| {
+        configure(&p, next);
+        opencode(&p, &["run", "Say hello."]);
+    });
 }
 
 #[test]
