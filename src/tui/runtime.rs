@@ -137,9 +137,9 @@ pub async fn run(
                     });
                 }
                 Effect::Act(action) => {
-                    let (ws, tx) = (ws.clone(), tx.clone());
-                    tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(Event::ActionDone(actions::perform(&ws, action)));
+                    let tx = tx.clone();
+                    actions::start(&ws, action, move |outcome| {
+                        let _ = tx.send(Event::ActionDone(outcome));
                     });
                 }
                 Effect::Edit { path, line } => {

@@ -1479,3 +1479,69 @@ fn an_input_flood_stays_bounded_and_sigterm_still_quits() {
     assert!(took < Duration::from_secs(2), "{took:?}");
     t.wait_for("the shell after it", |s| s.contains("dashboard-exited-0"));
 }
+
+/// Issue 44, item 1: `r` on an interrupted handover whose step takes 12 s
+/// runs the resume in a process of its own: `?` answers within 1 s while
+/// it runs, `q` quits within 1 s and says the resume goes on, keys typed
+/// after `q` are not left for the shell, and the resume completes on its
+/// own once the pane is closed.
+#[test]
+fn r_runs_detached_help_answers_and_q_quits_at_once_while_the_resume_goes_on() {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"test -f open && sleep 12\"]\nidempotent = true\n",
+    ));
+    assert_eq!(p.handover("one").status.code(), Some(1), "fails first");
+    std::fs::write(p.path("open"), "").unwrap();
+    // After the dashboard, the shell reads what is left for it for 2 s.
+    let then = "2>said; stty -icanon min 0 time 20; dd bs=1 count=16 2>/dev/null >left; sleep 60";
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", then) else {
+        return;
+    };
+    t.wait_for("the resume alert", |s| s.contains("RESUME NEEDED"));
+    t.keys(&["r"]);
+    let step_state = || {
+        std::fs::read_to_string(p.checkpoint_path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .map(|cp| cp["step_records"]["slow"]["state"].clone())
+    };
+    wait_until("the slow step to run", || {
+        step_state().is_some_and(|s| s == "running")
+    });
+    let asked = Instant::now();
+    t.keys(&["?"]);
+    t.wait_for("the help", |s| s.contains("Keys —"));
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "help after {:?}",
+        asked.elapsed()
+    );
+    t.keys(&["Escape"]);
+    let quit = Instant::now();
+    // Typed at once, as a person typing ahead does: one write to the pane.
+    t.tmux(&["send-keys", "-t", "0", "q", "z", "z", "Enter"]);
+    wait_until("the dashboard to quit and say the resume goes on", || {
+        std::fs::read_to_string(p.path("said")).is_ok_and(|s| s.contains("goes on"))
+    });
+    assert!(
+        quit.elapsed() < Duration::from_secs(1),
+        "quit after {:?}",
+        quit.elapsed()
+    );
+    let said = std::fs::read_to_string(p.path("said")).unwrap();
+    assert!(
+        said.contains("resuming the handover in") && said.contains("agent-handover status"),
+        "{said}"
+    );
+    // The shell's read is over 2 s after the dashboard's end.
+    std::thread::sleep(Duration::from_millis(2500));
+    let left = std::fs::read_to_string(p.path("left")).unwrap();
+    assert!(!left.contains('z'), "keys left for the shell: {left:?}");
+    assert_eq!(step_state().unwrap(), "running", "still running");
+    drop(t); // the pane closes
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while p.check() != 2 {
+        assert!(Instant::now() < deadline, "the resume never completed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -216,13 +216,19 @@ pub async fn run(
                 FleetEffect::Act(i, action) => {
                     let (dir, tx) = (world.dirs[i].clone(), tx.clone());
                     let name = fleet.rows[i].name.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let said = resolve(&dir).and_then(|ws| actions::perform(&ws, action));
-                        let (text, error) = match said {
-                            Ok(text) => (format!("{name}: {text}"), false),
-                            Err(text) => (format!("{name}: {text}"), true),
+                    std::thread::spawn(move || {
+                        let reread = dir.clone();
+                        let reply = move |said: actions::Outcome| {
+                            let (text, error) = match said {
+                                Ok(text) => (format!("{name}: {text}"), false),
+                                Err(text) => (format!("{name}: {text}"), true),
+                            };
+                            let _ = tx.send(Msg::Say(text, error, Some(reread)));
                         };
-                        let _ = tx.send(Msg::Say(text, error, Some(dir)));
+                        match resolve(&dir) {
+                            Ok(ws) => actions::start(&ws, action, reply),
+                            Err(e) => reply(Err(e)),
+                        }
                     });
                 }
                 FleetEffect::Open(i, focus) => {
