@@ -24,6 +24,10 @@ pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
 /// happens, and how often a running handover's owner is checked again
 /// (pid and lock): a handover killed with SIGKILL changes no file.
 pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
+/// How often the PAUSE files are looked at (a `stat` each): a brake
+/// pulled or lifted from anywhere, the global one too (whose folder may
+/// not exist to be watched), shows within a second.
+pub const BRAKE_EVERY: Duration = Duration::from_millis(250);
 /// How long the input thread waits for a key before it checks whether it
 /// should step aside (for `$EDITOR`).
 const INPUT_POLL: Duration = Duration::from_millis(200);
@@ -67,6 +71,10 @@ pub async fn run(
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
+    spawn_stamp_watch(ws.pause_files(), {
+        let tx = tx.clone();
+        move || tx.send(Event::FilesChanged).is_ok()
+    });
     let _watch = watch::start(&ws, watch::Scope::Workspace, tx.clone());
     let mut loader = Loader::default();
     loader.start_full(&ws, &tx, app.load_request());
@@ -312,6 +320,25 @@ pub fn spawn_signals(tx: UnboundedSender<Event>) {
             });
         }
     }
+}
+
+/// Look at `paths` every [`BRAKE_EVERY`]; when one appears, goes or
+/// changes, call `changed` (which says whether to go on).
+pub fn spawn_stamp_watch(paths: Vec<PathBuf>, changed: impl Fn() -> bool + Send + 'static) {
+    tokio::spawn(async move {
+        let mut last = watch::stamps(&paths);
+        let mut tick = tokio::time::interval(BRAKE_EVERY);
+        loop {
+            tick.tick().await;
+            let now = watch::stamps(&paths);
+            if now != last {
+                last = now;
+                if !changed() {
+                    return;
+                }
+            }
+        }
+    });
 }
 
 fn spawn_clock(tx: UnboundedSender<Event>) {

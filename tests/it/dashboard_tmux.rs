@@ -1545,3 +1545,80 @@ fn r_runs_detached_help_answers_and_q_quits_at_once_while_the_resume_goes_on() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// Issue 44, item 2, on the real binary: a global PAUSE pulled and lifted
+/// from the CLI shows in the fleet's header within 2 s; the supervisor's
+/// own `p` and `P` set no "paused by someone else" title and ring no bell;
+/// unpause-all lifts only the fleet's pauses and names the one it leaves.
+#[test]
+fn the_fleet_pauses_honestly_beside_someone_elses_pause_and_the_global_brake() {
+    let billing = Project::new(&config(""));
+    assert!(billing.handover("one").status.success());
+    let o = billing.run(&["pause", "--reason", "reviewing the billing rewrite"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let quiet = Project::new(&config(""));
+    assert!(quiet.handover("one").status.success());
+    let dirs = format!(
+        "{} {}",
+        billing.dir.path().display(),
+        quiet.dir.path().display()
+    );
+    let Some(t) = Tmux::start_with(&billing, (120, 30), "", &dirs) else {
+        return;
+    };
+    t.wait_for("two rows", |s| s.contains("fleet · 2 workspaces"));
+    // The dashboard's HOME is billing's: its global brake.
+    let pulled = Instant::now();
+    let o = billing.run(&["pause", "--global", "--reason", "lunch"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the global brake in the header", |s| {
+        s.contains("GLOBAL PAUSE: lunch") && s.contains("held·global")
+    });
+    assert!(
+        pulled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        pulled.elapsed()
+    );
+    let lifted = Instant::now();
+    let o = billing.run(&["unpause", "--global"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the brake gone", |s| {
+        !s.contains("GLOBAL PAUSE") && !s.contains("held·global")
+    });
+    assert!(
+        lifted.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        lifted.elapsed()
+    );
+
+    let title = || t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
+    let bell = || t.tmux(&["display-message", "-p", "-t", "0", "#{window_bell_flag}"]);
+    let quiet_pause = quiet.path(".agent-handover/PAUSE");
+    // The quiet workspace sorts below the paused one: select it, pause it.
+    t.keys(&["G", "p"]);
+    wait_until("the fleet's own PAUSE", || quiet_pause.exists());
+    t.wait_for("both paused", |s| s.matches("paused").count() >= 2);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!title().contains("someone else"), "title: {}", title());
+    assert_eq!(bell().trim(), "0", "no bell for the supervisor's own pause");
+
+    // Every workspace is paused: P asks to lift the fleet's alone.
+    t.keys(&["P"]);
+    let screen = t.wait_for("the unpause-all question", |s| {
+        s.contains("Unpause the 1 workspace the fleet paused?")
+    });
+    assert!(screen.contains("reviewing the billing"), "{screen}");
+    t.keys(&["y"]);
+    wait_until("the fleet's PAUSE lifted", || !quiet_pause.exists());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        billing.path(".agent-handover/PAUSE").exists(),
+        "someone else's pause stays"
+    );
+    // P again pauses the quiet one (all at once), still no alert.
+    t.keys(&["P"]);
+    wait_until("the fleet's own PAUSE again", || quiet_pause.exists());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!title().contains("someone else"), "title: {}", title());
+    assert_eq!(bell().trim(), "0");
+}

@@ -51,7 +51,7 @@ pub fn row(dir: &Path, details: bool) -> Row {
                 snap.state.next_action().unpaused(),
                 NextAction::Decide { .. } | NextAction::Repair { .. } | NextAction::Upgrade { .. }
             );
-            row.paused = snap.paused.is_some();
+            row.pause = snap.paused.clone();
             row.drift = !snap.drift.is_empty();
             row.health = Health::Run(snap.state.kind());
         }
@@ -319,7 +319,7 @@ mod tests {
         }
         let row = row(dir.path(), true);
         assert_eq!(row.health, Health::Run(StateKind::Paused));
-        assert!(row.paused && row.details && row.activity.is_some());
+        assert!(row.paused() && row.details && row.activity.is_some());
         assert_eq!((row.for_human, row.unread), (2, 1));
     }
 }

@@ -66,7 +66,8 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default();
-            badges.push(Span::styled(format!(" PAUSED{reason} "), t.paused));
+            let word = if p.global { "GLOBAL PAUSE" } else { "PAUSED" };
+            badges.push(Span::styled(format!(" {word}{reason} "), t.paused));
         }
         match snap.state.next_action().unpaused() {
             NextAction::Decide { step } => {
@@ -462,6 +463,14 @@ mod tests {
             fixtures::interrupted_run(),
         )))));
         assert!(draw(&app).lines().next().unwrap().contains("PAUSED"));
+        // Issue 44, item 2: the global brake says it is the global one.
+        let mut snap = fixtures::paused(fixtures::interrupted_run());
+        if let Some(p) = &mut snap.paused {
+            p.global = true;
+        }
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
+        let top = draw(&app).lines().next().unwrap().to_string();
+        assert!(top.contains("GLOBAL PAUSE: reviewing"), "{top}");
     }
 
     #[test]
