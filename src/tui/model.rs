@@ -226,6 +226,20 @@ pub struct FullData {
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
     /// Multi-step tasks, most recently updated first.
     pub tasks: Option<Result<Vec<Task>, String>>,
+    /// How full each live agent session's context is (those whose agent
+    /// records it), most recent session first.
+    pub context: Vec<LiveContext>,
+}
+
+/// How full one live agent session's context is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveContext {
+    /// The agent.
+    pub agent: String,
+    /// Its context used, in %.
+    pub percent: u8,
+    /// Whether that is at or past `[capacity] warn_at`: hand over now.
+    pub low: bool,
 }
 
 impl FullData {

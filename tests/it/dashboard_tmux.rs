@@ -1622,3 +1622,45 @@ fn the_fleet_pauses_honestly_beside_someone_elses_pause_and_the_global_brake() {
     assert!(!title().contains("someone else"), "title: {}", title());
     assert_eq!(bell().trim(), "0");
 }
+
+/// Issue 44, item 3, on the real binary: an agent session at 85 % context
+/// drives the fleet's next action (hand over now, with the command) and
+/// counts in NEED YOU, and the workspace's own dashboard shows it in its
+/// header.
+#[test]
+fn a_session_at_85_percent_drives_the_next_action_and_shows_in_the_header() {
+    let p = Project::new(&config(""));
+    let other = Project::new(&config(""));
+    let transcript = p.path("claude-session.jsonl");
+    let line = serde_json::json!({"type": "assistant", "isSidechain": false,
+        "message": {"model": "claude-sonnet-4-5", "role": "assistant",
+                    "usage": {"input_tokens": 170_000, "cache_read_input_tokens": 0,
+                              "cache_creation_input_tokens": 0, "output_tokens": 9}}});
+    std::fs::write(&transcript, line.to_string() + "\n").unwrap();
+    let start = serde_json::json!({"session_id": "s1", "source": "startup",
+        "transcript_path": transcript, "hook_event_name": "SessionStart"});
+    let o = p
+        .cmd()
+        .args(["hook", "session-start", "--agent", "claude"])
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
+    let Some(t) = Tmux::start_with(&p, (120, 30), "", &dirs) else {
+        return;
+    };
+    let screen = t.wait_for("the next action for the low context", |s| {
+        s.contains("85%") && s.contains("hand over now (claude at 85%)")
+    });
+    assert!(screen.contains("1 NEED YOU"), "{screen}");
+    assert!(screen.contains("run --note-file"), "{screen}");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the workspace's header", |s| {
+        s.contains("claude 85% full: hand over")
+    });
+    assert!(
+        screen.lines().next().unwrap().contains("claude 85%"),
+        "{screen}"
+    );
+}

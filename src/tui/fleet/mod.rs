@@ -475,6 +475,9 @@ pub struct Fleet {
     /// Set when the selected row changed or was read again: the loop reads
     /// its detail.
     pub detail_stale: bool,
+    /// Whether the user chose a row (moved, clicked): until then the
+    /// selection follows the most urgent row as the rows are read.
+    pub chosen: bool,
     /// The global brake, when it is pulled (`~/.agent_handover/PAUSE`,
     /// looked at every second): it holds every row.
     pub global: Option<PauseInfo>,
@@ -581,6 +584,7 @@ impl Fleet {
             confirm: None,
             detail: None,
             detail_stale: true,
+            chosen: false,
             global: None,
         }
     }
@@ -718,6 +722,9 @@ impl Fleet {
             alerts(i, old, &row)
         };
         *old = row;
+        if !self.chosen {
+            self.select_top();
+        }
         found.into_iter().map(FleetEffect::Alert).collect()
     }
 
@@ -805,6 +812,13 @@ impl Fleet {
 
     /// A key press.
     pub fn on_key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
+        let before = self.cursor;
+        let effects = self.key(key);
+        self.chosen |= self.cursor != before;
+        effects
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
         if self.help {
             // j/k (and the arrows, pages) scroll a help taller than the
             // screen; any other key closes it.
@@ -860,6 +874,8 @@ impl Fleet {
             KeyCode::Char('?') => self.help = true,
             KeyCode::Char('/') => self.typing = true,
             KeyCode::Char('s') => {
+                // The selected row stays selected in the new order.
+                self.chosen = true;
                 self.sort = self.sort.next();
                 self.offset = 0;
                 let keep = self.cursor;
@@ -1032,6 +1048,13 @@ impl Fleet {
     /// A mouse event: a click selects (a click on the selected row opens
     /// it), the wheel moves.
     pub fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
+        let before = self.cursor;
+        let effects = self.mouse(mouse);
+        self.chosen |= self.cursor != before;
+        effects
+    }
+
+    fn mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
         match mouse.kind {
             MouseEventKind::ScrollDown => self.select(self.position() + 3),
             MouseEventKind::ScrollUp => self.select(self.position().saturating_sub(3)),

@@ -689,3 +689,53 @@ fn the_selected_row_is_one_even_bar_in_colour() {
         .any(|r| (0..buffer.area.width).any(|x| buffer[(x, r)].fg == Color::Yellow));
     assert!(coloured);
 }
+
+/// Issue 44, item 3: the context column (what explains a row's rank at
+/// low context) is kept down to 80 columns, and a low context counts in
+/// NEED YOU.
+#[test]
+fn the_context_column_survives_to_80_columns_and_low_context_needs_you() {
+    for width in [80, 90, 99] {
+        let f = fleet((width, 24));
+        let screen = draw(&f);
+        let titles = screen.lines().nth(1).unwrap();
+        assert!(titles.contains("context"), "{width}:\n{screen}");
+        assert!(screen.contains("82%"), "{width}:\n{screen}");
+    }
+    let mut r = row("w", Health::Run(StateKind::Running));
+    assert!(!r.needs_you());
+    r.context = Some(85);
+    r.context_low = true;
+    assert!(r.needs_you());
+}
+
+/// Issue 44, item 4: the fleet opens on the most urgent row even when what
+/// makes it urgent (a context running low, mail) is read after the first
+/// frame; once the user moves, the selection is theirs.
+#[test]
+fn the_selection_follows_the_most_urgent_row_until_the_user_moves() {
+    let dirs = vec!["/w/a-quiet".into(), "/w/b-low".into(), "/w/c-mail".into()];
+    let mut f = Fleet::new(dirs, Theme::monochrome(), (100, 30), now());
+    for (i, name) in ["a-quiet", "b-low", "c-mail"].iter().enumerate() {
+        let mut r = row(name, Health::Run(StateKind::Completed));
+        r.details = false;
+        f.row_loaded(i, r);
+    }
+    f.select_top();
+    assert_eq!(f.cursor, 0, "by name while the states tie");
+    let mut low = row("b-low", Health::Run(StateKind::Completed));
+    low.context = Some(85);
+    low.context_low = true;
+    f.row_loaded(1, low);
+    assert_eq!(f.cursor, 1, "the low context is the most urgent now");
+    let mut mail = row("c-mail", Health::Run(StateKind::Completed));
+    mail.for_human = 1;
+    f.row_loaded(2, mail);
+    assert_eq!(f.cursor, 2, "mail for you comes before it");
+    f.on_key(key(KeyCode::Char('j')));
+    let chosen = f.cursor;
+    let mut quiet = row("a-quiet", Health::Run(StateKind::Interrupted));
+    quiet.run = StateKind::Interrupted;
+    f.row_loaded(0, quiet);
+    assert_eq!(f.cursor, chosen, "the user's choice stays");
+}

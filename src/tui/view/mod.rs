@@ -103,6 +103,18 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
     } else if let Some(Err(_)) = &app.shared.run {
         badges.push(Span::styled(" CHECKPOINT UNREADABLE ", t.alert));
     }
+    // The live agent sessions' context: red from `[capacity] warn_at`.
+    for c in &app.shared.full.context {
+        let (text, style) = if c.low {
+            (
+                format!(" {} {}% full: hand over ", c.agent, c.percent),
+                t.alert,
+            )
+        } else {
+            (format!(" {} {}% ", c.agent, c.percent), t.muted)
+        };
+        badges.push(Span::styled(text, style));
+    }
     if app.watch == WatchMode::Polling {
         badges.push(Span::styled(" polling ", t.muted));
     }
@@ -471,6 +483,31 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         let top = draw(&app).lines().next().unwrap().to_string();
         assert!(top.contains("GLOBAL PAUSE: reviewing"), "{top}");
+    }
+
+    /// Issue 44, item 3: the header shows each live agent session's
+    /// context, red with the advice from `[capacity] warn_at`.
+    #[test]
+    fn the_header_shows_the_live_sessions_context() {
+        use crate::tui::model::LiveContext;
+        let mut app = fixtures::loaded((100, 30));
+        app.shared.full.context = vec![
+            LiveContext {
+                agent: "claude".into(),
+                percent: 85,
+                low: true,
+            },
+            LiveContext {
+                agent: "codex".into(),
+                percent: 12,
+                low: false,
+            },
+        ];
+        let top = draw(&app).lines().next().unwrap().to_string();
+        assert!(
+            top.contains("claude 85% full: hand over") && top.contains("codex 12%"),
+            "{top}"
+        );
     }
 
     #[test]
