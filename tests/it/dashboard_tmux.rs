@@ -1664,3 +1664,63 @@ fn a_session_at_85_percent_drives_the_next_action_and_shows_in_the_header() {
         "{screen}"
     );
 }
+
+/// Issue 44, item 4: tmux pastes line breaks as CR; in the message
+/// dialog one becomes a space in the subject ("please abandon then y",
+/// not "please abandonthen y") and stays a line break in the body.
+#[test]
+fn a_cr_separated_paste_is_a_space_in_the_subject_and_a_line_in_the_body() {
+    let p = Project::new(&config(""));
+    send(&p, "claude", "lead", "hello", "hi");
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the inbox", |s| s.contains("hello"));
+    t.keys(&["c"]);
+    t.wait_for("the new message", |s| s.contains("New message"));
+    // `paste-buffer` without -r turns each LF into CR, as a terminal would.
+    let paste = |text: &str| {
+        t.tmux(&["set-buffer", "--", text]);
+        t.tmux(&["paste-buffer", "-p", "-t", "0"]);
+    };
+    paste("please abandon\nthen y");
+    t.wait_for("the subject on one line", |s| {
+        s.contains("please abandon then y")
+    });
+    t.keys(&["Tab"]);
+    paste("line one\nline two");
+    t.wait_for("the body's two lines", |s| s.contains("line two"));
+    t.keys(&["C-s"]);
+    t.wait_for("the message sent", |s| !s.contains("New message"));
+    let queue = std::fs::read_dir(p.path("messages/for_claude")).unwrap();
+    let texts: Vec<String> = queue
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("please abandon then y") && t.contains("line one\nline two")),
+        "{texts:?}"
+    );
+}
+
+/// Issue 44, item 4: at 60×20 a step that may have taken effect waits for
+/// a decision, and the footer keeps `R retry` (the key that settles it)
+/// in every tab.
+#[test]
+fn the_sixty_by_twenty_footer_keeps_r_retry_for_a_decision() {
+    let (p, mut child) = slow_handover();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the decision", |s| s.contains("RESUME NEEDED"));
+    for tab in ["1", "2", "3", "4", "5", "6"] {
+        t.keys(&[tab]);
+        std::thread::sleep(Duration::from_millis(150));
+        t.wait_for("R retry in the footer", |s| {
+            s.lines().last().is_some_and(|l| l.contains("R retry"))
+        });
+    }
+}

@@ -189,7 +189,21 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .shared
         .snapshot()
         .is_some_and(|s| in_progress || s.state.next_action().unpaused().is_resume());
-    for (key, label) in app.keys.footer(app.selected) {
+    // The keys that settle what the run waits for come first, so a
+    // narrow footer keeps them: retry and abandon for a decision, resume
+    // for an interrupted run.
+    let next = app
+        .shared
+        .snapshot()
+        .map(|s| s.state.next_action().unpaused().clone());
+    let settles = |label: &str| match &next {
+        Some(NextAction::Decide { .. }) => matches!(label, "retry" | "abandon"),
+        Some(next) => next.is_resume() && label == "resume",
+        None => false,
+    };
+    let mut hints = app.keys.footer(app.selected);
+    hints.sort_by_key(|(_, label)| !settles(label));
+    for (key, label) in hints {
         if essentials.iter().any(|(k, _)| *k == key) {
             continue;
         }
@@ -483,6 +497,38 @@ mod tests {
         app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
         let top = draw(&app).lines().next().unwrap().to_string();
         assert!(top.contains("GLOBAL PAUSE: reviewing"), "{top}");
+    }
+
+    /// Issue 44, item 4: a step that may have taken effect waits for a
+    /// human's decision; at 60×20 the footer keeps `R retry` (and `a
+    /// abandon`), the keys that settle it, in every tab.
+    #[test]
+    fn the_footer_keeps_the_keys_that_settle_a_decision_at_sixty_by_twenty() {
+        let mut snap = fixtures::interrupted_run();
+        for step in &mut snap.steps {
+            if step.name == "tests" {
+                step.idempotent = Some(false);
+                step.after_crash = Some(agent_handover::base::outcome::AfterCrash::AskHuman);
+                step.needs_human = true;
+            }
+        }
+        let snap = snap.restated();
+        assert!(matches!(
+            snap.state.next_action(),
+            agent_handover::read::NextAction::Decide { .. }
+        ));
+        let mut app = fixtures::loaded((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        for tab in app.tab_bar() {
+            app.selected = tab;
+            let screen = draw(&app);
+            let footer = screen.lines().last().unwrap().to_string();
+            assert!(
+                footer.contains("R retry") && footer.contains("a abandon"),
+                "{}: {footer}",
+                tab.title()
+            );
+        }
     }
 
     /// Issue 44, item 3: the header shows each live agent session's
