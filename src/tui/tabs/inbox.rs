@@ -13,7 +13,7 @@ use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
 use crate::tui::model::{Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared};
 use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
-use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel};
+use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel, wrap};
 
 /// The inbox tab's id.
 pub const ID: TabId = TabId::new("Inbox");
@@ -283,18 +283,9 @@ pub fn reader_rows(message: &Message, width: usize) -> Vec<String> {
     lines.push(format!("status:  {}", if m.read { "read" } else { "unread" }));
     lines.push(String::new());
     lines.extend(message.body.lines().map(str::to_string));
+    // Wrapped at words; a word longer than the row is cut.
     let width = width.max(1);
-    let mut rows = Vec::new();
-    for line in lines {
-        let chars: Vec<char> = line.chars().collect();
-        if chars.is_empty() {
-            rows.push(String::new());
-        }
-        for chunk in chars.chunks(width) {
-            rows.push(chunk.iter().collect());
-        }
-    }
-    rows
+    lines.iter().flat_map(|line| wrap(line, width)).collect()
 }
 
 /// Draw the inbox of `tab` into `area`.
@@ -460,6 +451,34 @@ mod reader_tests {
     use crate::tui::fixtures::{self, code};
     use crate::tui::model::{Effect, Event};
     use crossterm::event::KeyCode;
+
+    /// Issue 44, item 4: the reader wraps a long line at words, never
+    /// mid-word, and keeps every word.
+    #[test]
+    fn the_reader_wraps_at_words() {
+        let app = fixtures::loaded((60, 20));
+        let summary = match &app.shared.full.inbox {
+            Some(Ok(inbox)) => inbox.messages[0].clone(),
+            _ => panic!("no inbox"),
+        };
+        let body = "please review the billing rewrite before the release freeze tomorrow morning";
+        let message = agent_handover::domain::inbox::Message {
+            summary,
+            body: body.into(),
+            reply_to: None,
+        };
+        let rows = super::reader_rows(&message, 30);
+        let at = rows.iter().position(String::is_empty).unwrap() + 1;
+        let body_rows = &rows[at..];
+        assert!(body_rows.len() > 1, "{rows:?}");
+        for row in body_rows {
+            assert!(row.chars().count() <= 30, "{row:?}");
+            for word in row.split(' ') {
+                assert!(body.split(' ').any(|w| w == word), "cut mid-word: {row:?}");
+            }
+        }
+        assert_eq!(body_rows.join(" "), body);
+    }
 
     #[test]
     fn enter_reads_the_selected_message_whole_and_esc_closes_it() {
