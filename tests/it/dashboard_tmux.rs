@@ -1724,3 +1724,53 @@ fn the_sixty_by_twenty_footer_keeps_r_retry_for_a_decision() {
         });
     }
 }
+
+/// Issue 44, item 4: `demo --fleet` shows the fleet the README sells (two
+/// simulated workspaces), and a demo without `--dir` removes its temp
+/// folder when it ends.
+#[test]
+fn demo_fleet_shows_two_workspaces_and_cleans_up_its_temp_folder() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let socket = format!("ah-e2e-demo-{}-{}", std::process::id(), fastrand::u32(..));
+    let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+    let command = format!(
+        "env HOME={} TMPDIR={} TERM=xterm-256color {} demo --fleet; sleep 30",
+        dir.path().display(),
+        tmp.display(),
+        bin.display(),
+    );
+    let ok = Command::new("tmux")
+        .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+        .args(["-x", "120", "-y", "30", &command])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tmux new-session failed");
+    let t = Tmux { socket };
+    let demos = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("agent-handover-demo-")
+            })
+            .count()
+    };
+    t.wait_for("the fleet of two", |s| {
+        s.contains("fleet · 2 workspaces") && s.contains("parser") && s.contains("billing")
+    });
+    assert_eq!(demos(), 1, "built in the temp folder");
+    t.keys(&["Q"]);
+    t.wait_for("the demo's last words", |s| {
+        s.contains("demo workspace removed")
+    });
+    assert_eq!(demos(), 0, "the temp folder is removed");
+}
