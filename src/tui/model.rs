@@ -172,6 +172,8 @@ pub enum Effect {
     Act(Action),
     /// Read one message whole (by id), for the reader.
     ReadMessage(String),
+    /// Read one message whole (by id), for the inbox's preview.
+    PreviewMessage(String),
     /// Read one past run whole (by id): its steps, errors, note and score.
     ReadRun(String),
     /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
@@ -282,6 +284,8 @@ pub enum Event {
     ActionDone(Result<String, String>),
     /// A message was read whole (for the reader).
     MessageRead(Box<Result<Message, String>>),
+    /// A message was read whole for the preview.
+    PreviewRead(Box<Result<Message, String>>),
     /// A text to read whole arrived (a past run): its title and lines.
     TextReady(String, Vec<String>),
     /// Files changed (debounced).

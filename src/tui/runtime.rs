@@ -144,6 +144,12 @@ pub async fn run(
                         let _ = tx.send(Event::MessageRead(Box::new(load::message(&ws, &id))));
                     });
                 }
+                Effect::PreviewMessage(id) => {
+                    let (ws, tx) = (ws.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Event::PreviewRead(Box::new(load::message(&ws, &id))));
+                    });
+                }
                 Effect::Act(action) => {
                     let tx = tx.clone();
                     actions::start(&ws, action, move |outcome| {

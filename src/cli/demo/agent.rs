@@ -65,7 +65,7 @@ impl DemoAgent {
                     continue;
                 }
                 post_message(&ws, n);
-                let outcome = if n % 3 == 0 {
+                let outcome = if n.is_multiple_of(3) {
                     crash_during_tests(&ws, &exe, n)
                 } else {
                     spawn_run(&ws.root, &exe, n, 2).and_then(finish)
