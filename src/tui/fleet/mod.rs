@@ -133,13 +133,16 @@ impl Row {
         self.pause.as_ref().is_some_and(|p| p.global)
     }
 
-    /// Whether it counts in NEED YOU: its health needs a human, and it is
-    /// not held by a PAUSE the fleet pulled or by the global brake (which
-    /// the header shows once); or its agent's context runs low.
+    /// Whether it counts in NEED YOU: its health needs a human, unless all
+    /// it needs is the lifting of a PAUSE the fleet pulled or of the global
+    /// brake (which the header shows once); or its agent's context runs low.
     pub fn needs_you(&self) -> bool {
         let held = self.paused_by_fleet() || self.held_by_global();
-        let paused_only = self.health == Health::Run(StateKind::Paused);
-        (self.health.needs_human() && !(held && paused_only)) || self.context_low
+        let stopped = matches!(
+            self.run,
+            StateKind::Interrupted | StateKind::Failed | StateKind::Unreadable
+        ) || self.needs_decision;
+        (self.health.needs_human() && (stopped || !held)) || self.context_low
     }
 
     /// A row not read yet.
@@ -479,7 +482,7 @@ pub struct Fleet {
     /// selection follows the most urgent row as the rows are read.
     pub chosen: bool,
     /// The global brake, when it is pulled (`~/.agent_handover/PAUSE`,
-    /// looked at every second): it holds every row.
+    /// looked at four times a second): it holds every row.
     pub global: Option<PauseInfo>,
 }
 

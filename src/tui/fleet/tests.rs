@@ -509,6 +509,10 @@ fn the_fleets_own_pause_is_no_alert_and_not_need_you() {
     ours.health = Health::Run(StateKind::Paused);
     assert!(f.row_loaded(0, ours.clone()).is_empty());
     assert!(!ours.needs_you());
+    // An interrupted handover under the fleet's pause still needs you.
+    let mut stopped = ours.clone();
+    stopped.run = StateKind::Interrupted;
+    assert!(stopped.needs_you());
     assert!(!draw(&f).contains("NEED YOU"), "{}", draw(&f));
     f.row_loaded(0, quiet);
     let mut theirs = ours.clone();
