@@ -71,10 +71,7 @@ pub async fn run(
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
-    spawn_stamp_watch(ws.pause_files(), {
-        let tx = tx.clone();
-        move || tx.send(Event::FilesChanged).is_ok()
-    });
+    spawn_stamp_watch(ws.pause_files(), tx.clone(), || Event::FilesChanged);
     let _watch = watch::start(&ws, watch::Scope::Workspace, tx.clone());
     let mut loader = Loader::default();
     loader.start_full(&ws, &tx, app.load_request());
@@ -329,19 +326,21 @@ pub fn spawn_signals(tx: UnboundedSender<Event>) {
 }
 
 /// Look at `paths` every [`BRAKE_EVERY`]; when one appears, goes or
-/// changes, call `changed` (which says whether to go on).
-pub fn spawn_stamp_watch(paths: Vec<PathBuf>, changed: impl Fn() -> bool + Send + 'static) {
+/// changes, send `changed()` on `tx`. Ends with the loop that reads `tx`.
+pub fn spawn_stamp_watch<T: Send + 'static>(
+    paths: Vec<PathBuf>,
+    tx: UnboundedSender<T>,
+    changed: impl Fn() -> T + Send + 'static,
+) {
     tokio::spawn(async move {
         let mut last = watch::stamps(&paths);
         let mut tick = tokio::time::interval(BRAKE_EVERY);
-        loop {
+        while !tx.is_closed() {
             tick.tick().await;
             let now = watch::stamps(&paths);
             if now != last {
                 last = now;
-                if !changed() {
-                    return;
-                }
+                let _ = tx.send(changed());
             }
         }
     });

@@ -1774,3 +1774,39 @@ fn demo_fleet_shows_two_workspaces_and_cleans_up_its_temp_folder() {
     });
     assert_eq!(demos(), 0, "the temp folder is removed");
 }
+
+/// Issue 44, item 2: the dashboard shows a global PAUSE pulled from the
+/// CLI within 2 s, and its end within 2 s, though the global brake's
+/// folder did not exist (to be watched) when it started.
+#[test]
+fn the_dashboard_shows_a_global_pause_within_two_seconds() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    assert!(!p.path("home/.agent_handover").exists());
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("1 Run"));
+    let pulled = Instant::now();
+    let o = p.run(&["pause", "--global", "--reason", "lunch"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("GLOBAL PAUSE in the header", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("GLOBAL PAUSE: lunch"))
+    });
+    assert!(
+        pulled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        pulled.elapsed()
+    );
+    let lifted = Instant::now();
+    let o = p.run(&["unpause", "--global"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the brake gone", |s| !s.contains("GLOBAL PAUSE"));
+    assert!(
+        lifted.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        lifted.elapsed()
+    );
+}

@@ -175,9 +175,8 @@ pub async fn run(
     }
     spawn_clock(tx.clone());
     if let Some(file) = brake {
-        let tx = tx.clone();
-        runtime::spawn_stamp_watch(vec![file.clone()], move || {
-            tx.send(Msg::Global(pause::global_pause(&file))).is_ok()
+        runtime::spawn_stamp_watch(vec![file.clone()], tx.clone(), move || {
+            Msg::Global(pause::global_pause(&file))
         });
     }
 
