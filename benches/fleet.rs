@@ -89,6 +89,14 @@ fn main() {
     let _ = std::fs::write(target.join("bench-fleet.md"), &report);
 }
 
+/// A tmux socket of its own for each session: a new session on the socket
+/// of one just killed can meet its server on its way out.
+fn socket() -> String {
+    static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("ah-bench-fleet-{}-{n}", std::process::id())
+}
+
 /// The figures of the fleet over `dirs`, as a table.
 fn measure(bin: &Path, build: &str, root: &Path, dirs: &[PathBuf]) -> String {
     let workspaces = dirs.len();
@@ -99,13 +107,12 @@ fn measure(bin: &Path, build: &str, root: &Path, dirs: &[PathBuf]) -> String {
         .collect::<Vec<_>>()
         .join(" ");
 
-    let socket = format!("ah-bench-fleet-{}-{workspaces}", std::process::id());
     let frames = root.join("frames.log");
     let start_file = root.join("start.ns");
     let mut first_frames = Vec::new();
     for _ in 0..STARTS {
         let _ = std::fs::remove_file(&frames);
-        let session = Session::start(&socket, bin, first, &frames, &start_file, &args);
+        let session = Session::start(&socket(), bin, first, &frames, &start_file, &args);
         let shown = wait_for_frames(&frames, 1);
         let start_ns: u128 = std::fs::read_to_string(&start_file)
             .unwrap()
@@ -118,7 +125,8 @@ fn measure(bin: &Path, build: &str, root: &Path, dirs: &[PathBuf]) -> String {
 
     // One long-lived session for memory, idle CPU and change latency.
     let _ = std::fs::remove_file(&frames);
-    let session = Session::start(&socket, bin, first, &frames, &start_file, &args);
+    let long = socket();
+    let session = Session::start(&long, bin, first, &frames, &start_file, &args);
     std::thread::sleep(Duration::from_secs(5)); // every score read
     let pid = session.pid();
     let peak_kib = status_field(pid, "VmHWM:");
@@ -127,7 +135,7 @@ fn measure(bin: &Path, build: &str, root: &Path, dirs: &[PathBuf]) -> String {
     let redraws = redraws_after_pause_toggles(&frames, CHANGES, |i| {
         pause_file(&dirs[(i / 2) % workspaces])
     });
-    let keys = keys_during_pause_all(&socket, &frames);
+    let keys = keys_during_pause_all(&long, &frames);
     drop(session);
     for dir in dirs {
         let _ = std::fs::remove_file(pause_file(dir));
