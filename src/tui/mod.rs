@@ -187,9 +187,6 @@ pub fn restore_terminal() -> bool {
     if !TERMINAL_TAKEN.swap(false, Ordering::SeqCst) {
         return false;
     }
-    // What was typed for the dashboard and not read is not left for the
-    // shell. SAFETY: tcflush takes a descriptor and a constant, nothing else.
-    unsafe { libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH) };
     let _ = disable_raw_mode();
     let _ = execute!(
         std::io::stdout(),

@@ -839,6 +839,10 @@ fn a_message_composed_in_the_dashboard_arrives_in_the_queue() {
     t.wait_for("the message sent", |s| {
         !s.contains("New message") && s.contains("Stop the deploy")
     });
+    // The send runs in a process of its own: the message lands soon after.
+    wait_until("the message in the queue", || {
+        std::fs::read_dir(p.path("messages/for_claude")).is_ok_and(|d| d.count() >= 2)
+    });
     let o = p.run(&["inbox", "list", "--agent", "claude", "--json"]);
     let listed = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{}", common::stderr(&o));
@@ -1517,6 +1521,8 @@ fn r_runs_detached_help_answers_and_q_quits_at_once_while_the_resume_goes_on() {
         asked.elapsed()
     );
     t.keys(&["Escape"]);
+    // (Esc and q close together would read as alt-q.)
+    t.wait_for("the help closed", |s| !s.contains("Keys —"));
     let quit = Instant::now();
     // Typed at once, as a person typing ahead does: one write to the pane.
     t.tmux(&["send-keys", "-t", "0", "q", "z", "z", "Enter"]);
@@ -1692,16 +1698,14 @@ fn a_cr_separated_paste_is_a_space_in_the_subject_and_a_line_in_the_body() {
     t.wait_for("the body's two lines", |s| s.contains("line two"));
     t.keys(&["C-s"]);
     t.wait_for("the message sent", |s| !s.contains("New message"));
-    let queue = std::fs::read_dir(p.path("messages/for_claude")).unwrap();
-    let texts: Vec<String> = queue
-        .filter_map(|e| std::fs::read_to_string(e.unwrap().path()).ok())
-        .collect();
-    assert!(
-        texts
-            .iter()
-            .any(|t| t.contains("please abandon then y") && t.contains("line one\nline two")),
-        "{texts:?}"
-    );
+    // The send runs in a process of its own: the message lands soon after.
+    wait_until("the message in the queue", || {
+        std::fs::read_dir(p.path("messages/for_claude"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .any(|t| t.contains("please abandon then y") && t.contains("line one\nline two"))
+    });
 }
 
 /// Issue 44, item 4: at 60×20 a step that may have taken effect waits for
