@@ -71,6 +71,12 @@ pub fn active_pause(files: &[PathBuf]) -> Option<PauseInfo> {
         })
 }
 
+/// The global PAUSE at `file` ([`crate::workspace::global_pause_file`]),
+/// if it is pulled.
+pub fn global_pause(file: &Path) -> Option<PauseInfo> {
+    active_pause(&[file.to_path_buf()]).map(|p| PauseInfo { global: true, ..p })
+}
+
 /// Fail with [`Error::Paused`] when a PAUSE file is present.
 pub fn ensure_not_paused(files: &[PathBuf]) -> Result<()> {
     match active_pause(files) {
@@ -174,6 +180,26 @@ mod tests {
         let info = active_pause(&ws.pause_files()).unwrap();
         assert_eq!(info.file, dir.path().join("home/.agent_handover/PAUSE"));
         assert_eq!(info.reason, None);
+    }
+
+    #[test]
+    fn the_global_brake_is_read_from_its_file_alone_as_global() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(home.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        let file = crate::workspace::global_pause_file(&home);
+        assert_eq!(ws.global_pause_file.as_ref(), Some(&file));
+        assert_eq!(global_pause(&file), None);
+        pause(&ws, true, Some("lunch")).unwrap();
+        let info = global_pause(&file).unwrap();
+        assert!(info.global);
+        assert_eq!(info.reason.as_deref(), Some("lunch"));
+        assert!(info.by.is_some());
     }
 
     #[test]

@@ -174,6 +174,15 @@ impl App {
 
     /// Apply one event; returns the work it asks for.
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
+        let mut effects = self.on_event(event);
+        let shared = &self.shared;
+        for tab in self.tabs.iter_mut() {
+            effects.extend(tab.wants(shared));
+        }
+        effects
+    }
+
+    fn on_event(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Key(key) => self.on_key(key),
             Event::Paste(text) => self.on_paste(&text),
@@ -216,7 +225,9 @@ impl App {
                 }
             }
             Event::FullLoaded(full) => self.on_full(*full),
-            result @ Event::DiffReady { .. } => self.ask_tabs(|tab, _, _| tab.receive(&result)),
+            result @ (Event::DiffReady { .. } | Event::PreviewRead(_)) => {
+                self.ask_tabs(|tab, _, _| tab.receive(&result))
+            }
             Event::ActionDone(result) => {
                 self.busy = None;
                 let unsent = self.sending.take();

@@ -371,6 +371,7 @@ pub fn full_data() -> FullData {
         }))),
         metrics: Some(Ok(sessions())),
         tasks: Some(Ok(Vec::new())),
+        context: Vec::new(),
     }
 }
 

@@ -16,7 +16,7 @@ use agent_handover::read::history::{load_runs, summarize};
 use agent_handover::read::metrics::sessions;
 use agent_handover::workspace::install_record::InstallRecord;
 
-use super::model::{FullData, InboxData, LoadRequest};
+use super::model::{FullData, InboxData, LiveContext, LoadRequest};
 
 /// How many past runs the timeline shows.
 pub const TIMELINE_LIMIT: usize = 500;
@@ -45,7 +45,24 @@ pub fn full(ws: &Workspace, request: &LoadRequest) -> FullData {
             sessions(runs.iter().cloned().map(Ok), METRICS_LIMIT)
         })),
         tasks: Some(task::list(ws).map_err(|e| e.to_string())),
+        context: context(ws),
     }
+}
+
+/// The live agent sessions' context, as the fleet's context column reads it.
+pub fn context(ws: &Workspace) -> Vec<LiveContext> {
+    let warn = agent_handover::domain::capacity::warn_at(ws);
+    agent_handover::agent::sessions::live(ws)
+        .into_iter()
+        .filter_map(|s| {
+            let percent = s.context_percent?;
+            Some(LiveContext {
+                agent: s.agent,
+                percent,
+                low: percent >= warn,
+            })
+        })
+        .collect()
 }
 
 /// What `derive` makes of the run records, or why they could not be read.

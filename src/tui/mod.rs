@@ -12,7 +12,8 @@
 //! * [`app`]: the state around the tabs and its pure update function;
 //!   [`view`]: pure rendering of the frame around the tabs;
 //! * [`runtime`]: the tokio event loop; [`load`], [`actions`] and [`watch`]
-//!   are its I/O, all through the engine library;
+//!   are its I/O, all through the engine library (the actions that may
+//!   run a handover through the binary's own subcommands, detached);
 //! * [`fleet`]: several workspaces in one list (its own state, view and
 //!   loop), each opened in the single-workspace dashboard above.
 
@@ -108,13 +109,19 @@ where
 {
     let result = take_terminal()
         .and_then(|terminal| {
-            tokio::runtime::Builder::new_current_thread()
+            let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
-                .build()?
-                .block_on(body(terminal))
+                .build()?;
+            let result = runtime.block_on(body(terminal));
+            // Quit now: a load under way is not waited for.
+            runtime.shutdown_background();
+            result
         })
         .map_err(|e| e.to_string());
     restore_terminal();
+    for going in actions::going_on() {
+        eprintln!("agent-handover: {going}");
+    }
     result
 }
 

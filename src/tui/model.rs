@@ -172,6 +172,8 @@ pub enum Effect {
     Act(Action),
     /// Read one message whole (by id), for the reader.
     ReadMessage(String),
+    /// Read one message whole (by id), for the inbox's preview.
+    PreviewMessage(String),
     /// Read one past run whole (by id): its steps, errors, note and score.
     ReadRun(String),
     /// Open `path` in `$EDITOR` at `line`, then reload (the terminal is
@@ -226,6 +228,20 @@ pub struct FullData {
     pub metrics: Option<Result<Vec<SessionMetrics>, String>>,
     /// Multi-step tasks, most recently updated first.
     pub tasks: Option<Result<Vec<Task>, String>>,
+    /// How full each live agent session's context is (those whose agent
+    /// records it), most recent session first.
+    pub context: Vec<LiveContext>,
+}
+
+/// How full one live agent session's context is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveContext {
+    /// The agent.
+    pub agent: String,
+    /// Its context used, in %.
+    pub percent: u8,
+    /// Whether that is at or past `[capacity] warn_at`: hand over now.
+    pub low: bool,
 }
 
 impl FullData {
@@ -268,6 +284,8 @@ pub enum Event {
     ActionDone(Result<String, String>),
     /// A message was read whole (for the reader).
     MessageRead(Box<Result<Message, String>>),
+    /// A message was read whole for the preview.
+    PreviewRead(Box<Result<Message, String>>),
     /// A text to read whole arrived (a past run): its title and lines.
     TextReady(String, Vec<String>),
     /// Files changed (debounced).

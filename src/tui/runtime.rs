@@ -24,6 +24,10 @@ pub const RECONCILE_EVERY: Duration = Duration::from_secs(5);
 /// happens, and how often a running handover's owner is checked again
 /// (pid and lock): a handover killed with SIGKILL changes no file.
 pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
+/// How often the PAUSE files are looked at (a `stat` each): a brake
+/// pulled or lifted from anywhere, the global one too (whose folder may
+/// not exist to be watched), shows within a second.
+pub const BRAKE_EVERY: Duration = Duration::from_millis(250);
 /// How long the input thread waits for a key before it checks whether it
 /// should step aside (for `$EDITOR`).
 const INPUT_POLL: Duration = Duration::from_millis(200);
@@ -67,6 +71,7 @@ pub async fn run(
     spawn_signals(tx.clone());
     spawn_reconcile(ws.clone(), tx.clone());
     spawn_clock(tx.clone());
+    spawn_stamp_watch(ws.pause_files(), tx.clone(), || Event::FilesChanged);
     let _watch = watch::start(&ws, watch::Scope::Workspace, tx.clone());
     let mut loader = Loader::default();
     loader.start_full(&ws, &tx, app.load_request());
@@ -136,10 +141,16 @@ pub async fn run(
                         let _ = tx.send(Event::MessageRead(Box::new(load::message(&ws, &id))));
                     });
                 }
-                Effect::Act(action) => {
+                Effect::PreviewMessage(id) => {
                     let (ws, tx) = (ws.clone(), tx.clone());
                     tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(Event::ActionDone(actions::perform(&ws, action)));
+                        let _ = tx.send(Event::PreviewRead(Box::new(load::message(&ws, &id))));
+                    });
+                }
+                Effect::Act(action) => {
+                    let tx = tx.clone();
+                    actions::start(&ws, action, move |outcome| {
+                        let _ = tx.send(Event::ActionDone(outcome));
                     });
                 }
                 Effect::Edit { path, line } => {
@@ -312,6 +323,27 @@ pub fn spawn_signals(tx: UnboundedSender<Event>) {
             });
         }
     }
+}
+
+/// Look at `paths` every [`BRAKE_EVERY`]; when one appears, goes or
+/// changes, send `changed()` on `tx`. Ends with the loop that reads `tx`.
+pub fn spawn_stamp_watch<T: Send + 'static>(
+    paths: Vec<PathBuf>,
+    tx: UnboundedSender<T>,
+    changed: impl Fn() -> T + Send + 'static,
+) {
+    tokio::spawn(async move {
+        let mut last = watch::stamps(&paths);
+        let mut tick = tokio::time::interval(BRAKE_EVERY);
+        while !tx.is_closed() {
+            tick.tick().await;
+            let now = watch::stamps(&paths);
+            if now != last {
+                last = now;
+                let _ = tx.send(changed());
+            }
+        }
+    });
 }
 
 fn spawn_clock(tx: UnboundedSender<Event>) {

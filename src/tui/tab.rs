@@ -144,6 +144,13 @@ pub trait Tab: Any + Debug {
         Reply::Unhandled
     }
 
+    /// What to read for what it shows now and has not asked for yet (the
+    /// inbox: the selected message whole, for its preview); asked after
+    /// every event, each thing once.
+    fn wants(&mut self, _shared: &Shared) -> Vec<Effect> {
+        Vec::new()
+    }
+
     /// The selected item's text, for `y` to copy.
     fn copy_text(&self, _shared: &Shared) -> Option<String> {
         None

@@ -186,7 +186,7 @@ pub fn score_stamp(ws: &Workspace) -> Stamps {
 }
 
 /// Modification time and size of each path (`None`: it does not exist).
-fn stamps(paths: &[PathBuf]) -> Stamps {
+pub fn stamps(paths: &[PathBuf]) -> Stamps {
     paths
         .iter()
         .map(|p| {

@@ -158,6 +158,12 @@ pub struct WorkspaceOptions {
     pub home: Option<PathBuf>,
 }
 
+/// The global PAUSE file under the home folder `home`, which stops every
+/// workspace: `~/.agent_handover/PAUSE`.
+pub fn global_pause_file(home: &Path) -> PathBuf {
+    home.join(".agent_handover").join("PAUSE")
+}
+
 /// Every path of one project, resolved.
 #[derive(Debug, Clone)]
 pub struct Workspace {
@@ -310,9 +316,7 @@ impl Workspace {
             Some(raw) => configured("pause_file", raw)?,
             None => state_dir.join("PAUSE"),
         };
-        let global_pause_file = home
-            .as_ref()
-            .map(|h| h.join(".agent_handover").join("PAUSE"));
+        let global_pause_file = home.as_deref().map(global_pause_file);
         let messages = MessagesLayout {
             root: shared
                 .as_ref()

@@ -839,6 +839,10 @@ fn a_message_composed_in_the_dashboard_arrives_in_the_queue() {
     t.wait_for("the message sent", |s| {
         !s.contains("New message") && s.contains("Stop the deploy")
     });
+    // The send runs in a process of its own: the message lands soon after.
+    wait_until("the message in the queue", || {
+        std::fs::read_dir(p.path("messages/for_claude")).is_ok_and(|d| d.count() >= 2)
+    });
     let o = p.run(&["inbox", "list", "--agent", "claude", "--json"]);
     let listed = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{}", common::stderr(&o));
@@ -1478,4 +1482,335 @@ fn an_input_flood_stays_bounded_and_sigterm_still_quits() {
     assert!(peak < before + 50_000, "peak {peak} kB (was {before} kB)");
     assert!(took < Duration::from_secs(2), "{took:?}");
     t.wait_for("the shell after it", |s| s.contains("dashboard-exited-0"));
+}
+
+/// Issue 44, item 1: `r` on an interrupted handover whose step takes 12 s
+/// runs the resume in a process of its own: `?` answers within 1 s while
+/// it runs, `q` quits within 1 s and says the resume goes on, keys typed
+/// after `q` are not left for the shell, and the resume completes on its
+/// own once the pane is closed.
+#[test]
+fn r_runs_detached_help_answers_and_q_quits_at_once_while_the_resume_goes_on() {
+    let p = Project::new(&config(
+        "[[command]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"test -f open && sleep 12\"]\nidempotent = true\n",
+    ));
+    assert_eq!(p.handover("one").status.code(), Some(1), "fails first");
+    std::fs::write(p.path("open"), "").unwrap();
+    // After the dashboard, the shell reads what is left for it for 2 s.
+    let then = "2>said; stty -icanon min 0 time 20; dd bs=1 count=16 2>/dev/null >left; sleep 60";
+    let Some(t) = Tmux::start_with(&p, (100, 30), "", then) else {
+        return;
+    };
+    t.wait_for("the resume alert", |s| s.contains("RESUME NEEDED"));
+    t.keys(&["r"]);
+    let step_state = || {
+        std::fs::read_to_string(p.checkpoint_path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .map(|cp| cp["step_records"]["slow"]["state"].clone())
+    };
+    wait_until("the slow step to run", || {
+        step_state().is_some_and(|s| s == "running")
+    });
+    let asked = Instant::now();
+    t.keys(&["?"]);
+    t.wait_for("the help", |s| s.contains("Keys —"));
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "help after {:?}",
+        asked.elapsed()
+    );
+    t.keys(&["Escape"]);
+    // (Esc and q close together would read as alt-q.)
+    t.wait_for("the help closed", |s| !s.contains("Keys —"));
+    let quit = Instant::now();
+    // Typed at once, as a person typing ahead does: one write to the pane.
+    t.tmux(&["send-keys", "-t", "0", "q", "z", "z", "Enter"]);
+    wait_until("the dashboard to quit and say the resume goes on", || {
+        std::fs::read_to_string(p.path("said")).is_ok_and(|s| s.contains("goes on"))
+    });
+    assert!(
+        quit.elapsed() < Duration::from_secs(1),
+        "quit after {:?}",
+        quit.elapsed()
+    );
+    let said = std::fs::read_to_string(p.path("said")).unwrap();
+    assert!(
+        said.contains("resuming the handover in") && said.contains("agent-handover status"),
+        "{said}"
+    );
+    // The shell's read is over 2 s after the dashboard's end.
+    std::thread::sleep(Duration::from_millis(2500));
+    let left = std::fs::read_to_string(p.path("left")).unwrap();
+    assert!(!left.contains('z'), "keys left for the shell: {left:?}");
+    assert_eq!(step_state().unwrap(), "running", "still running");
+    drop(t); // the pane closes
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while p.check() != 2 {
+        assert!(Instant::now() < deadline, "the resume never completed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Issue 44, item 2, on the real binary: a global PAUSE pulled and lifted
+/// from the CLI shows in the fleet's header within 2 s; the supervisor's
+/// own `p` and `P` set no "paused by someone else" title and ring no bell;
+/// unpause-all lifts only the fleet's pauses and names the one it leaves.
+#[test]
+fn the_fleet_pauses_honestly_beside_someone_elses_pause_and_the_global_brake() {
+    let billing = Project::new(&config(""));
+    assert!(billing.handover("one").status.success());
+    let o = billing.run(&["pause", "--reason", "reviewing the billing rewrite"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let quiet = Project::new(&config(""));
+    assert!(quiet.handover("one").status.success());
+    let dirs = format!(
+        "{} {}",
+        billing.dir.path().display(),
+        quiet.dir.path().display()
+    );
+    let Some(t) = Tmux::start_with(&billing, (120, 30), "", &dirs) else {
+        return;
+    };
+    t.wait_for("two rows", |s| s.contains("fleet · 2 workspaces"));
+    // The dashboard's HOME is billing's: its global brake.
+    let pulled = Instant::now();
+    let o = billing.run(&["pause", "--global", "--reason", "lunch"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the global brake in the header", |s| {
+        s.contains("GLOBAL PAUSE: lunch") && s.contains("held·global")
+    });
+    assert!(
+        pulled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        pulled.elapsed()
+    );
+    let lifted = Instant::now();
+    let o = billing.run(&["unpause", "--global"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the brake gone", |s| {
+        !s.contains("GLOBAL PAUSE") && !s.contains("held·global")
+    });
+    assert!(
+        lifted.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        lifted.elapsed()
+    );
+
+    let title = || t.tmux(&["display-message", "-p", "-t", "0", "#{pane_title}"]);
+    let bell = || t.tmux(&["display-message", "-p", "-t", "0", "#{window_bell_flag}"]);
+    let quiet_pause = quiet.path(".agent-handover/PAUSE");
+    // The quiet workspace sorts below the paused one: select it, pause it.
+    t.keys(&["G", "p"]);
+    wait_until("the fleet's own PAUSE", || quiet_pause.exists());
+    t.wait_for("both paused", |s| s.matches("paused").count() >= 2);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!title().contains("someone else"), "title: {}", title());
+    assert_eq!(bell().trim(), "0", "no bell for the supervisor's own pause");
+
+    // Every workspace is paused: P asks to lift the fleet's alone.
+    t.keys(&["P"]);
+    let screen = t.wait_for("the unpause-all question", |s| {
+        s.contains("Unpause the 1 workspace the fleet paused?")
+    });
+    assert!(screen.contains("reviewing the billing"), "{screen}");
+    t.keys(&["y"]);
+    wait_until("the fleet's PAUSE lifted", || !quiet_pause.exists());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        billing.path(".agent-handover/PAUSE").exists(),
+        "someone else's pause stays"
+    );
+    // P again pauses the quiet one (all at once), still no alert.
+    t.keys(&["P"]);
+    wait_until("the fleet's own PAUSE again", || quiet_pause.exists());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!title().contains("someone else"), "title: {}", title());
+    assert_eq!(bell().trim(), "0");
+}
+
+/// Issue 44, item 3, on the real binary: an agent session at 85 % context
+/// drives the fleet's next action (hand over now, with the command) and
+/// counts in NEED YOU, and the workspace's own dashboard shows it in its
+/// header.
+#[test]
+fn a_session_at_85_percent_drives_the_next_action_and_shows_in_the_header() {
+    let p = Project::new(&config(""));
+    let other = Project::new(&config(""));
+    let transcript = p.path("claude-session.jsonl");
+    let line = serde_json::json!({"type": "assistant", "isSidechain": false,
+        "message": {"model": "claude-sonnet-4-5", "role": "assistant",
+                    "usage": {"input_tokens": 170_000, "cache_read_input_tokens": 0,
+                              "cache_creation_input_tokens": 0, "output_tokens": 9}}});
+    std::fs::write(&transcript, line.to_string() + "\n").unwrap();
+    let start = serde_json::json!({"session_id": "s1", "source": "startup",
+        "transcript_path": transcript, "hook_event_name": "SessionStart"});
+    let o = p
+        .cmd()
+        .args(["hook", "session-start", "--agent", "claude"])
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let dirs = format!("{} {}", p.dir.path().display(), other.dir.path().display());
+    let Some(t) = Tmux::start_with(&p, (120, 30), "", &dirs) else {
+        return;
+    };
+    let screen = t.wait_for("the next action for the low context", |s| {
+        s.contains("85%") && s.contains("hand over now (claude at 85%)")
+    });
+    assert!(screen.contains("1 NEED YOU"), "{screen}");
+    assert!(screen.contains("run --note-file"), "{screen}");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the workspace's header", |s| {
+        s.contains("claude 85% full: hand over")
+    });
+    assert!(
+        screen.lines().next().unwrap().contains("claude 85%"),
+        "{screen}"
+    );
+}
+
+/// Issue 44, item 4: tmux pastes line breaks as CR; in the message
+/// dialog one becomes a space in the subject ("please abandon then y",
+/// not "please abandonthen y") and stays a line break in the body.
+#[test]
+fn a_cr_separated_paste_is_a_space_in_the_subject_and_a_line_in_the_body() {
+    let p = Project::new(&config(""));
+    send(&p, "claude", "lead", "hello", "hi");
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the inbox", |s| s.contains("hello"));
+    t.keys(&["c"]);
+    t.wait_for("the new message", |s| s.contains("New message"));
+    // `paste-buffer` without -r turns each LF into CR, as a terminal would.
+    let paste = |text: &str| {
+        t.tmux(&["set-buffer", "--", text]);
+        t.tmux(&["paste-buffer", "-p", "-t", "0"]);
+    };
+    paste("please abandon\nthen y");
+    t.wait_for("the subject on one line", |s| {
+        s.contains("please abandon then y")
+    });
+    t.keys(&["Tab"]);
+    paste("line one\nline two");
+    t.wait_for("the body's two lines", |s| s.contains("line two"));
+    t.keys(&["C-s"]);
+    t.wait_for("the message sent", |s| !s.contains("New message"));
+    // The send runs in a process of its own: the message lands soon after.
+    wait_until("the message in the queue", || {
+        std::fs::read_dir(p.path("messages/for_claude"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .any(|t| t.contains("please abandon then y") && t.contains("line one\nline two"))
+    });
+}
+
+/// Issue 44, item 4: at 60×20 a step that may have taken effect waits for
+/// a decision, and the footer keeps `R retry` (the key that settles it)
+/// in every tab.
+#[test]
+fn the_sixty_by_twenty_footer_keeps_r_retry_for_a_decision() {
+    let (p, mut child) = slow_handover();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let Some(t) = Tmux::start(&p, (60, 20)) else {
+        return;
+    };
+    t.wait_for("the decision", |s| s.contains("RESUME NEEDED"));
+    for tab in ["1", "2", "3", "4", "5", "6"] {
+        t.keys(&[tab]);
+        std::thread::sleep(Duration::from_millis(150));
+        t.wait_for("R retry in the footer", |s| {
+            s.lines().last().is_some_and(|l| l.contains("R retry"))
+        });
+    }
+}
+
+/// Issue 44, item 4: `demo --fleet` shows the fleet the README sells (two
+/// simulated workspaces), and a demo without `--dir` removes its temp
+/// folder when it ends.
+#[test]
+fn demo_fleet_shows_two_workspaces_and_cleans_up_its_temp_folder() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let socket = format!("ah-e2e-demo-{}-{}", std::process::id(), fastrand::u32(..));
+    let bin = assert_cmd::cargo::cargo_bin("agent-handover");
+    let command = format!(
+        "env HOME={} TMPDIR={} TERM=xterm-256color {} demo --fleet; sleep 30",
+        dir.path().display(),
+        tmp.display(),
+        bin.display(),
+    );
+    let ok = Command::new("tmux")
+        .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+        .args(["-x", "120", "-y", "30", &command])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tmux new-session failed");
+    let t = Tmux { socket };
+    let demos = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("agent-handover-demo-")
+            })
+            .count()
+    };
+    t.wait_for("the fleet of two", |s| {
+        s.contains("fleet · 2 workspaces") && s.contains("parser") && s.contains("billing")
+    });
+    assert_eq!(demos(), 1, "built in the temp folder");
+    t.keys(&["Q"]);
+    t.wait_for("the demo's last words", |s| {
+        s.contains("demo workspace removed")
+    });
+    assert_eq!(demos(), 0, "the temp folder is removed");
+}
+
+/// Issue 44, item 2: the dashboard shows a global PAUSE pulled from the
+/// CLI within 2 s, and its end within 2 s, though the global brake's
+/// folder did not exist (to be watched) when it started.
+#[test]
+fn the_dashboard_shows_a_global_pause_within_two_seconds() {
+    let p = Project::new(&config(""));
+    assert!(p.handover("one").status.success());
+    assert!(!p.path("home/.agent_handover").exists());
+    let Some(t) = Tmux::start(&p, (100, 30)) else {
+        return;
+    };
+    t.wait_for("the dashboard", |s| s.contains("1 Run"));
+    let pulled = Instant::now();
+    let o = p.run(&["pause", "--global", "--reason", "lunch"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("GLOBAL PAUSE in the header", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("GLOBAL PAUSE: lunch"))
+    });
+    assert!(
+        pulled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        pulled.elapsed()
+    );
+    let lifted = Instant::now();
+    let o = p.run(&["unpause", "--global"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    t.wait_for("the brake gone", |s| !s.contains("GLOBAL PAUSE"));
+    assert!(
+        lifted.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        lifted.elapsed()
+    );
 }

@@ -38,6 +38,7 @@ const CLOSED_PIPE: i32 = 128 + libc::SIGPIPE;
 /// added or removed here too.
 const NOT_RUN: &[(&str, &str)] = &[
     ("README.md", "agent-handover demo"),
+    ("README.md", "agent-handover demo --fleet"),
     ("README.md", "agent-handover dashboard --all"),
     ("docs/agents.md", "agent-handover mcp"),
     ("docs/dashboard.md", "agent-handover dashboard"),

@@ -50,12 +50,13 @@ pub struct DemoAgent {
 }
 
 impl DemoAgent {
-    /// Start the agent on `ws`, running handovers with `exe`.
-    pub fn start(ws: Workspace, exe: PathBuf) -> Self {
+    /// Start the agent on `ws`, running handovers with `exe`, its first
+    /// session numbered `first` (every third one crashes).
+    pub fn start(ws: Workspace, exe: PathBuf, first: u32) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            let mut n = 3;
+            let mut n = first;
             while wait(&flag, SESSION_GAP) {
                 let blocked = active_pause(&ws.pause_files()).is_some()
                     || Checkpoint::load(&ws.checkpoint)
@@ -64,7 +65,7 @@ impl DemoAgent {
                     continue;
                 }
                 post_message(&ws, n);
-                let outcome = if n % 3 == 0 {
+                let outcome = if n.is_multiple_of(3) {
                     crash_during_tests(&ws, &exe, n)
                 } else {
                     spawn_run(&ws.root, &exe, n, 2).and_then(finish)

@@ -24,6 +24,9 @@ pub struct DemoArgs {
     /// Narrate the story as text instead of opening the dashboard.
     #[arg(long)]
     tour: bool,
+    /// Two simulated workspaces (`parser`, `billing`) in the fleet view.
+    #[arg(long, conflicts_with = "tour")]
+    fleet: bool,
 }
 
 /// The demo project's config: a `tests` step the simulated agent can slow
@@ -87,32 +90,68 @@ pub fn demo(args: &DemoArgs, out: crate::cli::output::Output) -> Result<u8> {
             fix: "run `agent-handover --json demo --tour` for the story as JSON".into(),
         });
     }
-    let ws = create_workspace(args.dir.as_deref())?;
+    let (root, temp) = demo_root(args.dir.as_deref())?;
     if args.tour {
-        return tour::tour(&ws, out);
+        // The tour ends by saying where to watch it live: it stays.
+        let _ = temp.map(tempfile::TempDir::keep);
+        return tour::tour(&create_workspace(&root)?, out);
     }
-    let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
-    // Two finished sessions, so the timeline and the diff have something to show.
-    for n in 1..=2 {
-        finish(spawn_run(&ws.root, &exe, n, 0)?)?;
-        agent::post_message(&ws, n);
-    }
-    let agent = agent::DemoAgent::start(ws.clone(), exe);
-    // The header names the demo, not the temp directory it lives in.
-    let opts = crate::tui::runtime::LoopOptions {
-        label: Some("demo (a throwaway workspace)".into()),
-        ..Default::default()
+    let dirs: Vec<PathBuf> = if args.fleet {
+        vec![root.join("parser"), root.join("billing")]
+    } else {
+        vec![root.clone()]
     };
-    let result = crate::tui::run(ws.clone(), opts);
-    agent.stop();
-    match result {
-        Ok(()) => {
-            println!(
-                "demo workspace kept at {} (agent-handover dashboard runs there too)",
-                ws.root.display()
-            );
-            Ok(exit::OK)
+    let exe = std::env::current_exe().map_err(|e| Error::io("locate", "agent-handover", e))?;
+    let mut agents = Vec::new();
+    let mut workspaces = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let ws = create_workspace(dir)?;
+        // Two finished sessions, so the timeline and the diff have something to show.
+        for n in 1..=2 {
+            finish(spawn_run(&ws.root, &exe, n, 0)?)?;
+            agent::post_message(&ws, n);
         }
+        // The second workspace's agent crashes a session later than the first's.
+        let first = if i == 0 { 3 } else { 4 };
+        agents.push(agent::DemoAgent::start(ws.clone(), exe.clone(), first));
+        workspaces.push(ws);
+    }
+    let result = if args.fleet {
+        let source = crate::tui::fleet::runtime::Source {
+            registry: None,
+            given: dirs,
+        };
+        crate::tui::run_fleet(source, Default::default())
+    } else {
+        // The header names the demo, not the temp directory it lives in.
+        let opts = crate::tui::runtime::LoopOptions {
+            label: Some("demo (a throwaway workspace)".into()),
+            ..Default::default()
+        };
+        crate::tui::run(workspaces[0].clone(), opts)
+    };
+    for agent in agents {
+        agent.stop();
+    }
+    let going_on = !crate::tui::actions::going_on().is_empty();
+    match temp {
+        Some(temp) if going_on => println!(
+            "demo workspace kept at {}: an action started there still runs",
+            temp.keep().display()
+        ),
+        Some(temp) => {
+            drop(temp);
+            println!(
+                "demo workspace removed (`agent-handover demo --dir DIR` builds one that is kept)"
+            );
+        }
+        None => println!(
+            "demo workspace kept at {} (agent-handover dashboard runs there too)",
+            root.display()
+        ),
+    }
+    match result {
+        Ok(()) => Ok(exit::OK),
         Err(e) => {
             eprintln!("error: {e}\n  try: agent-handover demo --tour");
             Ok(exit::USAGE)
@@ -120,20 +159,29 @@ pub fn demo(args: &DemoArgs, out: crate::cli::output::Output) -> Result<u8> {
     }
 }
 
-/// Make the demo project (in `dir`, or a new temp dir that is kept).
-fn create_workspace(dir: Option<&Path>) -> Result<Workspace> {
-    let dir = match dir {
+/// Where the demo is built: `dir` (created, kept), or a new temp dir,
+/// removed when its guard is dropped.
+fn demo_root(dir: Option<&Path>) -> Result<(PathBuf, Option<tempfile::TempDir>)> {
+    let (dir, temp) = match dir {
         Some(d) => {
             std::fs::create_dir(d).map_err(|e| Error::io("create demo directory", d, e))?;
-            d.to_path_buf()
+            (d.to_path_buf(), None)
         }
-        None => tempfile::Builder::new()
-            .prefix("agent-handover-demo-")
-            .tempdir()
-            .map_err(|e| Error::io("create", std::env::temp_dir(), e))?
-            .keep(),
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix("agent-handover-demo-")
+                .tempdir()
+                .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+            (temp.path().to_path_buf(), Some(temp))
+        }
     };
     let dir = std::fs::canonicalize(&dir).map_err(|e| Error::io("resolve", &dir, e))?;
+    Ok((dir, temp))
+}
+
+/// Make a demo project at `dir`.
+fn create_workspace(dir: &Path) -> Result<Workspace> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     agent_handover::base::fsx::write_atomic(&dir.join("handover.toml"), CONFIG.as_bytes())?;
     for (path, text) in PROJECT_FILES {
         let path = dir.join(path);
@@ -143,7 +191,7 @@ fn create_workspace(dir: Option<&Path>) -> Result<Workspace> {
         agent_handover::base::fsx::write_atomic(&path, text.as_bytes())?;
     }
     Workspace::resolve(WorkspaceOptions {
-        cwd: Some(dir.clone()),
+        cwd: Some(dir.to_path_buf()),
         home: Some(dir.join("home")),
         ..Default::default()
     })

@@ -54,13 +54,15 @@ impl Dialog for Compose {
     }
 
     fn paste(&mut self, text: &str) -> Option<Next> {
-        // The body keeps the pasted lines; a one-line field gets one line.
+        // The body keeps the pasted lines; a one-line field gets one line,
+        // each line break a space. A terminal may send a line break as CR
+        // (tmux pastes so) or CR LF: one line break each.
         let body = self.draft.field == DraftField::Body;
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
         let field = self.draft.field_mut();
         for c in text.chars() {
             let c = match c {
                 '\n' if body => '\n',
-                '\r' => continue,
                 c if c.is_control() => ' ',
                 c => c,
             };
@@ -137,4 +139,24 @@ fn body(shared: &Shared, draft: &Draft) -> Vec<Line<'static>> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 44, item 4: a line break pasted as CR (as tmux pastes) or CR
+    /// LF is a space in a one-line field and a line break in the body.
+    #[test]
+    fn a_pasted_cr_is_a_space_on_one_line_and_a_line_break_in_the_body() {
+        let mut compose = Compose::new(Box::new(Draft {
+            field: DraftField::Subject,
+            ..Draft::default()
+        }));
+        compose.paste("please abandon\rthen y");
+        assert_eq!(compose.draft.subject, "please abandon then y");
+        compose.draft.field = DraftField::Body;
+        compose.paste("line one\rline two\r\nline three\n");
+        assert_eq!(compose.draft.body, "line one\nline two\nline three\n");
+    }
 }

@@ -10,6 +10,7 @@ use agent_handover::domain::capacity::warn_at;
 use agent_handover::domain::handoff::{HandoffDocument, LintContext, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::engine::checkpoint::StepState;
+use agent_handover::engine::pause::PauseInfo;
 use agent_handover::read::brief::other_workstreams;
 use agent_handover::read::history::latest_previous_handoff;
 use agent_handover::read::{NextAction, RunSnapshot};
@@ -51,7 +52,7 @@ pub fn row(dir: &Path, details: bool) -> Row {
                 snap.state.next_action().unpaused(),
                 NextAction::Decide { .. } | NextAction::Repair { .. } | NextAction::Upgrade { .. }
             );
-            row.paused = snap.paused.is_some();
+            row.pause = snap.paused.clone();
             row.drift = !snap.drift.is_empty();
             row.health = Health::Run(snap.state.kind());
         }
@@ -130,9 +131,10 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
         ..Detail::default()
     };
     if !dir.is_dir() {
-        detail.state = format!(
-            "{} is gone: `agent-handover workspaces forget --missing` drops it from the list",
-            dir.display()
+        detail.state = format!("{} is gone", dir.display());
+        detail.next = Some(
+            "`agent-handover workspaces forget --missing` drops it from the list (or bring the folder back)"
+                .into(),
         );
         return detail;
     }
@@ -146,13 +148,29 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             return detail;
         }
     };
+    // What only the rest of the row can say (mail, context, PAUSE, a push,
+    // drift) when the run's state asks for nothing, in the order of urgency.
+    let mut beyond_the_run = None;
+    let mut paused = None;
     match RunSnapshot::load(&ws) {
         Ok(snap) => {
             detail.state = snap.state.describe();
-            let next = snap.state.next_action();
-            if next != NextAction::Nothing {
-                detail.next = Some(next.sentence());
-            }
+            detail.next = run_next(&snap);
+            paused = snap.paused.as_ref().map(pause_next);
+            beyond_the_run = snap
+                .memory
+                .push_pending
+                .as_ref()
+                .map(|p| format!("{p}: `agent-handover sync` sends it"))
+                .or_else(|| {
+                    snap.drift.first().map(|d| {
+                        format!(
+                            "a merge superseded text of {}: `{}` shows it; keep what is right in the current state",
+                            d.file.file_name(),
+                            d.diff_command()
+                        )
+                    })
+                });
             // The step in progress, or the one that stopped the run.
             let step = snap.steps.iter().find(|s| {
                 matches!(
@@ -249,7 +267,16 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             m.subject
         ));
     }
-    detail.sessions = sessions::live(&ws)
+    let live = sessions::live(&ws);
+    let mail_next = detail
+        .for_human
+        .as_ref()
+        .map(|m| format!("enter opens your queue to answer: {m}"));
+    let context_next = hand_over_now(&ws, &live);
+    if detail.next.is_none() {
+        detail.next = mail_next.or(context_next).or(paused).or(beyond_the_run);
+    }
+    detail.sessions = live
         .iter()
         .map(|s| {
             let context = s
@@ -278,6 +305,58 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
         .flatten()
         .map(|at| format!("{} ago", ago_at(now, at)));
     detail
+}
+
+/// The run's next action, in the fleet's words: the library's sentence,
+/// and for PAUSE who pulled it, why, and the key or command that lifts it.
+fn run_next(snap: &RunSnapshot) -> Option<String> {
+    match (snap.state.next_action(), &snap.paused) {
+        (NextAction::Nothing, _) => None,
+        (NextAction::Unpause { then, .. }, Some(p)) => Some(match *then {
+            NextAction::Nothing => pause_next(p),
+            then => format!("{}; then {}", pause_next(p), then.sentence()),
+        }),
+        (next, _) => Some(next.sentence()),
+    }
+}
+
+/// Who pulled a PAUSE, why, and the key or command that lifts it.
+fn pause_next(p: &PauseInfo) -> String {
+    let who = p.by.as_deref().unwrap_or("someone (not recorded)");
+    let why = p.reason.as_deref().unwrap_or("no reason given");
+    let command = p.unpause_command();
+    if p.global {
+        format!(
+            "the global brake holds it (pulled by {who}: {why}): `{command}` lifts it for every workspace"
+        )
+    } else {
+        format!("paused by {who}: {why}; p, then y, lifts it (`{command}`)")
+    }
+}
+
+/// For the fullest live session (not handed over since it started, or
+/// worked on since) at or past `[capacity] warn_at`: hand over now, with its draft (the one the
+/// capacity hook saved, else the command that writes one) and the command
+/// that hands it over.
+fn hand_over_now(ws: &Workspace, live: &[sessions::SessionView]) -> Option<String> {
+    let warn = warn_at(ws);
+    let low = live
+        .iter()
+        .filter(|s| s.context_percent.is_some_and(|p| p >= warn))
+        .max_by_key(|s| s.context_percent)?;
+    let percent = low.context_percent.unwrap_or(warn);
+    let agent = &low.agent;
+    Some(match &low.draft {
+        Some(path) => {
+            let path = path.strip_prefix(&ws.root).unwrap_or(path).display();
+            format!(
+                "hand over now ({agent} at {percent}%): {agent} completes the draft {path} and runs `agent-handover run --note-file {path}` (t jumps to its pane, c writes to it)"
+            )
+        }
+        None => format!(
+            "hand over now ({agent} at {percent}%): `agent-handover draft --agent {agent} -o handoff.md` writes a draft; {agent} completes it and runs `agent-handover run --note-file handoff.md` (t jumps to its pane, c writes to it)"
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -319,7 +398,52 @@ mod tests {
         }
         let row = row(dir.path(), true);
         assert_eq!(row.health, Health::Run(StateKind::Paused));
-        assert!(row.paused && row.details && row.activity.is_some());
+        assert!(row.paused() && row.details && row.activity.is_some());
         assert_eq!((row.for_human, row.unread), (2, 1));
+    }
+
+    /// Issue 44, item 3: the detail pane has a next action for mail, for
+    /// PAUSE (who, why, the key) and for a missing workspace.
+    #[test]
+    fn the_detail_gives_a_next_action_beyond_the_handover_states() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = chrono::Utc::now();
+        let gone = detail(&dir.path().join("gone"), now);
+        assert!(
+            gone.next
+                .as_deref()
+                .is_some_and(|n| n.contains("workspaces forget --missing")),
+            "{gone:?}"
+        );
+        let ws = Workspace::resolve(WorkspaceOptions {
+            cwd: Some(dir.path().into()),
+            home: Some(dir.path().join("home")),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(detail(dir.path(), now).next, None, "nothing to do");
+        pause::pause(&ws, false, Some("reviewing the billing rewrite")).unwrap();
+        let next = detail(dir.path(), now).next.unwrap();
+        assert!(
+            next.starts_with("paused by ")
+                && next.ends_with(": reviewing the billing rewrite; p, then y, lifts it (`agent-handover unpause`)"),
+            "{next}"
+        );
+        let message = NewMessage {
+            from: "codex".into(),
+            to: HUMAN.into(),
+            subject: Some("Which currency wins?".into()),
+            body: "On a split invoice.".into(),
+            reply_to: None,
+            allow_secret: false,
+            allow_empty: false,
+        };
+        Inbox::new(&ws).send(&message).unwrap();
+        let next = detail(dir.path(), now).next.unwrap();
+        assert!(
+            next.starts_with("enter opens your queue to answer: from codex")
+                && next.ends_with("Which currency wins?"),
+            "mail comes before a PAUSE that holds nothing: {next}"
+        );
     }
 }

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::engine::pause::PauseInfo;
 use agent_handover::read::StateKind;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
@@ -76,8 +77,9 @@ pub struct Row {
     /// Whether the next action is a human's decision (retry or abandon a
     /// step that may have taken effect, repair a file, upgrade).
     pub needs_decision: bool,
-    /// Whether a PAUSE file is present.
-    pub paused: bool,
+    /// The PAUSE file that holds it, if one is present (the project's
+    /// first, then the global brake).
+    pub pause: Option<PauseInfo>,
     /// The newest agent its hooks saw start a session.
     pub agent: Option<String>,
     /// Unread messages in the agents' queues and `shared`.
@@ -107,7 +109,42 @@ pub struct Row {
     pub score_stamp: Vec<Option<(SystemTime, u64)>>,
 }
 
+/// The reason the fleet writes into the PAUSE files it pulls (`p`, `P`):
+/// the file itself records that the supervisor's fleet set it, so
+/// unpause-all lifts those alone, whenever the fleet was started.
+pub const FLEET_PAUSE: &str = "paused from the fleet view";
+
 impl Row {
+    /// Whether a PAUSE holds it.
+    pub fn paused(&self) -> bool {
+        self.pause.is_some()
+    }
+
+    /// Whether the fleet itself paused it (its own PAUSE file, with the
+    /// fleet's reason): nothing to alert or to count as needing you.
+    pub fn paused_by_fleet(&self) -> bool {
+        self.pause
+            .as_ref()
+            .is_some_and(|p| !p.global && p.reason.as_deref() == Some(FLEET_PAUSE))
+    }
+
+    /// Whether only the global brake holds it.
+    pub fn held_by_global(&self) -> bool {
+        self.pause.as_ref().is_some_and(|p| p.global)
+    }
+
+    /// Whether it counts in NEED YOU: its health needs a human, unless all
+    /// it needs is the lifting of a PAUSE the fleet pulled or of the global
+    /// brake (which the header shows once); or its agent's context runs low.
+    pub fn needs_you(&self) -> bool {
+        let held = self.paused_by_fleet() || self.held_by_global();
+        let stopped = matches!(
+            self.run,
+            StateKind::Interrupted | StateKind::Failed | StateKind::Unreadable
+        ) || self.needs_decision;
+        (self.health.needs_human() && (stopped || !held)) || self.context_low
+    }
+
     /// A row not read yet.
     pub fn loading(path: PathBuf) -> Row {
         let name = path
@@ -120,7 +157,7 @@ impl Row {
             health: Health::Loading,
             run: StateKind::None,
             needs_decision: false,
-            paused: false,
+            pause: None,
             agent: None,
             unread: 0,
             for_human: 0,
@@ -281,8 +318,15 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
     if matches!(new.run, StateKind::Interrupted | StateKind::Failed) && new.run != old.run {
         say(new.run.word(), format!("handover {}", new.run.word()));
     }
-    if new.paused && !old.paused {
-        say("paused", "paused by someone else".into());
+    if let Some(p) = &new.pause
+        && !old.paused()
+        && !p.global
+        && !new.paused_by_fleet()
+    {
+        say(
+            "paused",
+            format!("paused by someone else: {}", said_pause(p)),
+        );
     }
     if old.details && new.context_low && !old.context_low {
         say(
@@ -304,6 +348,15 @@ pub fn alerts(row: usize, old: &Row, new: &Row) -> Vec<Alert> {
         );
     }
     out
+}
+
+/// A PAUSE's reason and who pulled it, in a few words.
+pub fn said_pause(p: &PauseInfo) -> String {
+    let reason = p.reason.as_deref().unwrap_or("no reason given");
+    match &p.by {
+        Some(by) => format!("{reason} ({by})"),
+        None => reason.to_string(),
+    }
 }
 
 /// What a second passing changes: whether the screen shows something else
@@ -362,8 +415,14 @@ pub enum Focus {
 /// step failed) and no PAUSE holds it.
 pub fn resumable(row: &Row) -> bool {
     matches!(row.run, StateKind::Interrupted | StateKind::Failed)
-        && !row.paused
+        && !row.paused()
         && !row.needs_decision
+}
+
+/// The PAUSE the fleet pulls on a row: its own reason, so it is known as
+/// the fleet's.
+fn pause_here() -> Action {
+    Action::Pause(Some(FLEET_PAUSE.into()))
 }
 
 /// Whether `a` can abandon this row's handover: one is in progress.
@@ -419,6 +478,12 @@ pub struct Fleet {
     /// Set when the selected row changed or was read again: the loop reads
     /// its detail.
     pub detail_stale: bool,
+    /// Whether the user chose a row (moved, clicked): until then the
+    /// selection follows the most urgent row as the rows are read.
+    pub chosen: bool,
+    /// The global brake, when it is pulled (`~/.agent_handover/PAUSE`,
+    /// looked at four times a second): it holds every row.
+    pub global: Option<PauseInfo>,
 }
 
 /// The fleet's keys: (keys, footer label, help). The footer, the help and
@@ -437,7 +502,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "P",
         "",
-        "pause every workspace listed; when all are paused, unpause them all (asks for y)",
+        "pause every workspace listed; when all are paused, unpause those the fleet paused (asks for y; names the others' pauses it leaves)",
     ),
     (
         "r",
@@ -522,6 +587,8 @@ impl Fleet {
             confirm: None,
             detail: None,
             detail_stale: true,
+            chosen: false,
+            global: None,
         }
     }
 
@@ -616,7 +683,7 @@ impl Fleet {
             ));
         }
         if matches!(row.health, Health::Run(_)) {
-            keys.push(("p", if row.paused { "unpause" } else { "pause" }));
+            keys.push(("p", if row.paused() { "unpause" } else { "pause" }));
         }
         if resumable(row) {
             keys.push(("r", "resume"));
@@ -658,6 +725,9 @@ impl Fleet {
             alerts(i, old, &row)
         };
         *old = row;
+        if !self.chosen {
+            self.select_top();
+        }
         found.into_iter().map(FleetEffect::Alert).collect()
     }
 
@@ -745,6 +815,13 @@ impl Fleet {
 
     /// A key press.
     pub fn on_key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
+        let before = self.cursor;
+        let effects = self.key(key);
+        self.chosen |= self.cursor != before;
+        effects
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<FleetEffect> {
         if self.help {
             // j/k (and the arrows, pages) scroll a help taller than the
             // screen; any other key closes it.
@@ -800,6 +877,8 @@ impl Fleet {
             KeyCode::Char('?') => self.help = true,
             KeyCode::Char('/') => self.typing = true,
             KeyCode::Char('s') => {
+                // The selected row stays selected in the new order.
+                self.chosen = true;
                 self.sort = self.sort.next();
                 self.offset = 0;
                 let keep = self.cursor;
@@ -846,12 +925,24 @@ impl Fleet {
             return Vec::new();
         };
         let not_here = |what: &str| format!("{}: {what} ({})", row.name, row.health.word());
+        if key == 'p'
+            && let Some(p) = row.pause.as_ref().filter(|p| p.global)
+        {
+            let text = format!(
+                "{}: held by the global brake ({}): `{}` lifts it for every workspace",
+                row.name,
+                said_pause(p),
+                p.unpause_command()
+            );
+            self.say(text, true);
+            return Vec::new();
+        }
         match key {
             _ if !matches!(row.health, Health::Run(_)) => {
                 let text = not_here("nothing to act on");
                 self.say(text, true);
             }
-            'p' if row.paused => {
+            'p' if row.paused() => {
                 self.confirm = Some(Confirm {
                     rows: vec![i],
                     action: Action::Unpause,
@@ -861,7 +952,7 @@ impl Fleet {
                     ),
                 });
             }
-            'p' => return vec![FleetEffect::Act(i, Action::Pause(None))],
+            'p' => return vec![FleetEffect::Act(i, pause_here())],
             'r' if resumable(&row) => return vec![FleetEffect::Act(i, Action::Resume)],
             'r' if row.needs_decision => {
                 let text = format!(
@@ -895,7 +986,8 @@ impl Fleet {
     }
 
     /// `P`: pause every listed workspace that runs, in one key; when all
-    /// are paused already, ask to unpause them all.
+    /// are paused already, ask to unpause those the fleet paused, naming
+    /// the pauses it leaves (someone else's, the global brake).
     fn pause_all(&mut self) -> Vec<FleetEffect> {
         let live: Vec<usize> = self
             .shown()
@@ -905,26 +997,52 @@ impl Fleet {
         let running: Vec<usize> = live
             .iter()
             .copied()
-            .filter(|&i| !self.rows[i].paused)
+            .filter(|&i| !self.rows[i].paused())
             .collect();
         if !running.is_empty() {
             return running
                 .into_iter()
-                .map(|i| {
-                    FleetEffect::Act(i, Action::Pause(Some("paused from the fleet view".into())))
-                })
+                .map(|i| FleetEffect::Act(i, pause_here()))
                 .collect();
         }
         if live.is_empty() {
             self.say("no workspace to pause", false);
             return Vec::new();
         }
+        let (ours, others): (Vec<usize>, Vec<usize>) = live
+            .into_iter()
+            .partition(|&i| self.rows[i].paused_by_fleet());
+        let left = others
+            .iter()
+            .filter_map(|&i| {
+                let row = &self.rows[i];
+                let p = row.pause.as_ref()?;
+                let whose = if p.global { "the global brake: " } else { "" };
+                Some(format!("{}: {whose}{}", row.name, said_pause(p)))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        if ours.is_empty() {
+            let text = format!(
+                "no pause here is the fleet's; left as they are: {left} (p on a row lifts its own)"
+            );
+            self.say(text, false);
+            return Vec::new();
+        }
+        let kept = if left.is_empty() {
+            String::new()
+        } else {
+            format!(" Left paused, not the fleet's: {left}.")
+        };
         self.confirm = Some(Confirm {
             question: format!(
-                "Unpause all {} workspaces? Their agents' handovers run again. y unpauses; any other key cancels.",
-                live.len()
+                "Unpause the {} the fleet paused? Their agents' handovers run again.{kept} y unpauses; any other key cancels.",
+                match ours.len() {
+                    1 => "1 workspace".to_string(),
+                    n => format!("{n} workspaces"),
+                }
             ),
-            rows: live,
+            rows: ours,
             action: Action::Unpause,
         });
         Vec::new()
@@ -933,6 +1051,13 @@ impl Fleet {
     /// A mouse event: a click selects (a click on the selected row opens
     /// it), the wheel moves.
     pub fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
+        let before = self.cursor;
+        let effects = self.mouse(mouse);
+        self.chosen |= self.cursor != before;
+        effects
+    }
+
+    fn mouse(&mut self, mouse: MouseEvent) -> Vec<FleetEffect> {
         match mouse.kind {
             MouseEventKind::ScrollDown => self.select(self.position() + 3),
             MouseEventKind::ScrollUp => self.select(self.position().saturating_sub(3)),

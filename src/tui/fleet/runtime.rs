@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agent_handover::engine::pause::{self, PauseInfo};
 use agent_handover::workspace::registry::Registry;
 use agent_handover::{Workspace, WorkspaceOptions};
 use ratatui::DefaultTerminal;
@@ -40,6 +41,8 @@ enum Msg {
     Registry(Vec<PathBuf>),
     /// The once-a-second clock.
     Clock(chrono::DateTime<chrono::Utc>),
+    /// The global brake was pulled (with what it says) or lifted.
+    Global(Option<PauseInfo>),
     /// Something to say in the status line (an action's outcome, a failed
     /// notify command, a jump); the row to read again, if any.
     Say(String, bool, Option<PathBuf>),
@@ -153,6 +156,9 @@ pub async fn run(
     for (i, row) in read_states(&dirs).into_iter().enumerate() {
         fleet.row_loaded(i, row);
     }
+    let brake = std::env::var_os("HOME")
+        .map(|home| agent_handover::workspace::global_pause_file(std::path::Path::new(&home)));
+    fleet.global = brake.as_deref().and_then(pause::global_pause);
     fleet.select_top();
     fleet.now = chrono::Utc::now();
     terminal.draw(|f| view::render(f, &fleet))?;
@@ -168,6 +174,11 @@ pub async fn run(
         spawn_registry_watch(registry, source.clone(), world.dirs.clone(), tx.clone());
     }
     spawn_clock(tx.clone());
+    if let Some(file) = brake {
+        runtime::spawn_stamp_watch(vec![file.clone()], tx.clone(), move || {
+            Msg::Global(pause::global_pause(&file))
+        });
+    }
 
     loop {
         let mut effects = Vec::new();
@@ -216,13 +227,19 @@ pub async fn run(
                 FleetEffect::Act(i, action) => {
                     let (dir, tx) = (world.dirs[i].clone(), tx.clone());
                     let name = fleet.rows[i].name.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let said = resolve(&dir).and_then(|ws| actions::perform(&ws, action));
-                        let (text, error) = match said {
-                            Ok(text) => (format!("{name}: {text}"), false),
-                            Err(text) => (format!("{name}: {text}"), true),
+                    std::thread::spawn(move || {
+                        let reread = dir.clone();
+                        let reply = move |said: actions::Outcome| {
+                            let (text, error) = match said {
+                                Ok(text) => (format!("{name}: {text}"), false),
+                                Err(text) => (format!("{name}: {text}"), true),
+                            };
+                            let _ = tx.send(Msg::Say(text, error, Some(reread)));
                         };
-                        let _ = tx.send(Msg::Say(text, error, Some(dir)));
+                        match resolve(&dir) {
+                            Ok(ws) => actions::start(&ws, action, reply),
+                            Err(e) => reply(Err(e)),
+                        }
                     });
                 }
                 FleetEffect::Open(i, focus) => {
@@ -324,6 +341,11 @@ fn on_msg(
             fleet.set_dirs(dirs.clone());
             *world = World::start(current + 1, dirs, tx);
             Vec::new()
+        }
+        Msg::Global(brake) => {
+            fleet.global = brake;
+            fleet.detail_stale = true;
+            vec![FleetEffect::ReloadAll]
         }
         Msg::Clock(now) => {
             let tick = fleet.clock(now);

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::*;
 use crate::tui::fixtures::now;
 use crate::tui::model::Action;
+use agent_handover::engine::pause::PauseInfo;
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -19,11 +20,27 @@ fn row(name: &str, health: Health) -> Row {
         Health::Run(kind) => kind,
         _ => StateKind::None,
     };
-    r.paused = health == Health::Run(StateKind::Paused);
+    if health == Health::Run(StateKind::Paused) {
+        r.pause = pause("reviewing the billing rewrite", false);
+    }
     r.agent = Some("claude".into());
     r.details = true;
     r.activity = Some(now() - chrono::TimeDelta::minutes(3));
     r
+}
+
+/// A PAUSE with `reason`, by a person (the global brake if `global`).
+fn pause(reason: &str, global: bool) -> Option<PauseInfo> {
+    Some(PauseInfo {
+        file: PathBuf::from(if global {
+            "~/.agent_handover/PAUSE"
+        } else {
+            ".agent-handover/PAUSE"
+        }),
+        reason: Some(reason.into()),
+        by: Some("ann@laptop at 2026-05-04T10:00:00Z".into()),
+        global,
+    })
 }
 
 /// Six workspaces in every state, as the snapshots show them.
@@ -192,7 +209,7 @@ fn alerts_ring_on_transitions_only() {
     );
     assert!(f.row_loaded(0, next.clone()).is_empty(), "not again");
     // A PAUSE appearing, and mail for the human.
-    next.paused = true;
+    next.pause = pause("lunch", false);
     next.for_human = 2;
     let rung = f.row_loaded(0, next.clone());
     let events: Vec<_> = rung
@@ -226,13 +243,13 @@ fn mail_already_there_when_first_counted_does_not_ring() {
 fn the_first_reading_and_the_row_just_left_raise_nothing() {
     let mut f = Fleet::new(vec!["/w".into()], Theme::monochrome(), (60, 20), now());
     let mut r = row("w", Health::Run(StateKind::Interrupted));
-    r.paused = true;
+    r.pause = pause("lunch", false);
     r.for_human = 3;
     assert!(f.row_loaded(0, r.clone()).is_empty(), "first reading");
     f.quiet = Some(0);
-    r.paused = false;
+    r.pause = None;
     let mut again = r.clone();
-    again.paused = true;
+    again.pause = pause("lunch", false);
     f.row_loaded(0, r);
     assert_eq!(f.quiet, None);
     assert_eq!(f.row_loaded(0, again).len(), 1, "quiet only once");
@@ -398,7 +415,10 @@ fn p_pauses_at_once_and_only_y_unpauses() {
     let infra = select(&mut f, "infra");
     assert_eq!(
         f.on_key(key(KeyCode::Char('p'))),
-        vec![FleetEffect::Act(infra, Action::Pause(None))]
+        vec![FleetEffect::Act(
+            infra,
+            Action::Pause(Some(FLEET_PAUSE.into()))
+        )]
     );
     let docs = select(&mut f, "docs");
     assert!(f.on_key(key(KeyCode::Char('p'))).is_empty(), "asks first");
@@ -416,27 +436,132 @@ fn p_pauses_at_once_and_only_y_unpauses() {
     );
 }
 
+/// Issue 44, item 2: `P` pauses every running workspace with the fleet's
+/// own reason; the second `P` asks to unpause only those, naming the
+/// pause it leaves (someone else's, with its reason and who set it).
 #[test]
-fn capital_p_pauses_every_running_workspace_then_asks_to_unpause_all() {
+fn capital_p_pauses_every_running_workspace_then_unpauses_only_its_own() {
     let mut f = fleet((100, 30));
     let paused: Vec<usize> = f
         .on_key(key(KeyCode::Char('P')))
         .into_iter()
         .map(|e| match e {
-            FleetEffect::Act(i, Action::Pause(_)) => i,
+            FleetEffect::Act(i, Action::Pause(Some(reason))) if reason == FLEET_PAUSE => i,
             other => panic!("{other:?}"),
         })
         .collect();
     // Every listed workspace but the paused docs and the missing one.
     assert_eq!(paused.len(), 5, "{paused:?}");
-    for i in 0..f.rows.len() {
-        if f.rows[i].health != Health::Missing {
-            f.rows[i].paused = true;
-        }
+    for &i in &paused {
+        let mut row = f.rows[i].clone();
+        row.pause = pause(FLEET_PAUSE, false);
+        row.health = Health::Run(StateKind::Paused);
+        assert!(
+            f.row_loaded(i, row).is_empty(),
+            "the fleet's own pause rings nothing"
+        );
     }
+    let docs = f.rows.iter().position(|r| r.name == "docs").unwrap();
     assert!(f.on_key(key(KeyCode::Char('P'))).is_empty());
-    assert!(draw(&f).contains("Unpause all 6 workspaces?"));
-    assert_eq!(f.on_key(key(KeyCode::Char('y'))).len(), 6);
+    let screen = draw(&f);
+    assert!(
+        screen.contains("Unpause the 5 workspaces the fleet paused?"),
+        "{screen}"
+    );
+    assert!(screen.contains("docs: reviewing the billing"), "{screen}");
+    let lifted: Vec<usize> = f
+        .on_key(key(KeyCode::Char('y')))
+        .into_iter()
+        .map(|e| match e {
+            FleetEffect::Act(i, Action::Unpause) => i,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(lifted.len(), 5);
+    assert!(!lifted.contains(&docs), "someone else's pause stays");
+    // With only someone else's pause left, P lifts nothing and says whose.
+    for &i in &paused {
+        f.rows[i].pause = None;
+        f.rows[i].health = Health::Run(f.rows[i].run);
+    }
+    f.rows.retain(|r| r.name == "docs");
+    f.scores.truncate(1);
+    f.cursor = 0;
+    assert!(f.on_key(key(KeyCode::Char('P'))).is_empty());
+    assert!(f.confirm.is_none());
+    let said = &f.toast.as_ref().unwrap().0;
+    assert!(
+        said.contains("no pause here is the fleet's")
+            && said.contains("docs: reviewing the billing rewrite (ann@laptop"),
+        "{said}"
+    );
+}
+
+/// Issue 44, item 2: the supervisor's own pauses raise no alert and do not
+/// count as NEED YOU; someone else's does, saying why and who.
+#[test]
+fn the_fleets_own_pause_is_no_alert_and_not_need_you() {
+    let mut f = Fleet::new(vec!["/w".into()], Theme::monochrome(), (100, 30), now());
+    let quiet = row("w", Health::Run(StateKind::Completed));
+    f.row_loaded(0, quiet.clone());
+    let mut ours = quiet.clone();
+    ours.pause = pause(FLEET_PAUSE, false);
+    ours.health = Health::Run(StateKind::Paused);
+    assert!(f.row_loaded(0, ours.clone()).is_empty());
+    assert!(!ours.needs_you());
+    // An interrupted handover under the fleet's pause still needs you.
+    let mut stopped = ours.clone();
+    stopped.run = StateKind::Interrupted;
+    assert!(stopped.needs_you());
+    assert!(!draw(&f).contains("NEED YOU"), "{}", draw(&f));
+    f.row_loaded(0, quiet);
+    let mut theirs = ours.clone();
+    theirs.pause = pause("reviewing the billing rewrite", false);
+    let rung = f.row_loaded(0, theirs.clone());
+    assert!(
+        matches!(&rung[..], [FleetEffect::Alert(a)]
+            if a.detail == "w: paused by someone else: reviewing the billing rewrite (ann@laptop at 2026-05-04T10:00:00Z)"),
+        "{rung:?}"
+    );
+    assert!(theirs.needs_you());
+}
+
+/// Issue 44, item 2: the global brake is in the header at once, every
+/// row says it holds it, and `p` on a row it holds says how to lift it.
+#[test]
+fn the_global_brake_shows_in_the_header_and_holds_every_row() {
+    let mut f = fleet((100, 30));
+    f.global = pause("lunch", true);
+    let screen = draw(&f);
+    assert!(
+        screen.contains("4 NEED YOU  · 1 for you ·  GLOBAL PAUSE: lunch"),
+        "{screen}"
+    );
+    let held = screen.lines().filter(|l| l.contains("held·global")).count();
+    // Every workspace but the missing one, and docs, paused on its own.
+    assert_eq!(held, 5, "{screen}");
+    insta::assert_snapshot!("fleet_global_brake_100x30", screen);
+    let infra = select(&mut f, "infra");
+    let mut row = f.rows[infra].clone();
+    row.pause = pause("lunch", true);
+    row.health = Health::Run(StateKind::Paused);
+    assert!(
+        f.row_loaded(infra, row).is_empty(),
+        "the brake rings no row"
+    );
+    assert!(f.on_key(key(KeyCode::Char('p'))).is_empty());
+    let said = &f.toast.as_ref().unwrap().0;
+    assert!(
+        said.contains("held by the global brake (lunch") && said.contains("unpause --global"),
+        "{said}"
+    );
+    // Lifted: the row shows its own state until it is read again.
+    f.global = None;
+    let screen = draw(&f);
+    assert!(
+        !screen.contains("held·global") && !screen.contains("GLOBAL PAUSE"),
+        "{screen}"
+    );
 }
 
 #[test]
@@ -567,4 +692,54 @@ fn the_selected_row_is_one_even_bar_in_colour() {
         .filter(|&r| r != y)
         .any(|r| (0..buffer.area.width).any(|x| buffer[(x, r)].fg == Color::Yellow));
     assert!(coloured);
+}
+
+/// Issue 44, item 3: the context column (what explains a row's rank at
+/// low context) is kept down to 80 columns, and a low context counts in
+/// NEED YOU.
+#[test]
+fn the_context_column_survives_to_80_columns_and_low_context_needs_you() {
+    for width in [80, 90, 99] {
+        let f = fleet((width, 24));
+        let screen = draw(&f);
+        let titles = screen.lines().nth(1).unwrap();
+        assert!(titles.contains("context"), "{width}:\n{screen}");
+        assert!(screen.contains("82%"), "{width}:\n{screen}");
+    }
+    let mut r = row("w", Health::Run(StateKind::Running));
+    assert!(!r.needs_you());
+    r.context = Some(85);
+    r.context_low = true;
+    assert!(r.needs_you());
+}
+
+/// Issue 44, item 4: the fleet opens on the most urgent row even when what
+/// makes it urgent (a context running low, mail) is read after the first
+/// frame; once the user moves, the selection is theirs.
+#[test]
+fn the_selection_follows_the_most_urgent_row_until_the_user_moves() {
+    let dirs = vec!["/w/a-quiet".into(), "/w/b-low".into(), "/w/c-mail".into()];
+    let mut f = Fleet::new(dirs, Theme::monochrome(), (100, 30), now());
+    for (i, name) in ["a-quiet", "b-low", "c-mail"].iter().enumerate() {
+        let mut r = row(name, Health::Run(StateKind::Completed));
+        r.details = false;
+        f.row_loaded(i, r);
+    }
+    f.select_top();
+    assert_eq!(f.cursor, 0, "by name while the states tie");
+    let mut low = row("b-low", Health::Run(StateKind::Completed));
+    low.context = Some(85);
+    low.context_low = true;
+    f.row_loaded(1, low);
+    assert_eq!(f.cursor, 1, "the low context is the most urgent now");
+    let mut mail = row("c-mail", Health::Run(StateKind::Completed));
+    mail.for_human = 1;
+    f.row_loaded(2, mail);
+    assert_eq!(f.cursor, 2, "mail for you comes before it");
+    f.on_key(key(KeyCode::Char('j')));
+    let chosen = f.cursor;
+    let mut quiet = row("a-quiet", Health::Run(StateKind::Interrupted));
+    quiet.run = StateKind::Interrupted;
+    f.row_loaded(0, quiet);
+    assert_eq!(f.cursor, chosen, "the user's choice stays");
 }

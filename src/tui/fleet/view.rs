@@ -63,8 +63,17 @@ fn columns() -> Vec<Column> {
             title: "state",
             width: 11,
             cell: |f, i| {
-                let h = f.rows[i].health;
-                (h.word().into(), health_style(f, h))
+                let row = &f.rows[i];
+                let h = shown_health(f, row);
+                // Held by the brake (also before its row is read again).
+                let held = f.global.is_some()
+                    && matches!(h, Health::Run(_))
+                    && (!row.paused() || row.held_by_global());
+                if held {
+                    (HELD.into(), f.theme.paused)
+                } else {
+                    (h.word().into(), health_style(f, h))
+                }
             },
         },
         Column {
@@ -173,6 +182,21 @@ fn bar(percent: u8) -> String {
         .collect()
 }
 
+/// What a row held by the global brake says in its state column.
+const HELD: &str = "held·global";
+
+/// A row's health as shown: a row read while the global brake held it,
+/// the brake lifted since, shows its run's own state until it is read
+/// again.
+fn shown_health(f: &Fleet, row: &Row) -> Health {
+    match row.health {
+        Health::Run(StateKind::Paused) if row.held_by_global() && f.global.is_none() => {
+            Health::Run(row.run)
+        }
+        h => h,
+    }
+}
+
 fn health_style(f: &Fleet, h: Health) -> Style {
     let t = &f.theme;
     match h {
@@ -214,7 +238,7 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     let width = usize::from(area.width);
 
     // Header: what the fleet is and how many need a human.
-    let attention = fleet.rows.iter().filter(|r| r.health.needs_human()).count();
+    let attention = fleet.rows.iter().filter(|r| r.needs_you()).count();
     let mail: usize = fleet.rows.iter().map(|r| r.for_human).sum();
     let mut header = Vec::new();
     if width >= 80 {
@@ -244,6 +268,12 @@ pub fn render(frame: &mut Frame<'_>, fleet: &Fleet) {
     if mail > 0 {
         header.push(Span::raw(" · "));
         header.push(Span::styled(format!("{mail} for you"), t.warn));
+    }
+    if let Some(brake) = &fleet.global {
+        // Who pulled it is in the detail pane and in `p`'s answer.
+        let reason = brake.reason.as_deref().unwrap_or("no reason given");
+        header.push(Span::raw(" · "));
+        header.push(Span::styled(format!(" GLOBAL PAUSE: {reason} "), t.paused));
     }
     frame.render_widget(Paragraph::new(Line::from(header)), line(area, 0));
 

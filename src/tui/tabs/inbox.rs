@@ -11,9 +11,11 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::command::{Binding, Command, TabId};
 use crate::tui::layout::is_wide;
-use crate::tui::model::{Action, Draft, DraftField, Effect, FullData, InboxData, LoadRequest, Shared};
+use crate::tui::model::{
+    Action, Draft, DraftField, Effect, Event, FullData, InboxData, LoadRequest, Shared,
+};
 use crate::tui::tab::{Cursor, ListFilter, Reply, Tab};
-use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel};
+use crate::tui::widgets::{ago, fit, list_window, loading, more_below, panel, wrap};
 
 /// The inbox tab's id.
 pub const ID: TabId = TabId::new("Inbox");
@@ -63,6 +65,11 @@ pub struct InboxTab {
     unread_only: bool,
     /// Messages listed: those whose sender, queue, subject or preview hold the words typed.
     filter: ListFilter,
+    /// The message whose whole body the preview was asked to show (its id).
+    asked: Option<String>,
+    /// That message, once read: the preview shows its body, not the
+    /// summary's first 200 characters.
+    previewed: Option<Box<Message>>,
 }
 
 /// The inbox, if loaded.
@@ -238,6 +245,29 @@ impl Tab for InboxTab {
         Vec::new()
     }
 
+    fn wants(&mut self, shared: &Shared) -> Vec<Effect> {
+        let id = self.selected(&shared.full).map(|m| m.id.clone());
+        if id.is_none() || id == self.asked {
+            return Vec::new();
+        }
+        self.asked = id.clone();
+        id.map(Effect::PreviewMessage).into_iter().collect()
+    }
+
+    fn receive(&mut self, event: &Event) -> Reply {
+        match event {
+            Event::PreviewRead(read) => {
+                if let Ok(message) = read.as_ref()
+                    && Some(&message.summary.id) == self.asked.as_ref()
+                {
+                    self.previewed = Some(Box::new(message.clone()));
+                }
+                Reply::Handled
+            }
+            _ => Reply::Unhandled,
+        }
+    }
+
     fn add_to_load(&self, request: &mut LoadRequest) {
         request.inbox_agent = self.agent.clone();
     }
@@ -283,18 +313,9 @@ pub fn reader_rows(message: &Message, width: usize) -> Vec<String> {
     lines.push(format!("status:  {}", if m.read { "read" } else { "unread" }));
     lines.push(String::new());
     lines.extend(message.body.lines().map(str::to_string));
+    // Wrapped at words; a word longer than the row is cut.
     let width = width.max(1);
-    let mut rows = Vec::new();
-    for line in lines {
-        let chars: Vec<char> = line.chars().collect();
-        if chars.is_empty() {
-            rows.push(String::new());
-        }
-        for chunk in chars.chunks(width) {
-            rows.push(chunk.iter().collect());
-        }
-    }
-    rows
+    lines.iter().flat_map(|line| wrap(line, width)).collect()
 }
 
 /// Draw the inbox of `tab` into `area`.
@@ -316,13 +337,18 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, tab: &InboxTab) {
     } else {
         area
     };
-    let preview_height = (main.height / 3).clamp(5, 12);
-    let [list, preview] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(main);
     let messages = tab.visible(&shared.full);
     let selected = tab.message.row();
+    let preview = message_preview(shared, messages.get(selected).copied(), tab.previewed.as_deref());
+    // As tall as the message (its panel's borders counted), from a third of the
+    // panel up to half of it: no blank rows under a short one, a long one
+    // shown as far as it fits (enter reads it whole).
+    let wanted = u16::try_from(preview.line_count(main.width)).unwrap_or(u16::MAX);
+    let preview_height = wanted.clamp((main.height / 3).clamp(5, 12), (main.height / 2).max(5));
+    let [list, preview_area] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(main);
     message_list(frame, list, shared, data, &messages, selected, tab);
-    message_preview(frame, preview, shared, messages.get(selected).copied());
+    frame.render_widget(preview, preview_area);
 }
 
 fn queue_list(frame: &mut Frame<'_>, area: Rect, shared: &Shared, data: &InboxData) {
@@ -425,15 +451,16 @@ fn message_list(
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn message_preview(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    shared: &Shared,
-    message: Option<&MessageSummary>,
-) {
+/// The preview of `message` (its whole body once read, else the
+/// summary's first 200 characters), wrapped at words, in its panel.
+fn message_preview<'a>(
+    shared: &'a Shared,
+    message: Option<&'a MessageSummary>,
+    whole: Option<&'a Message>,
+) -> Paragraph<'a> {
     let t = &shared.theme;
     let Some(m) = message else {
-        return frame.render_widget(panel(" Preview ", shared), area);
+        return Paragraph::new("").block(panel(" Preview ", shared));
     };
     let title = format!(
         " from {} to {} · {} ago ",
@@ -442,14 +469,16 @@ fn message_preview(
         ago(shared, m.created)
     );
     let mut lines = vec![Line::styled(m.subject.clone(), t.accent)];
-    lines.extend(m.preview.lines().map(|l| Line::raw(l.to_string())));
+    let body = whole
+        .filter(|w| w.summary.id == m.id && w.summary.queue == m.queue)
+        .map_or(m.preview.as_str(), |w| w.body.as_str());
+    lines.extend(body.lines().map(|l| Line::raw(l.to_string())));
     for flag in &m.flags {
         lines.push(Line::styled(format!("({})", flag.describe()), t.warn));
     }
-    let p = Paragraph::new(lines)
+    Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(panel(title, shared));
-    frame.render_widget(p, area);
+        .block(panel(title, shared))
 }
 
 #[cfg(test)]
@@ -460,6 +489,61 @@ mod reader_tests {
     use crate::tui::fixtures::{self, code};
     use crate::tui::model::{Effect, Event};
     use crossterm::event::KeyCode;
+
+    /// Issue 44, item 4: the preview shows the selected message's whole
+    /// body (read once, when it is selected), not the summary's first 200
+    /// characters cut at three lines with the rest of the panel blank.
+    #[test]
+    fn the_preview_shows_the_selected_messages_whole_body() {
+        let mut app = fixtures::app((100, 30));
+        let effects = app.update(Event::FullLoaded(Box::new(fixtures::full_data())));
+        let summary = match &app.shared.full.inbox {
+            Some(Ok(inbox)) => inbox.messages[0].clone(),
+            _ => panic!("no inbox"),
+        };
+        assert!(effects.contains(&Effect::PreviewMessage(summary.id.clone())), "{effects:?}");
+        assert!(
+            !app.update(crate::tui::fixtures::key('?')).contains(&Effect::PreviewMessage(summary.id.clone())),
+            "asked once"
+        );
+        app.update(code(KeyCode::Esc));
+        let body = (1..=8).map(|n| format!("point {n} of the review")).collect::<Vec<_>>().join("\n");
+        app.update(Event::PreviewRead(Box::new(Ok(agent_handover::domain::inbox::Message {
+            summary,
+            body,
+            reply_to: None,
+        }))));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains("point 8 of the review"), "{screen}");
+    }
+
+    /// Issue 44, item 4: the reader wraps a long line at words, never
+    /// mid-word, and keeps every word.
+    #[test]
+    fn the_reader_wraps_at_words() {
+        let app = fixtures::loaded((60, 20));
+        let summary = match &app.shared.full.inbox {
+            Some(Ok(inbox)) => inbox.messages[0].clone(),
+            _ => panic!("no inbox"),
+        };
+        let body = "please review the billing rewrite before the release freeze tomorrow morning";
+        let message = agent_handover::domain::inbox::Message {
+            summary,
+            body: body.into(),
+            reply_to: None,
+        };
+        let rows = super::reader_rows(&message, 30);
+        let at = rows.iter().position(String::is_empty).unwrap() + 1;
+        let body_rows = &rows[at..];
+        assert!(body_rows.len() > 1, "{rows:?}");
+        for row in body_rows {
+            assert!(row.chars().count() <= 30, "{row:?}");
+            for word in row.split(' ') {
+                assert!(body.split(' ').any(|w| w == word), "cut mid-word: {row:?}");
+            }
+        }
+        assert_eq!(body_rows.join(" "), body);
+    }
 
     #[test]
     fn enter_reads_the_selected_message_whole_and_esc_closes_it() {
@@ -523,7 +607,9 @@ mod tests {
             app.update(key('m')).is_empty(),
             "the second message is read already"
         );
-        assert_eq!(app.update(key(']')), vec![Effect::LoadFull]);
+        let mut effects = app.update(key(']'));
+        effects.retain(|e| !matches!(e, Effect::PreviewMessage(_)));
+        assert_eq!(effects, vec![Effect::LoadFull]);
         let inbox: &InboxTab = fixtures::tab(&app);
         assert_eq!(inbox.agent.as_deref(), Some("claude"));
         assert_eq!(inbox.message.row(), 0);

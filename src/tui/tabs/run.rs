@@ -177,9 +177,15 @@ fn what_happened(step: &StepView, shared: &Shared) -> Vec<Line<'static>> {
         lines.push(Line::styled(what, t.warn));
     }
     if let Some(e) = &step.last_error {
-        lines.push(Line::styled(format!("error: {e}"), t.error));
+        lines.extend(each_line(&format!("error: {e}"), t.error));
     }
     lines
+}
+
+/// One line drawn per line of `text` (a step's output printed on several
+/// lines is never joined into one).
+fn each_line(text: &str, style: Style) -> impl Iterator<Item = Line<'static>> + '_ {
+    text.lines().map(move |l| Line::styled(l.to_string(), style))
 }
 
 /// Draw the run panel of `tab` into `area` (`selected`: as the selected tab,
@@ -350,7 +356,7 @@ fn body(
         lines.extend(what_happened(step, shared));
         if let Some(o) = &step.output {
             let root = format!("{}/", shared.workspace.display());
-            lines.push(Line::styled(o.replace(&root, ""), t.muted));
+            lines.extend(each_line(&o.replace(&root, ""), t.muted).collect::<Vec<_>>());
         }
     }
     if let Some(git_ref) = &snap.memory.on_ref {
@@ -411,6 +417,26 @@ mod tests {
         app.update(key('k'));
         app.update(key('k'));
         assert!(app.update(key('R')).is_empty(), "step 0 is done");
+    }
+
+    /// Issue 44, item 4: a step's output printed on several lines is
+    /// drawn on several lines, never joined ("running 90 parser teststest
+    /// lexer … ok").
+    #[test]
+    fn a_steps_output_lines_are_not_joined() {
+        let mut snap = fixtures::interrupted_run();
+        for step in &mut snap.steps {
+            if step.name == "tests" {
+                step.output = Some("running 90 parser tests\ntest lexer ... ok\n".into());
+            }
+        }
+        let mut app = fixtures::app((100, 30));
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
+        let screen = fixtures::draw(&app);
+        assert!(!screen.contains("teststest"), "{screen}");
+        let at = |text: &str| screen.lines().position(|l| l.contains(text));
+        let (first, second) = (at("running 90 parser tests"), at("test lexer ... ok"));
+        assert!(first.is_some() && second == first.map(|n| n + 1), "{screen}");
     }
 
     /// Issue 28, item 6: a 60×20 Run tab opens on the interrupted step and

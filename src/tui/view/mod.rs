@@ -66,7 +66,8 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default();
-            badges.push(Span::styled(format!(" PAUSED{reason} "), t.paused));
+            let word = if p.global { "GLOBAL PAUSE" } else { "PAUSED" };
+            badges.push(Span::styled(format!(" {word}{reason} "), t.paused));
         }
         match snap.state.next_action().unpaused() {
             NextAction::Decide { step } => {
@@ -101,6 +102,18 @@ fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         }
     } else if let Some(Err(_)) = &app.shared.run {
         badges.push(Span::styled(" CHECKPOINT UNREADABLE ", t.alert));
+    }
+    // The live agent sessions' context: red from `[capacity] warn_at`.
+    for c in &app.shared.full.context {
+        let (text, style) = if c.low {
+            (
+                format!(" {} {}% full: hand over ", c.agent, c.percent),
+                t.alert,
+            )
+        } else {
+            (format!(" {} {}% ", c.agent, c.percent), t.muted)
+        };
+        badges.push(Span::styled(text, style));
     }
     if app.watch == WatchMode::Polling {
         badges.push(Span::styled(" polling ", t.muted));
@@ -176,7 +189,21 @@ fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .shared
         .snapshot()
         .is_some_and(|s| in_progress || s.state.next_action().unpaused().is_resume());
-    for (key, label) in app.keys.footer(app.selected) {
+    // The keys that settle what the run waits for come first, so a
+    // narrow footer keeps them: retry and abandon for a decision, resume
+    // for an interrupted run.
+    let next = app
+        .shared
+        .snapshot()
+        .map(|s| s.state.next_action().unpaused().clone());
+    let settles = |label: &str| match &next {
+        Some(NextAction::Decide { .. }) => matches!(label, "retry" | "abandon"),
+        Some(next) => next.is_resume() && label == "resume",
+        None => false,
+    };
+    let mut hints = app.keys.footer(app.selected);
+    hints.sort_by_key(|(_, label)| !settles(label));
+    for (key, label) in hints {
         if essentials.iter().any(|(k, _)| *k == key) {
             continue;
         }
@@ -462,6 +489,71 @@ mod tests {
             fixtures::interrupted_run(),
         )))));
         assert!(draw(&app).lines().next().unwrap().contains("PAUSED"));
+        // Issue 44, item 2: the global brake says it is the global one.
+        let mut snap = fixtures::paused(fixtures::interrupted_run());
+        if let Some(p) = &mut snap.paused {
+            p.global = true;
+        }
+        app.update(Event::RunLoaded(Box::new(Ok(snap.restated()))));
+        let top = draw(&app).lines().next().unwrap().to_string();
+        assert!(top.contains("GLOBAL PAUSE: reviewing"), "{top}");
+    }
+
+    /// Issue 44, item 4: a step that may have taken effect waits for a
+    /// human's decision; at 60×20 the footer keeps `R retry` (and `a
+    /// abandon`), the keys that settle it, in every tab.
+    #[test]
+    fn the_footer_keeps_the_keys_that_settle_a_decision_at_sixty_by_twenty() {
+        let mut snap = fixtures::interrupted_run();
+        for step in &mut snap.steps {
+            if step.name == "tests" {
+                step.idempotent = Some(false);
+                step.after_crash = Some(agent_handover::base::outcome::AfterCrash::AskHuman);
+                step.needs_human = true;
+            }
+        }
+        let snap = snap.restated();
+        assert!(matches!(
+            snap.state.next_action(),
+            agent_handover::read::NextAction::Decide { .. }
+        ));
+        let mut app = fixtures::loaded((60, 20));
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        for tab in app.tab_bar() {
+            app.selected = tab;
+            let screen = draw(&app);
+            let footer = screen.lines().last().unwrap().to_string();
+            assert!(
+                footer.contains("R retry") && footer.contains("a abandon"),
+                "{}: {footer}",
+                tab.title()
+            );
+        }
+    }
+
+    /// Issue 44, item 3: the header shows each live agent session's
+    /// context, red with the advice from `[capacity] warn_at`.
+    #[test]
+    fn the_header_shows_the_live_sessions_context() {
+        use crate::tui::model::LiveContext;
+        let mut app = fixtures::loaded((100, 30));
+        app.shared.full.context = vec![
+            LiveContext {
+                agent: "claude".into(),
+                percent: 85,
+                low: true,
+            },
+            LiveContext {
+                agent: "codex".into(),
+                percent: 12,
+                low: false,
+            },
+        ];
+        let top = draw(&app).lines().next().unwrap().to_string();
+        assert!(
+            top.contains("claude 85% full: hand over") && top.contains("codex 12%"),
+            "{top}"
+        );
     }
 
     #[test]
