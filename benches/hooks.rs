@@ -23,7 +23,7 @@
 mod support;
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -216,19 +216,35 @@ fn main() {
     // not written yet would be waited for.)
     let unread_in = input("PostToolUse", r#", "tool_name": "Bash""#)
         .replace(&path, "/nonexistent/transcript.jsonl");
-    // The same start, in repositories that have seen less.
-    let others: Vec<(&str, std::path::PathBuf)> = [
-        ("installed, no handover", History::Installed),
-        ("one handover, nothing committed since", History::HandedOver),
-    ]
-    .into_iter()
-    .filter(|_| previous.is_some())
-    .map(|(name, history)| {
-        let other = tmp.path().join(name.replace([' ', ','], "-"));
-        small_repo(&bin, &other, history);
-        (name, other)
-    })
-    .collect();
+    // The same start, in repositories that have seen less. Each build runs
+    // in repositories it set up itself (its own `install`, its own
+    // handover): a checkpoint or config written by a newer build is not
+    // one an older build can read, and its error path would be timed.
+    let set_up = |old: &Path, name: &str, history: History| {
+        let at = |who: &str| {
+            tmp.path()
+                .join(format!("{who}-{}", name.replace([' ', ','], "-")))
+        };
+        let (now, before) = (at("now"), at("before"));
+        small_repo(&bin, &now, history);
+        small_repo(old, &before, history);
+        (now, before)
+    };
+    let dir_before = previous.as_ref().map(|old| {
+        let before = tmp.path().join("repo-before");
+        small_repo(old, &before, History::CommittedSince);
+        before
+    });
+    let others: Vec<(&str, (PathBuf, PathBuf))> = previous
+        .iter()
+        .flat_map(|old| {
+            [
+                ("installed, no handover", History::Installed),
+                ("one handover, nothing committed since", History::HandedOver),
+            ]
+            .map(|(name, history)| (name, set_up(old, name, history)))
+        })
+        .collect();
     let start_in_at = |at: &Path| {
         let root = at.display().to_string();
         format!(
@@ -260,18 +276,18 @@ fn main() {
         }
         let earlier: Vec<[Duration; 4]> = previous
             .iter()
-            .flat_map(|old| {
-                let repos =
-                    std::iter::once(dir.clone()).chain(others.iter().map(|(_, d)| d.clone()));
+            .zip(&dir_before)
+            .flat_map(|(old, dir_before)| {
+                let repos = std::iter::once((dir.clone(), dir_before.clone()))
+                    .chain(others.iter().map(|(_, pair)| pair.clone()));
                 repos
-                    .map(|at| {
-                        let start_in = start_in_at(&at);
+                    .map(|(now, before)| {
                         // A `startup` begins a new session record each time.
                         [
-                            time(old, &at, &check, ""),
-                            time(&bin, &at, &check, ""),
-                            time(old, &at, &start, &start_in),
-                            time(&bin, &at, &start, &start_in),
+                            time(old, &before, &check, ""),
+                            time(&bin, &now, &check, ""),
+                            time(old, &before, &start, &start_in_at(&before)),
+                            time(&bin, &now, &start, &start_in_at(&now)),
                         ]
                     })
                     .collect::<Vec<_>>()

@@ -76,10 +76,12 @@ impl RefSpec {
         memory: MemoryLocations,
         no_push: bool,
     ) -> Self {
+        // Read from the repository's config file alone (opening the
+        // repository costs more, on every session start).
         let remote = section.remote.clone().or_else(|| {
-            Repository::open(&shared.git.work_tree)
+            git2::Config::open(&shared.git.common_dir.join("config"))
                 .ok()
-                .filter(|r| r.find_remote("origin").is_ok())
+                .filter(|c| c.get_string("remote.origin.url").is_ok())
                 .map(|_| "origin".to_string())
         });
         RefSpec {
@@ -740,9 +742,9 @@ impl Backend for RefSpec {
     }
 
     fn pending(&self) -> Option<String> {
-        let (Ok(repo), Some(remote)) = (self.open(), &self.remote) else {
-            return None;
-        };
+        // No remote: nothing can be pending (and no repository is opened).
+        let remote = self.remote.as_ref()?;
+        let repo = self.open().ok()?;
         self.pending_push(&repo, remote)
             .filter(|_| self.push)
             .map(|ours| {
