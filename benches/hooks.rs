@@ -24,7 +24,7 @@ mod support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use support::{iterations, our_binary, previous_binary, stats};
@@ -45,32 +45,9 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}");
 }
 
-/// One run of `bin args` in `dir` with `stdin`, timed from spawn to exit.
-fn time(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
-    let start = Instant::now();
-    let mut child = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir.join("home"))
-        .env("CLAUDE_PROJECT_DIR", dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes());
-    let status = child.wait().expect("wait");
-    let elapsed = start.elapsed();
-    assert!(status.code().is_some(), "{args:?} was killed");
-    elapsed
-}
-
-/// [`time`], keeping what the hook printed (to check that it asked).
-fn time_asking(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
+/// One run of `bin args` in `dir` with `stdin`, timed from spawn to exit,
+/// with what it printed.
+fn timed_run(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> (Duration, Output) {
     let start = Instant::now();
     let mut child = Command::new(bin)
         .args(args)
@@ -89,6 +66,18 @@ fn time_asking(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
         .write_all(stdin.as_bytes());
     let out = child.wait_with_output().expect("wait");
     let elapsed = start.elapsed();
+    assert!(out.status.code().is_some(), "{args:?} was killed");
+    (elapsed, out)
+}
+
+/// [`timed_run`]'s time.
+fn time(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
+    timed_run(bin, dir, args, stdin).0
+}
+
+/// [`time`], checking that the hook asked.
+fn time_asking(bin: &Path, dir: &Path, args: &[&str], stdin: &str) -> Duration {
+    let (elapsed, out) = timed_run(bin, dir, args, stdin);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.contains("\"decision\":\"block\"") || said.contains("\"decision\": \"block\""),
