@@ -12,4 +12,6 @@ pub mod patterns;
 pub mod procs;
 pub mod secrets;
 pub mod shell;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod text;

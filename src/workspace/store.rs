@@ -143,17 +143,7 @@ impl SharedMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::base::testing::git;
 
     #[test]
     fn every_worktree_finds_the_one_shared_folder_and_its_own_stream() {

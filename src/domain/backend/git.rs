@@ -1455,6 +1455,7 @@ pub(super) fn short(id: git2::Oid) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::testing::git;
 
     #[test]
     fn a_plans_memory_locations_find_each_files_history_where_the_workspace_keeps_it() {
@@ -1531,15 +1532,6 @@ mod tests {
     fn the_gate_is_asked_before_every_push_and_fetch() {
         let (dir, spec) = repos();
         let remote = dir.path().join("remote.git");
-        let git = |dir: &Path, args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .arg("-C")
-                .arg(dir)
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
         let other = dir.path().join("other");
         git(
             dir.path(),

@@ -72,17 +72,7 @@ pub fn smudged(workdir: &Path, path: &str, id: git2::Oid) -> Result<Vec<u8>, Git
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::base::testing::git;
 
     #[test]
     fn a_filtered_path_is_cleaned_by_its_filter_and_an_unset_one_is_refused() {

@@ -201,6 +201,7 @@ pub fn check_worktrees(repo: &Repository, branch: &str) -> Result<(), GitError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::testing::git;
 
     fn repo_with_memory() -> (tempfile::TempDir, Repository) {
         let dir = tempfile::tempdir().unwrap();
@@ -254,16 +255,6 @@ mod tests {
             matches!(&err, GitError::Ignored { path, .. } if path == "memory/notes.md~"),
             "{err:?}"
         );
-    }
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
     }
 
     #[test]
