@@ -249,8 +249,11 @@ impl Backend for GitSpec {
     }
 
     fn pending(&self) -> Option<String> {
+        // Found from the file system first: the repository is opened only
+        // when a push is recorded pending (every status and fleet row asks).
+        let dirs = crate::workspace::store::GitDirs::discover(&self.repo_dir)?;
+        let pending = PendingPush::read(&dirs.git_dir)?;
         let repo = self.open_repo().ok()?;
-        let pending = PendingPush::read(&repo)?;
         // Pushed since by hand: the remote-tracking branch holds the tip.
         let tip = repo.head().ok()?.target()?;
         let tracked = repo
@@ -446,7 +449,7 @@ impl GitSpec {
             Ok(_) => self.integrate(&repo, theirs)?,
             Err(_) => format!("{} has no commits yet: nothing to bring in", theirs.shown()),
         };
-        let sent = match PendingPush::read(&repo) {
+        let sent = match PendingPush::read(repo.path()) {
             Some(_) if self.push => {
                 crate::base::failpoint::hit("sync-before-push");
                 let target = self.push_target(&repo)?;
@@ -1042,10 +1045,11 @@ impl PendingPush {
         )?)
     }
 
-    /// The push left pending in `repo`, if one is recorded.
-    fn read(repo: &Repository) -> Option<Self> {
+    /// The push left pending in the worktree whose git dir is `git_dir`, if
+    /// one is recorded.
+    fn read(git_dir: &Path) -> Option<Self> {
         let (text, _) =
-            fsx::read_text_bounded_nofollow(&repo.path().join(Self::FILE), 64 * 1024, "remove it")
+            fsx::read_text_bounded_nofollow(&git_dir.join(Self::FILE), 64 * 1024, "remove it")
                 .ok()??;
         let (to, why) = text.split_once('\n')?;
         Some(PendingPush {
