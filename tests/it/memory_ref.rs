@@ -660,8 +660,8 @@ fn commands_from_a_subdirectory_use_the_projects_workspace() {
     assert_eq!(r.status(&main), "");
 }
 
-/// The files under `dir` whose text holds `needle`.
-fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -669,7 +669,7 @@ fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle)) {
+            } else {
                 found.push(path);
             }
         }
@@ -677,21 +677,21 @@ fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
     found
 }
 
+/// The files under `dir` whose text holds `needle`.
+fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    files_under(dir)
+        .into_iter()
+        .filter(|path| std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle)))
+        .collect()
+}
+
 /// Every file's text under `dir`, concatenated.
 fn tree_text(dir: &Path) -> String {
-    let mut text = String::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if !path.to_string_lossy().ends_with(".tmp") {
-                text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
-            }
-        }
-    }
-    text
+    files_under(dir)
+        .into_iter()
+        .filter(|path| !path.to_string_lossy().ends_with(".tmp"))
+        .map(|path| std::fs::read_to_string(&path).unwrap_or_default())
+        .collect()
 }
 
 /// Handovers from four worktrees and a second clone, killed with SIGKILL
