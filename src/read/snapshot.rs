@@ -114,13 +114,19 @@ impl MemoryPlace {
         }
     }
 
+    /// The push left pending, and what sends it (every face words it so).
+    pub fn pending_advice(&self) -> Option<String> {
+        self.push_pending
+            .as_deref()
+            .map(|p| format!("{p} (`agent-handover sync` sends it)"))
+    }
+
     /// One line for a person: where, and how it is shared (and a push
     /// pending, on a line of its own).
     pub fn sentence(&self) -> String {
         let pending = self
-            .push_pending
-            .as_deref()
-            .map(|p| format!("\n{p} (`agent-handover sync` sends it)"))
+            .pending_advice()
+            .map(|p| format!("\n{p}"))
             .unwrap_or_default();
         let place = match &self.on_ref {
             Some(git_ref) => {

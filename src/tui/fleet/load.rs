@@ -157,12 +157,7 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             detail.state = snap.state.describe();
             detail.next = run_next(&snap);
             paused = snap.paused.as_ref().map(pause_next);
-            beyond_the_run = snap
-                .memory
-                .push_pending
-                .as_ref()
-                .map(|p| format!("{p}: `agent-handover sync` sends it"))
-                .or_else(|| {
+            beyond_the_run = snap.memory.pending_advice().or_else(|| {
                     snap.drift.first().map(|d| {
                         format!(
                             "a merge superseded text of {}: `{}` shows it; keep what is right in the current state",

@@ -380,6 +380,9 @@ fn body(
             t.muted,
         ));
     }
+    if let Some(pending) = snap.memory.pending_advice() {
+        lines.push(Line::styled(pending, t.warn));
+    }
     lines
 }
 
@@ -603,6 +606,23 @@ mod tests {
         app.selected = ID;
         app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
         assert!(!fixtures::draw(&app).contains("memory on"), "in the project: no line");
+    }
+
+    #[test]
+    fn a_pending_push_is_said_in_the_run_panel_as_every_face_says_it() {
+        let mut snap = fixtures::completed_run();
+        snap.memory.push_pending = Some("main holds commits origin/main was not seen to receive (offline): push pending".into());
+        let advice = snap.memory.pending_advice().unwrap();
+        let mut app = fixtures::app((200, 30));
+        app.selected = ID;
+        app.update(Event::RunLoaded(Box::new(Ok(snap))));
+        let screen = fixtures::draw(&app);
+        assert!(screen.contains(&advice), "{screen}");
+        assert!(advice.ends_with("(`agent-handover sync` sends it)"), "{advice}");
+        let mut app = fixtures::app((200, 30));
+        app.selected = ID;
+        app.update(Event::RunLoaded(Box::new(Ok(fixtures::completed_run()))));
+        assert!(!fixtures::draw(&app).contains("push pending"), "nothing pending: no line");
     }
 
     #[test]
