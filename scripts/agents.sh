@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the agent programs pinned in tests/agents/versions.txt into a
 # cache outside the clone, skipping what is already there, and prints the
-# path of each program's command.
+# path of each program's command (of a library, command `-`: the folder
+# holding its package.json, package-lock.json and node_modules).
 #
 #   scripts/agents.sh [NAME...]     install (all, or the named) and print
 #
@@ -22,7 +23,7 @@ while read -r name registry package version command; do
     if [ $# -gt 0 ] && [[ "$wanted" != *" $name "* ]]; then continue; fi
     dir="$cache/$name-$version"
     case "$registry" in
-        npm) bin="$dir/node_modules/.bin/$command" ;;
+        npm) if [ "$command" = - ]; then bin=$dir; else bin="$dir/node_modules/.bin/$command"; fi ;;
         pypi) bin="$dir/bin/$command" ;;
         *) echo "error: unknown registry '$registry' for $name in tests/agents/versions.txt" >&2; exit 2 ;;
     esac
@@ -33,7 +34,14 @@ while read -r name registry package version command; do
             npm)
                 command -v npm >/dev/null || { echo "error: npm is needed to install $package (install Node.js 20 or newer)" >&2; exit 2; }
                 mkdir -p "$dir"
-                npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$package@$version" >&2 ;;
+                if [ "$command" = - ]; then
+                    # A library, pinned exactly, as OpenCode writes a config
+                    # folder's package.json for the plugin API.
+                    printf '{\n  "dependencies": {\n    "%s": "%s"\n  }\n}\n' "$package" "$version" > "$dir/package.json"
+                    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+                else
+                    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$package@$version" >&2
+                fi ;;
             pypi)
                 python3 -m venv "$dir"
                 "$dir/bin/pip" install --quiet --disable-pip-version-check "$package==$version" >&2 ;;

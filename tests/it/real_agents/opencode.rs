@@ -17,7 +17,11 @@
 //! `.opencode/plugins/` and the `mcp` entry of `opencode.json`. A project
 //! with a local plugin gets `@opencode-ai/plugin` installed into
 //! `.opencode/` from the npm registry on its first run
-//! (https://opencode.ai/docs/plugins, "Dependencies"), about 9 s here.
+//! (https://opencode.ai/docs/plugins, "Dependencies"), and so does the
+//! global config folder: in a test's fresh HOME and project, two installs
+//! of 64 MB, about a minute. [`link_plugin_api`] links in the same package,
+//! installed once by scripts/agents.sh, where OpenCode would install it; it
+//! finds it there and goes on (a user's machine has it after the first run).
 //!
 //! Two headless ways to run it (https://opencode.ai/docs/cli):
 //! - `opencode run MESSAGE`, one-shot: it exits at its session's first
@@ -75,8 +79,29 @@ fn quiet_env() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The plugin API package (`opencode-plugin` in tests/agents/versions.txt)
+/// in each config folder OpenCode loads and would install it into: the
+/// global one, and the project's `.opencode/` when there is one. Its
+/// `package.json` is the one OpenCode writes, so OpenCode takes it as
+/// installed.
+fn link_plugin_api(p: &Project) {
+    let api = program("opencode-plugin");
+    for folder in [p.home.join(".config/opencode"), p.root.join(".opencode")] {
+        let global = folder.starts_with(&p.home);
+        if (!global && !folder.is_dir()) || folder.join("node_modules").exists() {
+            continue;
+        }
+        std::fs::create_dir_all(&folder).unwrap();
+        for file in ["package.json", "package-lock.json"] {
+            std::fs::copy(api.join(file), folder.join(file)).unwrap();
+        }
+        std::os::unix::fs::symlink(api.join("node_modules"), folder.join("node_modules")).unwrap();
+    }
+}
+
 /// `opencode ARGS`, asserted to succeed.
 fn opencode(p: &Project, args: &[&str]) -> Output {
+    link_plugin_api(p);
     let out = p.run_agent(&program("opencode"), args, &quiet_env());
     assert!(
         out.status.success(),
@@ -95,6 +120,7 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(p: &Project) -> Server {
+        link_plugin_api(p);
         let log = std::fs::File::create(p.scratch().join("opencode-serve.log")).unwrap();
         let mut child = p
             .command(program("opencode"))
