@@ -191,6 +191,9 @@ fn history_line(r: &RunSummary) -> String {
     if let Some(c) = &r.context {
         line += &format!("  context {}", c.describe());
     }
+    if let Some(v) = &r.next_session_verdict {
+        line += &format!("  its handoff: next session's {}", v.describe());
+    }
     line
 }
 

@@ -50,6 +50,9 @@ pub struct RunArgs {
     /// Let a secret through: the note may hold one and publish commits files holding one (recorded with the run).
     #[arg(long)]
     allow_secret: bool,
+    /// Your verdict on the handoff this session started from: a score of 1-10, then what was missing or wrong ("7/10 the failing test was not named"); recorded with the run (history, lint --outcomes). Beats a "Verdict on the last handoff:" line in the note.
+    #[arg(long, value_name = "VERDICT")]
+    verdict: Option<String>,
 }
 
 /// `run`: execute the handover the config describes.
@@ -70,6 +73,7 @@ pub fn run(args: &RunArgs, out: Output) -> Result<u8> {
         allow_empty: args.allow_empty,
         allow_template: args.allow_template,
         allow_secret: args.allow_secret,
+        verdict: args.verdict.clone(),
     };
     let today = chrono::Local::now().date_naive();
     super::workspaces::remember(&ws.root);

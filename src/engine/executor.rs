@@ -774,7 +774,11 @@ impl Engine {
         }
         cp.status = RunStatus::Completed;
         cp.finished_at = Some(iso_now());
-        cp.previous_handoff = crate::domain::handoff::usefulness::judge_run(&self.ws, &run_id);
+        cp.previous_handoff = crate::domain::handoff::usefulness::judge_run(
+            &self.ws,
+            &run_id,
+            inputs.verdict.clone(),
+        );
         cp.save(&self.ws.checkpoint)?;
         self.archive(&mut cp)?;
         Ok(RunReport {

@@ -22,6 +22,7 @@ use crate::base::fsx;
 use crate::base::secrets;
 use crate::domain::backend::BackendSpec;
 use crate::domain::capacity::ContextUse;
+use crate::domain::handoff::verdict::{self, SessionVerdict};
 use crate::domain::handoff::{self, HandoffError, LintContext};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
@@ -268,6 +269,15 @@ pub struct RunOverrides {
     /// `--allow-secret`: let the note and the published files hold a
     /// secret (see [`RunRequest::allow_secret`]).
     pub allow_secret: bool,
+    /// `--verdict`: the session's verdict on the handoff it started from
+    /// (`7/10 what was missing`); beats a verdict line in the texts.
+    pub verdict: Option<String>,
+}
+
+/// `text` without its verdict line, and the verdict it held.
+fn take_verdict(text: String) -> (String, Option<SessionVerdict>) {
+    let (rest, found) = verdict::take(&text);
+    (rest.into_owned(), found)
 }
 
 /// Refuse `text` if it is an unfilled template, naming its first
@@ -343,6 +353,13 @@ pub fn plan_from_config(
     // The draft's instructions to its writer are not part of the handoff.
     let session = handoff::templates::without_drafting_comments(&session).into_owned();
     let state = handoff::templates::without_drafting_comments(&state).into_owned();
+    // The verdict on the last handoff goes with the run, not into the texts.
+    let (session, in_session) = take_verdict(session);
+    let (state, in_state) = take_verdict(state);
+    let verdict = match &overrides.verdict {
+        Some(given) => Some(SessionVerdict::parse(given)?),
+        None => in_state.or(in_session),
+    };
     if !overrides.allow_empty {
         for (what, text) in [("session note", &session), ("current state", &state)] {
             if crate::base::text::is_blank(text) {
@@ -502,6 +519,7 @@ pub fn plan_from_config(
             current_state: Some(state),
             extra: BTreeMap::new(),
             covered: None,
+            verdict,
         },
         quality_gate,
         allow_secret: overrides.allow_secret,

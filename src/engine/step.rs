@@ -37,6 +37,11 @@ pub struct Inputs {
     /// the checkpoint every `check` reads, as it lists files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered: Option<crate::workspace::activity::Baseline>,
+    /// The session's verdict on the handoff it started from, taken out of
+    /// its texts or given with `--verdict`: recorded with the run when it
+    /// completes ([`crate::domain::handoff::usefulness::Usefulness::verdict`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::domain::handoff::verdict::SessionVerdict>,
 }
 
 impl Inputs {

@@ -46,6 +46,8 @@ struct HandoverArgs {
     current_state: Option<String>,
     #[serde(default)]
     no_push: bool,
+    /// Last handoff: 1-10 + what it lacked
+    verdict: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -256,7 +258,7 @@ impl Server {
 #[tool_router]
 impl Server {
     #[tool(
-        description = "Session start: verdict (0 none, 1 interrupted, 2 done) + brief.",
+        description = "Session start: state (0 none, 1 interrupted, 2 done) + brief.",
         input_schema = input_schema::<BriefArgs>(),
         title = "Brief",
         annotations(destructive_hint = false, idempotent_hint = true)
@@ -271,7 +273,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Pre-filled handoff: fill its TODOs, then handover.",
+        description = "Pre-filled handoff: fill TODOs, then handover.",
         input_schema = input_schema::<DraftArgs>(),
         title = "Draft",
         annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
@@ -294,7 +296,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Session end: write the completed note and state, publish.",
+        description = "Session end: write note + state, publish.",
         input_schema = input_schema::<HandoverArgs>(),
         title = "Hand over",
         annotations(destructive_hint = false)
@@ -310,6 +312,7 @@ impl Server {
                 allow_template: false,
                 // Only a human lets a secret through (`run --allow-secret`), never an agent.
                 allow_secret: false,
+                verdict: a.verdict,
             };
             let today = chrono::Local::now().date_naive();
             Ok(handover::hand_over(ws, &overrides, today)?.text())
@@ -341,7 +344,7 @@ impl Server {
     }
 
     #[tool(
-        description = "An agent's messages, newest first (* unread).",
+        description = "Agent's messages, newest first (* unread).",
         input_schema = input_schema::<ListArgs>(),
         title = "Messages",
         annotations(read_only_hint = true, open_world_hint = false)
@@ -361,7 +364,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Task steps: start(name,steps) step(name,step,done|pending,output,size) block(name,step,reason) done(name) show list",
+        description = "Task: start(name,steps) step(name,step,done|pending,output,size) block(name,step,reason) done(name) show list",
         input_schema = input_schema::<TaskArgs>(),
         title = "Task",
         annotations(destructive_hint = false, open_world_hint = false)
@@ -379,7 +382,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Learned facts: index, or those with every word of query.",
+        description = "Learned facts: index, or those with every query word.",
         input_schema = input_schema::<KnowledgeArgs>(),
         title = "Facts",
         annotations(read_only_hint = true, open_world_hint = false)
@@ -402,7 +405,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Score handoff text (else current state) 0-100, with findings.",
+        description = "Score handoff text (else current state) 0-100 + findings.",
         input_schema = input_schema::<LintArgs>(),
         title = "Lint",
         annotations(read_only_hint = true, open_world_hint = false)

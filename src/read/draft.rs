@@ -195,6 +195,11 @@ fn render(d: &Draft, date: NaiveDate) -> String {
                 crate::domain::handoff::templates::DRAFTING_COMMENTS[0],
                 d.agent
             ));
+            if d.handed_over_before {
+                // The session that used the last handoff is its best judge.
+                out.push_str(crate::domain::handoff::verdict::TEMPLATE_LINE);
+                out.push('\n');
+            }
             continue;
         }
         let Some(kind) = line.strip_prefix("## ").and_then(SectionKind::classify) else {

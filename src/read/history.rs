@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::base::error::{Error, Result};
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::usefulness::Usefulness;
+use crate::domain::handoff::verdict::SessionVerdict;
 use crate::engine::checkpoint::{Checkpoint, RunStatus, StepState};
 use crate::workspace::Workspace;
 
@@ -37,6 +38,10 @@ pub struct RunSummary {
     /// How full the handing-over session's context was, when measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextUse>,
+    /// The verdict of the session that started from this run's handoff,
+    /// given when it handed over in turn (the next completed run's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_session_verdict: Option<SessionVerdict>,
 }
 
 impl RunSummary {
@@ -69,6 +74,7 @@ impl RunSummary {
             allow_secret: cp.allow_secret,
             previous_handoff: cp.previous_handoff.clone(),
             context: cp.context.clone(),
+            next_session_verdict: None,
         })
     }
 }
@@ -88,6 +94,17 @@ pub fn summarize(runs: &[Checkpoint], limit: usize) -> Vec<RunSummary> {
             .cmp(&a.started_at)
             .then_with(|| b.run_id.cmp(&a.run_id))
     });
+    // Each completed run's verdict is on the completed run before it.
+    let mut newer_verdict = None;
+    for run in &mut runs {
+        if run.status == RunStatus::Completed {
+            run.next_session_verdict = newer_verdict.take();
+            newer_verdict = run
+                .previous_handoff
+                .as_ref()
+                .and_then(|u| u.verdict.clone());
+        }
+    }
     runs.truncate(limit);
     runs
 }

@@ -38,6 +38,7 @@ mod docs_examples;
 mod extension_packages;
 mod git_in_the_wild;
 mod git_publish;
+mod handoff_truth;
 mod inbox;
 mod install;
 mod interop_python;

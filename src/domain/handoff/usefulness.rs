@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{HandoffDocument, SectionKind};
 use super::text::{content_words, gist, proposes_again, snippet};
+use super::verdict::SessionVerdict;
 use crate::base::patterns::pattern;
 use crate::domain::memory::history::StateHistory;
 use crate::workspace::Workspace;
@@ -51,6 +52,9 @@ pub struct Usefulness {
     pub waits: usize,
     /// Its counts ("30/90", "41%") changed; `None` when it had none.
     pub numbers_moved: Option<bool>,
+    /// The verdict of the session that used it, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<SessionVerdict>,
 }
 
 impl Usefulness {
@@ -83,6 +87,9 @@ impl Usefulness {
             Some(true) => parts.push("numbers moved".to_string()),
             Some(false) => parts.push("numbers did not move".to_string()),
             None => {}
+        }
+        if let Some(v) = &self.verdict {
+            parts.push(v.describe());
         }
         format!("useful {}/100: {}", self.score, parts.join(", "))
     }
@@ -191,6 +198,7 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
         waits_resolved,
         waits: waits.len(),
         numbers_moved,
+        verdict: None,
     }
 }
 
@@ -198,8 +206,30 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
 /// current state before the one this run wrote, judged by this run's
 /// version and the work done since the older one was written. `None` when
 /// the run wrote no new current state or there was none before it; best
-/// effort (an unreadable version is no judgement).
-pub fn judge_run(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
+/// effort (an unreadable version is no judgement). The session's own
+/// `verdict` is kept with it; given without anything to judge by the work,
+/// it is kept with the neutral 50.
+pub fn judge_run(
+    ws: &Workspace,
+    run_id: &str,
+    verdict: Option<SessionVerdict>,
+) -> Option<Usefulness> {
+    match judge_by_work(ws, run_id) {
+        Some(judged) => Some(Usefulness { verdict, ..judged }),
+        None => verdict.map(|verdict| Usefulness {
+            score: 50,
+            next_step_acted_on: None,
+            failed_retried: Vec::new(),
+            waits_resolved: 0,
+            waits: 0,
+            numbers_moved: None,
+            verdict: Some(verdict),
+        }),
+    }
+}
+
+/// [`judge_run`] by the work alone.
+fn judge_by_work(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
     let history = StateHistory::new(ws.state_history_dir());
     let versions = history.list().ok()?;
     let at = versions.iter().position(|v| v.label == run_id)?;
