@@ -8,6 +8,7 @@ use std::sync::Arc;
 use agent_handover::base::outcome::AfterCrash;
 use agent_handover::domain::handoff::model::Model;
 use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::domain::handoff::verdict::SessionVerdict;
 use agent_handover::domain::handoff::{LintContext, lint_with};
 use agent_handover::domain::inbox::{MessageSummary, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
@@ -320,6 +321,7 @@ pub fn full_data() -> FullData {
         allow_secret: false,
         previous_handoff: None,
         context: None,
+        next_session_verdict: None,
     };
     FullData {
         runs: Some(Ok(vec![
@@ -367,6 +369,10 @@ pub fn full_data() -> FullData {
                 waits_resolved: 1,
                 waits: 2,
                 numbers_moved: Some(true),
+                verdict: Some(SessionVerdict {
+                    score: 7,
+                    note: "it did not say the lexer tests need --features unicode".into(),
+                }),
             }),
         }))),
         metrics: Some(Ok(sessions())),

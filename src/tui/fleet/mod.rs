@@ -210,6 +210,9 @@ pub struct Detail {
     pub pause: Option<String>,
     /// Its score and the finding that costs most.
     pub score: Option<String>,
+    /// How useful the handoff before it turned out, and the verdict of the
+    /// session that used it.
+    pub outcome: Option<String>,
     /// Superseded text, with the command that shows it.
     pub drift: Vec<String>,
     /// Each live agent session: its context, compactions, handover.

@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
+use agent_handover::domain::handoff::verdict::SessionVerdict;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
@@ -91,6 +92,10 @@ fn fleet(size: (u16, u16)) -> Fleet {
                     waits_resolved: 0,
                     waits: 0,
                     numbers_moved: None,
+                    verdict: Some(SessionVerdict {
+                        score: 6,
+                        note: "the failing test was not named".into(),
+                    }),
                 }),
             }),
             1 => Some(Score {
@@ -635,6 +640,7 @@ fn the_detail_pane_says_everything_of_the_selected_row() {
             for_human: Some("from codex 12m ago: Which currency wins on a split invoice?".into()),
             pause: None,
             score: Some("42/100; costs most: failed-approaches-missing (-15) add what was tried and failed".into()),
+            outcome: Some("previous handoff useful 70/100: next step acted on, verdict 6/10: the failing test was not named".into()),
             drift: Vec::new(),
             sessions: vec!["claude started 2h ago: 151,200 of 200,000 tokens (76%), compacted once, no handover yet".into()],
             last_handover: Some("1d ago".into()),
@@ -647,6 +653,7 @@ fn the_detail_pane_says_everything_of_the_selected_row() {
             "Which currency",
             "invoices-pdf: render the totals",
             "76%",
+            "verdict 6/10",
             "r resume",
             "a abandon",
         ] {

@@ -149,7 +149,7 @@ fn columns() -> Vec<Column> {
         },
         Column {
             title: "outcome",
-            width: 8,
+            width: 9,
             cell: |f, i| match f.scores[i].as_ref().and_then(|s| s.outcome.as_ref()) {
                 None => ("—".into(), f.theme.muted),
                 Some(u) => {
@@ -158,7 +158,13 @@ fn columns() -> Vec<Column> {
                         Some(false) => " ✗",
                         None => "",
                     };
-                    (format!("{}{mark}", u.score), score_style(f, u.score))
+                    // The next session's own verdict beside it (of 10).
+                    let verdict = u
+                        .verdict
+                        .as_ref()
+                        .map(|v| format!(" {}/10", v.score))
+                        .unwrap_or_default();
+                    (format!("{}{mark}{verdict}", u.score), score_style(f, u.score))
                 }
             },
         },
@@ -449,6 +455,9 @@ fn detail(frame: &mut Frame<'_>, area: Rect, fleet: &Fleet) {
             }
             if let Some(score) = &d.score {
                 say("score", score, Style::default());
+            }
+            if let Some(outcome) = &d.outcome {
+                say("outcome", outcome, Style::default());
             }
             for drift in &d.drift {
                 say("drift", drift, t.warn);
