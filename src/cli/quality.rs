@@ -141,6 +141,18 @@ fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
             Some(r) => println!("lint score against usefulness: Spearman {r:.2}"),
             None => println!("lint score against usefulness: no spread to rank yet"),
         }
+        match (check.verdicts, check.verdict_spearman) {
+            (0, _) => println!(
+                "no verdicts yet: a session gives one on the handoff it started from (the draft's line, or run --verdict)"
+            ),
+            (n, Some(r)) => {
+                println!("lint score against the next sessions' {n} verdict(s): Spearman {r:.2}");
+                if let Some(u) = check.usefulness_verdict_spearman {
+                    println!("usefulness against the verdicts: Spearman {u:.2}");
+                }
+            }
+            (n, None) => println!("{n} verdict(s): no spread to rank yet"),
+        }
         println!(
             "\n{:<32} {:>5} {:>6} {:>13} {:>9}  weight",
             "rule", "fired", "points", "useful fired", "otherwise"

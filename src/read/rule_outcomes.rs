@@ -36,6 +36,9 @@ pub struct JudgedHandoff {
     pub rules: BTreeMap<String, u8>,
     /// How useful it turned out to be (0-100).
     pub usefulness: u8,
+    /// The verdict of the session that used it (1-10), when it gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<u8>,
 }
 
 /// What the outcomes say of one rule's weight.
@@ -75,6 +78,12 @@ pub struct WeightCheck {
     /// Rank agreement of lint score and usefulness (`None` with fewer than
     /// two handoffs or no spread).
     pub spearman: Option<f64>,
+    /// How many judged handoffs have the next session's verdict.
+    pub verdicts: usize,
+    /// Rank agreement of lint score and those verdicts.
+    pub verdict_spearman: Option<f64>,
+    /// Rank agreement of usefulness (judged from the work) and those verdicts.
+    pub usefulness_verdict_spearman: Option<f64>,
     /// Every rule that fired on a judged handoff, by id.
     pub rules: Vec<RuleOutcome>,
 }
@@ -110,6 +119,7 @@ pub fn check_weights(ws: &Workspace) -> Result<WeightCheck> {
             score: report.score,
             rules,
             usefulness: outcome.score,
+            verdict: outcome.verdict.map(|v| v.score),
         });
     }
     Ok(weigh(handoffs))
@@ -149,8 +159,22 @@ fn weigh(handoffs: Vec<JudgedHandoff>) -> WeightCheck {
             }
         })
         .collect();
+    let with_verdict: Vec<(&JudgedHandoff, f64)> = handoffs
+        .iter()
+        .filter_map(|h| Some((h, f64::from(h.verdict?))))
+        .collect();
+    let verdicts: Vec<f64> = with_verdict.iter().map(|(_, v)| *v).collect();
+    let of = |pick: fn(&JudgedHandoff) -> u8| -> Vec<f64> {
+        with_verdict
+            .iter()
+            .map(|(h, _)| f64::from(pick(h)))
+            .collect()
+    };
     WeightCheck {
         spearman: spearman(&scores, &useful),
+        verdicts: verdicts.len(),
+        verdict_spearman: spearman(&of(|h| h.score), &verdicts),
+        usefulness_verdict_spearman: spearman(&of(|h| h.usefulness), &verdicts),
         handoffs,
         rules,
     }
@@ -166,7 +190,28 @@ mod tests {
             score,
             rules: rules.iter().map(|(r, p)| (r.to_string(), *p)).collect(),
             usefulness,
+            verdict: None,
         }
+    }
+
+    #[test]
+    fn the_score_and_the_outcome_are_held_against_the_verdicts_given() {
+        let verdict = |mut h: JudgedHandoff, v: u8| {
+            h.verdict = Some(v);
+            h
+        };
+        let check = weigh(vec![
+            verdict(judged(90, &[], 80), 9),
+            verdict(judged(40, &[("filler", 5)], 60), 3),
+            verdict(judged(70, &[], 30), 6),
+            judged(20, &[], 90),
+        ]);
+        assert_eq!(check.verdicts, 3);
+        // Score order 90 > 70 > 40 is the verdicts' 9 > 6 > 3.
+        assert!((check.verdict_spearman.unwrap() - 1.0).abs() < 1e-9);
+        // Usefulness 80, 60, 30 against 9, 3, 6: half agreeing.
+        assert!((check.usefulness_verdict_spearman.unwrap() - 0.5).abs() < 1e-9);
+        assert_eq!(weigh(vec![judged(50, &[], 50)]).verdict_spearman, None);
     }
 
     #[test]

@@ -114,6 +114,10 @@ fn the_next_sessions_verdict_goes_from_the_draft_through_run_to_the_judged_runs_
     );
     assert_eq!(runs[1]["next_session_verdict"], *verdict, "{history}");
     assert!(runs[0].get("next_session_verdict").is_none(), "{history}");
+    // lint --outcomes holds the score against it.
+    let outcomes = json(&p.run(&["--json", "lint", "--outcomes"]));
+    assert_eq!(outcomes["check"]["verdicts"], 1, "{outcomes}");
+    assert_eq!(outcomes["check"]["handoffs"][0]["verdict"], 4, "{outcomes}");
     let text = stdout(&p.run(&["history"]));
     assert!(
         text.contains("verdict 4/10: it never said the counter must skip comments"),

@@ -249,7 +249,8 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             None => format!("{}/100{confidence}, no finding", report.score),
         });
     }
-    detail.outcome = latest_previous_handoff(&ws).map(|u| format!("previous handoff {}", u.describe()));
+    detail.outcome =
+        latest_previous_handoff(&ws).map(|u| format!("previous handoff {}", u.describe()));
     if let Ok(messages) = Inbox::new(&ws).list(Some(HUMAN), true)
         && let Some(m) = messages
             .iter()

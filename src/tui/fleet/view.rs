@@ -164,7 +164,10 @@ fn columns() -> Vec<Column> {
                         .as_ref()
                         .map(|v| format!(" {}/10", v.score))
                         .unwrap_or_default();
-                    (format!("{}{mark}{verdict}", u.score), score_style(f, u.score))
+                    (
+                        format!("{}{mark}{verdict}", u.score),
+                        score_style(f, u.score),
+                    )
                 }
             },
         },
