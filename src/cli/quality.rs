@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
 use agent_handover::domain::handoff::{self, LintContext, LintReport, TemplateKind};
+use agent_handover::engine::lint_context;
 use agent_handover::read::history::latest_previous_handoff;
 use agent_handover::read::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
 use agent_handover::{Error, Result, Workspace};
@@ -80,7 +81,7 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
         return outcomes(&ws, out);
     }
     let (file, text) = read_handoff(&ws, args.file.as_deref())?;
-    let report = handoff::lint(&text, &context(&ws, args)?);
+    let report = handoff::lint(&text, &context(&ws, args, &text)?);
     let passed = report.passes(args.min_score);
     let shown = LintOutput {
         ok: true,
@@ -180,7 +181,7 @@ fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
 /// commits. The current state is the workspace's; a FILE belongs to
 /// `--root DIR` or the project holding it (stdin: the one holding the
 /// working directory); with no project, only the text is judged.
-fn context(ws: &Workspace, args: &LintArgs) -> Result<LintContext> {
+fn context(ws: &Workspace, args: &LintArgs, text: &str) -> Result<LintContext> {
     let root = match (&args.root, args.file.as_deref()) {
         (Some(dir), _) => {
             if !dir.is_dir() {
@@ -191,7 +192,7 @@ fn context(ws: &Workspace, args: &LintArgs) -> Result<LintContext> {
             }
             std::fs::canonicalize(dir).ok()
         }
-        (None, None) => return Ok(LintContext::for_workspace(ws)),
+        (None, None) => return Ok(lint_context(ws, text)),
         (None, Some(file)) if file == Path::new("-") => {
             agent_handover::workspace::project_containing(&ws.root, ws.home.as_deref())
         }
@@ -203,14 +204,14 @@ fn context(ws: &Workspace, args: &LintArgs) -> Result<LintContext> {
         return Ok(LintContext::default());
     };
     if std::fs::canonicalize(&ws.root).is_ok_and(|r| r == root) {
-        return Ok(LintContext::for_workspace(ws));
+        return Ok(lint_context(ws, text));
     }
     let at_root = Workspace::resolve(agent_handover::WorkspaceOptions {
         cwd: Some(root.clone()),
         ..Default::default()
     });
     Ok(match at_root {
-        Ok(other) => LintContext::for_workspace(&other),
+        Ok(other) => lint_context(&other, text),
         Err(_) => LintContext {
             root: Some(root),
             ..LintContext::default()

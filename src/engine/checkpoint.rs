@@ -31,6 +31,7 @@ use crate::base::fsx;
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::document::HandoffDocument;
 use crate::domain::handoff::usefulness::Usefulness;
+use crate::workspace::Workspace;
 
 /// The schema version we write.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -387,6 +388,34 @@ impl Checkpoint {
     pub fn is_legacy(&self) -> bool {
         self.plan.is_empty() && self.run_id.is_none()
     }
+}
+
+/// The record of every run with an id, once each, read lazily: first the
+/// current checkpoint (in progress, or finished without an archived record:
+/// finished by 0.5.1, or a crash between completing and archiving), then the
+/// archived records in `runs/`, newest first by run id (ids begin with their
+/// start time), so a reader that needs only the newest can stop early.
+/// Unreadable records are errors.
+pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<Checkpoint>>> {
+    let mut records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".record.json")))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("list", ws.runs_dir(), e)),
+    };
+    records.sort_unstable_by(|a, b| b.cmp(a));
+    let current = Some(Checkpoint::load(&ws.checkpoint)?).filter(|cp| cp.run_id.is_some());
+    let current_id = current.as_ref().and_then(|cp| cp.run_id.clone());
+    // Record files are named by run id, so only the checkpoint can repeat one.
+    let archived = records
+        .into_iter()
+        .filter_map(move |path| match Checkpoint::load(&path) {
+            Ok(cp) if cp.run_id.is_none() || cp.run_id == current_id => None,
+            other => Some(other),
+        });
+    Ok(current.map(Ok).into_iter().chain(archived))
 }
 
 #[cfg(test)]

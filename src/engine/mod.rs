@@ -29,6 +29,7 @@ pub mod retention;
 pub mod step;
 pub mod steps;
 pub mod sync;
+pub mod truth;
 
 pub use checkpoint::{Checkpoint, RunStatus, StepRecord, StepState};
 pub use executor::Engine;
@@ -36,3 +37,4 @@ pub use plan::{QualityGate, RunOverrides, RunRequest, plan_from_config};
 pub use report::{RunOrigin, RunReport};
 pub use step::{Inputs, Step, StepContext};
 pub use steps::{StepAction, StepSpec};
+pub use truth::lint_context;

@@ -23,7 +23,7 @@ use crate::base::secrets;
 use crate::domain::backend::BackendSpec;
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::verdict::{self, SessionVerdict};
-use crate::domain::handoff::{self, HandoffError, LintContext};
+use crate::domain::handoff::{self, HandoffError};
 use crate::domain::knowledge::IndexCap;
 use crate::domain::memory::compact;
 use crate::domain::memory::conflict::Conflict;
@@ -119,8 +119,9 @@ impl QualityGate {
         else {
             return Ok(());
         };
-        let ctx = LintContext::for_workspace(ws);
-        handoff::gate(&(memory::header(2, self.date) + text), &ctx, self.min_score).map(drop)
+        let text = memory::header(2, self.date) + text;
+        let ctx = super::truth::lint_context(ws, &text);
+        handoff::gate(&text, &ctx, self.min_score).map(drop)
     }
 }
 

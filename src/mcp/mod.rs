@@ -17,7 +17,7 @@ use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use agent_handover::domain::handoff::{self, LintContext, TemplateKind};
+use agent_handover::domain::handoff::{self, TemplateKind};
 use agent_handover::domain::inbox::{Inbox, NewMessage};
 use agent_handover::domain::task::{Notes, StepChange, TaskAction};
 use agent_handover::ops::{handover, knowledge, session, task};
@@ -416,7 +416,7 @@ impl Server {
                 Some(text) => ("handoff".into(), text),
                 None => handoff::load(ws, None)?,
             };
-            let report = handoff::lint(&text, &LintContext::for_workspace(ws));
+            let report = handoff::lint(&text, &agent_handover::engine::lint_context(ws, &text));
             Ok(report.text(&file))
         })
         .await

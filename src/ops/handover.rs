@@ -68,7 +68,10 @@ pub fn hand_over(ws: &Workspace, overrides: &RunOverrides, today: NaiveDate) -> 
     let report = Engine::new(ws.clone())
         .start(request)
         .map_err(|e| queued_advice(ws, e))?;
-    let quality = unchecked.and_then(|text| handoff::quality_note(ws, &text, today));
+    let quality = unchecked.and_then(|text| {
+        let state = crate::domain::memory::header(2, today) + &text;
+        handoff::quality_note(&state, &crate::engine::lint_context(ws, &state))
+    });
     let published = where_it_went(ws, &report);
     Ok(HandedOver {
         report,

@@ -8,7 +8,7 @@ use crate::base::error::Result;
 use crate::base::{fsx, secrets};
 use crate::domain::handoff::context::newest_note;
 use crate::domain::handoff::usefulness::Usefulness;
-use crate::domain::handoff::{LintContext, LintReport, lint};
+use crate::domain::handoff::{LintReport, lint};
 use crate::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use crate::read::RunSnapshot;
 use crate::read::history::{latest_previous_handoff, load_runs, summarize};
@@ -48,7 +48,7 @@ pub fn quality(ws: &Workspace) -> Result<Option<QualityData>> {
     let Some(text) = store.read_current_state()? else {
         return Ok(None);
     };
-    let ctx = LintContext::for_workspace(ws);
+    let ctx = crate::engine::lint_context(ws, &text);
     // Scored as written, shown redacted (line for line), as `lint` shows it.
     let shown = |text: &str| secrets::redact_keeping_lines(text).into_owned();
     let mut docs = vec![Reviewed {
@@ -140,7 +140,7 @@ pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
         && let Ok(Some(text)) =
             fsx::read_text_within(&ws.memory.root, &path, MAX_MEMORY_FILE_BYTES, "")
     {
-        let report = lint(&text, &LintContext::for_workspace(ws));
+        let report = lint(&text, &crate::engine::lint_context(ws, &text));
         lines.push(String::new());
         lines.push(format!(
             "its session note {}: score {}/100{}",

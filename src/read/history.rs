@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::domain::capacity::ContextUse;
 use crate::domain::handoff::usefulness::Usefulness;
 use crate::domain::handoff::verdict::SessionVerdict;
@@ -114,33 +114,7 @@ pub fn load_runs(ws: &Workspace) -> Result<Vec<Checkpoint>> {
     runs_newest_first(ws)?.collect()
 }
 
-/// The record of every run with an id, once each, read lazily: first the
-/// current checkpoint (in progress, or finished without an archived record:
-/// finished by 0.5.1, or a crash between completing and archiving), then the
-/// archived records in `runs/`, newest first by run id (ids begin with their
-/// start time), so a reader that needs only the newest can stop early.
-/// Unreadable records are errors.
-pub fn runs_newest_first(ws: &Workspace) -> Result<impl Iterator<Item = Result<Checkpoint>>> {
-    let mut records: Vec<std::path::PathBuf> = match std::fs::read_dir(ws.runs_dir()) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".record.json")))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io("list", ws.runs_dir(), e)),
-    };
-    records.sort_unstable_by(|a, b| b.cmp(a));
-    let current = Some(Checkpoint::load(&ws.checkpoint)?).filter(|cp| cp.run_id.is_some());
-    let current_id = current.as_ref().and_then(|cp| cp.run_id.clone());
-    // Record files are named by run id, so only the checkpoint can repeat one.
-    let archived = records
-        .into_iter()
-        .filter_map(move |path| match Checkpoint::load(&path) {
-            Ok(cp) if cp.run_id.is_none() || cp.run_id == current_id => None,
-            other => Some(other),
-        });
-    Ok(current.map(Ok).into_iter().chain(archived))
-}
+pub use crate::engine::checkpoint::runs_newest_first;
 
 /// How useful the previous handoff turned out to be, as the newest run
 /// that judged one recorded it (best effort: unreadable records are skipped).

@@ -330,6 +330,31 @@ impl<'a> Start<'a> {
     }
 }
 
+/// The paths whose changes are no work (see [`Excluded`]) that lie in the
+/// work tree of the repository holding `ws`, relative to it and
+/// `/`-separated, folders ending in `/`: what a commit that changed only
+/// these did was a handover's or an install's.
+pub fn not_work_paths(ws: &Workspace) -> Vec<String> {
+    let Some(top) = Repository::discover(&ws.root)
+        .ok()
+        .and_then(|r| r.workdir().and_then(|w| w.canonicalize().ok()))
+    else {
+        return Vec::new();
+    };
+    let excluded = Excluded::of(ws).canonical();
+    let relative = |p: &Path| -> Option<String> {
+        let rel = p.strip_prefix(&top).ok()?.to_str()?;
+        (!rel.is_empty()).then(|| rel.replace('\\', "/"))
+    };
+    let dirs = excluded
+        .dirs
+        .iter()
+        .filter_map(|d| relative(d))
+        .map(|d| format!("{d}/"));
+    let files = excluded.files.iter().filter_map(|f| relative(f));
+    dirs.chain(files).collect()
+}
+
 /// The paths whose changes are not work: a handover's own, and the agents'
 /// settings files `install` manages.
 struct Excluded {

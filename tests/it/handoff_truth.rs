@@ -153,3 +153,154 @@ fn run_verdict_beats_the_line_and_a_bad_one_is_refused_naming_the_fix() {
         "{history}"
     );
 }
+
+/// The rules `lint --json` of the current state found, with their messages.
+fn findings(p: &Project) -> Vec<(String, String)> {
+    let report = json(&p.run(&["--json", "lint"]));
+    assert_eq!(report["truth_checks"]["ran"], true, "{report}");
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn of_rule(found: &[(String, String)], rule: &str) -> Vec<String> {
+    found
+        .iter()
+        .filter(|(r, _)| r == rule)
+        .map(|(_, m)| m.clone())
+        .collect()
+}
+
+#[test]
+fn a_session_that_committed_to_an_area_its_handoff_never_mentions_is_told_so() {
+    let p = repository();
+    let root = p.dir.path();
+    hand_over(&p, FIRST, &[]);
+    commit(
+        root,
+        "src/auth/token.rs",
+        "1",
+        "auth: refresh tokens on expiry",
+    );
+    commit(
+        root,
+        "src/auth/token.rs",
+        "2",
+        "auth: keep the refresh secret out of logs",
+    );
+    commit(
+        root,
+        "src/auth/session.rs",
+        "3",
+        "auth: end sessions on logout",
+    );
+    let silent = FIRST.replace("counts tokens", "counts tokens and skips comments");
+    hand_over(&p, &silent, &[]);
+    let said = of_rule(&findings(&p), "work-not-covered");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("3 commits")
+            && said[0].contains("`auth`")
+            && said[0].contains("auth: end sessions on logout"),
+        "{said:?}"
+    );
+    // The same session, told: nothing to say.
+    let told = format!(
+        "{silent}- Authentication: refresh on expiry, secret kept out of logs, logout ends the session\n"
+    );
+    let told = told.replace(
+        "## Failed approaches",
+        &format!("{}\n## Failed approaches", ""),
+    );
+    hand_over(&p, &told, &[]);
+    assert!(of_rule(&findings(&p), "work-not-covered").is_empty());
+}
+
+#[test]
+fn a_later_commit_that_did_the_next_step_makes_the_current_state_say_so() {
+    let p = repository();
+    let root = p.dir.path();
+    commit(
+        root,
+        "src/lexer.rs",
+        "fn lex() {}\n",
+        "lexer: read identifiers",
+    );
+    let state = "# Handoff 2026-12-01\n## Goal\nA lexer for the config language.\n## Done\n- Identifiers in `src/lexer.rs`\n## Failed approaches\n- none\n## Next step\nFix the \\u{...} escape form in `src/lexer.rs`.\n";
+    hand_over(&p, state, &[]);
+    assert!(of_rule(&findings(&p), "next-step-done-later").is_empty());
+    commit(
+        root,
+        "src/lexer.rs",
+        "fn lex() { /* escapes */ }\n",
+        "lexer: fix the \\u{...} escape form",
+    );
+    let said = of_rule(&findings(&p), "next-step-done-later");
+    let id = git(root, &["rev-parse", "--short=7", "HEAD"]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains(&id) && said[0].contains("escape form"),
+        "{said:?}"
+    );
+}
+
+#[test]
+fn commits_and_branches_the_handoff_names_are_looked_up() {
+    let p = repository();
+    let root = p.dir.path();
+    git(root, &["branch", "feature/login"]);
+    let real = git(root, &["rev-parse", "--short=9", "HEAD"]);
+    let state = format!(
+        "# Handoff 2026-12-01\n## Goal\nLogin.\n## Done\n- Started in {real} on branch `feature/login`\n## Failed approaches\n- none\n## Next step\nMerge `feature/login`.\n"
+    );
+    hand_over(&p, &state, &[]);
+    assert!(of_rule(&findings(&p), "unknown-ref").is_empty());
+    let wrong = state
+        .replace(&real, "deadbee42")
+        .replace("branch `feature/login`", "branch `feature/signin`");
+    hand_over(&p, &wrong, &[]);
+    let said = of_rule(&findings(&p), "unknown-ref");
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].contains("commit deadbee42"), "{said:?}");
+    assert!(said[1].contains("`feature/signin`"), "{said:?}");
+}
+
+#[test]
+fn not_working_what_the_last_handoff_called_done_is_a_contradiction() {
+    let p = repository();
+    let done = "# Handoff 2026-12-01\n## Goal\nLogin.\n## Done\n- The login flow with refresh tokens works end to end\n## Failed approaches\n- none\n## Next step\nAdd the logout button in `src/ui/header.tsx`.\n";
+    hand_over(&p, done, &[]);
+    let broken = "# Handoff 2026-12-02\n## Goal\nLogin.\n## Not working\n- The login flow with refresh tokens fails on expiry: `401 token_expired`\n## Failed approaches\n- none\n## Next step\nAdd the logout button in `src/ui/header.tsx`.\n";
+    hand_over(&p, broken, &[]);
+    let said = of_rule(&findings(&p), "contradicts-previous");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("listed it as done"), "{said:?}");
+    hand_over(
+        &p,
+        &broken.replace("fails on expiry", "broke again on expiry"),
+        &[],
+    );
+    assert!(of_rule(&findings(&p), "contradicts-previous").is_empty());
+}
+
+#[test]
+fn a_score_without_the_truth_checks_says_they_were_not_run() {
+    // A project that is no git repository.
+    let p = Project::new(&config(""));
+    hand_over(&p, FIRST, &[]);
+    let report = json(&p.run(&["--json", "lint"]));
+    assert_eq!(report["truth_checks"]["ran"], false, "{report}");
+    let text = stdout(&p.run(&["lint"]));
+    assert!(
+        text.contains("truth checks not run: the project is not a git repository"),
+        "{text}"
+    );
+}

@@ -1318,7 +1318,11 @@ fn paths_are_checked_only_against_the_project_holding_the_handoff() {
     assert!(!rules.contains(&"stale-path"), "{rules:?}");
     assert!(v["paths_checked_in"].is_null(), "{v}");
     let o = elsewhere.run(&["lint", file.to_str().unwrap()]);
-    assert!(stdout(&o).contains("paths not checked"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("paths and truth not checked"),
+        "{}",
+        stdout(&o)
+    );
 
     // In a project (a git repository) that lacks the file: stale.
     let project = tempfile::tempdir().unwrap();

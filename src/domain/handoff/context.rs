@@ -10,6 +10,7 @@ use chrono::{DateTime, Local, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::base::fsx;
+use crate::domain::handoff::truth::{NotRun, Truth};
 use crate::domain::inbox::Inbox;
 use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
 use crate::domain::memory::history::StateHistory;
@@ -79,6 +80,8 @@ pub struct LintContext {
     /// The active task, if any: a next step it marks done, or one of its
     /// failed approaches, is flagged.
     pub task: Option<TaskContext>,
+    /// What the project shows (the truth rules), or why it was not read.
+    pub truth: Truth,
 }
 
 impl Default for LintContext {
@@ -91,6 +94,7 @@ impl Default for LintContext {
             max_tokens: DEFAULT_MAX_TOKENS,
             min_tokens: DEFAULT_MIN_TOKENS,
             task: None,
+            truth: Truth::default(),
         }
     }
 }
@@ -109,6 +113,9 @@ impl LintContext {
             inbox: inbox_messages(ws),
             commits: commit_times(&ws.root),
             task: active_task(ws),
+            truth: Truth::NotRun {
+                why: NotRun::NotGathered,
+            },
             ..LintContext::default()
         }
     }

@@ -30,6 +30,7 @@ pub mod rules;
 pub mod score;
 pub mod templates;
 pub mod text;
+pub mod truth;
 pub mod usefulness;
 pub mod verdict;
 pub mod vocabulary;
@@ -135,6 +136,34 @@ pub struct LintReport {
     pub low_confidence: Option<String>,
     /// The penalty the fitted model added up (the score is its calibration).
     pub penalty: f64,
+    /// Whether the truth rules read the project (its commits and
+    /// branches), or why not: a score without them says so.
+    pub truth_checks: TruthChecks,
+}
+
+/// Whether a score's truth checks ran ([`truth`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TruthChecks {
+    /// They read the project.
+    pub ran: bool,
+    /// Why not, when they did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<&'static str>,
+}
+
+impl TruthChecks {
+    fn of(truth: &truth::Truth) -> Self {
+        match truth {
+            truth::Truth::Checked(_) => TruthChecks {
+                ran: true,
+                why: None,
+            },
+            truth::Truth::NotRun { why } => TruthChecks {
+                ran: false,
+                why: Some(why.describe()),
+            },
+        }
+    }
 }
 
 impl LintReport {
@@ -169,7 +198,9 @@ impl LintReport {
             text += &line;
         }
         if self.paths_checked_in.is_none() {
-            text += "  paths not checked: no project holds this handoff (--root DIR names one)\n";
+            text += "  paths and truth not checked: no project holds this handoff (--root DIR names one)\n";
+        } else if let Some(why) = self.truth_checks.why {
+            text += &format!("  truth checks not run: {why}\n");
         }
         text
     }
@@ -234,12 +265,11 @@ pub fn load(ws: &Workspace, file: Option<&Path>) -> Result<(String, String)> {
     }
 }
 
-/// What a handoff handed over as `text` lacks, linted on the way as the
-/// current state it becomes (`None`: no findings). Only a configured
+/// What a handoff lacks, linted as the current state `state` it became
+/// (header included) in `ctx` (`None`: no findings). Only a configured
 /// `min_score` refuses one, so `run` and the MCP `handover` just say it.
-pub fn quality_note(ws: &Workspace, text: &str, today: NaiveDate) -> Option<String> {
-    let ctx = LintContext::for_workspace(ws);
-    let report = lint(&(crate::domain::memory::header(2, today) + text), &ctx);
+pub fn quality_note(state: &str, ctx: &LintContext) -> Option<String> {
+    let report = lint(state, ctx);
     (!report.findings.is_empty()).then(|| {
         format!(
             "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
@@ -290,6 +320,7 @@ pub fn lint_with(text: &str, ctx: &LintContext, model: &model::Model) -> LintRep
         paths_checked_in: ctx.root.clone(),
         low_confidence: low_confidence(&doc, text::estimate_tokens(text)),
         penalty: (penalty * 10.0).round() / 10.0,
+        truth_checks: TruthChecks::of(&ctx.truth),
     }
 }
 

@@ -7,9 +7,10 @@ use std::path::Path;
 use agent_handover::agent::hooks::session;
 use agent_handover::agent::sessions;
 use agent_handover::domain::capacity::warn_at;
-use agent_handover::domain::handoff::{HandoffDocument, LintContext, lint};
+use agent_handover::domain::handoff::{HandoffDocument, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::engine::checkpoint::StepState;
+use agent_handover::engine::lint_context;
 use agent_handover::engine::pause::PauseInfo;
 use agent_handover::read::brief::other_workstreams;
 use agent_handover::read::history::latest_previous_handoff;
@@ -108,7 +109,7 @@ pub fn score(dir: &Path) -> Score {
         .read_current_state()
         .ok()
         .flatten()
-        .map(|text| lint(&text, &LintContext::for_workspace(&ws)));
+        .map(|text| lint(&text, &lint_context(&ws, &text)));
     Score {
         score: report.as_ref().map(|r| r.score),
         low_confidence: report.is_some_and(|r| r.low_confidence.is_some()),
@@ -230,7 +231,7 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
     if let Ok(Some(text)) = store.read_current_state() {
         let doc = HandoffDocument::parse(&text);
         detail.next_step = doc.next_step().map(|i| i.text.clone());
-        let report = lint(&text, &LintContext::for_workspace(&ws));
+        let report = lint(&text, &lint_context(&ws, &text));
         let top = report
             .findings
             .iter()

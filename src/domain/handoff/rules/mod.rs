@@ -37,6 +37,10 @@
 //! | `few-specifics` | info | 20 | 20 |
 //! | `skeleton` | info | 15 | 15 |
 //! | `celebration` | info | 15 | 15 |
+//! | `work-not-covered` | warning | 10 | 20 |
+//! | `next-step-done-later` | warning | 25 | 25 |
+//! | `unknown-ref` | warning | 8 | 16 |
+//! | `contradicts-previous` | warning | 10 | 20 |
 //!
 //! Some rules scale: a finding's points can differ from the weight (a
 //! missing goal costs less than a missing next step; `too-short`,
@@ -52,6 +56,7 @@ mod layers;
 mod paths;
 mod structure;
 mod substance;
+mod truth;
 
 pub use content::{placeholder_in, unfilled_template};
 
@@ -440,6 +445,39 @@ rules! {
         15,
         "the state is reported, not celebrated (\"100% complete\", \"production ready\", 🎉 ✅)",
     );
+    /// The session's commits changed an area the handoff never mentions
+    /// (the project's truth: [`crate::domain::handoff::truth`]).
+    WORK_NOT_COVERED = (
+        "work-not-covered",
+        Warning,
+        10,
+        20,
+        "the session's work is in the handoff: every area its commits changed is mentioned",
+    );
+    /// A commit made after the handoff meets its next step.
+    NEXT_STEP_DONE_LATER = (
+        "next-step-done-later",
+        Warning,
+        25,
+        25,
+        "no commit made after the handoff already does its next step",
+    );
+    /// A commit id or branch the handoff names is not in the repository.
+    UNKNOWN_REF = (
+        "unknown-ref",
+        Warning,
+        8,
+        16,
+        "every commit and branch the handoff names is in the repository",
+    );
+    /// Listed as not working, though the previous handoff listed it as done.
+    CONTRADICTS_PREVIOUS = (
+        "contradicts-previous",
+        Warning,
+        10,
+        20,
+        "nothing listed as not working was done in the previous handoff, unless it broke again",
+    );
 }
 
 /// The rule with this id.
@@ -464,6 +502,7 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     consistency::check(doc, &mut out);
     paths::check(doc, ctx, &mut out);
     cross::check(doc, ctx, &mut out);
+    truth::check(doc, ctx, &mut out);
     out
 }
 
