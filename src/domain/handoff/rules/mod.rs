@@ -37,6 +37,9 @@
 //! | `few-specifics` | info | 20 | 20 |
 //! | `skeleton` | info | 15 | 15 |
 //! | `celebration` | info | 15 | 15 |
+//! | `not-a-handoff` | warning | 20 | 20 |
+//! | `competing-next` | warning | 5 | 15 |
+//! | `next-step-phase-or-menu` | warning | 10 | 10 |
 //!
 //! Some rules scale: a finding's points can differ from the weight (a
 //! missing goal costs less than a missing next step; `too-short`,
@@ -48,6 +51,7 @@
 mod consistency;
 mod content;
 mod cross;
+mod genre;
 mod layers;
 mod paths;
 mod structure;
@@ -440,6 +444,34 @@ rules! {
         15,
         "the state is reported, not celebrated (\"100% complete\", \"production ready\", 🎉 ✅)",
     );
+    /// Not a session handoff: a README or runbook (architecture, setup,
+    /// commands, contacts) or a changelog of finished phases. Graded by
+    /// the share of the words under such sections; reference weighs half
+    /// beside a status or an open task.
+    NOT_A_HANDOFF = (
+        "not-a-handoff",
+        Warning,
+        20,
+        20,
+        "the document is a handoff (where the work stands, what is open, what is next), not a README, runbook or changelog",
+    );
+    /// Next steps in several places (addenda stacked on a handoff, each
+    /// with its own): 5 points per place beyond the first.
+    COMPETING_NEXT = (
+        "competing-next",
+        Warning,
+        5,
+        15,
+        "one place says what comes next, not several addenda that compete",
+    );
+    /// The next step is a menu of options or a whole phase.
+    NEXT_STEP_PHASE_OR_MENU = (
+        "next-step-phase-or-menu",
+        Warning,
+        10,
+        10,
+        "the next step is one step, not a menu of options (\"Option A / B / C\") or a whole phase",
+    );
 }
 
 /// The rule with this id.
@@ -464,6 +496,7 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     consistency::check(doc, &mut out);
     paths::check(doc, ctx, &mut out);
     cross::check(doc, ctx, &mut out);
+    genre::check(doc, &mut out);
     out
 }
 
