@@ -150,9 +150,8 @@ fn check_genre(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
     if share < GENRE_FROM {
         return;
     }
-    let strength = (share - GENRE_FROM).min(GENRE_FULL - GENRE_FROM) * 100
-        / (GENRE_FULL - GENRE_FROM)
-        + 1;
+    let strength =
+        (share - GENRE_FROM).min(GENRE_FULL - GENRE_FROM) * 100 / (GENRE_FULL - GENRE_FROM) + 1;
     let points = (usize::from(NOT_A_HANDOFF.cap) * strength.min(100)).div_ceil(100);
     let what = if finished > reference {
         "a changelog of finished phases"
@@ -205,8 +204,8 @@ fn check_competing(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         {
             last_level = None;
         }
-        let is_next = SectionKind::classify(text) == Some(SectionKind::NextStep)
-            || NEXT_MARK.is_match(text);
+        let is_next =
+            SectionKind::classify(text) == Some(SectionKind::NextStep) || NEXT_MARK.is_match(text);
         if is_next && last_level.is_none() {
             markers.push((line.number, text, part));
             last_level = Some(level);
@@ -348,7 +347,11 @@ mod tests {
             .find(|f| f.rule == "competing-next")
             .expect("three next steps");
         assert_eq!(f.line, Some(12));
-        assert!(f.message.starts_with("3 places, in 3 parts"), "{}", f.message);
+        assert!(
+            f.message.starts_with("3 places, in 3 parts"),
+            "{}",
+            f.message
+        );
         assert_eq!(f.points, 2 * COMPETING_NEXT.weight);
     }
 
@@ -365,6 +368,10 @@ mod tests {
     #[test]
     fn an_append_only_logs_older_entries_do_not_compete() {
         let text = "# Session log\n\n## 2026-03-05\n### Done\n- Ported `cli.rs`\n### Next step\n- Wire `retry` into src/net.rs\n\n## 2026-03-04\n### Done\n- Started the port\n### Next step\n- Port `cli.rs`\n";
-        assert!(!fired(text).contains(&"competing-next"), "{:?}", findings(text));
+        assert!(
+            !fired(text).contains(&"competing-next"),
+            "{:?}",
+            findings(text)
+        );
     }
 }

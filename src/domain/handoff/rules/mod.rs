@@ -46,7 +46,10 @@
 //! `over-budget`, `no-evidence` and `filler` grow with the distance from
 //! what a briefing needs; `next-step-not-single` costs 2 per step beyond
 //! the first, or beyond the fifth of a list in order, whose first step is
-//! the next one). Any `secret` fails the handoff outright: the score is 0.
+//! the next one; `not-a-handoff` grows with the share of the words under
+//! reference or finished-phase sections, `competing-next` with the places
+//! that say what comes next). Any `secret` fails the handoff outright: the
+//! score is 0.
 
 mod consistency;
 mod content;

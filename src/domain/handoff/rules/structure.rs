@@ -687,7 +687,8 @@ mod tests {
             .expect("a menu");
         assert_eq!(f.line, Some(3));
         assert!(f.message.contains("menu of 3 options"), "{}", f.message);
-        let text = "## Próximos passos\n\n### Opção A — migrar `db.rs`\n- x\n### Opção B — manter\n- y\n";
+        let text =
+            "## Próximos passos\n\n### Opção A — migrar `db.rs`\n- x\n### Opção B — manter\n- y\n";
         assert!(rules_fired(text).contains(&"next-step-phase-or-menu"));
     }
 
