@@ -615,9 +615,14 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 
 // ---- the real corpus: public handoffs rated blind by two raters (issue 27) ----
 
-/// The held-out Spearman reached (issue 27's target, 0.75, is not met):
-/// 0.689 over all 220 held-out handoffs, 0.683 over the 94 of round 5.
+/// The held-out Spearman reached (issue 27's target, 0.75, is not met,
+/// nor issue 42's, 0.70): 0.689 over all 220 held-out handoffs, 0.683
+/// over the 94 of round 5; 0.691 and 0.691 with the genre rules.
 const SPEARMAN_FLOOR: f64 = 0.68;
+
+/// Issue 42's held-out AUC target, reached with the genre rules (0.976
+/// over all 220 held-out handoffs, 0.971 over the 94 of round 5).
+const ISSUE_42_AUC: f64 = 0.95;
 
 /// Licenses the corpus may redistribute.
 const PERMISSIVE: &[&str] = &[
@@ -746,9 +751,10 @@ fn the_shipped_weights_are_what_a_refit_gives() {
 
 /// The held-out real handoffs (never fitted on nor read to change a rule),
 /// scored as `lint` scores a handoff with no project: AUC of good against
-/// bad meets issue 27's target of 0.9, on all of them and on round 5's
-/// alone. Spearman against the raters' mean does NOT meet its 0.75
-/// (0.689 when this was written); the test holds the floor
+/// bad meets issue 27's target of 0.9 and issue 42's of 0.95, on all of
+/// them and on round 5's alone. Spearman against the raters' mean does NOT
+/// meet issue 27's 0.75 nor issue 42's 0.70 (0.691 when this was
+/// written); the test holds the floor
 /// reached, [`SPEARMAN_FLOOR`], so it cannot slip back unseen.
 #[test]
 fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
@@ -788,6 +794,10 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
     assert!(fresh.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.spearman >= SPEARMAN_FLOOR, "{figures}");
+    assert!(
+        f.auc >= ISSUE_42_AUC && fresh.auc >= ISSUE_42_AUC,
+        "{figures}"
+    );
 }
 
 #[test]

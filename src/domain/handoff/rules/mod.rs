@@ -41,17 +41,24 @@
 //! | `next-step-done-later` | warning | 25 | 25 |
 //! | `unknown-ref` | warning | 8 | 16 |
 //! | `contradicts-previous` | warning | 10 | 20 |
+//! | `not-a-handoff` | warning | 20 | 20 |
+//! | `competing-next` | warning | 5 | 15 |
+//! | `next-step-phase-or-menu` | warning | 10 | 10 |
 //!
 //! Some rules scale: a finding's points can differ from the weight (a
 //! missing goal costs less than a missing next step; `too-short`,
 //! `over-budget`, `no-evidence` and `filler` grow with the distance from
 //! what a briefing needs; `next-step-not-single` costs 2 per step beyond
 //! the first, or beyond the fifth of a list in order, whose first step is
-//! the next one). Any `secret` fails the handoff outright: the score is 0.
+//! the next one; `not-a-handoff` grows with the share of the words under
+//! reference or finished-phase sections, `competing-next` with the places
+//! that say what comes next). Any `secret` fails the handoff outright: the
+//! score is 0.
 
 mod consistency;
 mod content;
 mod cross;
+mod genre;
 mod layers;
 mod paths;
 mod structure;
@@ -478,6 +485,34 @@ rules! {
         20,
         "nothing listed as not working was done in the previous handoff, unless it broke again",
     );
+    /// Not a session handoff: a README or runbook (architecture, setup,
+    /// commands, contacts) or a changelog of finished phases. Graded by
+    /// the share of the words under such sections; reference weighs half
+    /// beside a status or an open task.
+    NOT_A_HANDOFF = (
+        "not-a-handoff",
+        Warning,
+        20,
+        20,
+        "the document is a handoff (where the work stands, what is open, what is next), not a README, runbook or changelog",
+    );
+    /// Next steps in several places (addenda stacked on a handoff, each
+    /// with its own): 5 points per place beyond the first.
+    COMPETING_NEXT = (
+        "competing-next",
+        Warning,
+        5,
+        15,
+        "one place says what comes next, not several addenda that compete",
+    );
+    /// The next step is a menu of options or a whole phase.
+    NEXT_STEP_PHASE_OR_MENU = (
+        "next-step-phase-or-menu",
+        Warning,
+        10,
+        10,
+        "the next step is one step, not a menu of options (\"Option A / B / C\") or a whole phase",
+    );
 }
 
 /// The rule with this id.
@@ -503,6 +538,7 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     paths::check(doc, ctx, &mut out);
     cross::check(doc, ctx, &mut out);
     truth::check(doc, ctx, &mut out);
+    genre::check(doc, &mut out);
     out
 }
 

@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_MISSING, NEXT_STEP_NOT_SINGLE, NEXT_STEP_VAGUE,
-    SECTION_EMPTY, SECTION_MISSING, SECTION_RECOMMENDED,
+    FAILED_APPROACHES_MISSING, Finding, NEXT_STEP_MISSING, NEXT_STEP_NOT_SINGLE,
+    NEXT_STEP_PHASE_OR_MENU, NEXT_STEP_VAGUE, SECTION_EMPTY, SECTION_MISSING, SECTION_RECOMMENDED,
 };
 use crate::base::patterns::pattern;
 use crate::domain::handoff::document::{
@@ -201,6 +201,21 @@ struct Steps {
     headed: bool,
 }
 
+/// A choice offered rather than a step taken: "Option A", "Path B:",
+/// "Alternative 2", "Variante A", "方案一", in the ten languages.
+static MENU_CHOICE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\W*(?:option|path|approach|alternative|choice|variant|variante|opción|opção|opzione|вариант|オプション|案|옵션|방안|方案|选项)\s*(?:[a-e]|[1-9]|[一二三四]|[ⅰ-ⅳ]|[а-г])(?:\W|$)",
+    )
+});
+/// A whole phase named as the next step: "Phase 3: implement the backend",
+/// "Milestone 2", "Sprint 4", "Fase 2", "Этап 3", "阶段二", "フェーズ2".
+static PHASE_STEP: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^\W*(?:(?:start|begin|move to|proceed (?:to|with)|continue (?:to|with)|on to|beginne|commencer|iniciar|começar|iniziare|начать)\s+(?:with\s+|the\s+)?)?(?:phase|milestone|stage|sprint|epic|fase|étape|etappe|этап|фаза|阶段|フェーズ|단계)\s*(?:[0-9]+[a-z]?|[ivx]+|[一二三四五六七八九十]+)\b\W*",
+    )
+});
+
 /// A heading that says its steps are in order.
 static ORDER_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -288,6 +303,7 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
         ordered,
         headed,
     } = next_steps(doc);
+    check_phase_or_menu(doc, &steps, ordered, out);
     if steps.len() > 1
         && let Some((line, idle)) = steps.iter().find(|(_, s)| IDLE.is_match(s.trim()))
     {
@@ -353,6 +369,65 @@ fn check_next_step(doc: &HandoffDocument<'_>, out: &mut Vec<Finding>) {
                 )
             },
         ));
+    }
+}
+
+/// The next step is a menu ("Option A / Option B / Option C": two or
+/// more choices on the lines of the next-step sections) or a whole phase
+/// ("Phase 3: implement the backend": the first step names a phase and,
+/// after its label, nothing to start from).
+fn check_phase_or_menu(
+    doc: &HandoffDocument<'_>,
+    steps: &[(usize, String)],
+    ordered: bool,
+    out: &mut Vec<Finding>,
+) {
+    let choices: Vec<(usize, &str)> = doc
+        .sections_of(SectionKind::NextStep)
+        .flat_map(|s| {
+            std::iter::once((s.line, s.heading)).chain(
+                doc.lines[s.body.clone()]
+                    .iter()
+                    .filter(|l| !l.fenced)
+                    .map(|l| (l.number, l.text)),
+            )
+        })
+        .map(|(n, t)| (n, t.trim_start_matches(['#', '-', '*', '+', ' ', '\t'])))
+        .filter(|(_, t)| MENU_CHOICE.is_match(t))
+        .collect();
+    if choices.len() >= 2 {
+        out.push(NEXT_STEP_PHASE_OR_MENU.at(
+            Some(choices[0].0),
+            format!(
+                "the next step is a menu of {} options (\"{}\", …): choose one, say why, and make it the next step",
+                choices.len(),
+                snippet(choices[0].1, 40)
+            ),
+        ));
+        return;
+    }
+    let Some((line, first)) = steps.first() else {
+        return;
+    };
+    if steps.len() > 1 && !ordered {
+        return;
+    }
+    let first = first.trim_start_matches(['*', ' ']);
+    if let Some(m) = PHASE_STEP.find(first) {
+        let rest = first[m.end()..].trim_start_matches(['*', ' ', ':', '—', '–', '-', '(', ')']);
+        // What the phase label leaves: a concrete start, or only its scope.
+        let first_line = rest.lines().next().unwrap_or("");
+        let scope_only = !ANCHOR.is_match(first_line)
+            && first_line.split_whitespace().count() < BROAD_STEP_WORDS;
+        if scope_only {
+            out.push(NEXT_STEP_PHASE_OR_MENU.at(
+                Some(*line),
+                format!(
+                    "the next step \"{}\" is a whole phase: name its first concrete step (the file, command or function to start from)",
+                    snippet(first, 60)
+                ),
+            ));
+        }
     }
 }
 
@@ -600,6 +675,52 @@ mod tests {
         // Sub-headings that group the steps are no steps to judge.
         let grouped = "## Next steps\n\n### High Priority\n- Wire `retry` into `src/net.rs`\n### Medium Priority\n- Add `--json` to `cmd/version.go`\n### Later\n- Port `cli.rs`\n";
         assert!(!rules_fired(grouped).contains(&"next-step-vague"));
+    }
+
+    #[test]
+    fn a_menu_of_options_is_no_next_step() {
+        let text = "## Next steps\n\n**Option A: port the parser** (two days)\n- rewrite `parse.rs`\n\n**Option B: wrap the old one**\n- keep `legacy.rs`\n\n**Option C: drop the feature**\n";
+        let out = findings(text);
+        let f = out
+            .iter()
+            .find(|f| f.rule == "next-step-phase-or-menu")
+            .expect("a menu");
+        assert_eq!(f.line, Some(3));
+        assert!(f.message.contains("menu of 3 options"), "{}", f.message);
+        let text =
+            "## Próximos passos\n\n### Opção A — migrar `db.rs`\n- x\n### Opção B — manter\n- y\n";
+        assert!(rules_fired(text).contains(&"next-step-phase-or-menu"));
+    }
+
+    #[test]
+    fn a_whole_phase_is_no_next_step() {
+        for step in [
+            "Phase 3: implement the backend",
+            "Start Phase 2",
+            "**Milestone 4** — the dashboard",
+            "Этап 2: интерфейс",
+        ] {
+            let text = format!("## Next step\n{step}\n");
+            assert!(
+                rules_fired(&text).contains(&"next-step-phase-or-menu"),
+                "{step}"
+            );
+        }
+        for step in [
+            "Phase 3: wire `retry` into src/net.rs and rerun `cargo test --test net`",
+            "Phase 2 starts with the schema migration in db/migrations/0042.sql",
+            "Fix the off-by-one in `parse_header`",
+        ] {
+            let text = format!("## Next step\n{step}\n");
+            assert!(
+                !rules_fired(&text).contains(&"next-step-phase-or-menu"),
+                "{step}"
+            );
+        }
+        assert!(
+            !rules_fired(COMPLETE).contains(&"next-step-phase-or-menu"),
+            "a good handoff"
+        );
     }
 
     #[test]
