@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::context::{InboxMessage, PreviousHandoff};
 use agent_handover::domain::handoff::rules::RULES;
+use agent_handover::domain::handoff::truth::{ProjectTruth, TouchedCommit, Truth};
 use agent_handover::domain::handoff::{
     HandoffDocument, LintContext, LintReport, SectionKind, Severity, TemplateKind, lint,
 };
@@ -58,6 +59,12 @@ fn context_for(stem: &str) -> LintContext {
     let prev = Some(format!("{stem}.prev.md"))
         .filter(|p| fixtures().join(p).exists())
         .unwrap_or_else(|| "previous.md".into());
+    // The current state is the fixture itself for the rule that reads what came after it.
+    let prev = if stem == "bad_next_step_done_later" {
+        format!("{stem}.md")
+    } else {
+        prev
+    };
     let commits = if stem == "bad_stale_handoff" { 12 } else { 3 };
     LintContext {
         root: Some(env!("CARGO_MANIFEST_DIR").into()),
@@ -80,8 +87,44 @@ fn context_for(stem: &str) -> LintContext {
         // `bad_too_short` here and at the default 500 tokens in
         // `a_handoff_below_the_budget_costs_in_proportion`.
         min_tokens: FIXTURE_MIN_TOKENS,
+        truth: truth_for(stem),
         ..LintContext::default()
     }
+}
+
+/// What the project shows for a fixture: for the truth rules' fixtures, the
+/// commits and refs that make each fire; for the others, a session with no
+/// commit to cover and a repository holding what they name.
+fn truth_for(stem: &str) -> Truth {
+    let commit = |id: &str, summary: &str, path: &str| TouchedCommit {
+        id: id.into(),
+        summary: summary.into(),
+        paths: vec![path.into()],
+    };
+    let mut truth = ProjectTruth {
+        since_last: Some(Vec::new()),
+        last_session: Some(Vec::new()),
+        branches: ["main".to_string()].into(),
+        ..ProjectTruth::default()
+    };
+    match stem {
+        "bad_work_not_covered" => {
+            truth.since_last = Some(vec![
+                commit("2b3c4d5e6f", "billing: round prorated amounts to cents", "src/billing/proration.rs"),
+                commit("3c4d5e6f7a", "billing: refuse negative invoices", "src/billing/invoice.rs"),
+            ]);
+        }
+        "bad_next_step_done_later" => {
+            truth.since_last = Some(vec![commit(
+                "4d5e6f7a8b",
+                "inbox: a missing file on the second acknowledgement is success",
+                "src/domain/inbox/mod.rs",
+            )]);
+        }
+        "bad_unknown_ref" => truth.missing_commits = vec!["deadbee42".into()],
+        _ => {}
+    }
+    Truth::Checked(truth)
 }
 
 /// The size below which a fixture is too short: the fixtures are short by
