@@ -110,8 +110,16 @@ fn truth_for(stem: &str) -> Truth {
     match stem {
         "bad_work_not_covered" => {
             truth.since_last = Some(vec![
-                commit("2b3c4d5e6f", "billing: round prorated amounts to cents", "src/billing/proration.rs"),
-                commit("3c4d5e6f7a", "billing: refuse negative invoices", "src/billing/invoice.rs"),
+                commit(
+                    "2b3c4d5e6f",
+                    "billing: round prorated amounts to cents",
+                    "src/billing/proration.rs",
+                ),
+                commit(
+                    "3c4d5e6f7a",
+                    "billing: refuse negative invoices",
+                    "src/billing/invoice.rs",
+                ),
             ]);
         }
         "bad_next_step_done_later" => {
