@@ -50,6 +50,29 @@ pub fn is_invisible(c: char) -> bool {
         )
 }
 
+/// `text` without the lines `drop` picks and the blank line after each;
+/// everything else byte for byte (borrowed when nothing is dropped).
+pub fn without_lines(text: &str, drop: impl Fn(&str) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.lines().any(&drop) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut skip_blank = false;
+    for line in text.split_inclusive('\n') {
+        if drop(line.trim_end_matches(['\n', '\r'])) {
+            skip_blank = true;
+            continue;
+        }
+        if skip_blank && line.trim().is_empty() {
+            skip_blank = false;
+            continue;
+        }
+        skip_blank = false;
+        out.push_str(line);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

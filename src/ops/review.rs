@@ -67,7 +67,7 @@ pub fn quality(ws: &Workspace) -> Result<Option<QualityData>> {
     {
         docs.push(Reviewed {
             title: "latest session note",
-            report: lint(&text, &ctx),
+            report: lint(&text, &crate::engine::lint_context(ws, &text)),
             path,
             text: shown(&text),
         });

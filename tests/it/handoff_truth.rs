@@ -259,7 +259,7 @@ fn commits_and_branches_the_handoff_names_are_looked_up() {
     git(root, &["branch", "feature/login"]);
     let real = git(root, &["rev-parse", "--short=9", "HEAD"]);
     let state = format!(
-        "# Handoff 2026-12-01\n## Goal\nLogin.\n## Done\n- Started in {real} on branch `feature/login`\n## Failed approaches\n- none\n## Next step\nMerge `feature/login`.\n"
+        "# Handoff 2026-12-01\n## Goal\nLogin.\n## Done\n- The login form, commit {real} on branch `feature/login`\n## Failed approaches\n- none\n## Next step\nMerge `feature/login`.\n"
     );
     hand_over(&p, &state, &[]);
     assert!(of_rule(&findings(&p), "unknown-ref").is_empty());

@@ -114,28 +114,10 @@ pub const DRAFTING_COMMENTS: [&str; 2] = [
 /// each: the next session would otherwise read "replace every TODO, then
 /// hand over" in its brief. Everything else is kept byte for byte.
 pub fn without_drafting_comments(text: &str) -> std::borrow::Cow<'_, str> {
-    let is_ours = |line: &str| {
+    crate::base::text::without_lines(text, |line| {
         let line = line.trim_end();
         DRAFTING_COMMENTS.iter().any(|c| line.starts_with(c)) && line.ends_with("-->")
-    };
-    if !text.lines().any(is_ours) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut skip_blank = false;
-    for line in text.split_inclusive('\n') {
-        if is_ours(line) {
-            skip_blank = true;
-            continue;
-        }
-        if skip_blank && line.trim().is_empty() {
-            skip_blank = false;
-            continue;
-        }
-        skip_blank = false;
-        out.push_str(line);
-    }
-    std::borrow::Cow::Owned(out)
+    })
 }
 
 impl std::fmt::Display for TemplateKind {

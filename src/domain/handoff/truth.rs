@@ -21,9 +21,15 @@ pub const MAX_COMMITS: usize = 30;
 /// Most changed paths kept of one commit.
 pub const MAX_PATHS: usize = 50;
 
-/// A word that may be a commit id: 7 to 40 hex digits, standing alone.
-static COMMIT_ID: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?:^|[^0-9A-Za-z_./#-])([0-9a-f]{7,40})(?:$|[^0-9A-Za-z_/-])"));
+/// A word that may be a commit id: 7 to 40 hex digits.
+static COMMIT_ID: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b[0-9a-f]{7,40}\b"));
+/// A line that speaks of commits (a short hex word elsewhere may be a trace
+/// id, a checksum or a container's).
+static ABOUT_COMMITS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:commit|sha|rev(?:ision)?|cherry-?pick|revert|rebase|HEAD|git (?:log|show|checkout|reset))",
+    )
+});
 
 /// Whether the truth checks ran, with what they read, or why not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -184,6 +190,9 @@ fn commits_between(
         // What the handover covered is gone (rewritten): nothing can be told.
         return (Vec::new(), false);
     }
+    let hidden_time = hide
+        .and_then(|h| repo.find_commit(h).ok())
+        .map(|c| c.committer().when().seconds());
     let mut out = Vec::new();
     for oid in walk.flatten() {
         if out.len() == MAX_COMMITS {
@@ -192,6 +201,13 @@ fn commits_between(
         let Ok(commit) = repo.find_commit(oid) else {
             continue;
         };
+        // A merge brings others' work; so does a pull of commits made
+        // before the handover's `HEAD`.
+        if commit.parent_count() > 1
+            || hidden_time.is_some_and(|t| commit.committer().when().seconds() < t)
+        {
+            continue;
+        }
         let paths = changed_paths(repo, &commit);
         let work = paths
             .iter()
@@ -202,7 +218,9 @@ fn commits_between(
         let id = oid.to_string();
         out.push(TouchedCommit {
             id: id[..10].to_string(),
-            summary: commit.summary().ok().flatten().unwrap_or("").to_string(),
+            // Quoted in findings, cut: redacted whole first.
+            summary: crate::base::secrets::redact(commit.summary().ok().flatten().unwrap_or(""))
+                .into_owned(),
             paths,
         });
     }
@@ -227,13 +245,22 @@ fn changed_paths(repo: &Repository, commit: &git2::Commit<'_>) -> Vec<String> {
 }
 
 /// The words of `text` that look like commit ids: 7-40 lowercase hex
-/// digits standing alone, with a digit and a letter among them (a number
-/// or a word of a-f alone is not one), once each.
+/// digits standing alone (not part of a path, a URL, a `#colour` or a
+/// UUID), with a digit and a letter among them (a number or a word of a-f
+/// alone is not one), on a line that speaks of commits (or the full 40),
+/// once each.
 pub fn named_commit_ids(text: &str) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for line in text.lines() {
-        for m in COMMIT_ID.captures_iter(line) {
-            let id = &m[1];
+        let about = ABOUT_COMMITS.is_match(line);
+        for m in COMMIT_ID.find_iter(line) {
+            let id = m.as_str();
+            let before = line[..m.start()].chars().next_back();
+            let after = line[m.end()..].chars().next();
+            let inside = |c: Option<char>, set: &str| c.is_some_and(|c| set.contains(c));
+            if inside(before, "./#-_") || inside(after, "/-_") || !(about || id.len() == 40) {
+                continue;
+            }
             let digit = id.chars().any(|c| c.is_ascii_digit());
             let letter = id.chars().any(|c| c.is_ascii_alphabetic());
             if digit && letter && !ids.iter().any(|i| i == id) {
@@ -259,12 +286,17 @@ mod tests {
 
     #[test]
     fn commit_ids_are_hex_words_with_a_digit_and_a_letter() {
-        let text = "Fixed in `a1b2c3d` and 0123456789abcdef0123456789abcdef01234567.\n\
-                    Not: deadbeef (no digit), 12345678 (no letter), a1b2c3 (six), \
-                    550e8400-e29b-41d4 (a UUID), https://x.io/a1b2c3d4e, src/9f8e7d6c.rs, #a1b2c3d4";
+        let text = "Fixed in commit `a1b2c3d` and b2c3d4e5f6, then 0123456789abcdef0123456789abcdef01234567.\n\
+                    Commits, not: deadbeef (no digit), 12345678 (no letter), a1b2c3 (six), \
+                    550e8400-e29b-41d4 (a UUID), https://x.io/a1b2c3d4e, src/9f8e7d6c.rs, #a1b2c3d4\n\
+                    trace id 3f2a9c1d8e (nothing of version control on its line)";
         assert_eq!(
             named_commit_ids(text),
-            ["a1b2c3d", "0123456789abcdef0123456789abcdef01234567"]
+            [
+                "a1b2c3d",
+                "b2c3d4e5f6",
+                "0123456789abcdef0123456789abcdef01234567"
+            ]
         );
     }
 
@@ -296,7 +328,10 @@ mod tests {
         commit("src/auth/token.rs", "auth: refresh tokens");
         let second = commit("memory/layer2/current-state.md", "handover: t session");
         let later = commit("src/lexer.rs", "lexer: fix the escape form");
-        let text = format!("Done in `{}`; see deadbee0 and `a1b2c3d4e5`.", &later[..7]);
+        let text = format!(
+            "Done in commit `{}`; see deadbee0 and `a1b2c3d4e5`.",
+            &later[..7]
+        );
         let Truth::Checked(truth) = gather(
             root,
             &[second.clone(), first.clone()],

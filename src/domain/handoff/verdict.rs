@@ -67,7 +67,9 @@ impl SessionVerdict {
     /// Reads `7/10 the failing test was not named` (also `7`, `7/10:`,
     /// `7 - …`, `7/10 — …`).
     pub fn parse(value: &str) -> Result<SessionVerdict, VerdictError> {
-        let value = value.trim();
+        // Redacted whole before anything is cut or quoted.
+        let value = secrets::redact(value.trim());
+        let value = value.as_ref();
         let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
         let rest = &value[digits.len()..];
         let rest = rest
@@ -76,9 +78,15 @@ impl SessionVerdict {
             .or_else(|| rest.trim_start().strip_prefix("/ 10"))
             .unwrap_or(rest);
         let score = digits.parse::<u8>().ok().filter(|s| (1..=10).contains(s));
+        // Not `3/5`, `7.5/10` or `7x`: a score of ten, whole.
+        let whole = !rest.starts_with(['/', '.', ','])
+            || rest
+                .chars()
+                .nth(1)
+                .is_some_and(|c| !c.is_ascii_digit() && c != '/');
         let (Some(score), true) = (
             score,
-            rest.is_empty() || !rest.starts_with(char::is_alphanumeric),
+            whole && (rest.is_empty() || !rest.starts_with(char::is_alphanumeric)),
         ) else {
             return Err(VerdictError::NoScore {
                 given: value.chars().take(40).collect(),
@@ -89,13 +97,19 @@ impl SessionVerdict {
                 c.is_whitespace() || matches!(c, ':' | '-' | '—' | '–' | ',' | ';' | '.')
             })
             .trim();
+        // Only the score filled in: the template's own words are no note.
+        let note = if TEMPLATE_LINE.ends_with(note) {
+            ""
+        } else {
+            note
+        };
         let chars = note.chars().count();
         if chars > MAX_NOTE_CHARS {
             return Err(VerdictError::TooLong { chars });
         }
         Ok(SessionVerdict {
             score,
-            note: secrets::redact(note).into_owned(),
+            note: note.to_string(),
         })
     }
 
@@ -136,33 +150,17 @@ pub fn is_verdict_line(line: &str) -> bool {
 /// a verdict is optional and never stops a handover). A blank line after a
 /// removed line goes with it.
 pub fn take(text: &str) -> (Cow<'_, str>, Option<SessionVerdict>) {
-    if !text.lines().any(is_verdict_line) {
-        return (Cow::Borrowed(text), None);
-    }
-    let mut verdict = None;
-    let mut out = String::with_capacity(text.len());
-    let mut skip_blank = false;
-    for line in text.split_inclusive('\n') {
-        if let Some(value) = value_of(line) {
-            if verdict.is_none() {
-                let words: String = value.chars().take(MAX_NOTE_CHARS + 8).collect();
-                verdict = SessionVerdict::parse(&words).ok().or_else(|| {
-                    // Too long: the score, and the words cut.
-                    let cut: String = value.chars().take(MAX_NOTE_CHARS).collect();
-                    SessionVerdict::parse(&cut).ok()
-                });
-            }
-            skip_blank = true;
-            continue;
-        }
-        if skip_blank && line.trim().is_empty() {
-            skip_blank = false;
-            continue;
-        }
-        skip_blank = false;
-        out.push_str(line);
-    }
-    (Cow::Owned(out), verdict)
+    let verdict = text.lines().find_map(value_of).and_then(|value| {
+        // Too long: the score, and the words cut.
+        SessionVerdict::parse(value).ok().or_else(|| {
+            let cut: String = value.chars().take(MAX_NOTE_CHARS).collect();
+            SessionVerdict::parse(&cut).ok()
+        })
+    });
+    (
+        crate::base::text::without_lines(text, is_verdict_line),
+        verdict,
+    )
 }
 
 /// `text` with its verdict lines blanked (the line numbers stay), for the
@@ -208,7 +206,19 @@ mod tests {
             let v = SessionVerdict::parse(given).unwrap();
             assert_eq!((v.score, v.note.as_str()), (score, note), "{given}");
         }
-        for bad in ["?/10 what", "0/10", "11/10", "great", "", "7x"] {
+        let only_score = TEMPLATE_LINE.replace("?/10", "8/10");
+        let (_, kept) = take(&only_score);
+        assert_eq!(kept.map(|v| (v.score, v.note)), Some((8, String::new())));
+        for bad in [
+            "?/10 what",
+            "0/10",
+            "11/10",
+            "great",
+            "",
+            "7x",
+            "3/5 meh",
+            "7.5/10 ok",
+        ] {
             assert!(
                 matches!(
                     SessionVerdict::parse(bad),
