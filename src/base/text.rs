@@ -1,5 +1,6 @@
 //! What counts as an empty text: one answer for every text with an empty
-//! check (a run's note and current state, an inbox message).
+//! check (a run's note and current state, an inbox message); and how a
+//! number is written.
 
 /// Whether `text` says nothing a reader could see: once HTML comments
 /// (`<!-- ... -->`, an unclosed one to the end), whitespace and invisible
@@ -71,6 +72,15 @@ pub fn without_lines(text: &str, drop: impl Fn(&str) -> bool) -> std::borrow::Co
         out.push_str(line);
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// A number as people write it: `30`, not `30.0`; `0.25` stays `0.25`.
+pub fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
 }
 
 #[cfg(test)]

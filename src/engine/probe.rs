@@ -104,14 +104,7 @@ impl MetricsSample {
     }
 }
 
-/// A number as people write it: `30`, not `30.0`; `0.25` stays `0.25`.
-pub fn format_value(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
+pub use crate::base::text::number as format_value;
 
 /// How one probe's command went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

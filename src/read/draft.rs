@@ -19,6 +19,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fsx;
 use crate::base::secrets;
 use crate::domain::handoff::document::{HandoffDocument, SectionKind};
+use crate::domain::handoff::measured::DRAFT_LINE;
 use crate::domain::handoff::templates::TemplateKind;
 use crate::domain::inbox::{Inbox, MessageSummary};
 use crate::domain::memory::MemoryStore;
@@ -219,7 +220,7 @@ fn facts(d: &Draft, kind: SectionKind) -> Vec<String> {
     match kind {
         SectionKind::Status => {
             if let Some(sample) = &d.metrics {
-                lines.push(format!("- Measured at hand-over: {}", sample.describe()));
+                lines.push(format!("- {DRAFT_LINE} {}", sample.describe()));
             }
             if let Some(e) = &d.metrics_error {
                 lines.push(format!("- Metrics could not be measured: {e}"));

@@ -9,7 +9,12 @@ use crate::common::{Project, config, git, json, stderr, stdout};
 
 /// A project in a git repository with one commit, the null backend.
 fn repository() -> Project {
-    let p = Project::new(&config(""));
+    repository_with("")
+}
+
+/// [`repository`] with `extra` in its config.
+fn repository_with(extra: &str) -> Project {
+    let p = Project::new(&config(extra));
     let root = p.dir.path();
     git(root, &["init", "-q", "-b", "main"]);
     for (k, v) in [
@@ -303,4 +308,59 @@ fn a_score_without_the_truth_checks_says_they_were_not_run() {
         text.contains("truth checks not run: the project is not a git repository"),
         "{text}"
     );
+}
+
+/// A metric that measures 7 passed and 1 failed.
+const MEASURES_ONE_FAILING: &str = "[[metric]]\nname = \"tests\"\nargv = [\"sh\", \"-c\", \"echo '7 passed; 1 failed'\"]\n[[metric.value]]\nname = \"passed\"\npattern = '(\\d+) passed'\n[[metric.value]]\nname = \"failed\"\npattern = '(\\d+) failed'\n";
+
+#[test]
+fn counts_the_handoff_claims_are_held_against_what_its_run_measured() {
+    let p = repository_with(MEASURES_ONE_FAILING);
+    let claims =
+        |status: &str| FIRST.replace("## Done\n", &format!("## Status\n- {status}\n## Done\n"));
+    hand_over(&p, &claims("8 passed, 0 failed: all tests pass"), &[]);
+    let said = of_rule(&findings(&p), "contradicts-measured");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("says 8 for `passed`, which measured 7"),
+        "{said:?}"
+    );
+    let history = json(&p.run(&["--json", "history"]));
+    let run_id = history["runs"][0]["run_id"].as_str().unwrap().to_string();
+    assert!(
+        said[0].contains(&format!("measured by run {run_id}")),
+        "{said:?}"
+    );
+
+    hand_over(&p, &claims("7 passed, 1 failed (`lexer::escape`)"), &[]);
+    assert!(of_rule(&findings(&p), "contradicts-measured").is_empty());
+}
+
+#[test]
+fn a_draft_filled_in_against_its_own_measured_line_is_told_so() {
+    let p = repository_with(MEASURES_ONE_FAILING);
+    let draft = p.run(&["draft", "--agent", "t"]);
+    assert!(draft.status.success(), "{}", stderr(&draft));
+    let draft = stdout(&draft);
+    assert!(
+        draft.contains("- Measured at hand-over: passed=7 failed=1"),
+        "{draft}"
+    );
+    let progress = draft
+        .lines()
+        .find(|l| l.starts_with("- TODO: measurable progress"))
+        .unwrap_or_else(|| panic!("{draft}"));
+    let filled = draft.replace(progress, "- All tests pass now.");
+    std::fs::write(p.path("draft.md"), &filled).unwrap();
+    let report = json(&p.run(&["--json", "lint", "draft.md"]));
+    let said: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "contradicts-measured")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(said.len(), 1, "{report}");
+    assert!(said[0].contains("`failed` measured 1"), "{said:?}");
+    assert!(said[0].contains("the draft's measured line"), "{said:?}");
 }

@@ -10,6 +10,7 @@ use chrono::{DateTime, Local, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::base::fsx;
+use crate::domain::handoff::measured::Measured;
 use crate::domain::handoff::truth::{NotRun, Truth};
 use crate::domain::inbox::Inbox;
 use crate::domain::memory::MAX_MEMORY_FILE_BYTES;
@@ -61,7 +62,7 @@ pub struct TaskContext {
 }
 
 /// Everything the cross-session rules need.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LintContext {
     /// The project root; referenced paths are checked against it.
     pub root: Option<PathBuf>,
@@ -82,6 +83,10 @@ pub struct LintContext {
     pub task: Option<TaskContext>,
     /// What the project shows (the truth rules), or why it was not read.
     pub truth: Truth,
+    /// The numbers the run that handed the text over measured (its
+    /// `[[metric]]` results); `None`: the draft's measured line in the
+    /// text, if any, is the measure.
+    pub measured: Option<Measured>,
 }
 
 impl Default for LintContext {
@@ -95,6 +100,7 @@ impl Default for LintContext {
             min_tokens: DEFAULT_MIN_TOKENS,
             task: None,
             truth: Truth::default(),
+            measured: None,
         }
     }
 }

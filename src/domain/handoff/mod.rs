@@ -25,6 +25,7 @@
 pub mod agreement;
 pub mod context;
 pub mod document;
+pub mod measured;
 pub mod model;
 pub mod rules;
 pub mod score;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 
 use super::history::{StateHistory, StateVersion};
-use super::{read_memory_file, replace_versioned};
+use super::{read_memory_file, replace_versioned, without_header};
 use crate::base::error::Result;
 use crate::base::{fsx, secrets};
 use crate::workspace::MemoryLayout;
@@ -165,13 +165,6 @@ fn with_section(text: &str, section: &str, body: &str) -> String {
         }
     }
     out
-}
-
-fn without_header(text: &str) -> &str {
-    match text.split_once('\n') {
-        Some((first, rest)) if first.starts_with("<!-- agent-handover |") => rest,
-        _ => text,
-    }
 }
 
 #[cfg(test)]

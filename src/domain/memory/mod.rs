@@ -44,6 +44,14 @@ pub fn header(layer: u8, date: NaiveDate) -> String {
     )
 }
 
+/// `text` without its [`header`] line, if it starts with one.
+pub fn without_header(text: &str) -> &str {
+    match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("<!-- agent-handover |") => rest,
+        _ => text,
+    }
+}
+
 /// Check a tag: letters, digits, `-`, `_` and `.` only (no separators,
 /// spaces, control or bidi characters: the agent-name rule,
 /// [`crate::workspace::check_agent_name`]), refused with the offending

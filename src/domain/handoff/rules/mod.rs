@@ -41,6 +41,7 @@
 //! | `next-step-done-later` | warning | 25 | 25 |
 //! | `unknown-ref` | warning | 8 | 16 |
 //! | `contradicts-previous` | warning | 10 | 20 |
+//! | `contradicts-measured` | warning | 10 | 20 |
 //! | `not-a-handoff` | warning | 20 | 20 |
 //! | `competing-next` | warning | 5 | 15 |
 //! | `next-step-phase-or-menu` | warning | 10 | 10 |
@@ -55,6 +56,7 @@
 //! that say what comes next). Any `secret` fails the handoff outright: the
 //! score is 0.
 
+mod claims;
 mod consistency;
 mod content;
 mod cross;
@@ -485,6 +487,15 @@ rules! {
         20,
         "nothing listed as not working was done in the previous handoff, unless it broke again",
     );
+    /// A count or a "tests pass" that is not what the run (or the draft's
+    /// measured line) measured.
+    CONTRADICTS_MEASURED = (
+        "contradicts-measured",
+        Warning,
+        10,
+        20,
+        "every number the handoff gives for a measured metric is the measured one, and no test said to pass fails",
+    );
     /// Not a session handoff: a README or runbook (architecture, setup,
     /// commands, contacts) or a changelog of finished phases. Graded by
     /// the share of the words under such sections; reference weighs half
@@ -538,6 +549,7 @@ pub fn check(doc: &HandoffDocument<'_>, ctx: &LintContext) -> Vec<Finding> {
     paths::check(doc, ctx, &mut out);
     cross::check(doc, ctx, &mut out);
     truth::check(doc, ctx, &mut out);
+    claims::check(doc, ctx, &mut out);
     genre::check(doc, &mut out);
     out
 }
