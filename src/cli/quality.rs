@@ -5,11 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::usefulness::Usefulness;
-use agent_handover::domain::handoff::{self, LintContext, LintReport, TemplateKind};
+use agent_handover::domain::handoff::{
+    self, LintContext, LintReport, ProjectAdjustment, TemplateKind,
+};
 use agent_handover::engine::lint_context;
 use agent_handover::read::history::latest_previous_handoff;
 use agent_handover::read::rule_outcomes::{MIN_SAMPLES, Verdict, check_weights};
-use agent_handover::{Error, Result, Workspace};
+use agent_handover::{Error, Result, Workspace, ops};
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use serde::Serialize;
@@ -40,6 +42,11 @@ pub struct LintArgs {
     /// (each judged by the session after it) instead of scoring one.
     #[arg(long, conflicts_with_all = ["file", "min_score"])]
     outcomes: bool,
+    /// With `--outcomes`: fit this project's adjustment of the shipped
+    /// weights to its sessions' verdicts (at least 5), and write it when it
+    /// agrees with them better; every lint in the project then says so.
+    #[arg(long, requires = "outcomes")]
+    fit: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -77,6 +84,9 @@ struct LintOutput<'a> {
 /// `lint [FILE]`: score a handoff; exit 7 below `--min-score`.
 pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
     let ws = args.target.workspace()?;
+    if args.fit {
+        return fit(&ws, out);
+    }
     if args.outcomes {
         return outcomes(&ws, out);
     }
@@ -129,7 +139,21 @@ pub fn lint(args: &LintArgs, out: Output) -> Result<u8> {
 /// that bears its weight out.
 fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
     let check = check_weights(ws)?;
-    out.emit(&json!({ "ok": true, "judged": check.handoffs.len(), "check": &check }), || {
+    let adjustment = ProjectAdjustment::load(ws.state_dir(), &ws.quality_adjustment_file());
+    let shown = json!({ "ok": true, "judged": check.handoffs.len(), "check": &check, "adjustment": &adjustment });
+    out.emit(&shown, || {
+        match &adjustment {
+            ProjectAdjustment::Applied { file, adjustment } => println!(
+                "this project's adjustment ({}, fitted on {} verdicts at {}) is applied to every lint here; the figures below are the shipped weights'",
+                file.display(),
+                adjustment.verdicts,
+                adjustment.fitted_at
+            ),
+            ProjectAdjustment::NotApplied { why, .. } => {
+                println!("this project's adjustment is not applied: {why}")
+            }
+            ProjectAdjustment::None => {}
+        }
         println!(
             "{} handoff(s) judged by the session after them (a handover judges the one it started from)",
             check.handoffs.len()
@@ -171,6 +195,49 @@ fn outcomes(ws: &Workspace, out: Output) -> Result<u8> {
                 r.points,
                 r.useful_when_fired,
                 r.useful_otherwise.map_or("-".into(), |o| format!("{o:.0}")),
+            );
+        }
+    });
+    Ok(exit::OK)
+}
+
+/// `lint --outcomes --fit`: the project's adjustment, fitted and written
+/// when it agrees better with the verdicts.
+fn fit(ws: &Workspace, out: Output) -> Result<u8> {
+    let fitted = ops::review::fit_adjustment(ws)?;
+    let a = &fitted.adjustment;
+    out.emit(&json!({ "ok": true, "fit": &fitted }), || {
+        let file = fitted.file.display();
+        println!(
+            "fitted on {} judged handoffs with the next session's verdict",
+            a.verdicts
+        );
+        let g = &a.agreement;
+        let rho = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}"));
+        println!(
+            "  against the verdicts, each left out of its own fit: Spearman {} -> {}, mean distance {:.0} -> {:.0} points (shipped -> adjusted)",
+            rho(g.shipped_spearman),
+            rho(g.adjusted_spearman),
+            g.shipped_error,
+            g.adjusted_error
+        );
+        for (rule, change) in &a.changes {
+            println!(
+                "  {rule:<28} {change:+.1} (shipped weight {})",
+                handoff::model::MODEL.weight(rule)
+            );
+        }
+        if a.changes.is_empty() {
+            println!("  no rule moved: the verdicts agree with the shipped weights");
+        }
+        if fitted.written {
+            println!(
+                "wrote {file}: every lint in this project scores with it and says so; delete it to score with the shipped weights alone"
+            );
+        } else {
+            println!(
+                "not written: it does not score the verdicts nearer than the shipped weights do (fit again after more sessions){}",
+                if fitted.file.exists() { format!("; {file} is left as it was") } else { String::new() }
             );
         }
     });

@@ -22,10 +22,11 @@ use chrono::Utc;
 
 use super::checkpoint::{Abandonment, Checkpoint, RunStatus, StepRecord, StepState};
 use super::identity::{Owner, iso_now, new_run_id, who};
+use super::inputs::{StagedInputs, write_inputs};
 use super::lock::RunLock;
 use super::pause::ensure_not_paused;
 use super::plan::RunRequest;
-use super::queue::{QueuedRun, RunQueue, StagedInputs, write_inputs};
+use super::queue::{QueuedRun, RunQueue};
 use super::report::{RunOrigin, RunReport};
 use super::step::{Inputs, StepContext, StepError, StepFn};
 use super::steps::StepSpec;

@@ -17,6 +17,7 @@
 pub mod checkpoint;
 pub mod executor;
 pub mod identity;
+pub mod inputs;
 pub mod lock;
 pub mod maintenance;
 pub mod pause;

@@ -13,7 +13,7 @@ use crate::domain::memory::without_header;
 use crate::workspace::{Workspace, activity};
 
 use super::checkpoint::{Checkpoint, RunStatus, runs_newest_first};
-use super::queue::staged_inputs;
+use super::inputs::staged_inputs;
 
 /// The context to lint `text` with in `ws`, the truth checks included.
 pub fn lint_context(ws: &Workspace, text: &str) -> LintContext {

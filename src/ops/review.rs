@@ -1,17 +1,21 @@
 //! What the dashboard's review view and its run details show: the handoffs
 //! the next session reads, scored and redacted line for line, and a past
-//! run whole.
+//! run whole; and the project's adjustment of the score's weights, fitted
+//! from its sessions' verdicts.
 
 use std::path::PathBuf;
 
 use crate::base::error::Result;
 use crate::base::{fsx, secrets};
+use crate::domain::handoff::adjustment::{self, Adjustment};
 use crate::domain::handoff::context::newest_note;
+use crate::domain::handoff::model::MODEL;
 use crate::domain::handoff::usefulness::Usefulness;
 use crate::domain::handoff::{LintReport, lint};
 use crate::domain::memory::{MAX_MEMORY_FILE_BYTES, MemoryStore};
 use crate::read::RunSnapshot;
 use crate::read::history::{latest_previous_handoff, load_runs, summarize};
+use crate::read::rule_outcomes::verdict_samples;
 use crate::workspace::Workspace;
 
 /// One handoff under review: its text, score and findings.
@@ -161,4 +165,37 @@ pub fn run_details(ws: &Workspace, id: &str) -> (String, Vec<String>) {
         lines.extend(secrets::redact(&text).lines().map(str::to_string));
     }
     (title, lines)
+}
+
+/// A fitted adjustment, and whether it was written.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FittedAdjustment {
+    /// The fit.
+    pub adjustment: Adjustment,
+    /// Where every lint of the project finds it.
+    pub file: PathBuf,
+    /// Written: it scores the verdicts, each left out of its own fit,
+    /// nearer than the shipped weights do. Otherwise nothing was written
+    /// (a file already there is left as it is).
+    pub written: bool,
+}
+
+/// Fit this project's adjustment of the shipped weights to its sessions'
+/// verdicts and, when it agrees with them better than the shipped weights
+/// (each verdict left out of its own fit), write it atomically and durably
+/// where every lint in the project finds it. Fewer than
+/// [`adjustment::MIN_VERDICTS`] verdicts are refused.
+pub fn fit_adjustment(ws: &Workspace) -> Result<FittedAdjustment> {
+    let fitted = adjustment::fit(&MODEL, &verdict_samples(ws)?)?;
+    let file = ws.quality_adjustment_file();
+    let better = fitted.agreement.adjusted_error < fitted.agreement.shipped_error;
+    if better {
+        fsx::create_dir_durable(ws.state_dir())?;
+        fsx::write_atomic(&file, fitted.to_toml().as_bytes())?;
+    }
+    Ok(FittedAdjustment {
+        adjustment: fitted,
+        file,
+        written: better,
+    })
 }

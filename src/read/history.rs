@@ -143,7 +143,7 @@ impl LastHandover {
     /// from its staged inputs: `None` when it recorded none (an older
     /// agent-handover, or outside git) or they are gone.
     pub fn covered(&self, ws: &Workspace) -> Option<crate::workspace::activity::Baseline> {
-        crate::engine::queue::staged_inputs(ws, self.run_id.as_deref()?)?.covered
+        crate::engine::inputs::staged_inputs(ws, self.run_id.as_deref()?)?.covered
     }
 }
 

@@ -5,6 +5,9 @@
 //! fired on were less useful than the others, and, overall, whether the
 //! lint score ranks handoffs as their outcomes do (Spearman).
 //!
+//! The judged handoffs the next session gave a verdict on are also what a
+//! project's adjustment of the weights is fitted on ([`verdict_samples`]).
+//!
 //! Only a handoff's own content is scored (the cross-session rules need the
 //! inbox, commits and previous handoff of their time, which are gone).
 
@@ -14,8 +17,10 @@ use serde::Serialize;
 
 use super::history::runs_newest_first;
 use crate::base::error::Result;
+use crate::domain::handoff::adjustment::Sample;
 use crate::domain::handoff::agreement::spearman;
-use crate::domain::handoff::{LintContext, lint};
+use crate::domain::handoff::usefulness::Usefulness;
+use crate::domain::handoff::{LintContext, LintReport, lint, model};
 use crate::domain::memory::history::StateHistory;
 use crate::workspace::Workspace;
 
@@ -90,39 +95,77 @@ pub struct WeightCheck {
 
 /// Hold the rules against every handoff a later handover judged in `ws`.
 pub fn check_weights(ws: &Workspace) -> Result<WeightCheck> {
+    let handoffs = judged(ws)?
+        .into_iter()
+        .map(|j| {
+            let mut rules = BTreeMap::new();
+            for f in &j.report.findings {
+                *rules.entry(f.rule.to_string()).or_insert(0u8) += f.points;
+            }
+            JudgedHandoff {
+                judged_by: j.judged_by,
+                score: j.report.score,
+                rules,
+                usefulness: j.outcome.score,
+                verdict: j.outcome.verdict.map(|v| v.score),
+            }
+        })
+        .collect();
+    Ok(weigh(handoffs))
+}
+
+/// Every judged handoff of `ws` that the next session gave a verdict on,
+/// as the adjustment's fit takes it: each rule's strength in it, and the
+/// verdict ([`crate::domain::handoff::adjustment::fit`]).
+pub fn verdict_samples(ws: &Workspace) -> Result<Vec<Sample>> {
+    Ok(judged(ws)?
+        .into_iter()
+        .filter_map(|j| {
+            let verdict = j.outcome.verdict?.score;
+            let features = model::features(&j.report.findings)
+                .into_iter()
+                .map(|(rule, x)| (rule.to_string(), x))
+                .collect();
+            Some(Sample { features, verdict })
+        })
+        .collect())
+}
+
+/// A handoff a later handover judged, scored again by the shipped weights.
+struct Judged {
+    judged_by: String,
+    report: LintReport,
+    outcome: Usefulness,
+}
+
+/// Every handoff a later handover of `ws` judged, newest first: the
+/// version of the current state before the one the judging run wrote.
+fn judged(ws: &Workspace) -> Result<Vec<Judged>> {
     let history = StateHistory::new(ws.state_history_dir());
     let versions = history.list()?;
     let ctx = LintContext {
         root: Some(ws.root.clone()),
         ..LintContext::default()
     };
-    let mut handoffs = Vec::new();
+    let mut judged = Vec::new();
     for run in runs_newest_first(ws)? {
         let run = run?;
         let (Some(run_id), Some(outcome)) = (run.run_id, run.previous_handoff) else {
             continue;
         };
-        // The handoff it judged: the version before the one it wrote.
         let Some(at) = versions.iter().position(|v| v.label == run_id) else {
             continue;
         };
-        let Some(judged) = versions.get(at + 1) else {
+        let Some(version) = versions.get(at + 1) else {
             continue;
         };
-        let report = lint(&history.read(judged)?, &ctx);
-        let mut rules = BTreeMap::new();
-        for f in &report.findings {
-            *rules.entry(f.rule.to_string()).or_insert(0u8) += f.points;
-        }
-        handoffs.push(JudgedHandoff {
+        judged.push(Judged {
             judged_by: run_id,
-            score: report.score,
-            rules,
-            usefulness: outcome.score,
-            verdict: outcome.verdict.map(|v| v.score),
+            report: lint(&history.read(version)?, &ctx),
+            outcome,
         });
     }
-    Ok(weigh(handoffs))
+    Ok(judged)
 }
 
 /// The check of `handoffs`.

@@ -486,6 +486,12 @@ impl Workspace {
         self.runs_dir().join(format!("{run_id}.record.json"))
     }
 
+    /// This project's adjustment of the handoff score's shipped weights,
+    /// fitted from its sessions' verdicts (`lint --outcomes --fit`).
+    pub fn quality_adjustment_file(&self) -> PathBuf {
+        self.state_dir().join("quality-adjustment.toml")
+    }
+
     /// Every version of `current-state.md` ever written, kept locally (not published).
     pub fn state_history_dir(&self) -> PathBuf {
         self.state_dir().join("history").join("current-state")

@@ -364,3 +364,93 @@ fn a_draft_filled_in_against_its_own_measured_line_is_told_so() {
     assert!(said[0].contains("`failed` measured 1"), "{said:?}");
     assert!(said[0].contains("the draft's measured line"), "{said:?}");
 }
+
+/// A handoff of session `i`, celebrating or not.
+fn session_handoff(i: usize, celebrating: bool) -> String {
+    let done = if celebrating {
+        "- 🎉 Parser 100% complete and production ready! ✅ ✅ ✅"
+    } else {
+        "- `src/parser.rs` counts tokens; `cargo test parser` passes 12 of 12"
+    };
+    format!(
+        "# Handoff 2026-12-01 (session {i})\n## Goal\nCount the parser's tokens.\n## Done\n{done}\n## Failed approaches\n- none\n## Next step\nWire counter {i} into `src/lint.rs`.\n"
+    )
+}
+
+#[test]
+fn the_projects_verdicts_fit_an_adjustment_every_lint_then_names() {
+    let p = repository();
+    hand_over(&p, &session_handoff(0, false), &[]);
+    // Too few verdicts: refused, nothing written.
+    hand_over(&p, &session_handoff(1, true), &["--verdict", "9/10"]);
+    let refused = p.run(&["lint", "--outcomes", "--fit"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused)
+            .contains("1 judged handoff with the next session's verdict; the fit needs at least 5"),
+        "{}",
+        stderr(&refused)
+    );
+    let file = p.path(".agent-handover/quality-adjustment.toml");
+    assert!(!file.exists());
+    // This project's sessions mind a celebration far more than the corpus.
+    for i in 2..=7 {
+        let verdict = if i % 2 == 0 {
+            "2/10 it celebrated instead of saying where things stand"
+        } else {
+            "9/10"
+        };
+        hand_over(&p, &session_handoff(i, i % 2 == 1), &["--verdict", verdict]);
+    }
+    let fitted = json(&p.run(&["--json", "lint", "--outcomes", "--fit"]));
+    let fit = &fitted["fit"];
+    assert_eq!(fit["written"], true, "{fitted}");
+    assert_eq!(fit["adjustment"]["verdicts"], 7, "{fitted}");
+    assert!(
+        fit["adjustment"]["changes"]["celebration"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{fitted}"
+    );
+    let agreement = &fit["adjustment"]["agreement"];
+    assert!(
+        agreement["adjusted_error"].as_f64() < agreement["shipped_error"].as_f64(),
+        "{fitted}"
+    );
+    assert!(file.exists());
+
+    // The current state celebrates: its score is the adjusted one, and says so.
+    let report = json(&p.run(&["--json", "lint"]));
+    let by = &report["adjustment"];
+    assert_eq!(by["state"], "applied", "{report}");
+    assert_eq!(by["verdicts"], 7, "{report}");
+    assert!(
+        report["score"].as_u64() < by["shipped_score"].as_u64(),
+        "{report}"
+    );
+    let text = stdout(&p.run(&["lint"]));
+    assert!(
+        text.contains("adjusted for this project by 7 of its sessions' verdicts"),
+        "{text}"
+    );
+    let outcomes = stdout(&p.run(&["lint", "--outcomes"]));
+    assert!(
+        outcomes.contains("is applied to every lint here"),
+        "{outcomes}"
+    );
+
+    // A broken file is named with its fix, and the shipped weights score.
+    std::fs::write(&file, "changes = 3\n").unwrap();
+    let report = json(&p.run(&["--json", "lint"]));
+    assert_eq!(report["adjustment"]["state"], "not_applied", "{report}");
+    let why = report["adjustment"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("quality-adjustment.toml") && why.contains("lint --outcomes --fit"),
+        "{why}"
+    );
+    // Deleted: the shipped weights alone, and nothing said.
+    std::fs::remove_file(&file).unwrap();
+    let report = json(&p.run(&["--json", "lint"]));
+    assert!(report.get("adjustment").is_none(), "{report}");
+}

@@ -10,6 +10,7 @@ use chrono::{DateTime, Local, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::base::fsx;
+use crate::domain::handoff::adjustment::Adjustment;
 use crate::domain::handoff::measured::Measured;
 use crate::domain::handoff::truth::{NotRun, Truth};
 use crate::domain::inbox::Inbox;
@@ -87,7 +88,75 @@ pub struct LintContext {
     /// `[[metric]]` results); `None`: the draft's measured line in the
     /// text, if any, is the measure.
     pub measured: Option<Measured>,
+    /// This project's adjustment of the shipped weights, if it has one.
+    pub adjustment: ProjectAdjustment,
 }
+
+/// A project's adjustment of the shipped weights ([`super::adjustment`]),
+/// as found beside it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ProjectAdjustment {
+    /// The project has none: the shipped weights score.
+    #[default]
+    None,
+    /// Fitted over the shipped weights of this build: applied.
+    Applied {
+        /// Its file.
+        file: PathBuf,
+        /// The adjustment.
+        adjustment: Adjustment,
+    },
+    /// There, but not applied; the reason says why and what to do.
+    NotApplied {
+        /// Its file.
+        file: PathBuf,
+        /// Why, with the fix.
+        why: String,
+    },
+}
+
+impl ProjectAdjustment {
+    /// What the file at `file` holds for this build (best effort: a file
+    /// that cannot be read or parsed is not applied, and says why).
+    pub fn load(root: &Path, file: &Path) -> ProjectAdjustment {
+        let shown = file.display().to_string();
+        let text = match fsx::read_text_within(
+            root,
+            file,
+            MAX_ADJUSTMENT_BYTES,
+            "delete it, or fit again with `agent-handover lint --outcomes --fit`",
+        ) {
+            Ok(None) => return ProjectAdjustment::None,
+            Ok(Some(text)) => text,
+            Err(e) => {
+                return ProjectAdjustment::NotApplied {
+                    file: file.into(),
+                    why: e.to_string(),
+                };
+            }
+        };
+        match Adjustment::parse(&text, &shown) {
+            Ok(adjustment) if adjustment.is_current() => ProjectAdjustment::Applied {
+                file: file.into(),
+                adjustment,
+            },
+            Ok(_) => ProjectAdjustment::NotApplied {
+                file: file.into(),
+                why: format!(
+                    "{shown} was fitted over another version's shipped weights\n  fix: fit again with `agent-handover lint --outcomes --fit` (or delete it)"
+                ),
+            },
+            Err(e) => ProjectAdjustment::NotApplied {
+                file: file.into(),
+                why: e.to_string(),
+            },
+        }
+    }
+}
+
+/// An adjustment file is a few rules' numbers: more than this is no adjustment.
+const MAX_ADJUSTMENT_BYTES: u64 = 64 * 1024;
 
 impl Default for LintContext {
     fn default() -> Self {
@@ -101,6 +170,7 @@ impl Default for LintContext {
             task: None,
             truth: Truth::default(),
             measured: None,
+            adjustment: ProjectAdjustment::None,
         }
     }
 }
@@ -119,6 +189,7 @@ impl LintContext {
             inbox: inbox_messages(ws),
             commits: commit_times(&ws.root),
             task: active_task(ws),
+            adjustment: ProjectAdjustment::load(ws.state_dir(), &ws.quality_adjustment_file()),
             truth: Truth::NotRun {
                 why: NotRun::NotGathered,
             },

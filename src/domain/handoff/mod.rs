@@ -22,6 +22,7 @@
 //! assert!(report.findings.iter().any(|f| f.rule == "failed-approaches-missing"));
 //! ```
 
+pub mod adjustment;
 pub mod agreement;
 pub mod context;
 pub mod document;
@@ -46,7 +47,7 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use serde::Serialize;
 
-pub use context::LintContext;
+pub use context::{LintContext, ProjectAdjustment};
 pub use document::{HandoffDocument, SectionKind};
 pub use rules::{Finding, Severity, placeholder_in, unfilled_template};
 pub use templates::TemplateKind;
@@ -140,6 +141,32 @@ pub struct LintReport {
     /// Whether the truth rules read the project (its commits and
     /// branches), or why not: a score without them says so.
     pub truth_checks: TruthChecks,
+    /// The project's adjustment of the shipped weights, when it has one:
+    /// what the shipped weights alone score, or why it was not applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjustment: Option<AdjustedBy>,
+}
+
+/// What a project's adjustment did to a score ([`adjustment`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum AdjustedBy {
+    /// Applied: the score is the adjusted one.
+    Applied {
+        /// The adjustment's file (delete it to go back).
+        file: PathBuf,
+        /// The verdicts it was fitted on.
+        verdicts: usize,
+        /// What the shipped weights alone score.
+        shipped_score: u8,
+    },
+    /// There, not applied: the shipped weights scored.
+    NotApplied {
+        /// The adjustment's file.
+        file: PathBuf,
+        /// Why, with the fix.
+        why: String,
+    },
 }
 
 /// Whether a score's truth checks ran ([`truth`]).
@@ -197,6 +224,22 @@ impl LintReport {
         }
         if let Some(line) = self.remainder() {
             text += &line;
+        }
+        match &self.adjustment {
+            Some(AdjustedBy::Applied {
+                file,
+                verdicts,
+                shipped_score,
+            }) => {
+                text += &format!(
+                    "  adjusted for this project by {verdicts} of its sessions' verdicts: the shipped weights alone score {shipped_score}/100 (delete {} to score with them)\n",
+                    file.display()
+                );
+            }
+            Some(AdjustedBy::NotApplied { why, .. }) => {
+                text += &format!("  project adjustment not applied: {why}\n");
+            }
+            None => {}
         }
         if self.paths_checked_in.is_none() {
             text += "  paths and truth not checked: no project holds this handoff (--root DIR names one)\n";
@@ -298,7 +341,30 @@ pub fn lint_with(text: &str, ctx: &LintContext, model: &model::Model) -> LintRep
         }
     }
     findings.sort_by_key(|f| (Reverse(f.severity), f.line.unwrap_or(0)));
-    let (score, penalty) = score::weigh(model, &mut findings);
+    let (score, penalty, adjustment) = match &ctx.adjustment {
+        ProjectAdjustment::Applied { file, adjustment } => {
+            let (shipped_score, _) = score::weigh(model, &mut findings.clone());
+            let (score, penalty) = score::weigh(&adjustment.over(model), &mut findings);
+            let by = AdjustedBy::Applied {
+                file: file.clone(),
+                verdicts: adjustment.verdicts,
+                shipped_score,
+            };
+            (score, penalty, Some(by))
+        }
+        ProjectAdjustment::NotApplied { file, why } => {
+            let (score, penalty) = score::weigh(model, &mut findings);
+            let by = AdjustedBy::NotApplied {
+                file: file.clone(),
+                why: why.clone(),
+            };
+            (score, penalty, Some(by))
+        }
+        ProjectAdjustment::None => {
+            let (score, penalty) = score::weigh(model, &mut findings);
+            (score, penalty, None)
+        }
+    };
     let sections = doc
         .sections
         .iter()
@@ -322,6 +388,7 @@ pub fn lint_with(text: &str, ctx: &LintContext, model: &model::Model) -> LintRep
         low_confidence: low_confidence(&doc, text::estimate_tokens(text)),
         penalty: (penalty * 10.0).round() / 10.0,
         truth_checks: TruthChecks::of(&ctx.truth),
+        adjustment,
     }
 }
 
