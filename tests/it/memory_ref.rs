@@ -703,7 +703,7 @@ fn tree_text(dir: &Path) -> String {
 /// `MEMORY_REF_KILLS` sets the rounds (scripts/soak-memory-ref-kill.sh runs
 /// 300), `MEMORY_REF_KILL_SEED` replays one order.
 #[test]
-#[ignore = "a soak: run by scripts/soak-memory-ref-kill.sh (it still finds a note duplicated about once in 100 rounds)"]
+#[ignore = "a soak (300 rounds, about 4 minutes): run by scripts/soak-memory-ref-kill.sh"]
 fn sigkill_during_handovers_from_worktrees_and_clones_loses_nothing() {
     let rounds: usize = std::env::var("MEMORY_REF_KILLS")
         .ok()
