@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_handover::base::outcome::AfterCrash;
+use agent_handover::domain::handoff::adjustment::Adjustment;
 use agent_handover::domain::handoff::model::Model;
 use agent_handover::domain::handoff::usefulness::Usefulness;
 use agent_handover::domain::handoff::verdict::SessionVerdict;
-use agent_handover::domain::handoff::{LintContext, lint_with};
+use agent_handover::domain::handoff::{LintContext, ProjectAdjustment, lint_with};
 use agent_handover::domain::inbox::{MessageSummary, QueueSummary};
 use agent_handover::domain::memory::diff::StateDiff;
 use agent_handover::domain::memory::versions::{Source, Version};
@@ -352,7 +353,7 @@ pub fn full_data() -> FullData {
                     title: "current state",
                     path: "memory/layer2/current-state.md".into(),
                     text: HANDOFF.into(),
-                    report: lint_with(HANDOFF, &LintContext::default(), &Model::hand_set()),
+                    report: lint_with(HANDOFF, &adjusted(), &Model::hand_set()),
                 },
                 Reviewed {
                     title: "latest session note",
@@ -528,4 +529,21 @@ pub fn module_files(folder: &str) -> Vec<String> {
         .collect();
     files.sort();
     files
+}
+
+/// A project whose sessions' verdicts made it mind a missing "Failed
+/// approaches" more than the shipped weights do.
+fn adjusted() -> LintContext {
+    LintContext {
+        adjustment: ProjectAdjustment::Applied {
+            file: ".agent-handover/quality-adjustment.toml".into(),
+            adjustment: Adjustment {
+                shipped: agent_handover::domain::handoff::adjustment::fingerprint(),
+                verdicts: 7,
+                changes: [("failed-approaches-missing".to_string(), 6.0)].into(),
+                ..Adjustment::default()
+            },
+        },
+        ..LintContext::default()
+    }
 }

@@ -439,6 +439,31 @@ fn the_projects_verdicts_fit_an_adjustment_every_lint_then_names() {
         outcomes.contains("is applied to every lint here"),
         "{outcomes}"
     );
+    // The note `run` prints, and the gate's refusal, say it too.
+    let ran = hand_over(&p, &session_handoff(8, true), &[]);
+    assert!(
+        stderr(&ran).contains("adjusted for this project by 7 of its sessions' verdicts"),
+        "{}",
+        stderr(&ran)
+    );
+    std::fs::write(p.path("state.md"), session_handoff(9, true)).unwrap();
+    let refused = p.run(&[
+        "run",
+        "--config",
+        "handover.toml",
+        "--note",
+        "n",
+        "--current-state-file",
+        "state.md",
+        "--min-score",
+        "100",
+    ]);
+    assert_eq!(refused.status.code(), Some(7), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("adjusted for this project by 7"),
+        "{}",
+        stderr(&refused)
+    );
 
     // A broken file is named with its fix, and the shipped weights score.
     std::fs::write(&file, "changes = 3\n").unwrap();

@@ -225,21 +225,8 @@ impl LintReport {
         if let Some(line) = self.remainder() {
             text += &line;
         }
-        match &self.adjustment {
-            Some(AdjustedBy::Applied {
-                file,
-                verdicts,
-                shipped_score,
-            }) => {
-                text += &format!(
-                    "  adjusted for this project by {verdicts} of its sessions' verdicts: the shipped weights alone score {shipped_score}/100 (delete {} to score with them)\n",
-                    file.display()
-                );
-            }
-            Some(AdjustedBy::NotApplied { why, .. }) => {
-                text += &format!("  project adjustment not applied: {why}\n");
-            }
-            None => {}
+        if let Some(line) = self.adjustment_line() {
+            text += &format!("  {line}\n");
         }
         if self.paths_checked_in.is_none() {
             text += "  paths and truth not checked: no project holds this handoff (--root DIR names one)\n";
@@ -247,6 +234,22 @@ impl LintReport {
             text += &format!("  truth checks not run: {why}\n");
         }
         text
+    }
+
+    /// What the project's adjustment did to the score, in a line (`None`:
+    /// the project has none).
+    pub fn adjustment_line(&self) -> Option<String> {
+        Some(match self.adjustment.as_ref()? {
+            AdjustedBy::Applied {
+                file,
+                verdicts,
+                shipped_score,
+            } => format!(
+                "adjusted for this project by {verdicts} of its sessions' verdicts: the shipped weights alone score {shipped_score}/100 (delete {} to score with them)",
+                file.display()
+            ),
+            AdjustedBy::NotApplied { why, .. } => format!("project adjustment not applied: {why}"),
+        })
     }
 
     /// The line that makes the printed points add up to `100 - score`: the
@@ -316,9 +319,13 @@ pub fn quality_note(state: &str, ctx: &LintContext) -> Option<String> {
     let report = lint(state, ctx);
     (!report.findings.is_empty()).then(|| {
         format!(
-            "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}",
+            "note: this handoff scores {}/100 (`agent-handover lint` shows why; [handover].min_score makes a low score refuse it):\n{}{}",
             report.score,
-            report.summary(3)
+            report.summary(3),
+            report
+                .adjustment_line()
+                .map(|line| format!("\n  {line}"))
+                .unwrap_or_default()
         )
     })
 }
@@ -493,10 +500,14 @@ pub fn gate(text: &str, ctx: &LintContext, min_score: u8) -> Result<LintReport> 
     if report.passes(min_score) {
         Ok(report)
     } else {
+        let mut findings = report.summary(GATE_FINDINGS_SHOWN);
+        if let Some(line) = report.adjustment_line() {
+            findings += &format!("\n  {line}");
+        }
         Err(HandoffError::BelowMinScore {
             score: report.score,
             min: min_score,
-            findings: report.summary(GATE_FINDINGS_SHOWN),
+            findings,
         }
         .into())
     }

@@ -7,7 +7,7 @@
 //! watcher re-scores it on save.
 
 use agent_handover::domain::handoff::rules::SECRET;
-use agent_handover::domain::handoff::{Finding, Severity};
+use agent_handover::domain::handoff::{AdjustedBy, Finding, Severity};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -207,11 +207,28 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let banner = unfit(d, q.min_score);
-    // Why the number is shaky, whole (wrapped), under the bar.
-    let doubt = report.low_confidence.as_ref().map(|why| {
-        Paragraph::new(Line::styled(format!("low confidence: {why}"), t.warn))
-            .wrap(Wrap { trim: false })
-    });
+    // Why the number is shaky, and what the project's adjustment did,
+    // whole (wrapped), under the bar.
+    let mut notes: Vec<Line> = Vec::new();
+    if let Some(why) = &report.low_confidence {
+        notes.push(Line::styled(format!("low confidence: {why}"), t.warn));
+    }
+    match &report.adjustment {
+        Some(AdjustedBy::Applied {
+            verdicts,
+            shipped_score,
+            ..
+        }) => notes.push(Line::styled(
+            format!("adjusted for this project by {verdicts} verdicts: the shipped weights alone score {shipped_score}/100"),
+            t.muted,
+        )),
+        Some(AdjustedBy::NotApplied { why, .. }) => notes.push(Line::styled(
+            format!("project adjustment not applied: {}", why.replace("\n  fix:", "; fix:")),
+            t.warn,
+        )),
+        None => {}
+    }
+    let doubt = (!notes.is_empty()).then(|| Paragraph::new(notes).wrap(Wrap { trim: false }));
     let doubt_rows = doubt.as_ref().map_or(0, |p| p.line_count(inner.width).min(3));
     let judged = q.previous.as_ref().map_or_else(
         || "previous handoff: not judged yet (the next handover judges it)".to_string(),
