@@ -103,8 +103,10 @@ pub struct ProjectTruth {
     /// handover before it had not. `None`: fewer than two handovers
     /// recorded their `HEAD`.
     pub last_session: Option<Vec<TouchedCommit>>,
-    /// Either list was cut at [`MAX_COMMITS`].
-    pub truncated: bool,
+    /// `since_last` was cut at [`MAX_COMMITS`].
+    pub since_last_cut: bool,
+    /// `last_session` was cut at [`MAX_COMMITS`].
+    pub last_session_cut: bool,
     /// Local and remote-tracking branch names (`feature/x`, `origin/feature/x`).
     pub branches: BTreeSet<String>,
     /// Commit ids the text names that the repository does not have (none
@@ -133,16 +135,20 @@ pub fn gather(root: &Path, covered: &[String], text: &str, excluded: &[String]) 
         };
     };
     let oid = |i: usize| covered.get(i).and_then(|h| Oid::from_str(h).ok());
-    let mut truncated = false;
-    let mut range = |from: Oid, hide: Option<Oid>| {
-        let (commits, cut) = commits_between(&repo, from, hide, excluded);
-        truncated |= cut;
-        commits
+    let range = |from: Oid, hide: Oid| commits_between(&repo, from, Some(hide), excluded);
+    let (since_last, since_last_cut) = match oid(0) {
+        Some(last) => {
+            let (commits, cut) = range(head, last);
+            (Some(commits), cut)
+        }
+        None => (None, false),
     };
-    let since_last = oid(0).map(|last| range(head, Some(last)));
-    let last_session = match (oid(0), oid(1)) {
-        (Some(last), Some(before)) => Some(range(last, Some(before))),
-        _ => None,
+    let (last_session, last_session_cut) = match (oid(0), oid(1)) {
+        (Some(last), Some(before)) => {
+            let (commits, cut) = range(last, before);
+            (Some(commits), cut)
+        }
+        _ => (None, false),
     };
     let branches = repo
         .branches(None)
@@ -163,7 +169,8 @@ pub fn gather(root: &Path, covered: &[String], text: &str, excluded: &[String]) 
     Truth::Checked(ProjectTruth {
         since_last,
         last_session,
-        truncated,
+        since_last_cut,
+        last_session_cut,
         branches,
         missing_commits,
     })

@@ -56,13 +56,17 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
         .previous
         .first()
         .is_some_and(|p| p.text.trim() == doc.text.trim());
-    let (session, later) = if current {
-        (truth.last_session.as_deref(), truth.since_last.as_deref())
+    let (session, cut, later) = if current {
+        (
+            truth.last_session.as_deref(),
+            truth.last_session_cut,
+            truth.since_last.as_deref(),
+        )
     } else {
-        (truth.since_last.as_deref(), None)
+        (truth.since_last.as_deref(), truth.since_last_cut, None)
     };
     if let Some(session) = session {
-        work_not_covered(doc, session, truth.truncated, out);
+        work_not_covered(doc, session, cut, out);
     }
     if let Some(later) = later {
         next_step_done_later(doc, later, out);
@@ -392,6 +396,32 @@ mod tests {
         let told =
             "# Handoff\n## Done\n- Authentication refreshes its tokens; the parser counts.\n";
         assert!(fired(told, false, truth).is_empty());
+    }
+
+    #[test]
+    fn or_more_is_said_only_when_the_sessions_own_range_was_cut() {
+        let billing = || vec![commit("b1c2d3e", "billing: round", &["src/billing/a.rs"])];
+        let text = "# Handoff\n## Done\n- the parser\n";
+        // The current state's session is the last one; what came after was cut.
+        let truth = ProjectTruth {
+            last_session: Some(billing()),
+            since_last: Some(Vec::new()),
+            since_last_cut: true,
+            ..ProjectTruth::default()
+        };
+        let said = fired(text, true, truth);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].message.starts_with("1 commit of"), "{said:?}");
+        let truth = ProjectTruth {
+            last_session: Some(billing()),
+            last_session_cut: true,
+            ..ProjectTruth::default()
+        };
+        assert!(
+            fired(text, true, truth)[0]
+                .message
+                .starts_with("1 or more commit")
+        );
     }
 
     #[test]
