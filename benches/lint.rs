@@ -120,8 +120,9 @@ fn busy_workspace(root: &Path) -> Workspace {
 
 /// A repository of [`DEEP_COMMITS`] commits (each changing one file of 20
 /// areas, by `git fast-import`) whose two newest handovers covered
-/// `HEAD~25` and `HEAD~5`: a session of 20 commits, 5 after it.
-fn deep_workspace(root: &Path) -> Workspace {
+/// `HEAD~25` and `HEAD~5`: a session of 20 commits, 5 after it; the
+/// newest handed `text` over and measured numbers.
+fn deep_workspace(root: &Path, text: &str) -> Workspace {
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
             .arg("-C")
@@ -180,7 +181,23 @@ fn deep_workspace(root: &Path) -> Workspace {
             covered_head: Some(git(&["rev-parse", &format!("HEAD~{back}")])),
             ..Checkpoint::default()
         };
+        // The newest handed `text` over and measured: its numbers are the
+        // claims' measure (the older one's staged text is read and passed by).
+        let metrics = serde_json::json!({
+            "state": "done",
+            "metrics": { "values": { "passed": 41, "failed": 3 }, "probes": [] }
+        });
+        record.step_records.insert(
+            "metrics".into(),
+            serde_json::from_value(metrics).expect("a step record"),
+        );
         record.save(&ws.run_record_file(&id)).expect("record saves");
+        let staged = serde_json::json!({
+            "run_id": id,
+            "created_at": "2026-12-01T10:00:00Z",
+            "inputs": { "current_state": if n == 2 { text } else { "an older handoff" } },
+        });
+        std::fs::write(ws.run_inputs_file(&id), staged.to_string()).expect("inputs written");
     }
     ws
 }
@@ -219,7 +236,7 @@ fn main() {
         black_box(LintContext::for_workspace(black_box(&ws)));
     });
     let deep_dir = tempfile::tempdir().expect("temp dir");
-    let deep = deep_workspace(deep_dir.path());
+    let deep = deep_workspace(deep_dir.path(), &long);
     let truth = lint_context(&deep, &long);
     let Truth::Checked(seen) = &truth.truth else {
         panic!("the truth checks ran: {:?}", truth.truth);
@@ -233,6 +250,10 @@ fn main() {
         seen.last_session.as_ref().map(Vec::len),
         Some(20),
         "a session of 20"
+    );
+    assert!(
+        truth.measured.is_some(),
+        "the newest run's numbers are the measure"
     );
     let deep_report = lint(&long, &truth);
     assert!(deep_report.truth_checks.ran);
@@ -255,7 +276,7 @@ fn main() {
          | `lint` of a {long_tokens}-token handoff, empty context | {xm:.3} | {xp:.3} |\n\
          | `lint` of a {long_tokens}-token handoff, full context | {ym:.3} | {yp:.3} |\n\
          | `LintContext::for_workspace` (30 versions, 60 notes, 200 inbox files, 300 commits) | {cm:.3} | {cp:.3} |\n\
-         | `engine::lint_context` + `lint` of the {long_tokens}-token handoff, truth checks included ({DEEP_COMMITS} commits; {} findings) | {tm:.3} | {tp:.3} |\n\n\
+         | `engine::lint_context` + `lint` of the {long_tokens}-token handoff, truth checks and the run's measured numbers included ({DEEP_COMMITS} commits; {} findings) | {tm:.3} | {tp:.3} |\n\n\
          lint p90 < {TARGET_MS} ms: {verdict}\n\
          lint with the truth checks, median < {TRUTH_TARGET_MS} ms: {truth_verdict}\n",
         report.sections.len(),

@@ -58,7 +58,7 @@ fn measured_by_the_run_of(ws: &Workspace, recent: &[Checkpoint], text: &str) -> 
         let handed_over = [&inputs.session_note, &inputs.current_state]
             .into_iter()
             .flatten()
-            .any(|t| t.trim() == text);
+            .any(|t| without_header(t).trim() == text);
         if !handed_over {
             return None;
         }

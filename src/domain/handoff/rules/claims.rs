@@ -11,8 +11,8 @@
 //! (`398 → 412`, "from 398 to 412"), and, for "the tests pass", the next
 //! step and lines that state an aim ("make all tests pass").
 
-use std::collections::HashSet;
-use std::sync::LazyLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use regex::Regex;
 
@@ -56,33 +56,43 @@ pub(super) fn check(doc: &HandoffDocument<'_>, ctx: &LintContext, out: &mut Vec<
         past || kind == Some(SectionKind::FailedApproaches)
     });
     let next_step = lines_of(doc, |kind, _| kind == Some(SectionKind::NextStep));
-    let claims: Vec<(&str, f64, Regex)> = measured
+    let claims: Vec<(&str, f64, Claim)> = measured
         .values
         .iter()
-        .filter_map(|(name, value)| Some((name.as_str(), *value, claim_pattern(name)?)))
+        .filter_map(|(name, value)| Some((name.as_str(), *value, claim_pattern_cached(name)?)))
         .collect();
     let failing = measured.failing();
     for (index, line) in doc.lines.iter().enumerate() {
-        if line.fenced
-            || Some(line.number) == measured_line
-            || other_moments.contains(&index)
-            || CHANGE.is_match(line.text)
-        {
+        if line.fenced || Some(line.number) == measured_line || other_moments.contains(&index) {
             continue;
         }
-        let contradicted = claims.iter().find_map(|(name, value, claim)| {
-            let said = claimed(claim, line.text);
-            (!said.is_empty() && !said.iter().any(|c| agrees(*c, *value))).then(|| {
-                format!(
-                    "says {} for `{name}`, which measured {}",
-                    number(said[0]),
-                    number(*value)
-                )
-            })
-        });
+        // Cheap tests first: a count needs a digit, a pass claim its word.
+        let counts = line.text.bytes().any(|b| b.is_ascii_digit());
+        let lower = line.text.to_ascii_lowercase();
+        let passes = failing.is_some() && (lower.contains("pass") || lower.contains("green"));
+        if !(counts || passes) || CHANGE.is_match(line.text) {
+            continue;
+        }
+        let contradicted = claims
+            .iter()
+            .filter(|_| counts)
+            .find_map(|(name, value, claim)| {
+                if !lower.contains(claim.needle.as_str()) {
+                    return None;
+                }
+                let said = claimed(&claim.pattern, line.text);
+                (!said.is_empty() && !said.iter().any(|c| agrees(*c, *value))).then(|| {
+                    format!(
+                        "says {} for `{name}`, which measured {}",
+                        number(said[0]),
+                        number(*value)
+                    )
+                })
+            });
         let contradicted = contradicted.or_else(|| {
             let failing = failing.as_ref()?;
-            (!next_step.contains(&index)
+            (passes
+                && !next_step.contains(&index)
                 && PASSING.is_match(line.text)
                 && !NOT_A_PASS_CLAIM.is_match(line.text))
             .then(|| format!("says the tests pass, but {failing}"))
@@ -113,10 +123,38 @@ fn lines_of(
         .collect()
 }
 
+/// A compiled claim pattern, and the word (lowercase) a line must hold
+/// for it to match: tried first, as the pattern costs far more.
+#[derive(Debug, Clone)]
+struct Claim {
+    pattern: Regex,
+    needle: String,
+}
+
+/// Most metric names whose claim patterns are kept compiled (a project
+/// has a few; compiling one costs more than the rest of a lint).
+const KEPT_PATTERNS: usize = 64;
+
+/// [`claim_pattern`], compiled once per name.
+fn claim_pattern_cached(name: &str) -> Option<Claim> {
+    static KEPT: LazyLock<Mutex<HashMap<String, Option<Claim>>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+    let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(pattern) = kept.get(name) {
+        return pattern.clone();
+    }
+    let pattern = claim_pattern(name);
+    if kept.len() >= KEPT_PATTERNS {
+        kept.clear();
+    }
+    kept.insert(name.to_string(), pattern.clone());
+    pattern
+}
+
 /// The pattern of a claim about metric `name`: a count before its word
 /// (`398 passed`, `412 tests pass`, `81.5% coverage`) or a value after it
 /// (`passed: 398`, `coverage = 81%`). `None` for a name too short to say.
-fn claim_pattern(name: &str) -> Option<Regex> {
+fn claim_pattern(name: &str) -> Option<Claim> {
     let words: Vec<String> = name
         .to_lowercase()
         .split(['_', '-', '.', ' '])
@@ -134,10 +172,12 @@ fn claim_pattern(name: &str) -> Option<Regex> {
     let mut term: Vec<String> = first.iter().map(|w| regex::escape(w)).collect();
     term.push(format!(r"{}\w*", regex::escape(stem)));
     let term = term.join(r"[\s_-]+");
+    let needle = stem.to_string();
     Regex::new(&format!(
         r"(?i)(?:^|[^\w.,/:#-])(of\s+|v|#)?{NUMBER}\s*%?\s+{COUNTED}{term}\b|\b{term}\s*[:=]\s*{NUMBER}"
     ))
     .ok()
+    .map(|pattern| Claim { pattern, needle })
 }
 
 /// The numbers `line` claims by `claim` (a count after "of", as in "2 of
