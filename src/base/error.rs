@@ -20,6 +20,16 @@ fn too_large_size(path: &std::path::Path, size: u64, limit: u64) -> String {
     }
 }
 
+/// A failed step's error with the way on: its own fix (a git error's)
+/// followed by the resume, or else the general fix; one "fix:" line.
+fn with_resume(message: &str) -> String {
+    if message.contains(FIX_MARK) {
+        format!("{message}, then `agent-handover resume`")
+    } else {
+        format!("{message}{FIX_MARK}fix the cause, then `agent-handover resume`")
+    }
+}
+
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -151,7 +161,7 @@ pub enum Error {
         holder: String,
     },
     /// A step returned an error; the run stays resumable.
-    #[error("step '{step}' failed: {message}\n  fix: fix the cause, then `agent-handover resume`")]
+    #[error("step '{step}' failed: {}", with_resume(message))]
     StepFailed {
         /// The step.
         step: String,
@@ -582,6 +592,29 @@ mod tests {
         let plain = Error::io("read", &file, std::io::ErrorKind::NotFound.into());
         assert!(!plain.to_string().contains("fix:"));
         assert_eq!(plain.kind().exit_code, exit_code::IO);
+    }
+
+    #[test]
+    fn a_failed_step_says_one_fix_and_then_the_resume() {
+        let own = Error::StepFailed {
+            step: "publish".into(),
+            message: "push to origin refused\n  fix: pull, then push".into(),
+        }
+        .to_string();
+        assert_eq!(own.matches("fix:").count(), 1, "{own}");
+        assert!(
+            own.ends_with("fix: pull, then push, then `agent-handover resume`"),
+            "{own}"
+        );
+        let plain = Error::StepFailed {
+            step: "tests".into(),
+            message: "exit status 1".into(),
+        }
+        .to_string();
+        assert_eq!(
+            plain,
+            "step 'tests' failed: exit status 1\n  fix: fix the cause, then `agent-handover resume`"
+        );
     }
 
     #[test]

@@ -88,18 +88,11 @@ pub fn fetch_refspec_within(
     }
 }
 
-/// `git push --porcelain <remote> refs/heads/<branch>:refs/heads/<branch>`,
-/// its output read into a [`Pushed`]; given up (git ended) after `limit`
-/// with [`GitError::PushTimedOut`], whatever the transport, so a remote
-/// that accepts the connection and never answers cannot hold a handover
-/// (and its run lock) forever. An error too when git cannot run.
-pub fn push(dir: &Path, remote: &str, branch: &str, limit: Duration) -> Result<Pushed, GitError> {
-    let branch_ref = format!("refs/heads/{branch}");
-    push_ref(dir, remote, &branch_ref, &branch_ref, limit)
-}
-
-/// `git push --porcelain <remote> <from>:<to>` (full ref names), as
-/// [`push`] runs it.
+/// `git push --porcelain <remote> <from>:<to>` (full ref names), its
+/// output read into a [`Pushed`]; given up (git ended) after `limit` with
+/// [`GitError::PushTimedOut`], whatever the transport, so a remote that
+/// accepts the connection and never answers cannot hold a handover (and
+/// its run lock) forever. An error too when git cannot run.
 pub fn push_ref(
     dir: &Path,
     remote: &str,
@@ -316,6 +309,10 @@ mod tests {
         assert!(out.status.success(), "git {args:?}: {}", said(&out));
     }
 
+    fn push_main(dir: &Path, remote: &str) -> Result<Pushed, GitError> {
+        push_ref(dir, remote, "refs/heads/main", "refs/heads/main", LIMIT)
+    }
+
     #[test]
     fn pushes_reports_behind_and_shows_a_hooks_refusal_verbatim() {
         let dir = tempfile::tempdir().unwrap();
@@ -350,14 +347,14 @@ mod tests {
             run(clone, &["checkout", "-q", "-b", "main"]);
         }
         run(&a, &["commit", "-q", "--allow-empty", "-m", "a1"]);
-        assert_eq!(push(&a, "origin", "main", LIMIT).unwrap(), Pushed::Done);
+        assert_eq!(push_main(&a, "origin").unwrap(), Pushed::Done);
         assert_eq!(
-            push(&a, "origin", "main", LIMIT).unwrap(),
+            push_main(&a, "origin").unwrap(),
             Pushed::Done,
             "nothing new is fine"
         );
         run(&b, &["commit", "-q", "--allow-empty", "-m", "b1"]);
-        assert_eq!(push(&b, "origin", "main", LIMIT).unwrap(), Pushed::Behind);
+        assert_eq!(push_main(&b, "origin").unwrap(), Pushed::Behind);
         fetch_within(&b, "origin", "main", LIMIT).unwrap();
         run(&b, &["rebase", "-q", "origin/main"]);
         let hook = remote.join("hooks/pre-receive");
@@ -368,7 +365,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        match push(&b, "origin", "main", LIMIT).unwrap() {
+        match push_main(&b, "origin").unwrap() {
             Pushed::Refused(words) => {
                 assert!(
                     words.contains("main is protected: open a pull request"),
@@ -379,7 +376,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            push(&b, "nowhere", "main", LIMIT).unwrap(),
+            push_main(&b, "nowhere").unwrap(),
             Pushed::Failed(_)
         ));
         let failed = fetch_within(&b, "nowhere", "main", LIMIT).unwrap_err();

@@ -2,7 +2,7 @@
 //! local work (git2) and the network (the `git` program), each variant
 //! carrying what it found; the words a user reads, with the fix, are made
 //! only when it is shown (`Display`). What git printed is read by one parser
-//! per output: [`super::git_cli::push`] for `git push --porcelain`,
+//! per output: [`super::git_cli::push_ref`] for `git push --porcelain`,
 //! [`super::git_cli::fetch_within`] for a fetch, [`GitError::from_git2`]
 //! for libgit2's messages (a lock file it names).
 

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 
 use super::history::{StateHistory, StateVersion};
-use super::{read_memory_file, replace_versioned, without_header};
-use crate::base::error::Result;
+use super::{MAX_MEMORY_FILE_BYTES, read_memory_file, replace_versioned, without_header};
+use crate::base::error::{Error, Result};
 use crate::base::{fsx, secrets};
 use crate::workspace::MemoryLayout;
 
@@ -104,6 +104,16 @@ impl Identity {
             date.format("%Y-%m-%d"),
             text
         );
+        // Read whole at every session start: never written larger than it
+        // can be read back.
+        if body.len() as u64 > MAX_MEMORY_FILE_BYTES {
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                size: body.len() as u64,
+                limit: MAX_MEMORY_FILE_BYTES,
+                fix: "nothing was written; identity.md is who we are and how we work, read at every session start: keep it short, and put reference material in the knowledge (`agent-handover knowledge`)",
+            });
+        }
         fsx::create_dir_durable(&self.root)?;
         // What a killed `identity set` left (an unlocked temp file) goes first.
         fsx::remove_orphan_temps(&self.root, std::time::Duration::MAX);
@@ -173,6 +183,25 @@ mod tests {
 
     fn day() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+    }
+
+    #[test]
+    fn a_section_too_large_to_read_back_is_refused_and_nothing_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Identity::new(
+            &MemoryLayout::at(&dir.path().join("memory")),
+            dir.path().join("h"),
+        )
+        .with_lock(dir.path().join("identity.lock"));
+        id.set_section("Who", "- us", day(), "identity").unwrap();
+        let before = id.read().unwrap();
+        let huge = "x".repeat(MAX_MEMORY_FILE_BYTES as usize);
+        let err = id
+            .set_section("Notes", &huge, day(), "identity")
+            .unwrap_err();
+        assert!(matches!(err, Error::TooLarge { .. }), "{err}");
+        assert!(err.to_string().contains("nothing was written"), "{err}");
+        assert_eq!(id.read().unwrap(), before);
     }
 
     /// Issue 41: two `identity set` at once lost one section. Under the
