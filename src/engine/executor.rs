@@ -779,6 +779,7 @@ impl Engine {
             &self.ws,
             &run_id,
             inputs.verdict.clone(),
+            |judged| super::inputs::staged_inputs(&self.ws, judged).and_then(|i| i.covered),
         );
         cp.save(&self.ws.checkpoint)?;
         self.archive(&mut cp)?;

@@ -372,8 +372,20 @@ fn session_handoff(i: usize, celebrating: bool) -> String {
     } else {
         "- `src/parser.rs` counts tokens; `cargo test parser` passes 12 of 12"
     };
+    // Whole enough to score in the calibration's steep middle, where a
+    // rule's change shows.
     format!(
-        "# Handoff 2026-12-01 (session {i})\n## Goal\nCount the parser's tokens.\n## Done\n{done}\n## Failed approaches\n- none\n## Next step\nWire counter {i} into `src/lint.rs`.\n"
+        "# Handoff 2026-12-01 (session {i})\n\
+         ## Goal\nCount the parser's tokens so `lint` can budget a handoff: every file in `tests/fixtures/` gets its count within 2 % of the reference tokenizer.\n\
+         ## Current status\n- 41/44 counting tests pass (`cargo test counter`); the 3 failures are CJK texts\n\
+         ## Done (don't redo)\n{done}\n- `TokenCounter::count` in `src/counter.rs`, tested on 40 fixtures\n\
+         ## Not working (and why)\n- CJK text counts 30 % low: `split_whitespace` sees one word per sentence\n\
+         ## Failed approaches (DO NOT retry)\n- A regex per script -> 9x slower on the 2 MB fixture\n\
+         ## Key decisions (and why)\n- Count by Unicode word boundaries (`unicode-segmentation`): one rule for every script\n\
+         ## Next step\nWire counter {i} into `lint_budget` in `src/budget.rs` (line 40) and rerun `cargo test counter`.\n\
+         ## Waiting on\n- Nobody\n\
+         ## Can safely wait\n- Caching counts between runs\n\
+         ## Commands\n- `cargo test counter`\n"
     )
 }
 

@@ -19,7 +19,7 @@ use super::verdict::SessionVerdict;
 use crate::base::patterns::pattern;
 use crate::domain::memory::history::StateHistory;
 use crate::workspace::Workspace;
-use crate::workspace::activity::{self, Activity};
+use crate::workspace::activity::{self, Activity, Baseline};
 
 /// Points for a next step acted on (or off, when it was not).
 const ACTED_POINTS: i32 = 30;
@@ -204,7 +204,8 @@ pub fn assess(previous: &str, current: &str, activity: &Activity) -> Usefulness 
 
 /// How useful the handoff run `run_id` started from was: the version of the
 /// current state before the one this run wrote, judged by this run's
-/// version and the work done since the older one was written. `None` when
+/// version and the work done since the older one's run covered the work
+/// tree (`covered_by` gives what a run covered, by its id). `None` when
 /// the run wrote no new current state or there was none before it; best
 /// effort (an unreadable version is no judgement). The session's own
 /// `verdict` is kept with it; given without anything to judge by the work,
@@ -213,8 +214,9 @@ pub fn judge_run(
     ws: &Workspace,
     run_id: &str,
     verdict: Option<SessionVerdict>,
+    covered_by: impl Fn(&str) -> Option<Baseline>,
 ) -> Option<Usefulness> {
-    match judge_by_work(ws, run_id) {
+    match judge_by_work(ws, run_id, covered_by) {
         Some(judged) => Some(Usefulness { verdict, ..judged }),
         None => verdict.map(|verdict| Usefulness {
             score: 50,
@@ -228,18 +230,30 @@ pub fn judge_run(
     }
 }
 
-/// [`judge_run`] by the work alone.
-fn judge_by_work(ws: &Workspace, run_id: &str) -> Option<Usefulness> {
+/// [`judge_run`] by the work alone: what was done after the judged
+/// handoff's run covered the work tree (by the commit graph), or, when it
+/// recorded nothing (0.5.1, or no git), after it was written.
+fn judge_by_work(
+    ws: &Workspace,
+    run_id: &str,
+    covered_by: impl Fn(&str) -> Option<Baseline>,
+) -> Option<Usefulness> {
     let history = StateHistory::new(ws.state_history_dir());
     let versions = history.list().ok()?;
     let at = versions.iter().position(|v| v.label == run_id)?;
     let previous = versions.get(at + 1)?;
     let current = history.read(&versions[at]).ok()?;
     let before = history.read(previous).ok()?;
-    // Commit times have whole seconds: a commit in the second the older
-    // version was written counts as after it.
-    let since = previous.at.with_nanosecond(0).unwrap_or(previous.at);
-    Some(assess(&before, &current, &activity::since(ws, Some(since))))
+    let work = match covered_by(&previous.label) {
+        Some(covered) => activity::since_covered(ws, &covered),
+        None => {
+            // Commit times have whole seconds: a commit in the second the
+            // older version was written counts as after it.
+            let since = previous.at.with_nanosecond(0).unwrap_or(previous.at);
+            activity::since(ws, Some(since))
+        }
+    };
+    Some(assess(&before, &current, &work))
 }
 
 /// The paths of files a next step names, as written (`src/lib.rs`,
