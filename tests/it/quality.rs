@@ -1216,21 +1216,7 @@ fn the_next_handover_judges_how_useful_the_previous_handoff_was() {
     std::fs::create_dir(root.join("src")).unwrap();
     std::fs::write(root.join("src/lexer.rs"), "// lexer\n").unwrap();
     git(root, &["add", "src"]);
-    let commit = |msg: &str| {
-        git(
-            root,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "commit",
-                "-q",
-                "-m",
-                msg,
-            ],
-        )
-    };
+    let commit = |msg: &str| commit_as_t(root, msg, None);
     commit("lexer");
     let first = "# Handoff 2026-11-20 — config parser\n## Goal\nParse nested tables.\n## Status\n- 41/44 parser tests pass\n## Done\n- Tokenizer with error spans (`src/lexer.rs`)\n## Failed approaches\n- Regex-based lexer -> cannot express nested quotes\n## Next step\nHandle the dot in `lex_key` in src/lexer.rs and rerun `cargo test parser`.\n## Waiting on\n- Alice for the grammar review\n";
     std::fs::write(root.join("first.md"), first).unwrap();
@@ -1473,6 +1459,27 @@ fn lint_explains_each_weight_and_flags_a_score_with_little_to_rest_on() {
     assert!(text.contains("low confidence: only about"), "{text}");
 }
 
+/// Commit what is staged in `root` as `t`, dated `date` (author and
+/// committer) when given.
+fn commit_as_t(root: &Path, msg: &str, date: Option<&str>) {
+    let mut cmd = std::process::Command::new("git");
+    cmd.current_dir(root).args([
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "-m",
+        msg,
+    ]);
+    if let Some(date) = date {
+        cmd.env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date);
+    }
+    assert!(cmd.status().unwrap().success(), "git commit -m {msg:?}");
+}
+
 /// Work the judged handover covered is not the next session's: a commit
 /// dated after the handover (a clock ahead, a rebase that keeps dates) but
 /// already in the `HEAD` it covered once counted as the step acted on.
@@ -1481,64 +1488,42 @@ fn work_the_judged_handover_covered_is_not_the_next_sessions() {
     let p = Project::new(&config(""));
     let root = p.dir.path();
     git(root, &["init", "-q"]);
-    let commit = |msg: &str, date: Option<&str>| {
-        let mut cmd = std::process::Command::new("git");
-        cmd.current_dir(root).args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "-m",
-            msg,
-        ]);
-        if let Some(date) = date {
-            cmd.env("GIT_COMMITTER_DATE", date)
-                .env("GIT_AUTHOR_DATE", date);
-        }
-        assert!(cmd.status().unwrap().success());
-    };
+    let commit = |msg: &str, date: Option<&str>| commit_as_t(root, msg, date);
     std::fs::create_dir(root.join("src")).unwrap();
     std::fs::write(root.join("src/config.rs"), "// config\n").unwrap();
     git(root, &["add", "src"]);
     commit("config", None);
-    let first = "# Handoff 2026-11-20 — config parser\n## Goal\nParse nested tables.\n## Status\n- 41/44 parser tests pass\n## Done\n- Tokenizer (`src/lexer.rs`)\n## Failed approaches\n- none\n## Next step\nWire the parser into `src/config.rs`.\n";
-    std::fs::write(root.join("first.md"), first).unwrap();
-    assert!(
-        p.handover_with_state_file("one", "first.md")
-            .status
-            .success()
+    // Hands `text` over; whether the handoff before it had its next step acted on.
+    let hand_over = |name: &str, text: &str| {
+        std::fs::write(root.join(format!("{name}.md")), text).unwrap();
+        let o = p.handover_with_state_file(name, &format!("{name}.md"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
+        runs[0]["previous_handoff"]["next_step_acted_on"].clone()
+    };
+    let state = |date: &str, done: &str, next: &str| {
+        format!(
+            "# Handoff {date} — config parser\n## Goal\nParse nested tables.\n## Status\n- 44/44 parser tests pass\n## Done\n- {done}\n## Failed approaches\n- none\n## Next step\n{next}\n"
+        )
+    };
+    let step = "Wire the parser into `src/config.rs` for nested tables too.";
+    hand_over(
+        "one",
+        &state(
+            "2026-11-20",
+            "Tokenizer (`src/lexer.rs`)",
+            "Wire the parser into `src/config.rs`.",
+        ),
     );
     // The session wires it, with a commit dated an hour ahead, and hands over.
     std::fs::write(root.join("src/config.rs"), "// config: wired\n").unwrap();
     git(root, &["add", "src"]);
     let ahead = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     commit("config: wire the parser", Some(&ahead));
-    let second = "# Handoff 2026-11-21 — config parser\n## Goal\nParse nested tables.\n## Status\n- 44/44 parser tests pass\n## Done\n- The parser wired into `src/config.rs`\n## Failed approaches\n- none\n## Next step\nWire the parser into `src/config.rs` for nested tables too.\n";
-    std::fs::write(root.join("second.md"), second).unwrap();
-    assert!(
-        p.handover_with_state_file("two", "second.md")
-            .status
-            .success()
-    );
-    let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
-    assert_eq!(
-        runs[0]["previous_handoff"]["next_step_acted_on"], true,
-        "{runs}"
-    );
+    let second = state("2026-11-21", "The parser wired into `src/config.rs`", step);
+    assert_eq!(hand_over("two", &second), true);
     // The next session does nothing and hands over: the commit was the
     // judged handover's own work, not an answer to its next step.
-    let third = "# Handoff 2026-11-22 — config parser\n## Goal\nParse nested tables.\n## Status\n- 44/44 parser tests pass\n## Done\n- Read the grammar notes\n## Failed approaches\n- none\n## Next step\nWire the parser into `src/config.rs` for nested tables too.\n";
-    std::fs::write(root.join("third.md"), third).unwrap();
-    assert!(
-        p.handover_with_state_file("three", "third.md")
-            .status
-            .success()
-    );
-    let runs = json(&p.run(&["--json", "history"]))["runs"].clone();
-    assert_eq!(
-        runs[0]["previous_handoff"]["next_step_acted_on"], false,
-        "{runs}"
-    );
+    let third = state("2026-11-22", "Read the grammar notes", step);
+    assert_eq!(hand_over("three", &third), false);
 }
