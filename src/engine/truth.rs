@@ -54,6 +54,8 @@ fn measured_by_the_run_of(ws: &Workspace, recent: &[Checkpoint], text: &str) -> 
     let text = without_header(text).trim();
     recent.iter().find_map(|run| {
         let run_id = run.run_id.as_deref()?;
+        // In the record already: a run that measured nothing costs no read.
+        let sample = run.step_records.values().find_map(|r| r.metrics.as_ref())?;
         let inputs = staged_inputs(ws, run_id)?;
         let handed_over = [&inputs.session_note, &inputs.current_state]
             .into_iter()
@@ -62,8 +64,7 @@ fn measured_by_the_run_of(ws: &Workspace, recent: &[Checkpoint], text: &str) -> 
         if !handed_over {
             return None;
         }
-        let sample = run.step_records.values().find_map(|r| r.metrics.clone())?;
-        let sample = sample.redacted();
+        let sample = sample.clone().redacted();
         Some(Measured {
             source: format!("measured by run {run_id}"),
             failures: sample.probes.iter().filter_map(|p| p.failure()).collect(),

@@ -222,7 +222,7 @@ fn score(shipped: &Model, changes: &BTreeMap<String, f64>, sample: &Sample) -> f
 /// Coordinate descent over the rules that fire on some samples and not on
 /// others, each change tried on a grid from `-weight` to `+cap`.
 fn changes_for(shipped: &Model, samples: &[Sample]) -> BTreeMap<String, f64> {
-    let movable: Vec<(String, f64, f64)> = samples
+    let mut movable: Vec<(String, f64, f64)> = samples
         .iter()
         .flat_map(|s| s.features.keys())
         .collect::<HashSet<_>>()
@@ -240,7 +240,6 @@ fn changes_for(shipped: &Model, samples: &[Sample]) -> BTreeMap<String, f64> {
             (rule.clone(), -shipped.weight(rule), cap)
         })
         .collect();
-    let mut movable = movable;
     movable.sort_by(|a, b| a.0.cmp(&b.0));
     let loss = |changes: &BTreeMap<String, f64>| -> f64 {
         let misfit: f64 = samples

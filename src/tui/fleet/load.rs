@@ -6,8 +6,9 @@ use std::path::Path;
 
 use agent_handover::agent::hooks::session;
 use agent_handover::agent::sessions;
+use agent_handover::base::error::FIX_MARK;
 use agent_handover::domain::capacity::warn_at;
-use agent_handover::domain::handoff::{AdjustedBy, HandoffDocument, lint};
+use agent_handover::domain::handoff::{HandoffDocument, lint};
 use agent_handover::domain::inbox::{HUMAN, Inbox};
 use agent_handover::engine::checkpoint::StepState;
 use agent_handover::engine::lint_context;
@@ -242,19 +243,10 @@ pub fn detail(dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Detail {
             .as_ref()
             .map(|why| format!(" (low confidence: {why})"))
             .unwrap_or_default()
-            + &match &report.adjustment {
-                Some(AdjustedBy::Applied {
-                    verdicts,
-                    shipped_score,
-                    ..
-                }) => format!(
-                    " (adjusted by this project's {verdicts} verdicts; shipped weights: {shipped_score})"
-                ),
-                Some(AdjustedBy::NotApplied { .. }) => {
-                    " (project adjustment not applied: `lint` says why)".to_string()
-                }
-                None => String::new(),
-            };
+            + &report
+                .adjustment_line()
+                .map(|line| format!(" ({})", line.replace(FIX_MARK, "; fix: ")))
+                .unwrap_or_default();
         detail.score = Some(match top {
             Some(f) => format!(
                 "{}/100{confidence}; costs most: {} (-{}) {}",

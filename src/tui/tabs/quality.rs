@@ -6,6 +6,7 @@
 //! findings, `e` opens `$EDITOR` at the selected finding's line; the file
 //! watcher re-scores it on save.
 
+use agent_handover::base::error::FIX_MARK;
 use agent_handover::domain::handoff::rules::SECRET;
 use agent_handover::domain::handoff::{AdjustedBy, Finding, Severity};
 use ratatui::Frame;
@@ -213,20 +214,12 @@ fn draw(frame: &mut Frame<'_>, area: Rect, shared: &Shared, doc: usize, selected
     if let Some(why) = &report.low_confidence {
         notes.push(Line::styled(format!("low confidence: {why}"), t.warn));
     }
-    match &report.adjustment {
-        Some(AdjustedBy::Applied {
-            verdicts,
-            shipped_score,
-            ..
-        }) => notes.push(Line::styled(
-            format!("adjusted for this project by {verdicts} verdicts: the shipped weights alone score {shipped_score}/100"),
-            t.muted,
-        )),
-        Some(AdjustedBy::NotApplied { why, .. }) => notes.push(Line::styled(
-            format!("project adjustment not applied: {}", why.replace("\n  fix:", "; fix:")),
-            t.warn,
-        )),
-        None => {}
+    if let Some(line) = report.adjustment_line() {
+        let style = match report.adjustment {
+            Some(AdjustedBy::NotApplied { .. }) => t.warn,
+            _ => t.muted,
+        };
+        notes.push(Line::styled(line.replace(FIX_MARK, "; fix: "), style));
     }
     let doubt = (!notes.is_empty()).then(|| Paragraph::new(notes).wrap(Wrap { trim: false }));
     let doubt_rows = doubt.as_ref().map_or(0, |p| p.line_count(inner.width).min(3));
