@@ -39,6 +39,7 @@ fn real(out: &mut String) {
         out,
         "| part | docs | repositories | good | bad | good mean | bad mean | AUC | Spearman |\n|---|---|---|---|---|---|---|---|---|"
     );
+    let mut intervals = Vec::new();
     for (split, keep) in real_corpus::PARTS {
         let part: Vec<_> = docs.iter().filter(|(d, _)| keep(d)).collect();
         let scored: Vec<(&real_corpus::Doc, f64)> = part
@@ -46,6 +47,9 @@ fn real(out: &mut String) {
             .map(|(d, t)| (d, f64::from(lint(t, &LintContext::default()).score)))
             .collect();
         let f = real_corpus::figures(scored.iter().map(|(d, s)| (*d, *s)));
+        if split != "tuning" {
+            intervals.push((split, real_corpus::spearman_interval(&scored, 2000, 42)));
+        }
         let _ = writeln!(
             out,
             "| {split}{} | {} | {} | {} | {} | {:.1} | {:.1} | {:.3} | {:.3} |",
@@ -76,6 +80,13 @@ fn real(out: &mut String) {
         real_corpus::TARGET_AUC,
         real_corpus::TARGET_SPEARMAN
     );
+    for (split, (low, high)) in intervals {
+        let _ = writeln!(
+            out,
+            "{split}: Spearman's 95 % interval by a bootstrap over repositories, {low:.3} to {high:.3}"
+        );
+    }
+    let _ = writeln!(out);
 }
 
 fn main() {

@@ -7,17 +7,17 @@
 //! `benches/calibration.rs` (prints) and `tests/it/quality.rs` (asserts).
 #![allow(dead_code)] // each user takes a part
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use agent_handover::domain::handoff::agreement;
 use serde::Deserialize;
 use sha1::{Digest, Sha1};
 
-/// Held-out targets (issue 27).
-pub const TARGET_AUC: f64 = 0.9;
-/// Held-out targets (issue 27).
-pub const TARGET_SPEARMAN: f64 = 0.75;
+/// Held-out AUC target (issue 42; issue 27 asked 0.9).
+pub const TARGET_AUC: f64 = 0.95;
+/// Held-out Spearman target (issue 42 restated issue 27's 0.75).
+pub const TARGET_SPEARMAN: f64 = 0.70;
 
 /// One rated document.
 #[derive(Debug, Clone, Deserialize)]
@@ -196,6 +196,30 @@ pub fn figures<'a>(scored: impl IntoIterator<Item = (&'a Doc, f64)>) -> Figures 
         auc: auc(&good, &bad),
         spearman: spearman(&scores, &ratings),
     }
+}
+
+/// The 95 % interval of the Spearman of `(doc, score)` pairs, by a bootstrap
+/// over whole repositories (documents of one repository are drawn
+/// together, as the split holds them out together): how far the figure
+/// would move on another sample of as many repositories.
+pub fn spearman_interval(scored: &[(&Doc, f64)], resamples: usize, seed: u64) -> (f64, f64) {
+    let mut by_repo: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for (d, s) in scored {
+        by_repo.entry(&d.repo).or_default().push((*s, d.settled()));
+    }
+    let repos: Vec<&Vec<(f64, f64)>> = by_repo.values().collect();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut rhos: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let (scores, ratings): (Vec<f64>, Vec<f64>) = (0..repos.len())
+                .flat_map(|_| repos[rng.usize(..repos.len())].iter().copied())
+                .unzip();
+            spearman(&scores, &ratings)
+        })
+        .collect();
+    rhos.sort_by(f64::total_cmp);
+    let at = |q: f64| rhos[((rhos.len() - 1) as f64 * q).round() as usize];
+    (at(0.025), at(0.975))
 }
 
 /// The probability that a good document outscores a bad one (ties count half).

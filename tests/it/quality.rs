@@ -666,15 +666,12 @@ fn the_calibration_corpus_is_labelled_split_by_hash_and_cited() {
 
 // ---- the real corpus: public handoffs rated blind by two raters (issue 27) ----
 
-/// The held-out Spearman reached (issue 27's target, 0.75, is not met,
-/// nor issue 42's, 0.70): 0.689 over all 220 held-out handoffs, 0.683
-/// over the 94 of round 5; 0.691 and 0.691 with the genre rules; 0.692
-/// and 0.691 with the headings added from the tuning part's other languages.
+/// The held-out Spearman reached (the target, 0.70, is not met): 0.689
+/// over all 220 held-out handoffs, 0.683 over the 94 of round 5; 0.691 and
+/// 0.691 with the genre rules; 0.692 and 0.691 with the headings added from
+/// the tuning part's other languages; 0.692 and 0.693 with bare labels and
+/// self-disowning banners. The AUC target (0.95) is met and asserted.
 const SPEARMAN_FLOOR: f64 = 0.68;
-
-/// Issue 42's held-out AUC target, reached with the genre rules (0.975
-/// over all 220 held-out handoffs, 0.969 over the 94 of round 5).
-const ISSUE_42_AUC: f64 = 0.95;
 
 /// Licenses the corpus may redistribute.
 const PERMISSIVE: &[&str] = &[
@@ -819,7 +816,7 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
     let f = real_corpus::figures(scored.iter().map(|(d, s)| (*d, *s)));
     let model = &agent_handover::domain::handoff::model::MODEL.fit;
     let figures = format!(
-        "held-out: {} docs ({} good, {} bad): AUC {:.3} (>= {}), Spearman {:.3} (>= {}); cross-validated on tuning: AUC {:.3}, Spearman {:.3}",
+        "held-out: {} docs ({} good, {} bad): AUC {:.3} (target >= {}), Spearman {:.3} (target >= {}); cross-validated on tuning: AUC {:.3}, Spearman {:.3}",
         f.docs,
         f.good,
         f.bad,
@@ -836,8 +833,9 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
             .filter(|(d, _)| d.round == Some(5))
             .map(|(d, s)| (*d, *s)),
     );
+    let (low, high) = real_corpus::spearman_interval(&scored, 2000, 42);
     let figures = format!(
-        "{figures}\nof which round 5: {} docs ({} good, {} bad): AUC {:.3}, Spearman {:.3}",
+        "{figures}\nheld-out Spearman, 95 % interval by a bootstrap over repositories: {low:.3} to {high:.3}\nof which round 5: {} docs ({} good, {} bad): AUC {:.3}, Spearman {:.3}",
         fresh.docs, fresh.good, fresh.bad, fresh.auc, fresh.spearman
     );
     println!("{figures}");
@@ -846,10 +844,7 @@ fn held_out_real_handoffs_are_scored_as_the_raters_rated_them() {
     assert!(fresh.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.auc >= real_corpus::TARGET_AUC, "{figures}");
     assert!(f.spearman >= SPEARMAN_FLOOR, "{figures}");
-    assert!(
-        f.auc >= ISSUE_42_AUC && fresh.auc >= ISSUE_42_AUC,
-        "{figures}"
-    );
+    assert!(low < f.spearman && f.spearman < high, "{figures}");
 }
 
 #[test]

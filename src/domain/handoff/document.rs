@@ -227,6 +227,9 @@ static BOLD_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^\s*(?:\d{1,2}[.)]\s+)?\*\*([^*]+?)\*\*\s*(.*)$"));
 static PLAIN_LABEL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^([A-Za-z][A-Za-z '’()/-]{1,60}):\s*(.*)$"));
+/// A label alone on its line, no colon, right above a list ("Goal" then "- ...").
+static BARE_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^([\p{L}][\p{L}\d '’()/-]{1,60}?)\s*$"));
 /// A placeholder's marker, as a plain label ("TODO: the goal").
 static PLACEHOLDER_MARK: LazyLock<Regex> = LazyLock::new(|| pattern(r"^(?i:todo|tbd|fixme|xxx)$"));
 /// `1. Goal` alone on a line: a numbered heading without `#`.
@@ -637,6 +640,19 @@ fn heading<'a>(lines: &[Line<'a>], i: usize) -> Option<Heading<'a>> {
             c.get(1).map_or("", |m| m.as_str()),
             "",
             MAX_NUMBERED_LABEL_WORDS,
+        )
+    } else if let Some(c) = BARE_LABEL.captures(text) {
+        let after_blank = i == 0 || lines[i - 1].text.trim().is_empty();
+        let next_is_item = lines
+            .get(i + 1)
+            .is_some_and(|l| LIST_ITEM.is_match(l.text) && indent(l.text) >= indent(text));
+        if !(after_blank && next_is_item) {
+            return None;
+        }
+        (
+            c.get(1).map_or("", |m| m.as_str()),
+            "",
+            MAX_PLAIN_LABEL_WORDS,
         )
     } else {
         let c = PLAIN_LABEL.captures(text)?;
@@ -1083,6 +1099,20 @@ mod tests {
         assert_eq!(doc.sections[1].items.len(), 2);
         assert_eq!(doc.sections[3].items.len(), 2);
         assert!(doc.date.is_none());
+    }
+
+    #[test]
+    fn a_bare_label_above_a_list_is_a_section() {
+        // As a real status file has them: no `#`, no colon.
+        let doc = HandoffDocument::parse(
+            "# Resources — week 12\n\nGoal\n- Use a UUID as the resource id.\n\nWhat’s left (priority-ordered plan)\n1) Replace the filename in the service APIs\n\nSmaller improvements\n- error handling\n\nWork on it next week\n\nDone\nthe parser\n",
+        );
+        assert_eq!(
+            kinds(&doc),
+            [Some(SectionKind::Goal), Some(SectionKind::NextStep)]
+        );
+        // An unknown label, a label after prose, or one above prose stays prose.
+        assert_eq!(doc.sections[1].items.len(), 5);
     }
 
     #[test]

@@ -75,10 +75,11 @@ static MEASURABLE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A handoff that says of itself, at its top, that it is not the current
 /// state: "This file is a historical snapshot", "this document is outdated",
-/// "It is not the current ... description".
+/// "It is not the current ... description", "this document contains
+/// AI-hallucinated data".
 static SUPERSEDED_SELF: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\bthis (?:file|document|handoff|note|page)\b[^.\n]{0,30}?\b(?:is|was)\s+(?:now\s+)?(?:an?\s+)?(?:historical|outdated|obsolete|out of date|stale|superseded|archived|deprecated|no longer (?:current|accurate|valid|maintained|up to date))|\bhistorical snapshot\b|\bit is not the current\b|\bnot the current (?:state|status|description|version)\b|diese (?:datei|notiz) ist veraltet|ce (?:fichier|document) est obsolète|este (?:archivo|documento) está obsoleto|этот (?:файл|документ) устарел",
+        r"(?i)\bthis (?:file|document|handoff|note|page)\b[^.\n]{0,30}?\b(?:is|was)\s+(?:now\s+)?(?:an?\s+)?(?:historical|outdated|obsolete|out of date|stale|superseded|archived|deprecated|no longer (?:current|accurate|valid|maintained|up to date))|\bthis (?:file|document|handoff|note|page)\b[^.\n]{0,30}?\b(?:contains|is)\s+(?:ai[- ])?(?:hallucinated|fabricated|made[- ]up)|\b(?:ai[- ])?hallucinated (?:content|data|claims)\b|\bhistorical snapshot\b|\bit is not the current\b|\bnot the current (?:state|status|description|version)\b|diese (?:datei|notiz) ist veraltet|ce (?:fichier|document) est obsolète|este (?:archivo|documento) está obsoleto|этот (?:файл|документ) устарел",
     )
 });
 /// How many prose lines from the top a handoff has to say it is outdated.
@@ -483,6 +484,9 @@ mod tests {
         // The top of a real handoff kept as an archive.
         let text = "# Room Sweep — Developer Handoff\n\n**This file is a historical snapshot from 2026-08-01 (v3.0.1).**\nIt is not the current operator or architecture description.\n\n## Open items\n\n- Field-test TX on hardware\n";
         assert!(ids(text).contains(&"superseded"), "{:?}", ids(text));
+        // A banner disowning the content, as a real archived handoff has it.
+        let disowned = "> **WARNING - HALLUCINATED CONTENT**\n>\n> Investigation determined this document contains AI-hallucinated data.\n\n# Session Handoff - 2025-12-27\n\n## Next\n\n- Enrich Nevada\n";
+        assert!(ids(disowned).contains(&"superseded"), "{:?}", ids(disowned));
         // Saying so of an older part, further down, is not the same.
         let current = "# Notes — 2026-10-03\n\n## Current direction\n\nPython stays the engine; 523 tests pass.\n\n## Next\n\n- Align the Tauri versions\n\n## Workspace\n\nThe Rust port is an experiment.\nStatements below about a missing shell are historical and superseded by the notes above.\n";
         assert!(!ids(current).contains(&"superseded"), "{:?}", ids(current));
