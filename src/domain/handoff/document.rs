@@ -1105,14 +1105,14 @@ mod tests {
     fn a_bare_label_above_a_list_is_a_section() {
         // As a real status file has them: no `#`, no colon.
         let doc = HandoffDocument::parse(
-            "# Resources — week 12\n\nGoal\n- Use a UUID as the resource id.\n\nWhat’s left (priority-ordered plan)\n1) Replace the filename in the service APIs\n\nSmaller improvements\n- error handling\n\nWork on it next week\n\nDone\nthe parser\n",
+            "# Resources — week 12\n\nGoal\n- Use a UUID as the resource id.\n\nWhat’s left (priority-ordered plan)\n1) Replace the filename in the service APIs\n\nSmaller improvements\n- error handling\n\nWork on it next week\n\nDone\nthe parser\n\nwe paused here\nDone\n- the lexer\n",
         );
         assert_eq!(
             kinds(&doc),
             [Some(SectionKind::Goal), Some(SectionKind::NextStep)]
         );
         // An unknown label, a label after prose, or one above prose stays prose.
-        assert_eq!(doc.sections[1].items.len(), 5);
+        assert_eq!(doc.sections[1].items.len(), 7);
     }
 
     #[test]

@@ -185,14 +185,16 @@ mod tests {
         NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
     }
 
+    /// The identity of a memory in `dir`, under its lock.
+    fn locked_in(dir: &Path) -> Identity {
+        Identity::new(&MemoryLayout::at(&dir.join("memory")), dir.join("h"))
+            .with_lock(dir.join("identity.lock"))
+    }
+
     #[test]
     fn a_section_too_large_to_read_back_is_refused_and_nothing_written() {
         let dir = tempfile::tempdir().unwrap();
-        let id = Identity::new(
-            &MemoryLayout::at(&dir.path().join("memory")),
-            dir.path().join("h"),
-        )
-        .with_lock(dir.path().join("identity.lock"));
+        let id = locked_in(dir.path());
         id.set_section("Who", "- us", day(), "identity").unwrap();
         let before = id.read().unwrap();
         let huge = "x".repeat(MAX_MEMORY_FILE_BYTES as usize);
@@ -210,13 +212,7 @@ mod tests {
     #[test]
     fn writers_at_once_lose_no_section() {
         let dir = tempfile::tempdir().unwrap();
-        let open = || {
-            Identity::new(
-                &MemoryLayout::at(&dir.path().join("memory")),
-                dir.path().join("h"),
-            )
-            .with_lock(dir.path().join("identity.lock"))
-        };
+        let open = || locked_in(dir.path());
         std::thread::scope(|s| {
             for t in 0..4 {
                 let id = open();
